@@ -1,0 +1,15 @@
+"""The analytic model: closed form (2R/3R), symbolic nR, recursive Newton–Euler, energy, integrators."""
+from crossdyn.analytic.dynamics import (
+    as_params, bias, coriolis, coriolis_matrix, forward_dynamics, friction, gravity, inverse_dynamics,
+    mass_matrix, parameter_vector, regressor,
+)
+from crossdyn.analytic.energy import kinetic_energy, potential_energy, total_energy
+from crossdyn.analytic.integrators import Trajectory, simulate
+from crossdyn.analytic.kinematics import com_positions, end_effector, joint_positions
+from crossdyn.analytic.rnea import crba, rnea
+
+__all__ = [
+    "Trajectory", "as_params", "bias", "com_positions", "coriolis", "coriolis_matrix", "crba", "end_effector",
+    "forward_dynamics", "friction", "gravity", "inverse_dynamics", "joint_positions", "kinetic_energy",
+    "mass_matrix", "parameter_vector", "potential_energy", "regressor", "rnea", "simulate", "total_energy",
+]

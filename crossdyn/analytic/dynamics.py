@@ -1,0 +1,144 @@
+"""The analytic model's public functions: M, C, Cq̇, G, friction, inverse and forward dynamics.
+
+Each takes the arm (an :class:`~crossdyn.models.spec.ArmSpec` or
+:class:`~crossdyn.models.spec.ArmParams`) and states of shape (n,) or (N, n).
+
+``method`` chooses the derivation:
+
+* ``"closed"`` — hand-written closed form (2R, 3R only; :mod:`.closed_form`);
+* ``"symbolic"`` — SymPy Euler–Lagrange for any n (:mod:`.symbolic`);
+* ``"rnea"`` — recursive Newton–Euler (:mod:`.rnea`; M by CRBA columns, no C matrix);
+* ``"auto"`` (default) — closed form for 2R/3R, symbolic up to 8 links, RNEA beyond.
+
+Equation (conventions in :mod:`crossdyn.conventions`):
+
+    τ = M(q) q̈ + C(q, q̇) q̇ + G(q) + F(q̇),     F(q̇) = b ⊙ q̇ + f_c ⊙ sign(q̇)
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from crossdyn.analytic import closed_form, rnea as _rnea, symbolic
+from crossdyn.models.spec import ArmParams, ArmSpec
+
+SYMBOLIC_MAX_N = 8
+METHODS = ("auto", "closed", "symbolic", "rnea")
+
+
+@lru_cache(maxsize=256)
+def _spec_params(spec: ArmSpec) -> ArmParams:
+    return spec.params()
+
+
+def as_params(arm: ArmSpec | ArmParams) -> ArmParams:
+    """ArmParams of an arm (cached per spec)."""
+    if isinstance(arm, ArmSpec):
+        return _spec_params(arm)
+    if isinstance(arm, ArmParams):
+        return arm
+    raise TypeError(f"expected an ArmSpec or ArmParams, got {type(arm).__name__}")
+
+
+def _resolve(n: int, method: str) -> str:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if method == "auto":
+        if n in closed_form.CLOSED_FORM:
+            return "closed"
+        return "symbolic" if n <= SYMBOLIC_MAX_N else "rnea"
+    if method == "closed" and n not in closed_form.CLOSED_FORM:
+        raise ValueError(f"method 'closed' exists for 2R and 3R only, not {n}R; use 'symbolic' or 'rnea'")
+    return method
+
+
+def mass_matrix(arm, q, method: str = "auto") -> np.ndarray:
+    """M(q), symmetric positive definite: shape (..., n, n)."""
+    p = as_params(arm)
+    how = _resolve(p.n, method)
+    if how == "closed":
+        return closed_form.CLOSED_FORM[p.n][0](p, q)
+    if how == "symbolic":
+        return symbolic.mass_matrix(p, q)
+    return _rnea.crba(p, q)
+
+
+def coriolis_matrix(arm, q, qd, method: str = "auto") -> np.ndarray:
+    """C(q, q̇), the Christoffel-symbol matrix (Ṁ − 2C skew-symmetric): shape (..., n, n)."""
+    p = as_params(arm)
+    how = _resolve(p.n, method)
+    if how == "closed":
+        return closed_form.CLOSED_FORM[p.n][1](p, q, qd)
+    if how == "rnea" and p.n > SYMBOLIC_MAX_N:
+        raise ValueError(f"the C matrix is derived symbolically, up to {SYMBOLIC_MAX_N} links; "
+                         f"this arm has {p.n} (C q̇ is available: coriolis())")
+    return symbolic.coriolis_matrix(p, q, qd)
+
+
+def gravity(arm, q, method: str = "auto") -> np.ndarray:
+    """G(q) = ∂U/∂q: shape (..., n)."""
+    p = as_params(arm)
+    how = _resolve(p.n, method)
+    if how == "closed":
+        return closed_form.CLOSED_FORM[p.n][2](p, q)
+    if how == "symbolic":
+        return symbolic.gravity(p, q)
+    q = np.asarray(q, float)
+    z = np.zeros_like(q)
+    return _rnea.rnea(p, q, z, z)
+
+
+def coriolis(arm, q, qd, method: str = "auto") -> np.ndarray:
+    """C(q, q̇) q̇, the Coriolis and centrifugal torques: shape (..., n)."""
+    p = as_params(arm)
+    how = _resolve(p.n, method)
+    if how == "rnea":
+        q = np.asarray(q, float)
+        zero_g = p._replace(gravity=np.zeros_like(p.gravity))
+        return _rnea.rnea(zero_g, q, qd, np.zeros_like(q))
+    return np.einsum("...ij,...j->...i", coriolis_matrix(p, q, qd, how), np.asarray(qd, float))
+
+
+def friction(arm, qd) -> np.ndarray:
+    """F(q̇) = b ⊙ q̇ + f_c ⊙ sign(q̇): joint viscous damping and Coulomb friction."""
+    p = as_params(arm)
+    qd = np.asarray(qd, float)
+    return p.b * qd + p.fc * np.sign(qd)
+
+
+def bias(arm, q, qd, method: str = "auto") -> np.ndarray:
+    """h(q, q̇) = C q̇ + G + F: the torque needed for zero acceleration."""
+    p = as_params(arm)
+    if _resolve(p.n, method) == "rnea":
+        q = np.asarray(q, float)
+        return _rnea.rnea(p, q, qd, np.zeros_like(q)) + friction(p, qd)
+    return coriolis(p, q, qd, method) + gravity(p, q, method) + friction(p, qd)
+
+
+def inverse_dynamics(arm, q, qd, qdd, method: str = "auto") -> np.ndarray:
+    """τ = M q̈ + C q̇ + G + F: shape (..., n)."""
+    p = as_params(arm)
+    if _resolve(p.n, method) == "rnea":
+        return _rnea.rnea(p, q, qd, qdd) + friction(p, qd)
+    M = mass_matrix(p, q, method)
+    return np.einsum("...ij,...j->...i", M, np.asarray(qdd, float)) + bias(p, q, qd, method)
+
+
+def forward_dynamics(arm, q, qd, tau, method: str = "auto") -> np.ndarray:
+    """q̈ = M⁻¹ (τ − C q̇ − G − F): shape (..., n)."""
+    p = as_params(arm)
+    M = mass_matrix(p, q, method)
+    rhs = np.asarray(tau, float) - bias(p, q, qd, method)
+    rhs = np.broadcast_to(rhs, M.shape[:-1])
+    return np.linalg.solve(M, rhs[..., None])[..., 0]
+
+
+def regressor(arm, q, qd, qdd) -> np.ndarray:
+    """Y(q, q̇, q̈) with τ_rigid = Y θ (see :func:`crossdyn.analytic.rnea.regressor`)."""
+    return _rnea.regressor(as_params(arm), q, qd, qdd)
+
+
+def parameter_vector(arm) -> np.ndarray:
+    """θ = (m1, m1 Lc1, J1 + m1 Lc1², …), the regressor's parameters."""
+    return _rnea.parameter_vector(as_params(arm))

@@ -1,0 +1,166 @@
+"""Time integration of M q̈ + C q̇ + G + F = τ with one entry point, :func:`simulate`.
+
+Torque is a **zero-order hold**: ``torque(t_k, q_k, q̇_k)`` is sampled once at the
+start of step k and held constant over [t_k, t_k + dt), by every method —
+including RK4's four stages and the adaptive reference — exactly as a physics
+engine receives it.
+
+Methods (one step from (q, q̇) with held torque τ, a(q, q̇) = forward dynamics):
+
+* ``euler``               — explicit: q ← q + dt q̇,  q̇ ← q̇ + dt a(q, q̇)
+* ``semi-implicit-euler`` — symplectic (PyBullet, MuJoCo ``Euler``): q̇ ← q̇ + dt a(q, q̇), q ← q + dt q̇(new)
+* ``rk4``                 — classical 4-stage Runge–Kutta on x = (q, q̇)
+* ``reference``           — SciPy's adaptive DOP853 (rtol = atol = 1e-12 by default),
+  restarted at every hold interval so the torque discontinuities are never stepped across.
+
+States may be batched (shape (N, n)) for the fixed-step methods.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from scipy.integrate import DOP853
+
+from crossdyn.analytic.dynamics import forward_dynamics
+
+METHODS = ("euler", "semi-implicit-euler", "rk4", "reference")
+ORDERS = {"euler": 1, "semi-implicit-euler": 1, "rk4": 4, "reference": 8}
+
+ForwardDynamics = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+TorqueFn = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
+
+
+def euler_step(fd: ForwardDynamics, q, qd, tau, dt):
+    a = fd(q, qd, tau)
+    return q + dt * qd, qd + dt * a
+
+
+def semi_implicit_euler_step(fd: ForwardDynamics, q, qd, tau, dt):
+    qd_new = qd + dt * fd(q, qd, tau)
+    return q + dt * qd_new, qd_new
+
+
+def rk4_step(fd: ForwardDynamics, q, qd, tau, dt):
+    k1q, k1v = qd, fd(q, qd, tau)
+    k2q = qd + 0.5 * dt * k1v
+    k2v = fd(q + 0.5 * dt * k1q, k2q, tau)
+    k3q = qd + 0.5 * dt * k2v
+    k3v = fd(q + 0.5 * dt * k2q, k3q, tau)
+    k4q = qd + dt * k3v
+    k4v = fd(q + dt * k3q, k4q, tau)
+    return (q + dt / 6.0 * (k1q + 2 * k2q + 2 * k3q + k4q),
+            qd + dt / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v))
+
+
+def reference_step(fd: ForwardDynamics, q, qd, tau, dt, rtol: float = 1e-12, atol: float = 1e-12):
+    """Advance one hold interval with adaptive DOP853 (restarted here, so τ is constant throughout)."""
+    n = q.shape[-1]
+
+    def rhs(_t, x):
+        return np.concatenate([x[n:], fd(x[:n], x[n:], tau)])
+
+    solver = DOP853(rhs, 0.0, np.concatenate([q, qd]), dt, rtol=rtol, atol=atol, first_step=dt)
+    while solver.status == "running":
+        solver.step()
+    if solver.status != "finished":
+        raise FloatingPointError(f"DOP853 failed: {solver.status}")
+    return solver.y[:n].copy(), solver.y[n:].copy()
+
+
+STEPS = {
+    "euler": euler_step,
+    "semi-implicit-euler": semi_implicit_euler_step,
+    "rk4": rk4_step,
+    "reference": reference_step,
+}
+
+
+@dataclass
+class Trajectory:
+    """Result of :func:`simulate` (cf. SciPy's ``OdeResult``).
+
+    ``t`` has K+1 samples; ``q``/``qd`` the states at those times (shape (K+1, n) or
+    (K+1, N, n) when batched); ``tau`` the torque held over each step (K rows).
+    ``status`` is ``"ok"`` or ``"diverged"`` (then the arrays stop at the last
+    finite state and ``diverged_at`` is the time the state became non-finite).
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    tau: np.ndarray
+    method: str
+    dt: float
+    status: str = "ok"
+    diverged_at: float | None = None
+    message: str = ""
+    info: dict = field(default_factory=dict)
+
+    @property
+    def success(self) -> bool:
+        return self.status == "ok"
+
+
+def zero_torque(t, q, qd):
+    return np.zeros_like(q)
+
+
+def n_steps(duration: float, dt: float) -> int:
+    """Number of steps of size dt covering ``duration`` (rounded, not truncated)."""
+    k = int(round(duration / dt))
+    if k < 1 or abs(k * dt - duration) > 1e-9 * max(1.0, duration):
+        raise ValueError(f"duration {duration!r} s is not a whole number of steps of dt = {dt!r} s")
+    return k
+
+
+def simulate(arm, q0, qd0, torque: TorqueFn | None = None, dt: float = 1e-3, duration: float = 1.0,
+             method: str = "rk4", fd: ForwardDynamics | None = None, velocity_bound: float = 1e4,
+             rtol: float = 1e-12, atol: float = 1e-12) -> Trajectory:
+    """Integrate the arm from (q0, q̇0) for ``duration`` seconds in steps of ``dt``.
+
+    ``torque(t, q, q̇)`` gives τ (zero-order hold, sampled at each step's start);
+    ``fd(q, q̇, τ)`` overrides the forward dynamics (default: the analytic model).
+    A state that becomes non-finite or exceeds ``velocity_bound`` rad/s stops the run
+    with status ``"diverged"``.
+    """
+    if method not in STEPS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if not dt > 0:
+        raise ValueError(f"dt must be > 0, got {dt!r}")
+    steps = n_steps(duration, dt)
+    if fd is None:
+        fd = lambda q, qd, tau: forward_dynamics(arm, q, qd, tau)  # noqa: E731
+    torque = torque or zero_torque
+    step = STEPS[method]
+    kwargs = {"rtol": rtol, "atol": atol} if method == "reference" else {}
+    q = np.array(q0, dtype=float)
+    qd = np.array(qd0, dtype=float)
+    Q = np.empty((steps + 1,) + q.shape)
+    QD = np.empty_like(Q)
+    TAU = np.empty((steps,) + q.shape)
+    Q[0], QD[0] = q, qd
+    status, t_div, msg = "ok", None, ""
+    k = 0
+    for k in range(steps):
+        t = k * dt
+        tau = np.asarray(torque(t, q, qd), dtype=float)
+        TAU[k] = tau
+        try:
+            with np.errstate(all="ignore"):
+                q, qd = step(fd, q, qd, tau, dt, **kwargs)
+        except (FloatingPointError, np.linalg.LinAlgError) as e:
+            status, t_div, msg = "diverged", (k + 1) * dt, f"integration failed at t = {(k + 1) * dt:.6g} s: {e}"
+            break
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd)) and np.max(np.abs(qd)) <= velocity_bound):
+            status, t_div = "diverged", (k + 1) * dt
+            msg = f"state non-finite or |q̇| > {velocity_bound:g} rad/s at t = {t_div:.6g} s"
+            break
+        Q[k + 1], QD[k + 1] = q, qd
+    else:
+        k = steps
+    if status != "ok":
+        Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[: k + 1]
+    t = np.arange(Q.shape[0]) * dt
+    return Trajectory(t, Q, QD, TAU[: max(Q.shape[0] - 1, 0)], method, dt, status, t_div, msg)

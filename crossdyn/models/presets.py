@@ -1,0 +1,91 @@
+"""Preset arms: ``planar2r``, ``planar3r``, ``planar2r-pointmass``, ``planar3r-general``, ``planarNr``.
+
+Uniform rods have Lc = L/2 and J = mL²/12; a point mass sits at the link's end
+(Lc = L, J = 0); the general 3R has arbitrary Lc and J (the textbook a1…a6 form).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError
+
+
+def rod(length: float, mass: float, damping: float = 0.0, friction: float = 0.0) -> LinkSpec:
+    """A uniform slender rod: Lc = L/2, J = m L²/12."""
+    return LinkSpec(length, mass, length / 2, mass * length**2 / 12, damping, friction)
+
+
+def point_mass(length: float, mass: float) -> LinkSpec:
+    """A massless link with its mass concentrated at its distal end: Lc = L, J = 0."""
+    return LinkSpec(length, mass, length, 0.0)
+
+
+def planar2r() -> ArmSpec:
+    return ArmSpec((rod(1.0, 1.0), rod(0.8, 0.8)), name="planar2r",
+                   notes="2R, uniform rods L = (1, 0.8) m, m = (1, 0.8) kg")
+
+
+def planar3r() -> ArmSpec:
+    return ArmSpec((rod(1.0, 1.0), rod(0.8, 0.8), rod(0.6, 0.5)), name="planar3r",
+                   notes="3R, uniform rods L = (1, 0.8, 0.6) m, m = (1, 0.8, 0.5) kg")
+
+
+def planar2r_pointmass() -> ArmSpec:
+    return ArmSpec((point_mass(1.0, 1.0), point_mass(0.8, 0.8)), name="planar2r-pointmass",
+                   notes="2R, point masses at the link ends, L = (1, 0.8) m, m = (1, 0.8) kg")
+
+
+def planar3r_general() -> ArmSpec:
+    links = (
+        LinkSpec(1.0, 1.2, 0.45, 0.11),
+        LinkSpec(0.8, 0.9, 0.35, 0.06),
+        LinkSpec(0.6, 0.5, 0.25, 0.02),
+    )
+    return ArmSpec(links, name="planar3r-general", notes="3R with arbitrary centres of mass and inertias")
+
+
+def planarNr(n: int) -> ArmSpec:
+    """n uniform rods, lengths 1.0 → 0.6 m and masses 1.0 → 0.5 kg from base to tip."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise SpecError(f"planarNr: n must be an integer >= 1, got {n!r}", "n", n)
+    span = max(n - 1, 1)
+    links = tuple(rod(1.0 - 0.4 * i / span, 1.0 - 0.5 * i / span) for i in range(n))
+    return ArmSpec(links, name=f"planar{n}r", notes=f"{n}R, uniform rods")
+
+
+PRESETS = {
+    "planar2r": planar2r,
+    "planar3r": planar3r,
+    "planar2r-pointmass": planar2r_pointmass,
+    "planar3r-general": planar3r_general,
+}
+"""Named presets; ``planar<N>r`` (e.g. ``planar5r``) is also accepted for any N ≥ 1."""
+
+_NR = re.compile(r"^planar(\d+)r$")
+
+
+def preset_names() -> list[str]:
+    return [*PRESETS, "planar<N>r"]
+
+
+def get_preset(name: str) -> ArmSpec:
+    if name in PRESETS:
+        return PRESETS[name]()
+    match = _NR.match(name)
+    if match:
+        return planarNr(int(match.group(1)))
+    raise SpecError(f"unknown arm {name!r}; presets are: {', '.join(preset_names())} (or a path to a .toml spec)",
+                    "arm", name)
+
+
+def load_arm(arm: "str | Path | ArmSpec") -> ArmSpec:
+    """Resolve ARM as given on a command line: a preset name, a TOML path, or a spec."""
+    if isinstance(arm, ArmSpec):
+        return arm
+    text = str(arm)
+    if text.endswith(".toml") or Path(text).is_file():
+        from crossdyn.models.spec_io import load_spec
+
+        return load_spec(text)
+    return get_preset(text)

@@ -1,0 +1,252 @@
+"""Arm specifications: the one description every model and engine is built from.
+
+An :class:`ArmSpec` is an immutable list of :class:`LinkSpec` plus a gravity
+vector and a name.  It is validated when constructed; a bad value raises
+:class:`SpecError` naming the link, the field and the value.
+
+Conventions (see :mod:`crossdyn.conventions`): link i is attached at joint i
+(its proximal end), rotates about +z, and extends ``length`` metres along its
+own x axis; its centre of mass lies ``com`` metres from the joint along the
+link; ``inertia`` is the moment of inertia about the centre of mass about z.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
+
+
+class SpecError(ValueError):
+    """An arm specification (or a file describing one) is invalid.
+
+    ``where`` is the location of the bad value (``"links[2].mass"``), ``value``
+    the value found.
+    """
+
+    def __init__(self, message: str, where: str | None = None, value: Any = None):
+        super().__init__(message)
+        self.where = where
+        self.value = value
+
+
+class SpecWarning(UserWarning):
+    """A spec is valid but physically unusual (e.g. centre of mass beyond the link end)."""
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise SpecError(f"{where}: must be a number, got {value!r} ({type(value).__name__})", where, value)
+    x = float(value)
+    if not math.isfinite(x):
+        raise SpecError(f"{where}: must be finite, got {value!r}", where, value)
+    return x
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """One rigid link and the joint at its proximal end.
+
+    Attributes
+    ----------
+    length : float
+        L, m, joint-to-joint distance (> 0).
+    mass : float
+        m, kg (> 0).
+    com : float
+        Lc, m, distance of the centre of mass from the proximal joint, along the link.
+    inertia : float
+        J, kg m², about the centre of mass, about z (≥ 0; 0 is a point mass).
+    damping : float
+        b, N m s/rad, viscous friction at the proximal joint (≥ 0).
+    friction : float
+        f_c, N m, Coulomb friction at the proximal joint (≥ 0).
+    limits : (lower, upper) or None
+        Joint limits in rad; informational (engines are built with limits off).
+    """
+
+    length: float
+    mass: float
+    com: float
+    inertia: float
+    damping: float = 0.0
+    friction: float = 0.0
+    limits: tuple[float, float] | None = None
+
+    def validate(self, where: str = "link") -> None:
+        """Raise :class:`SpecError` naming ``where`` and the field if a value is invalid."""
+        for name in ("length", "mass", "com", "inertia", "damping", "friction"):
+            object.__setattr__(self, name, _number(getattr(self, name), f"{where}.{name}"))
+        if self.length <= 0:
+            raise SpecError(f"{where}.length: must be > 0 m, got {self.length!r}", f"{where}.length", self.length)
+        if self.mass <= 0:
+            raise SpecError(f"{where}.mass: must be > 0 kg, got {self.mass!r}", f"{where}.mass", self.mass)
+        if self.inertia < 0:
+            raise SpecError(f"{where}.inertia: must be >= 0 kg m^2, got {self.inertia!r}", f"{where}.inertia", self.inertia)
+        if self.damping < 0:
+            raise SpecError(f"{where}.damping: must be >= 0 N m s/rad, got {self.damping!r}", f"{where}.damping", self.damping)
+        if self.friction < 0:
+            raise SpecError(f"{where}.friction: must be >= 0 N m, got {self.friction!r}", f"{where}.friction", self.friction)
+        if self.com < 0 or self.com > self.length:
+            warnings.warn(
+                f"{where}.com = {self.com!r} m lies outside the link [0, {self.length!r}] m; "
+                "valid, but unusual for a physical link (check the value is measured from the proximal joint)",
+                SpecWarning,
+                stacklevel=4,
+            )
+        if self.limits is not None:
+            lim = self.limits
+            if not isinstance(lim, (tuple, list)) or len(lim) != 2:
+                raise SpecError(f"{where}.limits: must be [lower, upper], got {lim!r}", f"{where}.limits", lim)
+            lo, hi = (_number(v, f"{where}.limits") for v in lim)
+            if not lo < hi:
+                raise SpecError(f"{where}.limits: lower must be < upper, got {list(lim)!r}", f"{where}.limits", lim)
+            object.__setattr__(self, "limits", (lo, hi))
+
+
+class ArmParams(NamedTuple):
+    """Numeric parameters of an arm as arrays, the form the analytic model consumes.
+
+    Every field has shape (n,) — or (N, n) for a batch of N parameter sets —
+    except ``gravity`` which is (2,) or (N, 2) (the in-plane components gx, gy).
+    """
+
+    L: np.ndarray
+    m: np.ndarray
+    Lc: np.ndarray
+    J: np.ndarray
+    b: np.ndarray
+    fc: np.ndarray
+    gravity: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.L.shape[-1]
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """A planar serial arm: links from base to tip, gravity and a name.
+
+    Immutable and validated at construction.  ``gravity`` is the world gravity
+    vector in m/s² (default (0, −9.81, 0)).
+    """
+
+    links: tuple[LinkSpec, ...]
+    gravity: tuple[float, float, float] = DEFAULT_GRAVITY
+    name: str = "arm"
+    notes: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        links = self.links
+        if not isinstance(links, (tuple, list)):
+            raise SpecError(f"links: must be a list of links, got {links!r}", "links", links)
+        if len(links) == 0:
+            raise SpecError("links: an arm needs at least one link, got none", "links", [])
+        if len(links) > MAX_LINKS:
+            raise SpecError(
+                f"links: crossdyn supports at most {MAX_LINKS} links, got {len(links)}", "links", len(links)
+            )
+        for i, link in enumerate(links):
+            if not isinstance(link, LinkSpec):
+                raise SpecError(f"links[{i + 1}]: must be a LinkSpec, got {link!r}", f"links[{i + 1}]", link)
+            link.validate(f"link {i + 1}")
+        object.__setattr__(self, "links", tuple(links))
+        g = self.gravity
+        if not isinstance(g, (tuple, list, np.ndarray)) or len(g) != 3:
+            raise SpecError(f"gravity: must be a 3-vector [gx, gy, gz] in m/s^2, got {g!r}", "gravity", g)
+        object.__setattr__(self, "gravity", tuple(_number(v, "gravity") for v in g))
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise SpecError(f"name: must be a non-empty string, got {self.name!r}", "name", self.name)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n(self) -> int:
+        """Number of links (= joints = degrees of freedom)."""
+        return len(self.links)
+
+    @property
+    def dof(self) -> int:
+        return self.n
+
+    def params(self) -> ArmParams:
+        """The parameters as float arrays (see :class:`ArmParams`)."""
+        arr = lambda attr: np.array([getattr(l, attr) for l in self.links], dtype=float)  # noqa: E731
+        return ArmParams(
+            L=arr("length"), m=arr("mass"), Lc=arr("com"), J=arr("inertia"),
+            b=arr("damping"), fc=arr("friction"), gravity=np.array(self.gravity[:2], dtype=float),
+        )
+
+    @property
+    def has_friction(self) -> bool:
+        return any(l.friction > 0 for l in self.links)
+
+    @property
+    def has_damping(self) -> bool:
+        return any(l.damping > 0 for l in self.links)
+
+    def energy_scale(self) -> float:
+        """Σ mᵢ |g| rᵢ, rᵢ = reach from the base to link i's centre of mass (J).
+
+        A scale for potential energy that does not depend on where U = 0; used to
+        make energy drift relative.  Falls back to Σ mᵢ rᵢ² (1 rad/s)² with no gravity.
+        """
+        g = math.hypot(self.gravity[0], self.gravity[1])
+        reach, total, kin = 0.0, 0.0, 0.0
+        for link in self.links:
+            r = reach + abs(link.com)
+            total += link.mass * g * r
+            kin += link.mass * r * r + link.inertia
+            reach += link.length
+        return total if total > 0 else kin
+
+    def torque_scale(self) -> float:
+        """Σ mᵢ |g| rᵢ with |g| ≥ 9.81: a typical joint torque (N m), for relative tolerances."""
+        g = max(math.hypot(self.gravity[0], self.gravity[1]), 9.81)
+        reach, total = 0.0, 0.0
+        for link in self.links:
+            total += link.mass * g * (reach + abs(link.com))
+            reach += link.length
+        return total
+
+    def reach(self) -> float:
+        return sum(l.length for l in self.links)
+
+    def with_links(self, **changes: Any) -> "ArmSpec":
+        """A copy with the given fields changed on every link (e.g. ``damping=0``)."""
+        return replace(self, links=tuple(replace(l, **changes) for l in self.links))
+
+    def with_link(self, index: int, **changes: Any) -> "ArmSpec":
+        """A copy with fields of link ``index`` (0-based) changed."""
+        links = list(self.links)
+        links[index] = replace(links[index], **changes)
+        return replace(self, links=tuple(links))
+
+    def to_dict(self) -> dict:
+        """Plain-data form (the TOML layout)."""
+        out: dict = {"name": self.name, "gravity": list(self.gravity), "links": []}
+        for l in self.links:
+            d = {"length": l.length, "mass": l.mass, "com": l.com, "inertia": l.inertia,
+                 "damping": l.damping, "friction": l.friction}
+            if l.limits is not None:
+                d["limits"] = list(l.limits)
+            out["links"].append(d)
+        return out
+
+
+def params_from_arrays(L, m, Lc, J, gravity=(0.0, -9.81), b=None, fc=None) -> ArmParams:
+    """Build :class:`ArmParams` from arrays (possibly batched, shape (N, n)).
+
+    Used for batches of parameter sets, which an :class:`ArmSpec` cannot hold.
+    """
+    L = np.asarray(L, dtype=float)
+    zeros = np.zeros_like(L)
+    return ArmParams(
+        L=L, m=np.asarray(m, float), Lc=np.asarray(Lc, float), J=np.asarray(J, float),
+        b=zeros if b is None else np.asarray(b, float), fc=zeros if fc is None else np.asarray(fc, float),
+        gravity=np.asarray(gravity, float)[..., :2],
+    )

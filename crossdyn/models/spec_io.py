@@ -1,0 +1,113 @@
+"""Read and write arm specs as TOML.
+
+The format (all values SI)::
+
+    name = "my-arm"
+    gravity = [0.0, -9.81, 0.0]
+    [[links]]
+    length = 1.0     # m
+    mass = 1.0       # kg
+    com = 0.5        # m, centre of mass distance from the proximal joint, along the link
+    inertia = 0.0833 # kg m^2, about the centre of mass, about z
+    damping = 0.0    # N m s/rad, viscous, at the proximal joint (optional, default 0)
+    friction = 0.0   # N m, Coulomb, at the proximal joint (optional, default 0)
+    limits = [-3.14, 3.14]  # rad (optional)
+
+``name`` and ``gravity`` are optional (defaults: the file's stem, (0, −9.81, 0)).
+Unknown keys are errors, so that a typo (``mas = 1``) cannot silently fall back to a default.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from crossdyn.conventions import DEFAULT_GRAVITY
+from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError
+
+LINK_REQUIRED = ("length", "mass", "com", "inertia")
+LINK_OPTIONAL = ("damping", "friction", "limits")
+TOP_KEYS = ("name", "gravity", "links")
+
+
+def spec_from_dict(data: dict, source: str = "spec") -> ArmSpec:
+    """Validate plain data (the TOML layout) and build an :class:`ArmSpec`.
+
+    Errors name ``source``, the key path (``links[2].mass``, 1-based) and the value.
+    """
+    if not isinstance(data, dict):
+        raise SpecError(f"{source}: expected a table, got {type(data).__name__}")
+    extra = sorted(set(data) - set(TOP_KEYS))
+    if extra:
+        raise SpecError(f"{source}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(TOP_KEYS)}", extra[0])
+    if "links" not in data:
+        raise SpecError(f"{source}: missing [[links]]: an arm needs at least one link", "links")
+    links_data = data["links"]
+    if not isinstance(links_data, list):
+        raise SpecError(f"{source}: links: must be an array of tables ([[links]]), got {links_data!r}", "links", links_data)
+    links = []
+    for i, ld in enumerate(links_data, start=1):
+        where = f"links[{i}]"
+        if not isinstance(ld, dict):
+            raise SpecError(f"{source}: {where}: must be a table, got {ld!r}", where, ld)
+        missing = [k for k in LINK_REQUIRED if k not in ld]
+        if missing:
+            raise SpecError(f"{source}: {where}: missing key(s) {', '.join(missing)}", f"{where}.{missing[0]}")
+        extra = sorted(set(ld) - set(LINK_REQUIRED) - set(LINK_OPTIONAL))
+        if extra:
+            raise SpecError(
+                f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: "
+                f"{', '.join(LINK_REQUIRED + LINK_OPTIONAL)}", f"{where}.{extra[0]}")
+        link = LinkSpec(ld["length"], ld["mass"], ld["com"], ld["inertia"], ld.get("damping", 0.0),
+                        ld.get("friction", 0.0), ld.get("limits"))
+        try:
+            link.validate(where)
+        except SpecError as e:
+            raise SpecError(f"{source}: {e}", e.where, e.value) from None
+        links.append(link)
+    try:
+        return ArmSpec(tuple(links), data.get("gravity", DEFAULT_GRAVITY), data.get("name", Path(source).stem or "arm"))
+    except SpecError as e:
+        raise SpecError(f"{source}: {e}", e.where, e.value) from None
+
+
+def load_spec(path: str | os.PathLike) -> ArmSpec:
+    """Load a TOML arm spec; raise :class:`SpecError` naming the file, line or key, and value."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such file", str(path)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(f"{path}: cannot read: {e}", str(path)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
+    return spec_from_dict(data, str(path))
+
+
+def dumps_spec(spec: ArmSpec) -> str:
+    """The spec as TOML text, with units in comments."""
+    fmt = repr
+    lines = [f"name = {spec.name!r}".replace("'", '"'), f"gravity = [{', '.join(fmt(float(g)) for g in spec.gravity)}]", ""]
+    for link in spec.links:
+        lines += [
+            "[[links]]",
+            f"length = {fmt(link.length)}     # m",
+            f"mass = {fmt(link.mass)}       # kg",
+            f"com = {fmt(link.com)}        # m, centre of mass distance from the proximal joint, along the link",
+            f"inertia = {fmt(link.inertia)} # kg m^2, about the centre of mass, about z",
+            f"damping = {fmt(link.damping)}    # N m s/rad, viscous, at the proximal joint",
+            f"friction = {fmt(link.friction)}   # N m, Coulomb, at the proximal joint",
+        ]
+        if link.limits is not None:
+            lines.append(f"limits = [{fmt(link.limits[0])}, {fmt(link.limits[1])}]  # rad")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def save_spec(spec: ArmSpec, path: str | os.PathLike) -> None:
+    from crossdyn.io import write_text_atomic
+
+    write_text_atomic(path, dumps_spec(spec))

@@ -1,0 +1,1 @@
+"""pytest plugin placeholder (filled by the comparisons work)."""

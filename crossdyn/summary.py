@@ -1,0 +1,38 @@
+"""A plain-text summary of an arm: its parameters, analytic model at a few states, and generated files."""
+from __future__ import annotations
+
+import numpy as np
+
+from crossdyn.models.spec import ArmSpec
+
+
+def _fmt_matrix(M: np.ndarray, indent: str = "    ") -> str:
+    return "\n".join(indent + "[" + "  ".join(f"{v:+.6f}" for v in row) + "]" for row in np.atleast_2d(M))
+
+
+def describe(spec: ArmSpec) -> str:
+    """Parameters, M at q = 0, G hanging and horizontal, energy scale, generated URDF/MJCF sizes."""
+    from crossdyn import analytic
+    from crossdyn.models import engine_inertias, to_mjcf, to_urdf
+
+    n = spec.n
+    lines = [f"{spec.name}: {n}R, gravity {list(spec.gravity)} m/s^2" + (f" — {spec.notes}" if spec.notes else "")]
+    lines.append("  link  L [m]    m [kg]   Lc [m]   J [kg m^2]  b [N m s]  fc [N m]")
+    for i, l in enumerate(spec.links, start=1):
+        lines.append(f"  {i:<4d}  {l.length:<7.4g}  {l.mass:<7.4g}  {l.com:<7.4g}  {l.inertia:<10.5g}  "
+                     f"{l.damping:<9.4g}  {l.friction:<.4g}")
+    q0 = np.zeros(n)
+    hanging = np.zeros(n)
+    hanging[0] = -np.pi / 2
+    lines.append("  M(q = 0):")
+    lines.append(_fmt_matrix(analytic.mass_matrix(spec, q0)))
+    lines.append("  G(q = 0, horizontal) = [" + ", ".join(f"{v:+.6f}" for v in analytic.gravity(spec, q0)) + "] N m")
+    lines.append("  G(hanging, q1 = -pi/2) = [" + ", ".join(f"{v:+.3e}" for v in analytic.gravity(spec, hanging))
+                 + "] N m")
+    lines.append(f"  energy scale sum(m |g| r_c) = {spec.energy_scale():.6g} J")
+    _, subs = engine_inertias(spec)
+    lines.append(f"  generated: URDF {len(to_urdf(spec))} chars, MJCF {len(to_mjcf(spec))} chars; "
+                 + ("inertia substitutions: " + "; ".join(
+                     f"link {s.link} J {s.spec_inertia:g} -> {s.engine_inertia:.3g} kg m^2" for s in subs)
+                    if subs else "no inertia substitutions"))
+    return "\n".join(lines)
