@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("arms", metavar="ARM", nargs="+", help="preset names or TOML spec paths")
     p.set_defaults(func=_cmd_info)
 
+    # --- subcommands added by other modules register here (one line each) ---
+    # CHECK-SUBCOMMAND
+    # COMPARE-SUBCOMMAND
+
     p = sub.add_parser("demo", help="the default comparison of planar2r and planar3r (what `make demo` runs)")
     p.add_argument("--out", default="reports/demo", metavar="DIR")
     p.set_defaults(func=_cmd_demo)

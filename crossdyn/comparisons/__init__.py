@@ -1,0 +1,1 @@
+"""Comparisons of engines against the analytic reference: profiles, metrics, reports, the checker."""
