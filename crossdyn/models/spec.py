@@ -12,11 +12,13 @@ link; ``inertia`` is the moment of inertia about the centre of mass about z.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported lazily: `crossdyn arms` and `--help` stay fast
+    import numpy as np
 
 from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
 
@@ -39,7 +41,7 @@ class SpecWarning(UserWarning):
 
 
 def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise SpecError(f"{where}: must be a number, got {value!r} ({type(value).__name__})", where, value)
     x = float(value)
     if not math.isfinite(x):
@@ -157,7 +159,7 @@ class ArmSpec:
             link.validate(f"link {i + 1}")
         object.__setattr__(self, "links", tuple(links))
         g = self.gravity
-        if not isinstance(g, (tuple, list, np.ndarray)) or len(g) != 3:
+        if isinstance(g, (str, bytes)) or not hasattr(g, "__len__") or len(g) != 3:
             raise SpecError(f"gravity: must be a 3-vector [gx, gy, gz] in m/s^2, got {g!r}", "gravity", g)
         object.__setattr__(self, "gravity", tuple(_number(v, "gravity") for v in g))
         if not isinstance(self.name, str) or not self.name.strip():
@@ -175,6 +177,8 @@ class ArmSpec:
 
     def params(self) -> ArmParams:
         """The parameters as float arrays (see :class:`ArmParams`)."""
+        import numpy as np
+
         arr = lambda attr: np.array([getattr(l, attr) for l in self.links], dtype=float)  # noqa: E731
         return ArmParams(
             L=arr("length"), m=arr("mass"), Lc=arr("com"), J=arr("inertia"),
@@ -243,6 +247,8 @@ def params_from_arrays(L, m, Lc, J, gravity=(0.0, -9.81), b=None, fc=None) -> Ar
 
     Used for batches of parameter sets, which an :class:`ArmSpec` cannot hold.
     """
+    import numpy as np
+
     L = np.asarray(L, dtype=float)
     zeros = np.zeros_like(L)
     return ArmParams(

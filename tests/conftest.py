@@ -1,0 +1,18 @@
+import numpy as np
+import pytest
+
+from crossdyn.models import get_preset
+
+PRESET_NAMES = ["planar2r", "planar3r", "planar2r-pointmass", "planar3r-general"]
+
+
+@pytest.fixture(params=PRESET_NAMES)
+def preset(request):
+    return get_preset(request.param)
+
+
+def random_states(n: int, count: int, seed: int = 0, qd_max: float = 10.0, qdd_max: float = 50.0):
+    """(q, q̇, q̈) uniformly at random: q in [-π, π], |q̇| ≤ qd_max, |q̈| ≤ qdd_max."""
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-qd_max, qd_max, (count, n)),
+            rng.uniform(-qdd_max, qdd_max, (count, n)))
