@@ -5,43 +5,65 @@ Integrators (see :mod:`crossdyn.analytic.integrators`): ``rk4`` (default),
 ``euler`` (explicit) and ``reference`` (adaptive DOP853, rtol = atol = 1e-12,
 restarted every step).  Joint friction F(q̇) = b q̇ + f_c sign(q̇) from the spec is
 applied exactly as written in :mod:`crossdyn.conventions`.
+
+Stepping uses the float-only code generated from the symbolic model
+(:mod:`crossdyn.analytic.codegen`) for arms of up to 6 links (``fast=True``), and
+the NumPy model otherwise; both give the same numbers to rounding.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from crossdyn import __version__, analytic
-from crossdyn.analytic.integrators import STEPS
+from crossdyn.analytic import codegen
+from crossdyn.analytic.integrators import STEPS, reference_step
 from crossdyn.engines.base import Engine, EngineError
 from crossdyn.models.spec import ArmSpec
+
+_FAST_STEPS = {"rk4": "rk4", "semi-implicit-euler": "semi_implicit_euler", "euler": "euler"}
 
 
 class AnalyticEngine(Engine):
     name = "analytic"
 
-    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk4", method: str = "auto"):
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk4", method: str = "auto",
+                 fast: bool = True, rtol: float = 1e-12, atol: float = 1e-12):
         super().__init__(spec, dt)
         if integrator not in STEPS:
             raise EngineError(f"analytic integrator: must be one of {', '.join(STEPS)}, got {integrator!r}")
         self.integrator = integrator
         self.method = method
         self.params = spec.params()
+        self.rtol, self.atol = rtol, atol
+        self._compiled = codegen.compile_model(spec) if fast and method == "auto" and spec.n <= codegen.MAX_N else None
+        if self._compiled is not None and integrator in _FAST_STEPS:
+            self._fast_step = getattr(self._compiled, _FAST_STEPS[integrator])
+        else:
+            self._fast_step = None
         self._step = STEPS[integrator]
-        self._q = np.zeros(self.n)
-        self._qd = np.zeros(self.n)
+        self._q = (0.0,) * self.n
+        self._qd = (0.0,) * self.n
 
     def _fd(self, q, qd, tau):
+        if self._compiled is not None:
+            return np.array(self._compiled.fd(q, qd, tau))
         return analytic.forward_dynamics(self.params, q, qd, tau, self.method)
 
     def reset(self, q, qd) -> None:
-        self._q = np.array(q, dtype=float).reshape(self.n)
-        self._qd = np.array(qd, dtype=float).reshape(self.n)
+        self._q = tuple(np.asarray(q, dtype=float).reshape(self.n).tolist())
+        self._qd = tuple(np.asarray(qd, dtype=float).reshape(self.n).tolist())
 
     def step(self, tau) -> None:
-        self._q, self._qd = self._step(self._fd, self._q, self._qd, np.asarray(tau, dtype=float), self.dt)
+        tau = tau.tolist() if isinstance(tau, np.ndarray) else [float(x) for x in tau]
+        if self._fast_step is not None:
+            self._q, self._qd = self._fast_step(self._q, self._qd, tau, self.dt)
+            return
+        kwargs = {"rtol": self.rtol, "atol": self.atol} if self.integrator == "reference" else {}
+        q, qd = self._step(self._fd, np.array(self._q), np.array(self._qd), np.array(tau), self.dt, **kwargs)
+        self._q, self._qd = tuple(q.tolist()), tuple(qd.tolist())
 
     def state(self):
-        return self._q.copy(), self._qd.copy()
+        return np.array(self._q), np.array(self._qd)
 
     def inverse_dynamics(self, q, qd, qdd):
         return analytic.inverse_dynamics(self.params, q, qd, qdd, self.method)
@@ -50,17 +72,21 @@ class AnalyticEngine(Engine):
         return analytic.mass_matrix(self.params, q, self.method)
 
     def forward_dynamics(self, q, qd, tau):
-        return self._fd(np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float))
+        return analytic.forward_dynamics(self.params, q, qd, tau, self.method)
 
     def energy(self, q, qd):
         return float(analytic.kinetic_energy(self.params, q, qd)), float(analytic.potential_energy(self.params, q))
 
     def config(self) -> dict:
-        return {
+        cfg = {
             "engine": "analytic", "version": __version__, "integrator": self.integrator, "dt": self.dt,
-            "model": self.method, "torque_sampling": "zero-order hold at step start",
+            "model": self.method, "generated_code": self._compiled is not None,
+            "torque_sampling": "zero-order hold at step start",
             "joint_damping": [l.damping for l in self.spec.links],
             "joint_friction": [l.friction for l in self.spec.links],
             "friction_model": "F = b*qd + fc*sign(qd)",
             "inertia_substitutions": [],
         }
+        if self.integrator == "reference":
+            cfg.update(reference="scipy DOP853, restarted every step", rtol=self.rtol, atol=self.atol)
+        return cfg

@@ -1,0 +1,85 @@
+"""Default tolerances of a comparison, the reason for each, and TOML overrides.
+
+A correct set-up meets every default; each is chosen from what the metric can
+legitimately show, never widened to make a run pass:
+
+* **Static quantities** (inverse-dynamics torque, mass matrix, forward
+  acceleration) are evaluated at the same states by every engine, so a correct
+  model agrees to rounding error (measured ~1e-13 N m).  Tolerances are
+  1e-9 relative to the arm's torque scale Σ mᵢ|g|rᵢ, to max|M|, and to
+  max(1, max|q̈|): four orders of magnitude above rounding, many below any
+  modelling error (a wrong inertia gives ~1e-2).
+* **Trajectory, same integrator** — the engine against crossdyn's analytic model
+  integrated by the *same* scheme at the same dt (semi-implicit Euler for
+  PyBullet and MuJoCo ``Euler``, RK4 for MuJoCo ``RK4`` and Pinocchio):
+  integration error cancels, so what remains is model error.  Measured
+  ~1e-15 rad; tolerance 1e-8 rad.
+* **Trajectory, against the reference** (adaptive DOP853 at rtol = atol = 1e-12):
+  integration error of order p is expected, so the tolerance is
+  ``trajectory_factor`` (10) × the engine's own Richardson error estimate
+  |q(dt) − q(dt/2)|·2ᵖ/(2ᵖ − 1) from its self-consistency run, plus 1e-9 rad for
+  rounding.  It scales as dtᵖ by construction.
+* **Energy drift** in free motion, relative to the energy scale Σ mᵢ|g|rᵢ:
+  RK4 1e-6 (its energy error is O(dt⁴)); symplectic (semi-implicit) Euler keeps
+  energy bounded but oscillating at O(dt): 2e-2; explicit Euler gains energy
+  O(dt): 5e-2; MuJoCo ``implicit``/``implicitfast`` 5e-2.
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from crossdyn.models.spec import SpecError
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    inverse_dynamics_rel: float = 1e-9
+    mass_matrix_rel: float = 1e-9
+    forward_dynamics_rel: float = 1e-9
+    trajectory_same_integrator_rad: float = 1e-8
+    trajectory_factor: float = 10.0
+    trajectory_floor_rad: float = 1e-9
+    trajectory_abs_rad: float | None = None  # if set, replaces the Richardson-scaled tolerance
+    energy_rk4: float = 1e-6
+    energy_symplectic: float = 2e-2
+    energy_explicit: float = 5e-2
+    energy_implicit: float = 5e-2
+    divergence_rad: float = 1e-2  # the trajectory error that counts as "diverged from the reference"
+
+    def energy_for(self, integrator: str) -> float:
+        key = integrator.lower()
+        if key in ("rk4", "reference", "dop853"):
+            return self.energy_rk4
+        if key in ("euler", "semi-implicit-euler"):
+            return self.energy_symplectic
+        if key == "explicit-euler":
+            return self.energy_explicit
+        return self.energy_implicit
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def load_tolerances(path: str | Path) -> Tolerances:
+    """Read a TOML file of overrides (keys as in :class:`Tolerances`, all optional)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such tolerance file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(f"{path}: cannot read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    known = {f.name for f in fields(Tolerances)}
+    values = {}
+    for key, value in data.items():
+        if key not in known:
+            raise SpecError(f"{path}: unknown tolerance {key!r}; known: {', '.join(sorted(known))}", key, value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise SpecError(f"{path}: {key}: must be a positive number, got {value!r}", key, value)
+        values[key] = float(value)
+    return Tolerances(**values)
