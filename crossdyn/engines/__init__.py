@@ -7,6 +7,15 @@ analytic               crossdyn's Lagrangian model, RK4
 analytic-euler         … semi-implicit Euler
 analytic-explicit-euler … explicit Euler
 analytic-reference     … adaptive DOP853 (rtol = atol = 1e-12)
+pybullet               PyBullet (semi-implicit Euler, its only integrator)
+mujoco                 MuJoCo, Euler (semi-implicit, eulerdamp disabled)
+mujoco-euler           … Euler (same as ``mujoco``)
+mujoco-rk4             … RK4
+mujoco-implicit        … implicit
+mujoco-implicitfast    … implicitfast
+pinocchio              Pinocchio ABA + crossdyn's RK4
+pinocchio-rk4          … RK4 (same as ``pinocchio``)
+pinocchio-euler        … + crossdyn's semi-implicit Euler
 =====================  =====================================================
 """
 from crossdyn.engines.base import Engine, EngineError, available_engines, engine_names, make_engine, register
@@ -16,5 +25,14 @@ register("analytic-rk4", "crossdyn.engines.analytic_engine", "AnalyticEngine", i
 register("analytic-euler", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="semi-implicit-euler")
 register("analytic-explicit-euler", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="euler")
 register("analytic-reference", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="reference")
+register("pybullet", "crossdyn.engines.pybullet_engine", "PyBulletEngine")
+register("mujoco", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="Euler")
+register("mujoco-euler", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="Euler")
+register("mujoco-rk4", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="RK4")
+register("mujoco-implicit", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="implicit")
+register("mujoco-implicitfast", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="implicitfast")
+register("pinocchio", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
+register("pinocchio-rk4", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
+register("pinocchio-euler", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="semi-implicit-euler")
 
 __all__ = ["Engine", "EngineError", "available_engines", "engine_names", "make_engine", "register"]

@@ -1,0 +1,186 @@
+"""MuJoCo (4.x) as an engine, built from the generated MJCF.
+
+The model comes from :func:`crossdyn.models.mjcf.to_mjcf` (radians,
+``inertiafromgeom="false"``, no balancing/bounding of inertia, contacts
+disabled, armature 0, damping/frictionloss from the spec, one ``motor``
+actuator per joint with gear 1 and no control limits, energy flag on).
+
+Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
+
+* **Integrator**: ``Euler`` (semi-implicit; the default), ``RK4``, ``implicit``
+  or ``implicitfast``, chosen by the caller (registry names ``mujoco``,
+  ``mujoco-euler``, ``mujoco-rk4``, ``mujoco-implicit``, ``mujoco-implicitfast``).
+* **Joint damping with Euler**: MuJoCo by default integrates it implicitly
+  (``eulerdamp``); this adapter disables that (``eulerdamp=False``) so Euler is
+  plain semi-implicit Euler with explicit damping, like PyBullet and the analytic
+  model.  ``eulerdamp=True`` restores MuJoCo's default.  (``implicit`` and
+  ``implicitfast`` always treat damping implicitly.)
+* **Torque input**: ``d.ctrl`` of the gear-1 motor actuators (``qfrc_applied``
+  stays 0); held constant over the step (zero-order hold).
+* **Auto-reset**: MuJoCo silently resets the state to ``qpos0`` when the
+  acceleration becomes non-finite or huge; this adapter disables that
+  (``mjDSBL_AUTORESET``, ``autoreset=False``) so a divergence stays visible.
+* **Queries** (inverse/forward dynamics, mass matrix, energy) use a second
+  ``MjData``, so a query never disturbs the simulated state.
+  ``mj_inverse`` is given ``qacc`` first; its ``qfrc_inverse`` includes
+  damping·q̇ (joint friction as F = b q̇ is therefore included, like the analytic
+  model).  Forward dynamics is ``mj_forward`` → ``qacc``; the mass matrix is
+  ``mj_fullM`` after ``mj_fwdPosition``; energy is ``d.energy`` after
+  ``mj_energyPos``/``mj_energyVel`` (potential −Σ m g·p_c, zero at base height).
+* **Coulomb friction**: MuJoCo's ``frictionloss`` is a soft dry-friction
+  *constraint* (solver-dependent), not F = f_c sign(q̇): with f_c > 0 expect
+  disagreement with the analytic model (stated in ``config()``).
+
+``self.model`` and ``self.data`` are public (the stepping pair), e.g. for
+``mujoco.rollout``.
+"""
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from crossdyn.engines.base import Engine, EngineError
+from crossdyn.models.inertia import engine_inertias
+from crossdyn.models.mjcf import to_mjcf
+from crossdyn.models.spec import ArmSpec
+
+_INTEGRATORS = {"euler": "Euler", "rk4": "RK4", "implicit": "implicit", "implicitfast": "implicitfast"}
+_SCHEMES = {"Euler": "semi-implicit-euler", "RK4": "rk4", "implicit": "mujoco-implicit",
+            "implicitfast": "mujoco-implicitfast"}
+
+
+def _flag_names(flags: int, enum) -> list[str]:
+    return [name for name, member in enum.__members__.items()
+            if not name.endswith(("NDISABLE", "NENABLE")) and flags & int(member)]
+
+
+class MuJoCoEngine(Engine):
+    name = "mujoco"
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,
+                 autoreset: bool = False):
+        super().__init__(spec, dt)
+        key = str(integrator).lower()
+        if key not in _INTEGRATORS:
+            raise EngineError(f"mujoco integrator: must be one of {', '.join(_INTEGRATORS.values())}, "
+                              f"got {integrator!r}")
+        self.mujoco_integrator = _INTEGRATORS[key]
+        self.integrator = _SCHEMES[self.mujoco_integrator]
+        self.name = f"mujoco-{key}"
+        self.eulerdamp = bool(eulerdamp)
+        self.autoreset = bool(autoreset)
+        self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp)
+        try:
+            self.model = mujoco.MjModel.from_xml_string(self.mjcf)
+        except ValueError as e:
+            raise EngineError(f"mujoco: could not build {spec.name!r}: {e}") from None
+        m = self.model
+        if not self.autoreset:
+            m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+        if m.nq != self.n or m.nv != self.n or m.nu != self.n:
+            raise EngineError(f"mujoco: model has nq={m.nq}, nv={m.nv}, nu={m.nu}; expected {self.n} each")
+        self.data = mujoco.MjData(m)
+        self._query = mujoco.MjData(m)
+        self._M = np.zeros((self.n, self.n))
+        self.time = 0.0
+        self.reset(np.zeros(self.n), np.zeros(self.n))
+
+    # ------------------------------------------------------------------ simulation
+    def reset(self, q, qd) -> None:
+        m, d = self.model, self.data
+        mujoco.mj_resetData(m, d)
+        d.qpos[:] = q
+        d.qvel[:] = qd
+        self.time = 0.0
+
+    def step(self, tau) -> None:
+        self.data.ctrl[:] = tau
+        mujoco.mj_step(self.model, self.data)
+        self.time = self.data.time
+
+    def state(self):
+        return self.data.qpos.copy(), self.data.qvel.copy()
+
+    def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
+        """Write the current state into preallocated rows (the runner's fast path)."""
+        q_out[:] = self.data.qpos
+        qd_out[:] = self.data.qvel
+
+    # ------------------------------------------------------------------ queries (separate MjData)
+    def _set_query(self, q, qd=None, tau=None):
+        d = self._query
+        d.qpos[:] = q
+        d.qvel[:] = 0.0 if qd is None else qd
+        d.ctrl[:] = 0.0 if tau is None else tau
+        d.qfrc_applied[:] = 0.0
+        return d
+
+    def inverse_dynamics(self, q, qd, qdd):
+        d = self._set_query(q, qd)
+        d.qacc[:] = qdd
+        mujoco.mj_inverse(self.model, d)
+        return d.qfrc_inverse.copy()
+
+    def mass_matrix(self, q):
+        d = self._set_query(q)
+        mujoco.mj_fwdPosition(self.model, d)
+        mujoco.mj_fullM(self.model, d, self._M)
+        M = self._M.copy()
+        return 0.5 * (M + M.T)
+
+    def forward_dynamics(self, q, qd, tau):
+        d = self._set_query(q, qd, tau)
+        mujoco.mj_forward(self.model, d)
+        return d.qacc.copy()
+
+    def energy(self, q, qd):
+        d = self._set_query(q, qd)
+        mujoco.mj_fwdPosition(self.model, d)
+        mujoco.mj_energyPos(self.model, d)
+        mujoco.mj_energyVel(self.model, d)
+        return float(d.energy[1]), float(d.energy[0])
+
+    def warnings(self) -> dict:
+        """MuJoCo warnings raised so far on the stepping data (name → count), e.g. ``mjWARN_BADQACC``."""
+        out = {}
+        for name, member in mujoco.mjtWarning.__members__.items():
+            if name != "mjNWARNING" and self.data.warning[int(member)].number:
+                out[name] = int(self.data.warning[int(member)].number)
+        return out
+
+    # ------------------------------------------------------------------ description
+    def config(self) -> dict:
+        m = self.model
+        o = m.opt
+        _, subs = engine_inertias(self.spec)
+        euler_damping = ("implicit (eulerdamp enabled)" if self.eulerdamp else "explicit (eulerdamp disabled)")
+        damping_treatment = {"Euler": euler_damping, "RK4": "explicit (in qfrc_passive)",
+                             "implicit": "implicit (implicit integrator)",
+                             "implicitfast": "implicit (implicitfast integrator)"}[self.mujoco_integrator]
+        return {
+            "engine": "mujoco", "version": mujoco.__version__, "integrator": self.integrator,
+            "mujoco_integrator": self.mujoco_integrator, "dt": float(o.timestep), "model_source": "generated MJCF",
+            "eulerdamp": self.eulerdamp, "autoreset": self.autoreset,
+            "disableflags": _flag_names(int(o.disableflags), mujoco.mjtDisableBit),
+            "enableflags": _flag_names(int(o.enableflags), mujoco.mjtEnableBit),
+            "gravity": [float(g) for g in o.gravity],
+            "solver": {"solver": int(o.solver), "iterations": int(o.iterations), "tolerance": float(o.tolerance),
+                       "ls_iterations": int(o.ls_iterations), "ls_tolerance": float(o.ls_tolerance),
+                       "noslip_iterations": int(o.noslip_iterations), "cone": int(o.cone),
+                       "jacobian": int(o.jacobian), "impratio": float(o.impratio)},
+            "torque_input": "d.ctrl -> motor actuators (gear 1, no ctrl limits); qfrc_applied = 0",
+            "torque_sampling": "zero-order hold at step start",
+            "joint_damping": [float(x) for x in m.dof_damping],
+            "damping_treatment": damping_treatment,
+            "joint_frictionloss": [float(x) for x in m.dof_frictionloss],
+            "coulomb_friction_model": "MuJoCo frictionloss: soft dry-friction constraint, not f_c*sign(qd)",
+            "armature": [float(x) for x in m.dof_armature],
+            "joint_limited": [bool(x) for x in m.jnt_limited],
+            "contacts": "disabled (flag contact=disable, contype=conaffinity=0)",
+            "masses": [float(x) for x in m.body_mass[1:]],
+            "body_inertia": [[float(v) for v in row] for row in m.body_inertia[1:]],
+            "com_offsets": [[float(v) for v in row] for row in m.body_ipos[1:]],
+            "inertia_substitutions": [s.as_dict() for s in subs],
+            "inverse_dynamics": "mj_inverse (qacc set first); qfrc_inverse includes damping*qd",
+            "query_data": "separate MjData for queries",
+        }

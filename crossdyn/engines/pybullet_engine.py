@@ -1,0 +1,331 @@
+"""PyBullet as an engine: the generated URDF loaded into a private ``DIRECT`` client.
+
+Every PyBullet default that alters the dynamics is neutralised here, and each
+can be switched back on by a keyword argument (so a test can prove it matters):
+
+=============================  ==================================  =====================================
+trap (PyBullet default)        what this adapter does by default   keyword to restore the default
+=============================  ==================================  =====================================
+inertia from collision shapes  ``URDF_USE_INERTIA_FROM_FILE``      ``inertia_from_file=False``
+velocity motor on every joint  ``VELOCITY_CONTROL`` with force 0   ``disable_velocity_motors=False``
+                               once, ``TORQUE_CONTROL`` each step
+link damping 0.04 / 0.04       ``linearDamping = angularDamping    ``link_damping=0.04``
+                               = 0``
+joint velocity clamp 100 rad/s ``maxJointVelocity = 1e4`` and the  ``max_joint_velocity=100``
+                               clamp is detected (``clamped_at``)
+time step 1/240 s, gravity 0   ``setTimeStep(dt)``,                —
+                               ``setGravity(spec.gravity)``
+=============================  ==================================  =====================================
+
+Other facts this adapter relies on (see ``/work/shared/engine-notes.md``):
+
+* PyBullet integrates with semi-implicit Euler only (``integrator`` is fixed).
+* Joint damping b comes from the URDF ``<dynamics damping>`` (= the spec) and is
+  applied by PyBullet as an explicit torque −b q̇ at the start of each step.
+  ``calculateInverseDynamics`` does **not** include it, so :meth:`inverse_dynamics`
+  adds b ⊙ q̇ (and f_c ⊙ sign(q̇)) itself; :meth:`forward_dynamics` subtracts them.
+* PyBullet ignores the URDF ``<dynamics friction>`` value.  Coulomb friction f_c is
+  emulated (``coulomb_friction="velocity-motor"``, the default) by the joint's
+  velocity motor with target velocity 0 and maximum force f_c — a constraint
+  (stick–slip) friction, not F = f_c sign(q̇): expect disagreement near q̇ = 0.
+  ``coulomb_friction="none"`` ignores it (reported as unsupported in ``config()``).
+* ``calculateInverseDynamics`` / ``calculateMassMatrix`` are only ever given plain
+  lists of Python floats (numpy arrays have crashed the process).
+* Their results are cached by PyBullet after ``changeDynamics(mass=...)``; this
+  adapter never changes masses after loading — build a new engine instead.
+* PyBullet has no forward-dynamics call: q̈ = M⁻¹(τ − h), h = ``calculateInverseDynamics``(q, q̇, 0) + F(q̇).
+* Potential energy uses a second, never-stepped client (so a query never disturbs
+  the simulated state): U = −Σ m g·p_c with ``getLinkState`` centres of mass and
+  ``getDynamicsInfo`` masses; T = ½ q̇ᵀ M q̇ from ``calculateMassMatrix``.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+
+def _libc_fflush() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):
+        pass
+
+
+@contextlib.contextmanager
+def _quiet(*streams):
+    """Silence C-level writes to the given streams (PyBullet's build banner on stderr, URDF importer
+    warnings on stdout); Python exceptions still propagate."""
+    saved = []
+    try:
+        for stream in streams:
+            try:
+                stream.flush()
+                fd = stream.fileno()
+            except (AttributeError, OSError, ValueError):
+                continue
+            saved.append((fd, os.dup(fd)))
+        with open(os.devnull, "w") as devnull:
+            for fd, _ in saved:
+                os.dup2(devnull.fileno(), fd)
+            try:
+                yield
+            finally:
+                _libc_fflush()  # C stdio buffers (stdout may be a pipe) go to /dev/null, not the caller
+    finally:
+        for fd, copy in saved:
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+with _quiet(sys.stdout, sys.stderr):
+    import pybullet as p
+
+from crossdyn.engines.base import Engine, EngineError
+from crossdyn.models.inertia import engine_inertias
+from crossdyn.models.spec import ArmSpec
+from crossdyn.models.urdf import to_urdf
+
+PYBULLET_LINK_DAMPING_DEFAULT = 0.04
+PYBULLET_MAX_JOINT_VELOCITY_DEFAULT = 100.0
+FRICTION_MODES = ("velocity-motor", "none")
+
+
+def _floats(x) -> list[float]:
+    """A plain list of Python floats (what PyBullet's dynamics queries accept safely)."""
+    return [float(v) for v in np.asarray(x, dtype=float).reshape(-1)]
+
+
+class PyBulletEngine(Engine):
+    name = "pybullet"
+    integrator = "semi-implicit-euler"
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, inertia_from_file: bool = True,
+                 disable_velocity_motors: bool = True, link_damping: float = 0.0,
+                 max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor"):
+        super().__init__(spec, dt)
+        if coulomb_friction not in FRICTION_MODES:
+            raise EngineError(f"pybullet coulomb_friction: must be one of {', '.join(FRICTION_MODES)}, "
+                              f"got {coulomb_friction!r}")
+        if not max_joint_velocity > 0:
+            raise EngineError(f"pybullet max_joint_velocity: must be > 0 rad/s, got {max_joint_velocity!r}")
+        self.inertia_from_file = bool(inertia_from_file)
+        self.disable_velocity_motors = bool(disable_velocity_motors)
+        self.link_damping = float(link_damping)
+        self.max_joint_velocity = float(max_joint_velocity)
+        self.velocity_clamp = self.max_joint_velocity
+        """|q̇| at which PyBullet clamps joint velocities (the runner reports reaching it)."""
+        self.coulomb_friction = coulomb_friction
+        self.clamped_at: float | None = None
+        """Time at which a joint speed first reached the clamp (None: never)."""
+        self.time = 0.0
+        self._k = 0
+        self._params = spec.params()
+        self._b = self._params.b
+        self._fc = self._params.fc
+        self._joints = list(range(self.n))
+        self._zeros = [0.0] * self.n
+        self._cid = -1
+        self._qcid = -1
+        urdf = to_urdf(spec)
+        fd, path = tempfile.mkstemp(prefix=f"crossdyn-{spec.name}-", suffix=".urdf")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(urdf)
+            self._cid = p.connect(p.DIRECT)
+            if self._cid < 0:
+                raise EngineError("pybullet: could not open a DIRECT physics client")
+            self._body = self._load(self._cid, path)
+            self._configure(self._cid, self._body)
+            # a second client, never stepped, for queries that need the state set (energy)
+            self._qcid = p.connect(p.DIRECT)
+            if self._qcid < 0:
+                raise EngineError("pybullet: could not open a DIRECT physics client for queries")
+            self._qbody = self._load(self._qcid, path)
+            self._configure(self._qcid, self._qbody)
+        except p.error as e:
+            self.close()
+            raise EngineError(f"pybullet: could not build {spec.name!r}: {e}") from None
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            os.unlink(path)
+        self._masses = [p.getDynamicsInfo(self._qbody, j, physicsClientId=self._qcid)[0] for j in self._joints]
+        self._library_config = self._read_library_config()
+        self.reset(np.zeros(self.n), np.zeros(self.n))
+
+    # ------------------------------------------------------------------ build
+    def _load(self, cid: int, path: str) -> int:
+        flags = p.URDF_USE_INERTIA_FROM_FILE if self.inertia_from_file else 0
+        with _quiet(sys.stdout):  # "No inertial data for link base" (the fixed base has none, by design)
+            body = p.loadURDF(path, useFixedBase=True, flags=flags, physicsClientId=cid)
+        if p.getNumJoints(body, physicsClientId=cid) != self.n:
+            raise EngineError(f"pybullet: loaded {p.getNumJoints(body, physicsClientId=cid)} joints, "
+                              f"expected {self.n}")
+        for j in self._joints:
+            name = p.getJointInfo(body, j, physicsClientId=cid)[1].decode()
+            if name != f"joint{j + 1}":
+                raise EngineError(f"pybullet: joint {j} is {name!r}, expected 'joint{j + 1}'")
+        return body
+
+    def _configure(self, cid: int, body: int) -> None:
+        p.setTimeStep(self.dt, physicsClientId=cid)
+        p.setGravity(*(float(g) for g in self.spec.gravity), physicsClientId=cid)
+        p.changeDynamics(body, -1, linearDamping=self.link_damping, angularDamping=self.link_damping,
+                         physicsClientId=cid)
+        for j in self._joints:
+            p.changeDynamics(body, j, maxJointVelocity=self.max_joint_velocity, linearDamping=self.link_damping,
+                             angularDamping=self.link_damping, physicsClientId=cid)
+
+    def _set_motors(self) -> None:
+        """Velocity motors: force 0 (off), or f_c (Coulomb friction emulation), or PyBullet's default."""
+        if not self.disable_velocity_motors:
+            return
+        forces = _floats(self._fc) if self.coulomb_friction == "velocity-motor" else self._zeros
+        p.setJointMotorControlArray(self._body, self._joints, p.VELOCITY_CONTROL, targetVelocities=self._zeros,
+                                    forces=forces, physicsClientId=self._cid)
+
+    # ------------------------------------------------------------------ simulation
+    def reset(self, q, qd) -> None:
+        q, qd = _floats(q), _floats(qd)
+        if len(q) != self.n or len(qd) != self.n:
+            raise EngineError(f"pybullet reset: q and qd must have {self.n} values")
+        for j in self._joints:
+            p.resetJointState(self._body, j, q[j], qd[j], physicsClientId=self._cid)
+        self._set_motors()
+        self._k = 0
+        self.time = 0.0
+        self.clamped_at = None
+
+    def step(self, tau) -> None:
+        p.setJointMotorControlArray(self._body, self._joints, p.TORQUE_CONTROL, forces=[float(x) for x in tau],
+                                    physicsClientId=self._cid)
+        p.stepSimulation(physicsClientId=self._cid)
+        self._k += 1
+        self.time = self._k * self.dt
+
+    def state(self):
+        states = p.getJointStates(self._body, self._joints, physicsClientId=self._cid)
+        q = np.array([s[0] for s in states])
+        qd = np.array([s[1] for s in states])
+        self._check_clamp(qd)
+        return q, qd
+
+    def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
+        """Write the current state into preallocated rows (the runner's fast path)."""
+        states = p.getJointStates(self._body, self._joints, physicsClientId=self._cid)
+        for j, s in enumerate(states):
+            q_out[j] = s[0]
+            qd_out[j] = s[1]
+        self._check_clamp(qd_out)
+
+    def _check_clamp(self, qd) -> None:
+        if self.clamped_at is None and np.max(np.abs(qd)) >= self.max_joint_velocity * (1 - 1e-12):
+            self.clamped_at = self.time
+
+    # ------------------------------------------------------------------ queries
+    def _friction(self, qd: np.ndarray) -> np.ndarray:
+        f = self._b * qd
+        if self.coulomb_friction == "velocity-motor":
+            f = f + self._fc * np.sign(qd)
+        return f
+
+    def _id_raw(self, q, qd, qdd) -> np.ndarray:
+        """PyBullet's inverse dynamics (rigid body + gravity; no joint damping/friction)."""
+        return np.array(p.calculateInverseDynamics(self._qbody, _floats(q), _floats(qd), _floats(qdd),
+                                                   physicsClientId=self._qcid))
+
+    def inverse_dynamics(self, q, qd, qdd):
+        qd = np.asarray(qd, dtype=float)
+        return self._id_raw(q, qd, qdd) + self._friction(qd)
+
+    def mass_matrix(self, q):
+        M = np.array(p.calculateMassMatrix(self._qbody, _floats(q), physicsClientId=self._qcid))
+        return 0.5 * (M + M.T)
+
+    def forward_dynamics(self, q, qd, tau):
+        qd = np.asarray(qd, dtype=float)
+        h = self._id_raw(q, qd, self._zeros) + self._friction(qd)
+        return np.linalg.solve(self.mass_matrix(q), np.asarray(tau, dtype=float) - h)
+
+    def energy(self, q, qd):
+        q = _floats(q)
+        qd_arr = np.asarray(qd, dtype=float)
+        T = 0.5 * float(qd_arr @ self.mass_matrix(q) @ qd_arr)
+        for j in self._joints:
+            p.resetJointState(self._qbody, j, q[j], 0.0, physicsClientId=self._qcid)
+        g = self.spec.gravity
+        U = 0.0
+        for j, s in enumerate(p.getLinkStates(self._qbody, self._joints, computeForwardKinematics=True,
+                                              physicsClientId=self._qcid)):
+            c = s[0]  # link centre of mass, world frame
+            U -= self._masses[j] * (g[0] * c[0] + g[1] * c[1] + g[2] * c[2])
+        return T, U
+
+    # ------------------------------------------------------------------ description
+    def _read_library_config(self) -> dict:
+        """Settings read back from PyBullet after configuration (what the library actually holds)."""
+        cid, body = self._cid, self._body
+        joints = [p.getJointInfo(body, j, physicsClientId=cid) for j in self._joints]
+        dyn = [p.getDynamicsInfo(body, j, physicsClientId=cid) for j in self._joints]
+        return {
+            "api_version": p.getAPIVersion(physicsClientId=cid),
+            "physics_engine_parameters": p.getPhysicsEngineParameters(physicsClientId=cid),
+            "joint_damping": [j[6] for j in joints],
+            "masses": [d[0] for d in dyn], "local_inertia_diagonal": [list(d[2]) for d in dyn],
+            "com_offsets": [list(d[3]) for d in dyn],
+        }
+
+    def config(self) -> dict:
+        _, subs = engine_inertias(self.spec)
+        lib = self._library_config
+        friction = {
+            "velocity-motor": "Coulomb friction f_c emulated by each joint's velocity motor (target velocity 0, "
+                              "max force f_c): constraint stick-slip friction, not f_c*sign(qd)",
+            "none": "Coulomb friction unsupported: PyBullet ignores URDF <dynamics friction>; f_c is not applied",
+        }[self.coulomb_friction]
+        return {
+            "engine": "pybullet", "version": importlib.metadata.version("pybullet"),
+            "api_version": lib["api_version"],
+            "integrator": self.integrator, "dt": self.dt, "model_source": "generated URDF",
+            "torque_input": "setJointMotorControlArray TORQUE_CONTROL before every stepSimulation",
+            "torque_sampling": "zero-order hold at step start",
+            "gravity": list(self.spec.gravity),
+            "physics_engine_parameters": lib["physics_engine_parameters"],
+            "use_fixed_base": True,
+            "inertia_from_file": self.inertia_from_file,
+            "disable_velocity_motors": self.disable_velocity_motors,
+            "link_linear_damping": self.link_damping, "link_angular_damping": self.link_damping,
+            "max_joint_velocity": self.max_joint_velocity,
+            "velocity_clamp_detection": "state() records clamped_at when |qd| reaches max_joint_velocity",
+            "joint_damping": lib["joint_damping"],
+            "joint_damping_model": "explicit torque -b*qd at step start (PyBullet); calculateInverseDynamics "
+                                   "excludes it, the adapter adds b*qd",
+            "joint_friction": [l.friction for l in self.spec.links],
+            "coulomb_friction": self.coulomb_friction, "coulomb_friction_model": friction,
+            "masses": lib["masses"], "local_inertia_diagonal": lib["local_inertia_diagonal"],
+            "com_offsets": lib["com_offsets"],
+            "inertia_substitutions": [s.as_dict() for s in subs],
+            "self_collision": False, "contacts": "none (no other bodies)",
+            "query_args": "plain lists of Python floats",
+        }
+
+    def close(self) -> None:
+        for attr in ("_cid", "_qcid"):
+            cid = getattr(self, attr, -1)
+            if cid >= 0:
+                try:
+                    p.disconnect(physicsClientId=cid)
+                except p.error:
+                    pass
+                setattr(self, attr, -1)
+
+    def __del__(self):
+        self.close()
