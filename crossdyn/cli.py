@@ -79,17 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     # --- subcommands added by other modules register here (one line each) ---
     # CHECK-SUBCOMMAND
-    # COMPARE-SUBCOMMAND
+    from crossdyn.comparisons import compare_cli
 
-    p = sub.add_parser("demo", help="the default comparison of planar2r and planar3r (what `make demo` runs)")
-    p.add_argument("--out", default="reports/demo", metavar="DIR")
-    p.set_defaults(func=_cmd_demo)
+    compare_cli.add_parsers(sub)
+
     return parser
-
-
-def _cmd_demo(args) -> int:
-    args.arms = ["planar2r", "planar3r"]
-    return _cmd_info(args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,114 @@
+"""Regression baselines: store a comparison's metrics, and fail when a later run is worse.
+
+A baseline is JSON (``crossdyn.baseline/1``): the arm, dt, duration, profile, the
+versions of crossdyn, Python and every engine, and per engine the metrics below.
+A metric *regresses* when
+
+    new > old · (1 + rel_band) + abs_floor
+
+(``rel_band`` 0.5 by default; ``abs_floor`` 1e-3 of that metric's tolerance, so
+values at rounding level, ~1e-14, never flap).  An engine whose status was ``ok``
+and is not any more also regresses.  Baselines from other engine versions still
+compare, with a warning.  A baseline is only rewritten by ``--update-baseline``,
+which keeps the previous file as ``FILE.bak``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from crossdyn.io import write_bytes_atomic, write_json_atomic
+from crossdyn.models.spec import SpecError
+
+SCHEMA = "crossdyn.baseline/1"
+METRICS = {
+    # metric path: (summary key of its tolerance, or None for "no floor")
+    "trajectory.max_abs_error_rad": "trajectory.tolerance_rad",
+    "trajectory.same_integrator_error_rad": "trajectory.same_integrator_tolerance_rad",
+    "inverse_dynamics.max_abs_error_nm": "inverse_dynamics.tolerance_nm",
+    "forward_dynamics.max_abs_error": "forward_dynamics.tolerance",
+    "mass_matrix.max_abs_error": "mass_matrix.tolerance",
+    "energy.max_rel_drift": "energy.tolerance",
+    "energy.work_energy_residual_rel": "energy.tolerance",
+}
+
+
+def _get(d: dict, path: str):
+    for part in path.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return None
+        d = d[part]
+    return d
+
+
+def baseline_from_summary(summary: dict) -> dict:
+    engines = {}
+    for name, e in summary["engines"].items():
+        engines[name] = {"status": e["status"], **{m: _get(e, m) for m in METRICS},
+                         **{f"{m}.floor": (_get(e, t) or 0.0) * 1e-3 for m, t in METRICS.items()}}
+    return {"schema": SCHEMA, "arm": summary["arm"], "dof": summary["dof"], "dt": summary["dt"],
+            "duration": summary["duration"], "profile": summary["profile"], "versions": summary["versions"],
+            "engines": engines}
+
+
+def load_baseline(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no baseline there; create one with --update-baseline") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(f"{path}: cannot read baseline: {e}") from None
+    except json.JSONDecodeError as e:
+        raise SpecError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise SpecError(f"{path}: not a crossdyn baseline (expected schema {SCHEMA!r}, "
+                        f"got {data.get('schema') if isinstance(data, dict) else type(data).__name__!r})")
+    for key in ("arm", "dt", "duration", "engines", "versions"):
+        if key not in data:
+            raise SpecError(f"{path}: baseline is missing the key {key!r}")
+    if not isinstance(data["engines"], dict):
+        raise SpecError(f"{path}: engines: must be an object, got {type(data['engines']).__name__}")
+    return data
+
+
+def compare_to_baseline(summary: dict, baseline: dict, rel_band: float = 0.5) -> dict:
+    """Regressions (fail) and warnings (different set-up or versions) of ``summary`` against ``baseline``."""
+    regressions, warnings = [], []
+    for key in ("arm", "dt", "duration"):
+        if summary[key] != baseline[key]:
+            warnings.append(f"{key} differs: baseline {baseline[key]!r}, this run {summary[key]!r}")
+    if summary["profile"] != baseline.get("profile"):
+        warnings.append("the torque profile differs from the baseline's")
+    for name, version in baseline["versions"].items():
+        now = summary["versions"].get(name)
+        if now != version:
+            warnings.append(f"{name} version differs: baseline {version}, this run {now}")
+    for name, old in baseline["engines"].items():
+        new = summary["engines"].get(name)
+        if new is None:
+            warnings.append(f"engine {name} is in the baseline but not in this run")
+            continue
+        if old.get("status") == "ok" and new["status"] != "ok":
+            regressions.append(f"{name}: status {new['status']} (baseline ok): {new.get('reason', '')}")
+            continue
+        for metric in METRICS:
+            before, now = old.get(metric), _get(new, metric)
+            if before is None or now is None:
+                continue
+            limit = before * (1 + rel_band) + old.get(f"{metric}.floor", 0.0)
+            if now > limit:
+                regressions.append(f"{name}: {metric} regressed: {now:.3g} > baseline {before:.3g} "
+                                   f"(limit {limit:.3g})")
+    return {"regressions": regressions, "warnings": warnings, "rel_band": rel_band}
+
+
+def update_baseline(path: str | Path, summary: dict) -> Path | None:
+    """Write the baseline for ``summary`` to ``path``; keep an existing one as ``path.bak``. Returns the backup."""
+    path = Path(path)
+    backup = None
+    if path.exists():
+        backup = path.with_name(path.name + ".bak")
+        write_bytes_atomic(backup, path.read_bytes())
+    write_json_atomic(path, baseline_from_summary(summary))
+    return backup

@@ -1,0 +1,440 @@
+"""Run a comparison of engines against the analytic reference: one entry point, :func:`compare`.
+
+For one arm and one torque profile, every engine is measured against the
+analytic model on six things (each with its tolerance, see
+:mod:`crossdyn.comparisons.tolerances`):
+
+1. **trajectory** under the profile from a start near the hanging equilibrium:
+   error against the reference (analytic model, adaptive DOP853 restarted at each
+   hold interval), divergence time, self-consistency (same engine at dt/2 with the
+   torque still held for dt) and its Richardson error estimate, and the error
+   against the analytic model run with the *same* integrator (isolates model error);
+2. **inverse dynamics**, 3. **forward dynamics** and **mass matrix** at
+   ``n_states`` random states;
+4. **energy** in free motion from the same start (drift relative to the energy
+   scale) and the work–energy balance of the driven run;
+5. **convergence**: free-motion error at several dt against a dense DOP853
+   solution, the empirical order, and compute time per simulated second;
+6. **speed**: µs per step through the adapter (the driven run).
+
+An engine that cannot be built, raises, or diverges is recorded with its status
+and reason; the others go on.  Ctrl-C stops the run and returns what finished.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from crossdyn import __version__
+from crossdyn.comparisons import metrics
+from crossdyn.comparisons.tolerances import Tolerances
+from crossdyn.models.spec import ArmSpec
+
+DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio")
+"""Engines of a default comparison (those installed): MuJoCo with Euler and RK4."""
+
+ORDER = {"semi-implicit-euler": 1, "euler": 1, "rk4": 4, "reference": 8, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
+
+
+@dataclass
+class CompareOptions:
+    """Options of :func:`compare` (defaults give the run of ``crossdyn compare ARM``)."""
+
+    duration: float = 3.0
+    dt: float = 1e-3
+    engines: tuple[str, ...] | None = None
+    profile: str | None = None  # a profile name or CSV path; None: the default multi-sine
+    tolerances: Tolerances = field(default_factory=Tolerances)
+    n_states: int = 1000
+    seed: int = 0
+    convergence_dts: tuple[float, ...] = (4e-3, 2e-3, 1e-3, 5e-4)
+    convergence_duration: float = 1.0
+    progress: Callable[[str], None] | None = None
+
+
+@dataclass
+class EngineRun:
+    """Everything measured for one engine (arrays for plots, ``summary`` for JSON)."""
+
+    name: str
+    status: str = "ok"
+    reason: str = ""
+    config: dict = field(default_factory=dict)
+    driven: object = None  # Trajectory
+    free: object = None  # Trajectory
+    free_energy: np.ndarray | None = None
+    driven_energy: np.ndarray | None = None
+    id_errors: np.ndarray | None = None
+    convergence: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compare`."""
+
+    spec: ArmSpec
+    options: CompareOptions
+    profile: object
+    q0: np.ndarray
+    reference: object  # Trajectory
+    reference_free: object
+    runs: dict
+    summary: dict
+    interrupted: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.summary["verdict"] == "pass"
+
+
+def hanging_start(spec: ArmSpec) -> np.ndarray:
+    """A start near the stable equilibrium: the hanging configuration plus small alternating offsets."""
+    from crossdyn.comparisons.profiles import hanging_configuration
+
+    return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
+
+
+def same_integrator(engine) -> str | None:
+    """The analytic integrator that performs the same arithmetic as ``engine``'s, or None.
+
+    Adapters name their scheme in crossdyn's terms (``engine.integrator``): PyBullet and
+    MuJoCo ``Euler`` are ``semi-implicit-euler`` — unless MuJoCo integrates damping
+    implicitly (``eulerdamp``) on a damped arm, which no analytic scheme reproduces.
+    """
+    if getattr(engine, "name", "").startswith("analytic"):
+        return None  # it *is* the analytic model
+    scheme = str(getattr(engine, "integrator", ""))
+    if engine.name.startswith("mujoco") and engine.spec.has_damping and engine.config().get("eulerdamp"):
+        return None
+    return scheme if scheme in ("rk4", "semi-implicit-euler", "euler") else None
+
+
+def integration_order(engine) -> int:
+    return ORDER.get(str(getattr(engine, "integrator", "")), 1)
+
+
+def held(profile, period: float):
+    """``profile`` re-sampled only every ``period`` s: runs at dt/2 that keep the dt zero-order hold.
+
+    Open loop: τ(t) = profile(⌊t/period⌋·period).  Closed loop: the torque computed at the
+    start of each period (from the state then) is held for the whole period.
+    """
+    from crossdyn.comparisons.profiles import OpenLoopProfile, Profile
+
+    if not profile.closed_loop:
+        class _HeldOpen(OpenLoopProfile):
+            name = profile.name
+
+            def sample(self, times):
+                grid = np.floor(np.asarray(times) / period + 1e-9) * period
+                return profile.sample(grid)
+
+            def params(self):
+                return {**profile.params(), "held_for_s": period}
+
+            def validate(self, n, duration):
+                profile.validate(n, duration)
+
+        return _HeldOpen(profile.n)
+
+    class _HeldClosed(Profile):
+        name = profile.name
+        closed_loop = True
+
+        def __init__(self):
+            super().__init__(profile.n)
+            self._next, self._tau = -math.inf, None
+
+        def __call__(self, t, q, qd):
+            if t >= self._next - 1e-9 * period:
+                self._tau = np.array(profile(t, q, qd), dtype=float)
+                self._next = (math.floor(t / period + 1e-9) + 1) * period
+            return self._tau
+
+        def params(self):
+            return {**profile.params(), "held_for_s": period}
+
+    return _HeldClosed()
+
+
+def _versions() -> dict:
+    import platform
+    from importlib import metadata
+
+    out = {"crossdyn": __version__, "python": platform.python_version()}
+    for dist in ("numpy", "scipy", "mujoco", "pybullet", "pin", "sympy"):
+        try:
+            out["pinocchio" if dist == "pin" else dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out["pinocchio" if dist == "pin" else dist] = None
+    return out
+
+
+def _states(spec: ArmSpec, count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    n = spec.n
+    return (rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-10, 10, (count, n)),
+            rng.uniform(-50, 50, (count, n)), rng.uniform(-1, 1, (count, n)) * spec.torque_scale())
+
+
+def _dense_free_reference(spec: ArmSpec, q0, duration: float):
+    from scipy.integrate import solve_ivp
+
+    from crossdyn.analytic.codegen import MAX_N, compile_model
+    from crossdyn import analytic
+
+    n = spec.n
+    zero = (0.0,) * n
+    if n <= MAX_N:
+        fd = compile_model(spec).fd
+        rhs = lambda t, x: np.concatenate([x[n:], fd(x[:n], x[n:], zero)])  # noqa: E731
+    else:
+        rhs = lambda t, x: np.concatenate([x[n:], analytic.forward_dynamics(spec, x[:n], x[n:], np.zeros(n))])  # noqa
+    return solve_ivp(rhs, (0.0, duration), np.concatenate([q0, np.zeros(n)]), method="DOP853",
+                     rtol=1e-12, atol=1e-12, dense_output=True)
+
+
+def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
+    """Compare every requested engine against the analytic reference (see the module docstring)."""
+    from crossdyn import analytic
+    from crossdyn.comparisons.profiles import default_profile, make_profile
+    from crossdyn.comparisons.runner import run_engine
+    from crossdyn.engines import available_engines, make_engine
+    from crossdyn.models.inertia import engine_inertias
+
+    opt = options or CompareOptions()
+    tol = opt.tolerances
+    say = opt.progress or (lambda msg: None)
+    engines = list(opt.engines) if opt.engines else [e for e in DEFAULT_ENGINES if e in available_engines()]
+    profile = default_profile(spec) if opt.profile is None else make_profile(opt.profile, spec)
+    q0 = hanging_start(spec)
+    qd0 = np.zeros(spec.n)
+    dt, duration = opt.dt, opt.duration
+    params = spec.params()
+    escale, tscale = spec.energy_scale(), spec.torque_scale()
+    free_profile = make_profile("zero", spec)
+
+    say(f"[{spec.name}] reference: analytic model, DOP853 (rtol = atol = 1e-12), {duration:g} s at dt = {dt:g} s")
+    ref_engine = make_engine("analytic-reference", spec, dt)
+    reference = run_engine(ref_engine, profile, q0, qd0, duration)
+    reference_free = run_engine(ref_engine, free_profile, q0, qd0, duration)
+    same_cache: dict = {}
+    qs, qds, qdds, taus = _states(spec, opt.n_states, opt.seed)
+    tau_ref = analytic.inverse_dynamics(spec, qs, qds, qdds)
+    M_ref = analytic.mass_matrix(spec, qs)
+    qdd_ref = analytic.forward_dynamics(spec, qs, qds, taus)
+    conv_q0 = q0 + 0.5 * np.array([(-1) ** i for i in range(spec.n)])
+    dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) if opt.convergence_dts else None
+
+    runs: dict[str, EngineRun] = {}
+    interrupted = False
+    for name in engines:
+        run = EngineRun(name)
+        runs[name] = run
+        if interrupted:
+            run.status, run.reason = "skipped", "interrupted (Ctrl-C) before this engine ran"
+            continue
+        try:
+            _measure_engine(run, spec, opt, profile, free_profile, q0, qd0, reference, same_cache,
+                            (qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref), conv_q0, dense, say)
+        except KeyboardInterrupt:
+            interrupted = True
+            run.status, run.reason = "skipped", "interrupted (Ctrl-C) while this engine ran"
+        except Exception as e:  # noqa: BLE001 — contain any engine failure, report it, go on
+            run.status, run.reason = "failed", f"{type(e).__name__}: {e}"
+            say(f"[{spec.name}] {name}: failed: {run.reason}")
+
+    _, subs = engine_inertias(spec)
+    summary = {
+        "schema": "crossdyn.compare/1",
+        "arm": spec.name,
+        "dof": spec.n,
+        "spec": spec.to_dict(),
+        "dt": dt,
+        "duration": duration,
+        "profile": profile.params(),
+        "start": {"q0": q0.tolist(), "qd0": qd0.tolist()},
+        "reference": {"model": "analytic (closed form / symbolic)", "integrator": "DOP853", "rtol": 1e-12,
+                      "atol": 1e-12, "restarted_each_step": True, "status": reference.status},
+        "energy_scale_j": escale,
+        "torque_scale_nm": tscale,
+        "inertia_substitutions": [s.as_dict() for s in subs],
+        "versions": _versions(),
+        "tolerances": tol.as_dict(),
+        "engines": {name: run.summary | {"status": run.status, "reason": run.reason, "config": run.config}
+                    for name, run in runs.items()},
+        "interrupted": interrupted,
+    }
+    failures = []
+    for name, run in runs.items():
+        if run.status != "ok":
+            if run.status != "skipped":
+                failures.append(f"{name}: {run.status}: {run.reason}")
+            continue
+        for metric, values in run.summary.items():
+            if isinstance(values, dict) and values.get("pass") is False:
+                failures.append(f"{name}: {metric}: {values.get('failed_because', 'out of tolerance')}")
+    summary["failures"] = failures
+    summary["verdict"] = "fail" if failures or reference.status != "ok" else "pass"
+    return Comparison(spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
+
+
+def _check(value, limit) -> bool:
+    return value is not None and limit is not None and value <= limit
+
+
+def _measure_engine(run: EngineRun, spec, opt, profile, free_profile, q0, qd0, reference, same_cache, static,
+                    conv_q0, dense, say) -> None:
+    from crossdyn.comparisons.runner import run_engine
+    from crossdyn.engines import make_engine
+
+    tol = opt.tolerances
+    dt, duration = opt.dt, opt.duration
+    params = spec.params()
+    name = run.name
+    engine = make_engine(name, spec, dt)
+    try:
+        run.config = engine.config()
+        say(f"[{spec.name}] {name}: driven run ({profile.name})")
+        t0 = time.perf_counter()
+        driven = run_engine(engine, profile, q0, qd0, duration)
+        wall = time.perf_counter() - t0
+        run.driven = driven
+        steps = max(len(driven.t) - 1, 1)
+        if driven.status != "ok":
+            run.status = driven.status
+            run.reason = driven.message or f"{driven.status} at t = {driven.diverged_at} s"
+        traj = metrics.trajectory_errors(driven.t, driven.q, reference.q, params, tol.divergence_rad)
+
+        # self-consistency: the same engine at dt/2, torque still held for dt
+        order = integration_order(engine)
+        with make_engine(name, spec, dt / 2) as half_engine:
+            half = run_engine(half_engine, held(profile, dt), q0, qd0, duration)
+        q_half = half.q[::2]
+        self_cons = metrics.max_abs(driven.q[: len(q_half)], q_half[: len(driven.q)]) if half.status == "ok" else None
+        estimate = metrics.richardson_estimate(driven.q, q_half, order) if half.status == "ok" else None
+        if tol.trajectory_abs_rad is not None:
+            traj_tol = tol.trajectory_abs_rad
+        elif estimate is not None:
+            traj_tol = tol.trajectory_factor * estimate + tol.trajectory_floor_rad
+        else:
+            traj_tol = None
+        traj.update(self_consistency_rad=self_cons, richardson_estimate_rad=estimate, integration_order=order,
+                    tolerance_rad=traj_tol)
+
+        # same integrator, analytic model: integration error cancels, model error remains
+        scheme = same_integrator(engine)
+        if scheme is not None:
+            if scheme not in same_cache:
+                ana = make_engine({"semi-implicit-euler": "analytic-euler", "rk4": "analytic-rk4",
+                                   "euler": "analytic-explicit-euler"}[scheme], spec, dt)
+                same_cache[scheme] = run_engine(ana, profile, q0, qd0, duration)
+            same = same_cache[scheme]
+            traj["same_integrator"] = scheme
+            traj["same_integrator_error_rad"] = metrics.max_abs(driven.q[: len(same.q)], same.q[: len(driven.q)])
+            traj["same_integrator_tolerance_rad"] = tol.trajectory_same_integrator_rad
+        else:
+            traj["same_integrator"] = None
+            traj["same_integrator_error_rad"] = None
+        ok_ref = _check(traj["max_abs_error_rad"], traj_tol)
+        ok_same = scheme is None or _check(traj["same_integrator_error_rad"], tol.trajectory_same_integrator_rad)
+        traj["pass"] = bool(ok_ref and ok_same and driven.status == "ok")
+        if not traj["pass"]:
+            why = []
+            if driven.status != "ok":
+                why.append(f"run {driven.status}")
+            if not ok_ref:
+                why.append(f"max error vs reference {traj['max_abs_error_rad']:.3g} rad > tolerance "
+                           f"{traj_tol if traj_tol is None else f'{traj_tol:.3g}'} rad")
+            if not ok_same:
+                why.append(f"error vs analytic {scheme} {traj['same_integrator_error_rad']:.3g} rad > "
+                           f"{tol.trajectory_same_integrator_rad:g} rad (model differs)")
+            traj["failed_because"] = "; ".join(why)
+        run.summary["trajectory"] = traj
+
+        # static quantities at random states
+        qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref = static
+        say(f"[{spec.name}] {name}: inverse/forward dynamics and mass matrix at {len(qs)} states")
+        tau_e = np.array([engine.inverse_dynamics(qs[k], qds[k], qdds[k]) for k in range(len(qs))])
+        M_e = np.array([engine.mass_matrix(qs[k]) for k in range(len(qs))])
+        qdd_e = np.array([engine.forward_dynamics(qs[k], qds[k], taus[k]) for k in range(len(qs))])
+        run.id_errors = tau_e - tau_ref
+        tscale = spec.torque_scale()
+        mscale = float(np.max(np.abs(M_ref)))
+        ascale = max(1.0, float(np.max(np.abs(qdd_ref))))
+        id_max = metrics.max_abs(tau_e, tau_ref)
+        run.summary["inverse_dynamics"] = {
+            "max_abs_error_nm": id_max, "max_abs_error_per_joint_nm": metrics.per_entry_max(tau_e, tau_ref),
+            "rms_error_per_joint_nm": np.sqrt(np.mean((tau_e - tau_ref) ** 2, axis=0)).tolist(),
+            "states": len(qs), "tolerance_nm": tol.inverse_dynamics_rel * tscale,
+            "pass": id_max <= tol.inverse_dynamics_rel * tscale,
+        }
+        fd_max = metrics.max_abs(qdd_e, qdd_ref)
+        run.summary["forward_dynamics"] = {
+            "max_abs_error": fd_max, "max_abs_error_per_joint": metrics.per_entry_max(qdd_e, qdd_ref),
+            "unit": "rad/s^2", "tolerance": tol.forward_dynamics_rel * ascale,
+            "pass": fd_max <= tol.forward_dynamics_rel * ascale,
+        }
+        m_max = metrics.max_abs(M_e, M_ref)
+        run.summary["mass_matrix"] = {
+            "max_abs_error": m_max, "max_abs_error_per_entry": metrics.per_entry_max(M_e, M_ref),
+            "unit": "kg m^2", "tolerance": tol.mass_matrix_rel * mscale, "pass": m_max <= tol.mass_matrix_rel * mscale,
+        }
+        for key in ("inverse_dynamics", "forward_dynamics", "mass_matrix"):
+            s = run.summary[key]
+            if not s["pass"]:
+                err = s.get("max_abs_error_nm", s.get("max_abs_error"))
+                s["failed_because"] = f"max error {err:.3g} > tolerance {s.get('tolerance_nm', s.get('tolerance')):.3g}"
+
+        # energy: free swing from the same start, and the work–energy balance of the driven run
+        say(f"[{spec.name}] {name}: free swing (energy)")
+        free = run_engine(engine, free_profile, q0, qd0, duration)
+        run.free = free
+        run.free_energy = np.array([sum(engine.energy(q, v)) for q, v in zip(free.q, free.qd)])
+        run.driven_energy = np.array([sum(engine.energy(q, v)) for q, v in zip(driven.q, driven.qd)])
+        escale = spec.energy_scale()
+        drift = metrics.energy_drift(run.free_energy, escale)
+        b = np.array([l.damping for l in spec.links])
+        fc = np.array([l.friction for l in spec.links])
+        residual = metrics.work_energy_residual(driven.q, driven.qd, driven.tau, run.driven_energy, dt, b, fc)
+        energy_tol = tol.energy_for(scheme or str(engine.integrator))
+        wer = float(np.max(np.abs(residual))) / escale
+        energy = {"max_rel_drift": drift if not spec.has_damping and not spec.has_friction else None,
+                  "work_energy_residual_rel": wer, "energy_scale_j": escale, "tolerance": energy_tol,
+                  "free_status": free.status}
+        energy["pass"] = bool(free.status == "ok" and wer <= energy_tol
+                              and (energy["max_rel_drift"] is None or drift <= energy_tol))
+        if not energy["pass"]:
+            energy["failed_because"] = (f"free-swing drift {drift:.3g}, work-energy residual {wer:.3g} "
+                                        f"(relative to {escale:.4g} J) vs tolerance {energy_tol:g}")
+        run.summary["energy"] = energy
+
+        # speed
+        run.summary["speed"] = {"us_per_step": wall / steps * 1e6, "steps": steps}
+
+        # convergence (free motion, dense DOP853 reference)
+        if dense is not None:
+            say(f"[{spec.name}] {name}: convergence at dt = {', '.join(f'{d:g}' for d in opt.convergence_dts)} s")
+            errs, costs = [], []
+            for cdt in opt.convergence_dts:
+                with make_engine(name, spec, cdt) as ce:
+                    t1 = time.perf_counter()
+                    ctraj = run_engine(ce, free_profile, conv_q0, np.zeros(spec.n), opt.convergence_duration)
+                    cost = (time.perf_counter() - t1) / opt.convergence_duration
+                exact = dense.sol(ctraj.t)[: spec.n].T
+                errs.append(metrics.max_abs(ctraj.q, exact) if ctraj.status == "ok" else None)
+                costs.append(cost)
+            run.convergence = {"dt": list(opt.convergence_dts), "max_abs_error_rad": errs,
+                               "compute_s_per_sim_s": costs}
+            run.summary["convergence"] = {
+                "dt_s": list(opt.convergence_dts), "max_abs_error_rad": errs,
+                "compute_s_per_sim_s": costs, "empirical_order": metrics.empirical_order(opt.convergence_dts, errs),
+                "expected_order": order,
+            }
+    finally:
+        engine.close()

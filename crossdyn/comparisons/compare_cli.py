@@ -1,0 +1,222 @@
+"""``crossdyn compare`` and ``crossdyn demo``: run comparisons, write reports, exit 0 / 1 / 2.
+
+Exit codes: 0 every metric within tolerance (and no regression); 1 a metric out of
+tolerance, an engine diverged or failed, or a baseline regression; 2 bad usage or
+bad input (the message names the option or file and the value).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def add_parsers(sub) -> None:
+    """Register ``compare`` and ``demo`` (imports nothing heavy)."""
+    p = sub.add_parser("compare", help="compare engines against the analytic model on one arm",
+                       description="Compare every engine against the analytic reference on ARM and write "
+                                   "summary.json, time series, plots and report.md/report.html into --out.")
+    p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
+    _common(p)
+    p.add_argument("--baseline", metavar="FILE", help="compare with a stored baseline; regressions fail")
+    p.add_argument("--update-baseline", action="store_true", help="write this run's metrics to --baseline FILE")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: crossdyn-report/ARM)")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("demo", help="the default comparison of planar2r and planar3r (what `make demo` runs)")
+    _common(p)
+    p.add_argument("--out", default="reports/demo", metavar="DIR", help="output directory (default reports/demo)")
+    p.set_defaults(func=cmd_demo)
+
+
+def _common(p) -> None:
+    p.add_argument("--profile", metavar="NAME|FILE",
+                   help="torque profile name (zero, constant, step, sine, chirp, multisine, pd-gravity, "
+                        "computed-torque) or a CSV file; default: a multi-sine about the hanging equilibrium")
+    p.add_argument("--duration", type=float, default=3.0, metavar="S", help="seconds simulated (default 3)")
+    p.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step in seconds (default 0.001)")
+    p.add_argument("--engines", metavar="A,B,...",
+                   help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio — "
+                        "those installed); user:FILE runs your own equations")
+    p.add_argument("--tolerances", metavar="FILE", help="TOML file overriding default tolerances")
+    p.add_argument("--states", type=int, default=1000, metavar="N", help="random states for static metrics")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
+    p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
+    p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def _usage(msg: str):
+    from crossdyn.cli import UsageError
+
+    return UsageError(msg)
+
+
+def _options(args, spec):
+    from crossdyn.comparisons.compare import CompareOptions
+    from crossdyn.comparisons.tolerances import Tolerances, load_tolerances
+    from crossdyn.engines import available_engines, engine_names
+
+    for opt in ("duration", "dt"):
+        v = getattr(args, opt)
+        if not (math.isfinite(v) and v > 0):
+            raise _usage(f"--{opt}: must be a positive number of seconds, got {v!r}")
+    k = round(args.duration / args.dt)
+    if abs(k * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
+        raise _usage(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")
+    if args.states < 1:
+        raise _usage(f"--states: must be >= 1, got {args.states}")
+    engines = None
+    if args.engines:
+        engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
+        known = engine_names()
+        installed = available_engines()
+        for e in engines:
+            if e.startswith("user:"):
+                continue
+            if e not in known:
+                raise _usage(f"--engines: unknown engine {e!r}; valid engines: {', '.join(known)}, user:FILE")
+            if e not in installed:
+                raise _usage(f"--engines: engine {e!r} is not installed; installed: {', '.join(installed)}")
+    tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
+    progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
+                          tolerances=tol, n_states=args.states, seed=args.seed, progress=progress)
+
+
+def _check_out_dir(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".crossdyn-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise _usage(f"--out {out}: cannot write there: {e.strerror or e}") from None
+
+
+def _resolve_profile(args, spec):
+    """Validate --profile early (exit 2 on a bad name or file)."""
+    from crossdyn.comparisons.profiles import ProfileError, make_profile, profile_names
+
+    if args.profile is None:
+        return None
+    name = args.profile
+    try:
+        if name.endswith(".csv") or Path(name).is_file():
+            prof = make_profile("csv", spec, path=name)
+        elif name in profile_names() and name != "csv":
+            prof = make_profile(name, spec)
+        else:
+            raise ProfileError(f"--profile: unknown profile {name!r}; valid profiles: "
+                               f"{', '.join(n for n in profile_names() if n != 'csv')}, or a CSV file path")
+        prof.validate(spec.n, args.duration)
+    except ProfileError as e:
+        raise _usage(str(e)) from None
+    return prof
+
+
+def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = False) -> tuple[int, dict]:
+    from crossdyn.comparisons.baseline import compare_to_baseline, load_baseline, update_baseline
+    from crossdyn.comparisons.compare import compare
+    from crossdyn.comparisons.report import write_outputs
+    from crossdyn.io import write_json_atomic
+
+    opt = _options(args, spec)
+    opt.profile = _resolve_profile(args, spec)
+    base = None
+    if baseline and not update:
+        base = load_baseline(baseline)
+    _check_out_dir(out)
+    cmp = compare(spec, opt)
+    summary = cmp.summary
+    if base is not None:
+        result = compare_to_baseline(summary, base)
+        summary["baseline"] = {"file": str(baseline), **result}
+        if result["regressions"]:
+            summary["failures"] += [f"baseline: {r}" for r in result["regressions"]]
+            summary["verdict"] = "fail"
+    write_outputs(cmp, out, plots=not args.no_plots, animation=not (args.no_plots or args.no_animation))
+    if update and baseline:
+        if cmp.interrupted:
+            print(f"baseline {baseline} NOT updated: the run was interrupted", file=sys.stderr)
+        else:
+            backup = update_baseline(baseline, summary)
+            print(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
+    if cmp.interrupted:
+        print(f"interrupted: wrote the engines that finished to {out}", file=sys.stderr)
+    print(format_table(summary))
+    for w in summary.get("baseline", {}).get("warnings", []):
+        print(f"warning: baseline: {w}")
+    print(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
+    for f in summary["failures"]:
+        print(f"  FAIL {f}")
+    return (EXIT_OK if summary["verdict"] == "pass" else EXIT_FAIL), summary
+
+
+def format_table(summary: dict) -> str:
+    """A one-line-per-engine terminal table of the headline metrics."""
+    head = ["engine", "status", "traj max [rad]", "vs same integ.", "ID [N m]", "FD", "M", "energy", "order",
+            "us/step", "result"]
+    rows = [head]
+
+    def g(e, path):
+        for part in path.split("."):
+            e = e.get(part) if isinstance(e, dict) else None
+        return e
+
+    for name, e in summary["engines"].items():
+        fails = [m for m in ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
+                 if isinstance(e.get(m), dict) and e[m].get("pass") is False]
+        result = "FAIL" if (fails or e["status"] not in ("ok",)) else "pass"
+        if e["status"] == "skipped":
+            result = "skipped"
+        cells = [name, e["status"]]
+        for path in ("trajectory.max_abs_error_rad", "trajectory.same_integrator_error_rad",
+                     "inverse_dynamics.max_abs_error_nm", "forward_dynamics.max_abs_error",
+                     "mass_matrix.max_abs_error"):
+            v = g(e, path)
+            cells.append("-" if v is None else f"{v:.2e}")
+        v = g(e, "energy.max_rel_drift")
+        w = g(e, "energy.work_energy_residual_rel")
+        cells.append("-" if v is None and w is None else f"{(v if v is not None else w):.1e}")
+        v = g(e, "convergence.empirical_order")
+        cells.append("-" if v is None else f"{v:.2f}")
+        v = g(e, "speed.us_per_step")
+        cells.append("-" if v is None else f"{v:.1f}")
+        cells.append(result + (f" ({', '.join(fails)})" if fails else ""))
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [f"{summary['arm']} ({summary['dof']}R), dt = {summary['dt']:g} s, {summary['duration']:g} s, "
+             f"profile {summary['profile'].get('name')}"]
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def cmd_compare(args) -> int:
+    from crossdyn.models import load_arm
+
+    spec = load_arm(args.arm)
+    if args.update_baseline and not args.baseline:
+        raise _usage("--update-baseline needs --baseline FILE (where to write it)")
+    out = Path(args.out) if args.out else Path("crossdyn-report") / spec.name
+    code, _ = run_one(spec, args, out, args.baseline, args.update_baseline)
+    return code
+
+
+def cmd_demo(args) -> int:
+    from crossdyn.io import write_text_atomic
+    from crossdyn.models import get_preset
+
+    out = Path(args.out)
+    codes, lines = [], ["# crossdyn demo", ""]
+    for arm in ("planar2r", "planar3r"):
+        code, summary = run_one(get_preset(arm), args, out / arm)
+        codes.append(code)
+        lines.append(f"- [{arm}]({arm}/report.html): **{summary['verdict'].upper()}**")
+        print()
+    write_text_atomic(out / "index.md", "\n".join(lines) + "\n")
+    return max(codes)

@@ -1,0 +1,85 @@
+"""Discrepancy metrics: pure functions over arrays (no engines, no I/O).
+
+Each returns plain floats/lists so results go straight into ``summary.json``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from crossdyn.analytic.kinematics import end_effector
+from crossdyn.models.spec import ArmParams
+
+
+def _f(x) -> float | None:
+    """A JSON-safe float (None for NaN/inf)."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def trajectory_errors(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray, params: ArmParams,
+                      divergence_threshold: float) -> dict:
+    """Errors of a joint trajectory against a reference sampled at the same times.
+
+    Returns max and RMS |q − q_ref| over all joints and per joint (rad), the max
+    end-effector position error (m), and the divergence time: the first time the
+    max joint error exceeds ``divergence_threshold`` (None if it never does).
+    Only the common prefix of the two runs is compared.
+    """
+    k = min(len(q), len(q_ref))
+    err = np.abs(q[:k] - q_ref[:k])
+    ee = np.linalg.norm(end_effector(params, q[:k]) - end_effector(params, q_ref[:k]), axis=-1)
+    over = np.nonzero(err.max(axis=1) > divergence_threshold)[0]
+    return {
+        "max_abs_error_rad": _f(err.max()),
+        "rms_error_rad": _f(np.sqrt(np.mean(err**2))),
+        "max_abs_error_per_joint_rad": [_f(v) for v in err.max(axis=0)],
+        "rms_error_per_joint_rad": [_f(v) for v in np.sqrt(np.mean(err**2, axis=0))],
+        "ee_max_error_m": _f(ee.max()),
+        "divergence_time_s": _f(t[over[0]]) if len(over) else None,
+    }
+
+
+def max_abs(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+
+
+def per_entry_max(a: np.ndarray, b: np.ndarray) -> list:
+    """Max |a − b| over the first axis, per remaining entry (vector or matrix), as nested lists."""
+    return np.max(np.abs(np.asarray(a) - np.asarray(b)), axis=0).tolist()
+
+
+def richardson_estimate(q_dt: np.ndarray, q_half: np.ndarray, order: int) -> float:
+    """Estimated global error of a run at dt from the same run at dt/2: |q(dt) − q(dt/2)| 2ᵖ/(2ᵖ − 1)."""
+    k = min(len(q_dt), len(q_half))
+    return float(np.max(np.abs(q_dt[:k] - q_half[:k]))) * 2**order / (2**order - 1)
+
+
+def energy_drift(E: np.ndarray, scale: float) -> float:
+    """max |E(t) − E(0)| / scale."""
+    E = np.asarray(E, float)
+    return float(np.max(np.abs(E - E[0]))) / scale
+
+
+def work_energy_residual(q: np.ndarray, qd: np.ndarray, tau: np.ndarray, E: np.ndarray, dt: float,
+                         damping: np.ndarray, friction: np.ndarray) -> np.ndarray:
+    """E(t) − E(0) − ∫τ·q̇ dt + ∫(b q̇² + f_c |q̇|) dt at every sample (J).
+
+    The torque is a zero-order hold, so ∫τ·q̇ dt over step k is exactly τ_k·(q_{k+1} − q_k);
+    the dissipation integral uses the trapezoid rule.
+    """
+    K = min(len(tau), len(q) - 1)
+    work = np.concatenate([[0.0], np.cumsum(np.sum(tau[:K] * np.diff(q[: K + 1], axis=0), axis=1))])
+    power = np.sum(damping * qd[: K + 1] ** 2 + friction * np.abs(qd[: K + 1]), axis=1)
+    dissipated = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * dt)])
+    return (E[: K + 1] - E[0]) - work + dissipated
+
+
+def empirical_order(dts, errors) -> float | None:
+    """Slope of log(error) against log(dt) by least squares (None if fewer than 2 usable points)."""
+    pts = [(math.log(d), math.log(e)) for d, e in zip(dts, errors) if e is not None and e > 0 and math.isfinite(e)]
+    if len(pts) < 2:
+        return None
+    x, y = np.array(pts).T
+    return float(np.polyfit(x, y, 1)[0])
