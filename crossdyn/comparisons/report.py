@@ -133,6 +133,10 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     a1.set(xlabel="dt [s]", ylabel="max |q − q_exact| [rad]", title="convergence (free motion, 1 s)")
     a2.set(xlabel="compute time per simulated second [s]", ylabel="max |q − q_exact| [rad]", title="speed–accuracy")
     a1.legend(fontsize=7)
+    from matplotlib.ticker import NullFormatter
+
+    for ax in (a1, a2):
+        ax.xaxis.set_minor_formatter(NullFormatter())
     out["convergence.png"] = _png(fig)
 
     if animation:

@@ -1,0 +1,172 @@
+"""crossdyn compare: a correct set-up passes, broken set-ups fail naming the engine and metric,
+the summary follows its schema, the HTML report's images decode, and runs are deterministic."""
+import base64
+import io
+import json
+import re
+from importlib import resources
+
+import jsonschema
+import numpy as np
+import pytest
+from PIL import Image
+
+from crossdyn.cli import main
+from crossdyn.engines import register
+from crossdyn.engines.mujoco_engine import MuJoCoEngine
+
+TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s"}
+
+
+class WrongMassMuJoCo(MuJoCoEngine):
+    """MuJoCo built from an MJCF whose link-2 mass differs from the spec's by 2 % (the spec kept for reporting)."""
+
+    def __init__(self, spec, dt=1e-3, **kw):
+        super().__init__(spec.with_link(1, mass=spec.links[1].mass * 1.02), dt, **kw)
+        self.spec = spec
+
+
+register("pybullet-default-link-damping", "crossdyn.engines.pybullet_engine", "PyBulletEngine", link_damping=0.04)
+register("mujoco-wrong-mass", __name__, "WrongMassMuJoCo", integrator="Euler")
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("compare")
+    code = main(["compare", "planar3r", "--out", str(out), "--quiet"])
+    return code, out, json.loads((out / "summary.json").read_text())
+
+
+def test_default_compare_planar3r_passes(default_run):
+    code, out, summary = default_run
+    assert code == 0 and summary["verdict"] == "pass", summary["failures"]
+    assert set(summary["engines"]) == {"analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"}
+    for name, e in summary["engines"].items():
+        assert e["status"] == "ok"
+        assert e["inverse_dynamics"]["max_abs_error_nm"] < 1e-9 * summary["torque_scale_nm"]
+    # integrator orders measured, not assumed: Euler-type ~1, RK4 ~4
+    assert abs(summary["engines"]["pybullet"]["convergence"]["empirical_order"] - 1) < 0.2
+    assert abs(summary["engines"]["mujoco-rk4"]["convergence"]["empirical_order"] - 4) < 0.4
+    for f in ("summary.json", "timeseries.csv", "timeseries.parquet", "report.md", "report.html",
+              "angles.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png", "animation.gif"):
+        assert (out / f).stat().st_size > 0, f
+
+
+def test_summary_validates_against_documented_schema(default_run):
+    schema = json.loads(resources.files("crossdyn.comparisons").joinpath("summary.schema.json").read_text())
+    jsonschema.validate(default_run[2], schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**default_run[2], "verdict": "maybe"}, schema)
+
+
+def test_html_report_is_self_contained_and_images_decode(default_run):
+    html = (default_run[1] / "report.html").read_text()
+    images = re.findall(r'src="data:image/(png|gif);base64,([A-Za-z0-9+/=]+)"', html)
+    assert len(images) == 6
+    for kind, data in images:
+        img = Image.open(io.BytesIO(base64.b64decode(data)))
+        img.load()
+        assert img.format.lower() == kind and img.size[0] > 100
+    assert "PASS" in html and "Engine configuration audit" in html
+
+
+def test_timeseries_is_tidy(default_run):
+    import pandas as pd
+
+    df = pd.read_parquet(default_run[1] / "timeseries.parquet")
+    assert {"engine", "run", "t", "q1", "q3", "tau1", "err1", "energy"} <= set(df.columns)
+    assert set(df.engine) == {"reference", "analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"}
+    one = df[(df.engine == "pybullet") & (df.run == "driven")]
+    assert len(one) == 3001 and np.all(np.diff(one.t) > 0)
+
+
+def _strip_timings(obj):
+    if isinstance(obj, dict):
+        return {k: _strip_timings(v) for k, v in obj.items() if k not in TIMING_KEYS}
+    if isinstance(obj, list):
+        return [_strip_timings(v) for v in obj]
+    return obj
+
+
+def test_runs_are_deterministic(tmp_path, default_run):
+    out = tmp_path / "again"
+    assert main(["compare", "planar3r", "--out", str(out), "--quiet", "--no-plots"]) == 0
+    again = json.loads((out / "summary.json").read_text())
+    assert _strip_timings(again) == _strip_timings(default_run[2])
+
+
+def test_pybullet_link_damping_left_on_fails_and_names_engine_and_metric(tmp_path, capsys):
+    code = main(["compare", "planar3r", "--engines", "pybullet,pybullet-default-link-damping", "--duration", "1",
+                 "--out", str(tmp_path), "--quiet", "--no-plots"])
+    out = capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert code == 1 and summary["verdict"] == "fail"
+    bad = summary["engines"]["pybullet-default-link-damping"]
+    assert bad["trajectory"]["pass"] is False and bad["trajectory"]["same_integrator_error_rad"] > 1e-6
+    assert summary["engines"]["pybullet"]["trajectory"]["pass"] is True
+    assert "pybullet-default-link-damping: trajectory" in out
+
+
+def test_mjcf_with_a_different_mass_fails_on_static_metrics(tmp_path, capsys):
+    code = main(["compare", "planar3r", "--engines", "mujoco-wrong-mass", "--duration", "1",
+                 "--out", str(tmp_path), "--quiet", "--no-plots"])
+    out = capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    e = summary["engines"]["mujoco-wrong-mass"]
+    assert code == 1
+    for metric in ("inverse_dynamics", "mass_matrix", "forward_dynamics", "trajectory"):
+        assert e[metric]["pass"] is False, metric
+        assert f"mujoco-wrong-mass: {metric}" in out
+    # M entries involving link 2 only: M33 (link 3 alone) is untouched by link 2's mass
+    per_entry = np.array(e["mass_matrix"]["max_abs_error_per_entry"])
+    assert per_entry[2, 2] < 1e-12 and per_entry[0, 0] > 1e-3
+
+
+def test_baseline_update_compare_and_regression(tmp_path, capsys):
+    base = tmp_path / "baseline.json"
+    args = ["compare", "planar2r", "--engines", "mujoco,pinocchio", "--duration", "1", "--quiet", "--no-plots",
+            "--baseline", str(base)]
+    assert main(args + ["--out", str(tmp_path / "a")]) == 2  # no baseline yet: bad input
+    assert "--update-baseline" in capsys.readouterr().err
+    assert main(args + ["--update-baseline", "--out", str(tmp_path / "b")]) == 0
+    first = base.read_text()
+    assert main(args + ["--out", str(tmp_path / "c")]) == 0
+    assert base.read_text() == first  # comparing never rewrites it
+    data = json.loads(first)
+    data["engines"]["mujoco"]["trajectory.max_abs_error_rad"] /= 100  # pretend it used to be much better
+    data["versions"]["mujoco"] = "0.0.1"
+    base.write_text(json.dumps(data))
+    assert main(args + ["--out", str(tmp_path / "d")]) == 1
+    out = capsys.readouterr().out
+    assert "mujoco: trajectory.max_abs_error_rad regressed" in out and "mujoco version differs" in out
+    assert main(args + ["--update-baseline", "--out", str(tmp_path / "e")]) == 0
+    assert json.loads((tmp_path / "baseline.json.bak").read_text())["versions"]["mujoco"] == "0.0.1"
+
+
+def test_tolerance_file_overrides_and_is_validated(tmp_path, capsys):
+    tol = tmp_path / "tol.toml"
+    tol.write_text("trajectory_abs_rad = 1e-12\n")  # far tighter than Euler can meet
+    code = main(["compare", "planar2r", "--engines", "mujoco", "--duration", "0.5", "--tolerances", str(tol),
+                 "--out", str(tmp_path / "o"), "--quiet", "--no-plots"])
+    assert code == 1
+    tol.write_text("trajectory_abs_rad = -1\n")
+    assert main(["compare", "planar2r", "--tolerances", str(tol), "--out", str(tmp_path / "p")]) == 2
+    assert "trajectory_abs_rad" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--engines", "bullet"], "unknown engine 'bullet'"),
+    (["--profile", "square"], "unknown profile 'square'"),
+    (["--dt", "0"], "--dt"),
+    (["--duration", "0.0015"], "whole number"),
+])
+def test_bad_usage_exits_2(tmp_path, capsys, argv, fragment):
+    assert main(["compare", "planar2r", "--out", str(tmp_path), *argv]) == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_pytest_plugin_fixture(crossdyn_engines_agree):
+    summary = crossdyn_engines_agree("planar2r", engines=["mujoco-rk4", "pinocchio"], duration=0.5)
+    assert summary["verdict"] == "pass"
+    with pytest.raises(AssertionError, match="mujoco-wrong-mass"):
+        crossdyn_engines_agree("planar2r", engines=["mujoco-wrong-mass"], duration=0.5)
