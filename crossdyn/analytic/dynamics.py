@@ -25,6 +25,29 @@ from crossdyn.models.spec import ArmParams, ArmSpec
 
 SYMBOLIC_MAX_N = 8
 METHODS = ("auto", "closed", "symbolic", "rnea")
+CHUNK = 8192
+"""Large batches are evaluated in chunks of this many states, so temporaries stay in cache (~1.7× faster)."""
+
+
+def _chunked(fn):
+    """Evaluate ``fn(p, *arrays, method)`` on (N, n) batches in chunks of :data:`CHUNK` states."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(arm, *arrays, method: str = "auto"):
+        if arrays and isinstance(arrays[-1], str):  # method given positionally
+            arrays, method = arrays[:-1], arrays[-1]
+        p = as_params(arm)
+        arrays = [np.asarray(a, dtype=float) for a in arrays]
+        N = arrays[0].shape[0] if arrays[0].ndim == 2 else 0
+        if N <= CHUNK or any(a.shape[:-1] != (N,) for a in arrays) or p.L.ndim > 1:
+            return fn(p, *arrays, method=method)
+        out = np.empty(arrays[0].shape)
+        for s in range(0, N, CHUNK):
+            out[s:s + CHUNK] = fn(p, *(a[s:s + CHUNK] for a in arrays), method=method)
+        return out
+
+    return wrapper
 
 
 @lru_cache(maxsize=256)
@@ -97,6 +120,8 @@ def coriolis(arm, q, qd, method: str = "auto") -> np.ndarray:
         q = np.asarray(q, float)
         zero_g = p._replace(gravity=np.zeros_like(p.gravity))
         return _rnea.rnea(zero_g, q, qd, np.zeros_like(q))
+    if how == "closed":
+        return closed_form.CORIOLIS[p.n](p, np.asarray(q, float), np.asarray(qd, float))
     return np.einsum("...ij,...j->...i", coriolis_matrix(p, q, qd, how), np.asarray(qd, float))
 
 
@@ -116,20 +141,30 @@ def bias(arm, q, qd, method: str = "auto") -> np.ndarray:
     return coriolis(p, q, qd, method) + gravity(p, q, method) + friction(p, qd)
 
 
+@_chunked
 def inverse_dynamics(arm, q, qd, qdd, method: str = "auto") -> np.ndarray:
     """τ = M q̈ + C q̇ + G + F: shape (..., n)."""
     p = as_params(arm)
-    if _resolve(p.n, method) == "rnea":
+    how = _resolve(p.n, method)
+    if how == "rnea":
         return _rnea.rnea(p, q, qd, qdd) + friction(p, qd)
+    if how == "closed":
+        q, qd, qdd = (np.asarray(a, float) for a in (q, qd, qdd))
+        return closed_form.inverse_dynamics_closed(p, q, qd, qdd) + friction(p, qd)
     M = mass_matrix(p, q, method)
     return np.einsum("...ij,...j->...i", M, np.asarray(qdd, float)) + bias(p, q, qd, method)
 
 
+@_chunked
 def forward_dynamics(arm, q, qd, tau, method: str = "auto") -> np.ndarray:
     """q̈ = M⁻¹ (τ − C q̇ − G − F): shape (..., n)."""
     p = as_params(arm)
-    M = mass_matrix(p, q, method)
     rhs = np.asarray(tau, float) - bias(p, q, qd, method)
+    if _resolve(p.n, method) == "closed":
+        q = np.asarray(q, float)
+        shape = np.broadcast_shapes(q.shape, rhs.shape, p.L.shape)
+        return closed_form.solve_closed(p, np.broadcast_to(q, shape), np.broadcast_to(rhs, shape))
+    M = mass_matrix(p, q, method)
     rhs = np.broadcast_to(rhs, M.shape[:-1])
     return np.linalg.solve(M, rhs[..., None])[..., 0]
 
