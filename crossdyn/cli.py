@@ -78,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_info)
 
     # --- subcommands added by other modules register here (one line each) ---
-    # CHECK-SUBCOMMAND
+    from crossdyn.comparisons import checker_cli
+
+    checker_cli.add_parser(sub)
     from crossdyn.comparisons import compare_cli
 
     compare_cli.add_parsers(sub)

@@ -104,8 +104,12 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     """
     import importlib
 
+    if isinstance(name, str) and name.startswith("user:"):
+        from crossdyn.engines.user_engine import UserModelEngine
+
+        return UserModelEngine(spec, dt, path=name[len("user:"):], **options)
     if name not in _REGISTRY:
-        raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}")
+        raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
     module, cls, kwargs = _REGISTRY[name]
     try:
         mod = importlib.import_module(module)

@@ -1,0 +1,1176 @@
+"""``crossdyn check``: verify hand-derived M(q), C(q, q̇), G(q) against the analytic reference.
+
+The user writes a Python file defining
+
+* ``M(q, p)`` → n×n (also accepted: ``mass_matrix``),
+* ``C(q, qd, p)`` → the n×n matrix C (so that C q̇ is the Coriolis/centrifugal
+  torque) *or* the n-vector C q̇ — told apart by shape (also accepted:
+  ``coriolis``, ``bias``),
+* ``G(q, p)`` → the n-vector on the left-hand side, M q̈ + C q̇ + G = τ
+  (also accepted: ``gravity``),
+
+any of which may be missing; ``names={"M": "my_mass", …}`` maps other names.
+``p`` (:class:`UserParams`) carries the parameters both as 0-based sequences
+(``p.m``, ``p.L``, ``p.Lc``, ``p.J``, ``p.b``, ``p.fc``) and as 1-based scalars
+(``p.m1``, ``p.L1`` = ``p.l1``, ``p.Lc1`` = ``p.lc1``, ``p.J1`` = ``p.I1``, ``p.b1``,
+``p.fc1``, …), plus ``p.g`` = |gravity| (in-plane), ``p.gx``, ``p.gy`` and ``p.n``.
+
+What :func:`check` does
+-----------------------
+1. Evaluates the user's functions, one state at a time (they are plain Python),
+   at N random states (q uniform in [−π, π], q̇ in [−2, 2] rad/s) for the arm's
+   own parameters and for K random valid parameter sets, and compares every
+   entry of M, of C q̇, of the C matrix (when one is given) and of G with the
+   analytic reference (:mod:`crossdyn.analytic`).  An entry is wrong at a
+   parameter set when its largest error exceeds :data:`RTOL` × the largest
+   magnitude of that quantity at that set (rounding is ~1e-15).
+   Random parameter sets draw L in [0.4, 1.6] m and m in [0.5, 2.5] kg and keep
+   each link's kind: a uniform rod keeps Lc = L/2, J = mL²/12; a point mass
+   keeps Lc = L, J = 0 (so equations written for that kind of link are not
+   flagged); a general link draws Lc inside the link and J ≥ 0 (J stays 0 if
+   it is 0).  Gravity (direction and magnitude) stays the arm's.  Random sets
+   exist because errors hide behind special values: with L1 = 1 m, L1² = L1.
+2. Structural checks on the user's equations alone: M symmetric and positive
+   definite; Ṁ − 2C skew-symmetric when a C matrix is given (Ṁ by a central
+   finite difference of the user's M along q̇); energy conservation when the
+   user's equations are integrated in free motion with crossdyn's RK4
+   (E = ½ q̇ᵀ M_user q̇ + U, U the analytic potential; missing functions are
+   taken from the reference and the report says so).
+3. For every wrong entry, a diagnosis (:mod:`crossdyn.comparisons.diagnosis`):
+   the terms whose coefficients are off, with found and expected values, the
+   polynomial the coefficient error follows across the parameter sets, and
+   which parameters the entry depends on that it should not (or vice versa).
+
+A file that cannot be used — import error, missing or non-callable functions,
+wrong shapes, exceptions or non-finite values inside the user's functions —
+raises :class:`UserFileError` naming the function and the state, with the
+user's traceback (frames in their file only).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import inspect
+import io
+import itertools
+import math
+import sys
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn import analytic
+from crossdyn.analytic.integrators import STEPS
+from crossdyn.comparisons import diagnosis
+from crossdyn.engines.base import EngineError
+from crossdyn.models import ArmSpec, load_arm, params_from_arrays
+
+RTOL = 1e-6
+"""An entry is wrong when its error exceeds RTOL × the quantity's largest magnitude at that parameter set."""
+ATOL = 1e-12
+ENERGY_TOL = 1e-6
+"""Allowed energy drift in free motion, relative to the arm's energy scale (RK4 at 2 ms gives ~1e-10)."""
+DEFAULT_STATES = 1000
+DEFAULT_RANDOM_PARAMS = 20
+
+ROLE_NAMES = {"M": ("M", "mass_matrix"), "C": ("C", "coriolis", "bias"), "G": ("G", "gravity")}
+ROLE_ARGS = {"M": "(q, p)", "C": "(q, qd, p)", "G": "(q, p)"}
+UNITS = {"M": "kg m^2", "Cqd": "N m", "C": "N m s", "G": "N m"}
+QUANTITY_ROLE = {"M": "M", "Cqd": "C", "C": "C", "G": "G"}
+
+
+# =============================================================================== errors
+
+class UserFileError(EngineError):
+    """The user's file cannot be used: the message names the function, the state and the problem.
+
+    ``user_traceback`` holds the traceback restricted to frames in the user's file.
+    ``str(error)`` is the full report (message, state, traceback).
+    """
+
+    def __init__(self, message: str, *, function: str | None = None, where: str = "",
+                 user_traceback: str = ""):
+        self.message = message
+        self.function = function
+        self.where = where
+        self.user_traceback = user_traceback
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        lines = [self.message]
+        if self.where:
+            lines.append(self.where)
+        if self.user_traceback:
+            lines.append(self.user_traceback.rstrip())
+        return "\n".join(lines)
+
+
+def _same_file(a: str, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b
+    except (OSError, ValueError):
+        return False
+
+
+def user_traceback(exc: BaseException, path: Path) -> str:
+    """The traceback of ``exc`` with only the frames in the user's file, then the exception line."""
+    path = Path(path).resolve()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _same_file(f.filename, path)]
+    out = []
+    if frames:
+        out.append("Traceback (most recent call last; frames in your file only):\n")
+        out += traceback.format_list(frames)
+    out += traceback.format_exception_only(type(exc), exc)
+    return "".join(out)
+
+
+def _vec(x) -> str:
+    return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(x, float).ravel()) + "]"
+
+
+# =============================================================================== the p object
+
+_SEQUENCES = {"L": "L", "l": "L", "m": "m", "Lc": "Lc", "lc": "Lc", "J": "J", "I": "J", "b": "b", "fc": "fc"}
+
+
+class UserParams:
+    """The ``p`` passed to the user's functions (read-only).
+
+    0-based sequences (read-only NumPy arrays): ``p.L`` (= ``p.l``), ``p.m``,
+    ``p.Lc`` (= ``p.lc``), ``p.J`` (= ``p.I``), ``p.b``, ``p.fc``.
+    1-based scalars: ``p.L1`` (= ``p.l1``), ``p.m1``, ``p.Lc1`` (= ``p.lc1``),
+    ``p.J1`` (= ``p.I1``), ``p.b1``, ``p.fc1``, … up to the number of links.
+    Gravity: ``p.g`` = in-plane magnitude |(gx, gy)|, ``p.gx``, ``p.gy``,
+    ``p.gravity`` = (gx, gy, gz).  ``p.n`` = number of links.  ``p["m1"]`` works too.
+    """
+
+    def __init__(self, L, m, Lc, J, b, fc, gravity):
+        n = len(L)
+        d = self.__dict__
+        arrays = {}
+        for key, value in (("L", L), ("m", m), ("Lc", Lc), ("J", J), ("b", b), ("fc", fc)):
+            a = np.array(value, dtype=float)
+            a.setflags(write=False)
+            arrays[key] = a
+        for alias, key in _SEQUENCES.items():
+            d[alias] = arrays[key]
+            for i in range(n):
+                d[f"{alias}{i + 1}"] = float(arrays[key][i])
+        g = tuple(float(v) for v in gravity) + (0.0,) * (3 - len(gravity))
+        d["gravity"], d["gx"], d["gy"] = g, g[0], g[1]
+        d["g"] = math.hypot(g[0], g[1])
+        d["n"] = n
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        n = self.__dict__.get("n", 0)
+        base = name.rstrip("0123456789")
+        if base in _SEQUENCES and base != name:
+            raise AttributeError(f"p.{name}: this arm has {n} links (p.{base}1 … p.{base}{n})")
+        raise AttributeError(
+            f"p has no parameter {name!r}; available: sequences p.m, p.L (p.l), p.Lc (p.lc), p.J (p.I), p.b, "
+            f"p.fc (0-based), scalars p.m1 … p.m{n}, p.L1, p.Lc1, p.J1, … (1-based), p.g, p.gx, p.gy, p.n")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("p is read-only")
+
+    def __getitem__(self, key):
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            return self.__getattr__(key)
+
+    def __repr__(self) -> str:
+        d = self.__dict__
+        return (f"p(n={d['n']}, L={list(d['L'])}, m={list(d['m'])}, Lc={list(d['Lc'])}, J={list(d['J'])}, "
+                f"g={d['g']:g})")
+
+
+# =============================================================================== parameter sets
+
+def link_kinds(spec: ArmSpec) -> list[str]:
+    """``"rod"`` (Lc = L/2, J = mL²/12), ``"point"`` (Lc = L, J = 0) or ``"general"`` per link."""
+    kinds = []
+    for l in spec.links:
+        if math.isclose(l.com, l.length, rel_tol=1e-9) and l.inertia == 0:
+            kinds.append("point")
+        elif math.isclose(l.com, l.length / 2, rel_tol=1e-9) and \
+                math.isclose(l.inertia, l.mass * l.length**2 / 12, rel_tol=1e-9):
+            kinds.append("rod")
+        else:
+            kinds.append("general")
+    return kinds
+
+
+class ParamSet:
+    """One set of arm parameters, as crossdyn's :class:`ArmParams` and as the user's ``p``."""
+
+    def __init__(self, index: int, L, m, Lc, J, b, fc, gravity):
+        self.index = index
+        self.L, self.m, self.Lc, self.J = (np.array(v, float) for v in (L, m, Lc, J))
+        self.b, self.fc = np.array(b, float), np.array(fc, float)
+        self.gravity = tuple(float(v) for v in gravity)
+        self.arm = params_from_arrays(self.L, self.m, self.Lc, self.J, gravity=self.gravity[:2], b=self.b, fc=self.fc)
+        self.user = UserParams(self.L, self.m, self.Lc, self.J, self.b, self.fc, self.gravity)
+
+    @property
+    def label(self) -> str:
+        return "the arm's own parameters" if self.index == 0 else f"random parameter set {self.index}"
+
+    def with_values(self, **changes) -> "ParamSet":
+        vals = {k: getattr(self, k).copy() for k in ("L", "m", "Lc", "J", "b", "fc")}
+        vals.update(changes)
+        return ParamSet(self.index, **vals, gravity=self.gravity)
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "label": self.label, "L": self.L.tolist(), "m": self.m.tolist(),
+                "Lc": self.Lc.tolist(), "J": self.J.tolist()}
+
+    def describe(self) -> str:
+        return (f"L = {_vec(self.L)} m, m = {_vec(self.m)} kg, Lc = {_vec(self.Lc)} m, J = {_vec(self.J)} kg m^2")
+
+
+def own_params(spec: ArmSpec) -> ParamSet:
+    p = spec.params()
+    return ParamSet(0, p.L, p.m, p.Lc, p.J, p.b, p.fc, spec.gravity)
+
+
+def random_param_sets(spec: ArmSpec, count: int, rng: np.random.Generator) -> list[ParamSet]:
+    """``count`` random valid parameter sets that keep each link's kind and the arm's gravity."""
+    kinds = link_kinds(spec)
+    base = own_params(spec)
+    out = []
+    for k in range(1, count + 1):
+        L = rng.uniform(0.4, 1.6, spec.n)
+        m = rng.uniform(0.5, 2.5, spec.n)
+        Lc, J = np.empty(spec.n), np.empty(spec.n)
+        for i, kind in enumerate(kinds):
+            if kind == "rod":
+                Lc[i], J[i] = L[i] / 2, m[i] * L[i] ** 2 / 12
+            elif kind == "point":
+                Lc[i], J[i] = L[i], 0.0
+            else:
+                Lc[i] = L[i] * rng.uniform(0.15, 0.85)
+                J[i] = 0.0 if base.J[i] == 0 else m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+        out.append(ParamSet(k, L, m, Lc, J, base.b, base.fc, spec.gravity))
+    return out
+
+
+def free_parameters(kinds: list[str], own: ParamSet) -> list[tuple[str, int]]:
+    """The independent parameters per link: L, m always; Lc and J for general links (J if non-zero)."""
+    out = []
+    for i, kind in enumerate(kinds):
+        out += [("L", i), ("m", i)]
+        if kind == "general":
+            out.append(("Lc", i))
+            if own.J[i] != 0:
+                out.append(("J", i))
+    return out
+
+
+def perturbed(ps: ParamSet, kinds: list[str], name: str, i: int, factor: float) -> ParamSet:
+    """``ps`` with parameter ``name`` of link i scaled by ``factor``; a rod's or point's Lc and J follow."""
+    L, m, Lc, J = ps.L.copy(), ps.m.copy(), ps.Lc.copy(), ps.J.copy()
+    {"L": L, "m": m, "Lc": Lc, "J": J}[name][i] *= factor
+    if kinds[i] == "rod":
+        Lc[i], J[i] = L[i] / 2, m[i] * L[i] ** 2 / 12
+    elif kinds[i] == "point":
+        Lc[i], J[i] = L[i], 0.0
+    return ps.with_values(L=L, m=m, Lc=Lc, J=J)
+
+
+def special_values(own: ParamSet) -> list[tuple[set, str]]:
+    """Parameter values of the arm that can hide errors (a 1, or two equal values), with the parameters involved."""
+    out = []
+    n = len(own.L)
+    for i in range(n):
+        if own.L[i] == 1.0:
+            out.append(({f"L{i + 1}"}, f"L{i + 1} = 1 m, so L{i + 1}^2 = L{i + 1}"))
+        if own.m[i] == 1.0:
+            out.append(({f"m{i + 1}"}, f"m{i + 1} = 1 kg"))
+    for name in ("L", "m"):
+        arr = getattr(own, name)
+        for i, j in itertools.combinations(range(n), 2):
+            if arr[i] == arr[j]:
+                out.append(({f"{name}{i + 1}", f"{name}{j + 1}"}, f"{name}{i + 1} = {name}{j + 1}"))
+    return out
+
+
+# =============================================================================== the user's file
+
+_counter = itertools.count()
+
+
+def load_user_module(path: str | Path):
+    """Import the user's file as an isolated module (a unique name; its folder on sys.path while importing)."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserFileError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
+    name = f"crossdyn_user_{digest}_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise UserFileError(f"{path}: cannot be imported as Python (is it a .py file?)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(resolved.parent))
+    try:
+        with _quiet():
+            spec.loader.exec_module(module)
+    except (Exception, SystemExit) as e:
+        sys.modules.pop(name, None)
+        raise UserFileError(f"{path}: importing the file failed with {type(e).__name__}: {e}",
+                            user_traceback=user_traceback(e, resolved)) from None
+    finally:
+        try:
+            sys.path.remove(str(resolved.parent))
+        except ValueError:
+            pass
+    return module
+
+
+def parse_names(text: str | None) -> dict[str, str]:
+    """``"M=my_mass,C=my_cor"`` → {"M": "my_mass", "C": "my_cor"}; raises ValueError on bad syntax."""
+    if not text:
+        return {}
+    out = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise ValueError(f"--names: expected ROLE=NAME (ROLE one of M, C, G), got {item!r}")
+        role, name = (s.strip() for s in item.split("=", 1))
+        if role.upper() not in ROLE_NAMES:
+            raise ValueError(f"--names: unknown role {role!r}; roles are M, C and G")
+        if not name.isidentifier():
+            raise ValueError(f"--names: {name!r} is not a Python name")
+        out[role.upper()] = name
+    return out
+
+
+def resolve_functions(module, path: Path, names: dict[str, str] | None = None) -> dict[str, tuple[str, object]]:
+    """role → (name, function) for the roles the file defines; checks they are callable with the right arity."""
+    names = names or {}
+    found = {}
+    for role, candidates in ROLE_NAMES.items():
+        if role in names:
+            name = names[role]
+            if not hasattr(module, name):
+                defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
+                                 and getattr(v, "__module__", None) == module.__name__)
+                raise UserFileError(f"{path}: --names maps {role} to {name!r}, which the file does not define "
+                                    f"(its functions: {', '.join(defined) or 'none'})", function=name)
+            choice = [name]
+        else:
+            choice = [c for c in candidates if hasattr(module, c)]
+        if not choice:
+            continue
+        name = choice[0]
+        fn = getattr(module, name)
+        if not callable(fn):
+            raise UserFileError(f"{path}: {name} is a {type(fn).__name__}, not a function {name}{ROLE_ARGS[role]}",
+                                function=name)
+        nargs = 3 if role == "C" else 2
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+        if sig is not None:
+            try:
+                sig.bind(*([None] * nargs))
+            except TypeError:
+                raise UserFileError(f"{path}: {name}{sig} cannot be called as {name}{ROLE_ARGS[role]} "
+                                    f"({nargs} arguments)", function=name) from None
+        found[role] = (name, fn)
+    if not found:
+        raise UserFileError(f"{path}: defines none of M / mass_matrix, C / coriolis / bias, G / gravity "
+                            "(use --names M=...,C=...,G=... for other names)")
+    return found
+
+
+@contextlib.contextmanager
+def _quiet(sink: io.StringIO | None = None):
+    """Swallow the user's prints and NumPy warnings while their code runs."""
+    sink = sink if sink is not None else io.StringIO()
+    with contextlib.redirect_stdout(sink), warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield sink
+
+
+class UserModel:
+    """The user's functions, called safely: shapes and values are checked at every call.
+
+    ``strict=True`` (the checker) treats NaN/inf results as errors; ``strict=False``
+    (the engine) lets them through, as a diverging physics engine would.
+    """
+
+    def __init__(self, path: str | Path, n: int, names: dict[str, str] | None = None, strict: bool = True):
+        self.path = Path(path)
+        self.n = n
+        self.strict = strict
+        self.module = load_user_module(self.path)
+        self.functions = resolve_functions(self.module, self.path, names)
+        self.c_kind: str | None = None
+
+    def has(self, role: str) -> bool:
+        return role in self.functions
+
+    def name(self, role: str) -> str:
+        return self.functions[role][0]
+
+    def signature(self, role: str) -> str:
+        return self.name(role) + ROLE_ARGS[role]
+
+    def describe(self) -> dict[str, str | None]:
+        return {role: (self.signature(role) if role in self.functions else None) for role in ROLE_NAMES}
+
+    # -- calling
+    def _where(self, q, qd, ps) -> str:
+        s = f"at q = {_vec(q)}"
+        if qd is not None:
+            s += f", qd = {_vec(qd)}"
+        if ps is not None:
+            s += f", with {ps.label} ({ps.describe()})" if isinstance(ps, ParamSet) else f", {ps}"
+        return s
+
+    def _call(self, role: str, args: tuple, q, qd, ps):
+        name, fn = self.functions[role]
+        try:
+            out = fn(*args)
+        except (Exception, SystemExit) as e:
+            raise UserFileError(f"{name}{ROLE_ARGS[role]} raised {type(e).__name__}: {e}", function=name,
+                                where=self._where(q, qd, ps), user_traceback=user_traceback(e, self.path)) from None
+        try:
+            a = np.asarray(out)
+            if a.dtype.kind == "c":
+                raise TypeError("complex values")
+            if a.dtype.kind not in "fiub":
+                a = a.astype(float)
+            else:
+                a = a.astype(float, copy=False)
+        except (TypeError, ValueError) as e:
+            raise UserFileError(f"{name}{ROLE_ARGS[role]} returned {type(out).__name__} that is not an array of real "
+                                f"numbers ({str(e).splitlines()[0]})", function=name,
+                                where=self._where(q, qd, ps)) from None
+        return a
+
+    def _bad_shape(self, role, a, expected, q, qd, ps):
+        name = self.name(role)
+        raise UserFileError(f"{name}{ROLE_ARGS[role]} returned shape {a.shape}; expected {expected} for this "
+                            f"{self.n}-link arm", function=name, where=self._where(q, qd, ps))
+
+    def _finite(self, role, a, prefix, q, qd, ps):
+        if self.strict and not np.all(np.isfinite(a)):
+            bad = np.argwhere(~np.isfinite(a))[0]
+            entry = prefix + "".join(str(i + 1) for i in bad) if a.ndim else prefix
+            what = "NaN" if np.isnan(a[tuple(bad)]) else "an infinite value"
+            name = self.name(role)
+            raise UserFileError(f"{name}{ROLE_ARGS[role]} returned {what} (in {entry})", function=name,
+                                where=self._where(q, qd, ps))
+
+    def M(self, q, p, ps=None) -> np.ndarray:
+        n = self.n
+        a = self._call("M", (q.copy(), p), q, None, ps)
+        if a.shape != (n, n):
+            if n == 1 and a.size == 1:
+                a = a.reshape(1, 1)
+            else:
+                self._bad_shape("M", a, f"({n}, {n})", q, None, ps)
+        self._finite("M", a, "M", q, None, ps)
+        return a
+
+    def G(self, q, p, ps=None) -> np.ndarray:
+        n = self.n
+        a = self._call("G", (q.copy(), p), q, None, ps)
+        if a.shape != (n,):
+            if a.size == n and (a.ndim <= 1 or sorted(a.shape)[:-1] == [1] * (a.ndim - 1)):
+                a = a.reshape(n)
+            else:
+                self._bad_shape("G", a, f"({n},)", q, None, ps)
+        self._finite("G", a, "G", q, None, ps)
+        return a
+
+    def C(self, q, qd, p, ps=None) -> tuple[str, np.ndarray]:
+        """("matrix", C) or ("vector", C q̇), as the user's function returned it."""
+        n = self.n
+        a = self._call("C", (q.copy(), qd.copy(), p), q, qd, ps)
+        if a.shape == (n, n) and not (n == 1 and a.ndim < 2):
+            kind = "matrix"
+        elif a.size == n and (a.ndim <= 1 or sorted(a.shape)[:-1] == [1] * (a.ndim - 1)):
+            kind, a = "vector", a.reshape(n)
+        else:
+            self._bad_shape("C", a, f"({n}, {n}) for the matrix C or ({n},) for C qd", q, qd, ps)
+        if self.c_kind is None:
+            self.c_kind = kind
+        elif kind != self.c_kind:
+            name = self.name("C")
+            raise UserFileError(f"{name}{ROLE_ARGS['C']} returned a {kind} here but a {self.c_kind} elsewhere; "
+                                "return either the n x n matrix C or the n-vector C qd, always", function=name,
+                                where=self._where(q, qd, ps))
+        self._finite("C", a, "C", q, qd, ps)
+        return kind, a
+
+    def Cqd(self, q, qd, p, ps=None) -> np.ndarray:
+        kind, a = self.C(q, qd, p, ps)
+        return a @ qd if kind == "matrix" else a
+
+
+# =============================================================================== results
+
+@dataclass
+class EntryFinding:
+    """One entry that is wrong (or, for a valid non-Christoffel C matrix, noteworthy)."""
+
+    entry: str
+    quantity: str           # "M", "Cqd", "C", "G"
+    index: tuple
+    status: str             # "wrong" | "note"
+    unit: str
+    max_abs_error: float
+    max_rel_error: float
+    worst_param_set: int
+    worst_q: list
+    worst_qd: list | None
+    wrong_param_sets: list
+    n_param_sets: int
+    hidden_by_own_params: bool = False
+    mirror: str | None = None                          # "M31" for M13 when the user's M is symmetric
+    terms: list = field(default_factory=list)          # list[diagnosis.TermDiff]
+    terms_param_set: int | None = None
+    unexplained: float | None = None
+    basis_note: str = ""
+    dependence: list = field(default_factory=list)     # list[str]
+    messages: list = field(default_factory=list)       # list[str]: the diagnosis, in sentences
+
+    def to_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in (
+            "entry", "quantity", "status", "unit", "max_abs_error", "max_rel_error", "worst_param_set", "worst_q",
+            "worst_qd", "wrong_param_sets", "n_param_sets", "hidden_by_own_params", "mirror", "terms_param_set",
+            "unexplained", "basis_note", "dependence", "messages")}
+        d["index"] = [i + 1 for i in self.index]
+        d["terms"] = [t.to_dict() for t in self.terms]
+        return d
+
+
+@dataclass
+class StructuralCheck:
+    name: str
+    status: str   # "ok" | "failed" | "note" | "skipped"
+    message: str
+    value: float | None = None
+    details: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "status": self.status, "message": self.message, "value": self.value,
+                "details": self.details}
+
+
+@dataclass
+class CheckResult:
+    """Everything :func:`check` found; ``exit_code`` is 0 (all match) or 1 (something wrong)."""
+
+    arm: str
+    arm_spec: dict
+    file: str
+    n: int
+    functions: dict
+    c_form: str | None
+    states: int
+    random_params: int
+    seed: int
+    verdict: str                 # "correct" | "wrong"
+    findings: list               # list[EntryFinding] (wrong entries and notes)
+    entries: list                # per-entry summary dicts (every entry compared)
+    structure: list              # list[StructuralCheck]
+    notes: list
+    hints: list
+    param_sets: list
+    runtime_s: float = 0.0
+    rtol: float = RTOL
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.verdict == "correct" else 1
+
+    @property
+    def wrong(self) -> list:
+        return [f for f in self.findings if f.status == "wrong"]
+
+    def finding(self, entry: str) -> EntryFinding | None:
+        return next((f for f in self.findings if f.entry == entry), None)
+
+    def to_dict(self) -> dict:
+        return {
+            "tool": "crossdyn check", "arm": self.arm, "arm_spec": self.arm_spec, "file": self.file, "n": self.n,
+            "functions": self.functions, "c_form": self.c_form, "states": self.states,
+            "random_params": self.random_params, "seed": self.seed, "rtol": self.rtol,
+            "verdict": self.verdict, "exit_code": self.exit_code,
+            "wrong_entries": [f.entry for f in self.wrong],
+            "findings": [f.to_dict() for f in self.findings], "entries": self.entries,
+            "structure": [s.to_dict() for s in self.structure], "notes": self.notes, "hints": self.hints,
+            "param_sets": self.param_sets, "runtime_s": self.runtime_s,
+        }
+
+
+# =============================================================================== evaluation
+
+def entry_name(prefix: str, index: tuple, n: int) -> str:
+    sep = "," if n >= 10 else ""
+    return prefix + sep.join(str(i + 1) for i in index)
+
+
+def _evaluate_user(model: UserModel, sets: list[ParamSet], Q, QD, sink) -> dict:
+    n, S, N = model.n, len(sets), len(Q)
+    out = {}
+    Mu = np.empty((S, N, n, n)) if model.has("M") else None
+    Gu = np.empty((S, N, n)) if model.has("G") else None
+    Cu = None
+    with _quiet(sink):
+        for k, ps in enumerate(sets):
+            p = ps.user
+            for i in range(N):
+                q = Q[i]
+                if Mu is not None:
+                    Mu[k, i] = model.M(q, p, ps)
+                if model.has("C"):
+                    kind, c = model.C(q, QD[i], p, ps)
+                    if Cu is None:
+                        Cu = np.empty((S, N) + c.shape)
+                    Cu[k, i] = c
+                if Gu is not None:
+                    Gu[k, i] = model.G(q, p, ps)
+    if Mu is not None:
+        out["M"] = Mu
+    if Gu is not None:
+        out["G"] = Gu
+    if Cu is not None:
+        if model.c_kind == "matrix":
+            out["C"] = Cu
+            out["Cqd"] = np.einsum("skij,kj->ski", Cu, QD)
+        else:
+            out["Cqd"] = Cu
+    return out
+
+
+def _evaluate_reference(sets: list[ParamSet], Q, QD, want: set) -> dict:
+    out = {}
+    if "M" in want:
+        out["M"] = np.stack([analytic.mass_matrix(ps.arm, Q) for ps in sets])
+    if "Cqd" in want:
+        out["Cqd"] = np.stack([analytic.coriolis(ps.arm, Q, QD) for ps in sets])
+    if "C" in want:
+        out["C"] = np.stack([analytic.coriolis_matrix(ps.arm, Q, QD) for ps in sets])
+    if "G" in want:
+        out["G"] = np.stack([analytic.gravity(ps.arm, Q) for ps in sets])
+    return out
+
+
+def _entries(quantity: str, n: int) -> list[tuple]:
+    if quantity in ("M", "C"):
+        return [(i, j) for i in range(n) for j in range(n)]
+    return [(i,) for i in range(n)]
+
+
+def _prefix(quantity: str) -> str:
+    return {"M": "M", "C": "C", "Cqd": "Cqd", "G": "G"}[quantity]
+
+
+@dataclass
+class _Compared:
+    quantity: str
+    user: np.ndarray        # (S, N, …)
+    ref: np.ndarray
+    tol: np.ndarray         # (S,)
+    qscale: np.ndarray      # (S,)
+    err: np.ndarray         # (S, N, …) absolute
+    wrong: np.ndarray       # (S, …) bool: entry wrong at set
+
+
+def _compare(quantity: str, user: np.ndarray, ref: np.ndarray) -> _Compared:
+    S = user.shape[0]
+    axes = tuple(range(1, ref.ndim))
+    qscale = np.max(np.abs(ref), axis=axes) if ref.size else np.zeros(S)
+    tol = RTOL * qscale + ATOL
+    err = np.abs(user - ref)
+    emax = err.max(axis=1)                                       # (S, …)
+    wrong = emax > tol.reshape((S,) + (1,) * (emax.ndim - 1))
+    return _Compared(quantity, user, ref, tol, qscale, err, wrong)
+
+
+# =============================================================================== structure
+
+def _check_symmetric(Mu: np.ndarray, Mr: np.ndarray) -> StructuralCheck:
+    asym = np.abs(Mu - np.swapaxes(Mu, -1, -2))
+    scale = np.max(np.abs(Mr), axis=(1, 2, 3))
+    rel = asym.max(axis=(1, 2, 3)) / np.maximum(scale, 1e-300)
+    worst = float(asym.max())
+    if np.all(rel <= RTOL):
+        return StructuralCheck("M symmetric", "ok", f"max |M - M^T| = {worst:.3g} kg m^2", worst)
+    k, i, a, b = np.unravel_index(np.argmax(asym), asym.shape)
+    return StructuralCheck("M symmetric", "failed",
+                           f"your M is not symmetric: M{a + 1}{b + 1} - M{b + 1}{a + 1} = "
+                           f"{Mu[k, i, a, b] - Mu[k, i, b, a]:.4g} kg m^2 (max |M - M^T| = {worst:.3g})",
+                           worst, {"param_set": int(k), "state": int(i)})
+
+
+def _check_positive_definite(Mu: np.ndarray, Q, sets) -> StructuralCheck:
+    sym = 0.5 * (Mu + np.swapaxes(Mu, -1, -2))
+    eig = np.linalg.eigvalsh(sym)[..., 0]                       # (S, N) smallest
+    k, i = np.unravel_index(np.argmin(eig), eig.shape)
+    lo = float(eig[k, i])
+    scale = float(np.max(np.abs(np.linalg.eigvalsh(sym)[..., -1])))
+    if lo > 1e-12 * scale:
+        return StructuralCheck("M positive definite", "ok", f"smallest eigenvalue {lo:.4g} kg m^2", lo)
+    return StructuralCheck("M positive definite", "failed",
+                           f"your M is not positive definite: eigenvalue {lo:.4g} kg m^2 at q = {_vec(Q[i])} "
+                           f"with {sets[k].label}", lo, {"param_set": int(k), "q": Q[i].tolist()})
+
+
+def _check_skew(model: UserModel, sets, Q, QD, Cu: np.ndarray, Mr_scale: np.ndarray, sink,
+                per_set: int = 40, eps: float = 1e-6) -> StructuralCheck:
+    """N = Ṁ − 2C with Ṁ = (M(q + ε q̇) − M(q − ε q̇)) / 2ε from the user's M; N + Nᵀ must vanish."""
+    worst, where = 0.0, None
+    rel_worst = 0.0
+    n_states = min(per_set, len(Q))
+    with _quiet(sink):
+        for k, ps in enumerate(sets):
+            p = ps.user
+            qd_scale = float(np.max(np.abs(QD[:n_states]))) or 1.0
+            for i in range(n_states):
+                q, qd = Q[i], QD[i]
+                Mdot = (model.M(q + eps * qd, p, ps) - model.M(q - eps * qd, p, ps)) / (2 * eps)
+                N_ = Mdot - 2 * Cu[k, i]
+                s = float(np.max(np.abs(N_ + N_.T)))
+                rel = s / (max(Mr_scale[k], 1e-300) * qd_scale)
+                if rel > rel_worst:
+                    rel_worst, worst, where = rel, s, (k, i)
+    msg = f"max |N + N^T| = {worst:.3g} N m s for N = Mdot - 2C (Mdot by central differences of your M)"
+    status = "ok" if rel_worst <= 1e-5 else "failed"
+    details = {}
+    if where is not None and status != "ok":
+        k, i = where
+        details = {"param_set": int(k), "q": Q[i].tolist(), "qd": QD[i].tolist()}
+        msg += f", worst at q = {_vec(Q[i])}, qd = {_vec(QD[i])} with {sets[k].label}"
+    return StructuralCheck("Mdot - 2C skew-symmetric", status, msg, worst, details)
+
+
+def _check_energy(model: UserModel, spec: ArmSpec, own: ParamSet, rng, sink, starts: int = 2,
+                  dt: float = 2e-3, duration: float = 0.5) -> StructuralCheck:
+    """Integrate the user's M q̈ + C q̇ + G = 0 (no friction, τ = 0) with RK4; E = ½q̇ᵀM_user q̇ + U.
+
+    The same RK4 integrates crossdyn's model from the same starts; the allowed drift is
+    the larger of :data:`ENERGY_TOL` and 10 × the reference's own drift, so integration
+    error (which a fast multi-link swing can make ~1e-6) is never blamed on the user.
+    """
+    p = own.user
+    arm = own.arm._replace(b=np.zeros_like(own.arm.b), fc=np.zeros_like(own.arm.fc))
+    subs = [r for r in ("C", "G") if not model.has(r)]
+    where = "in the energy check (free motion from a random start)"
+
+    def fd(q, qd, tau):
+        M = model.M(q, p, where)
+        h = model.Cqd(q, qd, p, where) if model.has("C") else analytic.coriolis(arm, q, qd)
+        h = h + (model.G(q, p, where) if model.has("G") else analytic.gravity(arm, q))
+        return np.linalg.solve(M, tau - h)
+
+    def fd_ref(q, qd, tau):
+        return analytic.forward_dynamics(arm, q, qd, tau)
+
+    def energy(q, qd):
+        return 0.5 * qd @ model.M(q, p, where) @ qd + float(analytic.potential_energy(arm, q))
+
+    def energy_ref(q, qd):
+        return float(analytic.total_energy(arm, q, qd))
+
+    step = STEPS["rk4"]
+    steps = int(round(duration / dt))
+    scale = spec.energy_scale()
+    drift, ref_drift, worst_start = 0.0, 0.0, None
+    zero = np.zeros(spec.n)
+    name = "energy conserved in free motion"
+    with _quiet(sink):
+        for s in range(starts):
+            q0 = rng.uniform(-np.pi, np.pi, spec.n)
+            qd0 = rng.uniform(-1.0, 1.0, spec.n)
+            for f, e, is_ref in ((fd, energy, False), (fd_ref, energy_ref, True)):
+                q, qd = q0.copy(), qd0.copy()
+                E0 = e(q, qd)
+                for k in range(steps):
+                    try:
+                        q, qd = step(f, q, qd, zero, dt)
+                    except np.linalg.LinAlgError:
+                        return StructuralCheck(name, "failed", f"your M became singular at t = {(k + 1) * dt:.3g} s "
+                                               f"of a free swing from q0 = {_vec(q0)}, qd0 = {_vec(qd0)}", None)
+                    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd)) and np.max(np.abs(qd)) < 1e4):
+                        return StructuralCheck(name, "failed", f"your equations diverged at t = {(k + 1) * dt:.3g} s "
+                                               f"of a free swing from q0 = {_vec(q0)}, qd0 = {_vec(qd0)}", None)
+                    if (k + 1) % 5 == 0 or k + 1 == steps:
+                        d = abs(e(q, qd) - E0) / scale
+                        if is_ref:
+                            ref_drift = max(ref_drift, d)
+                        elif d > drift:
+                            drift, worst_start = d, (q0, qd0)
+    tol = max(ENERGY_TOL, 10 * ref_drift)
+    how = f"RK4, dt = {dt * 1e3:g} ms, {duration:g} s from {starts} random starts; your M"
+    how += "".join(f", reference {r}" for r in subs) + ", analytic potential"
+    status = "ok" if drift <= tol else "failed"
+    msg = (f"max drift {drift:.3g} of the energy scale {scale:.4g} J ({how}; crossdyn's model drifts {ref_drift:.2g} "
+           f"under the same integrator; tolerance {tol:.2g})")
+    details = {"reference_drift": ref_drift, "tolerance": tol}
+    if status == "failed" and worst_start is not None:
+        details.update(q0=worst_start[0].tolist(), qd0=worst_start[1].tolist())
+        msg += f"; worst from q0 = {_vec(worst_start[0])}, qd0 = {_vec(worst_start[1])}"
+    return StructuralCheck(name, status, msg, drift, details)
+
+
+# =============================================================================== diagnosis
+
+def _dependence(model: UserModel, quantities: dict, sets: list[ParamSet], kinds, base: int, Q, QD, sink,
+                n_states: int = 12, h: float = 1e-4) -> dict:
+    """Finite-difference sensitivities ∂e/∂ln P of user and reference entries, for each free parameter.
+
+    Returns quantity → (base, (param names, d_user, d_ref, d_err)), arrays of shape (P, …entry…).
+    """
+    ps0 = sets[base]
+    own = sets[0]
+    params = free_parameters(kinds, own)
+    labels = [f"{name}{i + 1}" for name, i in params]
+    Qs, QDs = Q[:n_states], QD[:n_states]
+    roles = {QUANTITY_ROLE[q] for q in quantities}
+    out_user = {q: [] for q in quantities}
+    out_ref = {q: [] for q in quantities}
+    with _quiet(sink):
+        for name, i in params:
+            vals_u = {q: [] for q in quantities}
+            vals_r = {q: [] for q in quantities}
+            for factor in (1 + h, 1 - h):
+                ps = perturbed(ps0, kinds, name, i, factor)
+                p = ps.user
+                user = {}
+                if "M" in roles:
+                    user["M"] = np.stack([model.M(q, p, ps) for q in Qs])
+                if "G" in roles:
+                    user["G"] = np.stack([model.G(q, p, ps) for q in Qs])
+                if "C" in roles:
+                    cs = [model.C(q, qd, p, ps)[1] for q, qd in zip(Qs, QDs)]
+                    c = np.stack(cs)
+                    user["C"] = c
+                    user["Cqd"] = np.einsum("kij,kj->ki", c, QDs) if model.c_kind == "matrix" else c
+                ref = _evaluate_reference([ps], Qs, QDs, set(quantities))
+                for q in quantities:
+                    vals_u[q].append(user[q])
+                    vals_r[q].append(ref[q][0])
+            for q in quantities:
+                out_user[q].append((vals_u[q][0] - vals_u[q][1]) / (2 * h))
+                out_ref[q].append((vals_r[q][0] - vals_r[q][1]) / (2 * h))
+    result = {}
+    for q in quantities:
+        du, dr = np.stack(out_user[q]), np.stack(out_ref[q])       # (P, states, …)
+        result[q] = (base, (labels, np.abs(du).max(axis=1), np.abs(dr).max(axis=1), np.abs(du - dr).max(axis=1)))
+    return result
+
+
+def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet], kinds, Q, QD,
+              dependence: dict | None, own_special: list[tuple[set, str]]) -> None:
+    """Fill in terms, polynomial differences, dependence and the messages of each finding."""
+    S = len(sets)
+    L = np.stack([ps.L for ps in sets])
+    m = np.stack([ps.m for ps in sets])
+    Lc = np.stack([ps.Lc for ps in sets])
+    J = np.stack([ps.J for ps in sets])
+    g = math.hypot(*sets[0].gravity[:2])
+    bases: dict = {}
+    cands: dict = {}
+    for f in findings:
+        cmp_ = compared[f.quantity]
+        if f.quantity not in bases:
+            bases[f.quantity] = diagnosis.make_basis(f.quantity, Q, QD)
+        basis = bases[f.quantity]
+        sel = (slice(None), slice(None)) + f.index
+        U, R = cmp_.user[sel].T, cmp_.ref[sel].T                  # (N, S)
+        k_star = 0 if 0 in f.wrong_param_sets or f.status == "note" else f.worst_param_set
+        f.terms_param_set = k_star
+        at = "at the arm's own parameters" if k_star == 0 else f"at random parameter set {k_star}"
+        if f.mirror:
+            f.messages.append(f"{f.entry} (and {f.mirror}: your M is symmetric) is wrong "
+                              f"at {len(f.wrong_param_sets)} of {S} parameter sets")
+        if basis is None:
+            f.messages.append("no term-by-term diagnosis: too few states for the basis of terms "
+                              "(increase --states)")
+        else:
+            f.basis_note = basis.note
+            cu, ru = diagnosis.fit(basis, U)
+            cr, _ = diagnosis.fit(basis, R)
+            resid_norm = np.linalg.norm(U - R, axis=0)
+            unexplained = ru / np.maximum(resid_norm, 1e-300)
+            f.unexplained = float(unexplained[k_star])
+            exact = bool(np.all(unexplained[resid_norm > 0] < 1e-6))
+            tol = RTOL * cmp_.qscale[k_star] + ATOL
+            tols = RTOL * cmp_.qscale + ATOL                          # (S,)
+            idx = diagnosis.off_terms(basis.names, cu[:, k_star], cr[:, k_star], tol, exact)
+            key = "G" if f.quantity == "G" else "other"
+            if key not in cands and S >= 4:
+                cands[key] = diagnosis.monomials(L, m, Lc, J, kinds, factor=g if key == "G" else 1.0,
+                                                 factor_name="g" if key == "G" else "")
+            for t in idx:
+                term = diagnosis.TermDiff(basis.names[t], float(cu[t, k_star]), float(cr[t, k_star]))
+                if exact and np.all(np.abs(cu[t] + cr[t]) <= tols) and np.all(np.abs(cr[t]) > tols):
+                    term.reading = "its sign is flipped (yours = -expected at every parameter set)"
+                elif exact and key in cands:
+                    fitres = diagnosis.explain_difference(cu[t] - cr[t], cands[key])
+                    if fitres is not None:
+                        coefs, names = fitres
+                        term.difference = diagnosis.format_polynomial(coefs, names)
+                        term.reading = diagnosis.reading(coefs, names) or None
+                f.terms.append(term)
+            swaps = _trig_swaps(basis.names, idx, cu, cr, tols) if exact else []
+            swapped = {name for pair in swaps for name in pair}
+            for t in f.terms:
+                f.messages.append(f"{f.entry}: {t.describe()} ({at})")
+                if t.term in swapped:
+                    continue
+                if t.difference:
+                    s = (f"    the difference in the {_term_phrase(t.term)} (yours - expected) is exactly "
+                         f"{t.difference} at every one of the {S} parameter sets")
+                    f.messages.append(s + (f": {t.reading}" if t.reading else ""))
+                elif t.reading:
+                    f.messages.append(f"    the {_term_phrase(t.term)}: {t.reading}")
+            for yours, expected in swaps:
+                f.messages.append(f"{f.entry}: {yours} is used where {expected} belongs (same coefficient, "
+                                  "at every parameter set)")
+            if not exact:
+                f.messages.append(f"{f.entry}: {100 * f.unexplained:.3g} % of the error is not a combination of the "
+                                  "usual terms (1, cos/sin of joint angles and their sums"
+                                  + {"Cqd": ", times qdi*qdj", "C": ", times qdj"}.get(f.quantity, "")
+                                  + "): look for products like cos(q2)*cos(q3) or squares like cos(q2)**2"
+                                  + ("; the coefficients above are approximate" if idx else ""))
+        involved = None
+        if dependence is not None and f.quantity in dependence and f.status == "wrong":
+            base, (labels, du, dr, de) = dependence[f.quantity]
+            sel = (slice(None),) + f.index
+            eps = 1e-7 * max(float(cmp_.qscale[base]), 1e-300)
+            f.dependence = diagnosis.classify_dependence(f.entry, labels, du[sel], dr[sel], de[sel], eps)
+            involved = {lab for lab, d in zip(labels, de[sel]) if d > eps}
+            f.messages += f.dependence
+        if f.hidden_by_own_params:
+            msg = (f"{f.entry} matches at the arm's own parameters but not at {len(f.wrong_param_sets)} of "
+                   f"{S - 1} random parameter sets: the default parameters hide this error")
+            special = [text for params, text in own_special if involved is None or params & involved]
+            if special:
+                msg += f" (this arm has {'; '.join(special)})"
+            f.messages.append(msg)
+
+
+def _trig_swaps(names, idx, cu, cr, tols) -> list[tuple[str, str]]:
+    """Pairs (yours, expected) like ("sin(q1)", "cos(q1)"): the user's coefficient of one equals the
+    expected coefficient of the other, and vice versa, at every parameter set."""
+    out = []
+    pos = {name: k for k, name in enumerate(names)}
+    for t in idx:
+        name = names[t]
+        if "cos(" not in name:
+            continue
+        u = pos.get(name.replace("cos(", "sin("))
+        if u is None or u not in idx:
+            continue
+        if np.all(np.abs(cu[u] - cr[t]) <= tols) and np.all(np.abs(cu[t] - cr[u]) <= tols):
+            if np.any(np.abs(cr[t]) > tols):
+                out.append((names[u], name))
+            else:
+                out.append((name, names[u]))
+    return out
+
+
+def _term_phrase(term: str) -> str:
+    return "constant term" if term == "1" else f"{term} coefficient"
+
+
+# =============================================================================== the check
+
+def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAULT_RANDOM_PARAMS,
+          names: dict[str, str] | str | None = None, seed: int = 0, energy: bool = True) -> CheckResult:
+    """Check the user's file ``file`` against the analytic model of ``arm`` (preset, TOML path or spec).
+
+    Raises :class:`UserFileError` when the file cannot be used, :class:`ValueError` for bad arguments.
+    """
+    t0 = time.perf_counter()
+    if isinstance(states, bool) or not isinstance(states, int) or states < 1:
+        raise ValueError(f"states: must be an integer >= 1, got {states!r}")
+    if isinstance(random_params, bool) or not isinstance(random_params, int) or random_params < 0:
+        raise ValueError(f"random_params: must be an integer >= 0, got {random_params!r}")
+    if isinstance(names, str):
+        names = parse_names(names)
+    spec = load_arm(arm)
+    n = spec.n
+    model = UserModel(file, n, names)
+    rng = np.random.default_rng(seed)
+    Q = rng.uniform(-np.pi, np.pi, (states, n))
+    QD = rng.uniform(-2.0, 2.0, (states, n))
+    own = own_params(spec)
+    sets = [own] + random_param_sets(spec, random_params, rng)
+    kinds = link_kinds(spec)
+    S = len(sets)
+    sink = io.StringIO()
+
+    user = _evaluate_user(model, sets, Q, QD, sink)
+    notes: list[str] = []
+    hints: list[str] = []
+    want = set(user)
+    if "C" in want and n > analytic.dynamics.SYMBOLIC_MAX_N:
+        want.discard("C")
+        notes.append(f"the C matrix is not compared entry by entry: crossdyn's reference C matrix exists up to "
+                     f"{analytic.dynamics.SYMBOLIC_MAX_N} links (C qd is compared)")
+    ref = _evaluate_reference(sets, Q, QD, want | ({"M"} if "C" in want else set()))
+
+    compared = {q: _compare(q, user[q], ref[q]) for q in ("M", "Cqd", "C", "G") if q in want}
+    for role in ROLE_NAMES:
+        if not model.has(role):
+            what = {"M": "M", "C": "C qd", "G": "G"}[role]
+            notes.append(f"your file defines no {role} (looked for {' / '.join(ROLE_NAMES[role])}): "
+                         f"{what} not checked")
+
+    # ------------------------------------------------------------ structure
+    structure: list[StructuralCheck] = []
+    m_symmetric = True
+    if "M" in compared:
+        sym = _check_symmetric(user["M"], ref["M"])
+        m_symmetric = sym.status == "ok"
+        structure.append(sym)
+        structure.append(_check_positive_definite(user["M"], Q, sets))
+    cq_ok = "Cqd" in compared and not compared["Cqd"].wrong.any()
+    if model.c_kind == "matrix" and model.has("M"):
+        skew = _check_skew(model, sets, Q, QD, user["C"], np.max(np.abs(ref["M"]), axis=(1, 2, 3)), sink)
+        if skew.status == "failed" and cq_ok and not compared["M"].wrong.any():
+            skew.status = "note"
+            skew.message += ("; C qd is right, so your equations of motion are right, but this C is not the "
+                             "Christoffel one (the skew-symmetry matters for passivity-based control proofs)")
+        structure.append(skew)
+    elif model.has("C") and model.c_kind == "vector":
+        structure.append(StructuralCheck("Mdot - 2C skew-symmetric", "skipped",
+                                         "your C returns the vector C qd, so there is no matrix to test"))
+    if "C" in compared:
+        christ = not compared["C"].wrong.any()
+        if christ:
+            structure.append(StructuralCheck("C is the Christoffel matrix", "ok",
+                                             "every entry of your C matches the Christoffel-symbol matrix"))
+        else:
+            bad = [entry_name("C", idx, n) for idx in _entries("C", n) if compared["C"].wrong[(slice(None),) + idx].any()]
+            structure.append(StructuralCheck(
+                "C is the Christoffel matrix", "note" if cq_ok else "failed",
+                (f"C qd is right but your C is not the Christoffel-symbol matrix (entries {', '.join(bad)} differ); "
+                 "a C matrix is not unique, so this is not an error") if cq_ok else
+                f"your C differs from the Christoffel-symbol matrix in {', '.join(bad)}"))
+    if energy and model.has("M"):
+        structure.append(_check_energy(model, spec, own, rng, sink))
+    elif energy:
+        structure.append(StructuralCheck("energy conserved in free motion", "skipped",
+                                         "needs your M (the file has none)"))
+
+    # ------------------------------------------------------------ entries
+    findings: list[EntryFinding] = []
+    summary: list[dict] = []
+    for quantity, cmp_ in compared.items():
+        for idx in _entries(quantity, n):
+            sel = (slice(None), slice(None)) + idx
+            err = cmp_.err[sel]                                           # (S, N)
+            k, i = np.unravel_index(np.argmax(err), err.shape)
+            refv = cmp_.ref[sel]
+            escale = float(np.max(np.abs(refv)))
+            qs = float(np.max(cmp_.qscale))
+            denom = escale if escale > 1e-6 * qs else qs
+            max_abs = float(err[k, i])
+            rel = max_abs / denom if denom > 0 else (math.inf if max_abs > 0 else 0.0)
+            wrong_sets = [int(s) for s in np.flatnonzero(cmp_.wrong[(slice(None),) + idx])]
+            name = entry_name(_prefix(quantity), idx, n)
+            summary.append({"entry": name, "quantity": quantity, "max_abs_error": max_abs, "max_rel_error": rel,
+                            "ok": not wrong_sets})
+            if not wrong_sets:
+                continue
+            if quantity == "M" and m_symmetric and idx[0] > idx[1]:
+                continue        # reported once, as the upper-triangle entry
+            status = "wrong"
+            if quantity == "C" and cq_ok:
+                status = "note"
+            mirror = entry_name("M", idx[::-1], n) if quantity == "M" and m_symmetric and idx[0] != idx[1] else None
+            findings.append(EntryFinding(
+                entry=name, quantity=quantity, index=idx, status=status, unit=UNITS[quantity],
+                max_abs_error=max_abs, max_rel_error=rel, worst_param_set=int(k), worst_q=Q[i].tolist(),
+                worst_qd=QD[i].tolist() if quantity in ("Cqd", "C") else None,
+                wrong_param_sets=wrong_sets, n_param_sets=S, mirror=mirror,
+                hidden_by_own_params=0 not in wrong_sets and S > 1))
+
+    # ------------------------------------------------------------ hints
+    _hints(compared, hints, sets, Q)
+
+    # ------------------------------------------------------------ diagnosis
+    wrong_quantities = sorted({f.quantity for f in findings if f.status == "wrong"})
+    dependence = None
+    if wrong_quantities:
+        base = int(max(range(S), key=lambda s: max(
+            float(np.max(compared[q].err[s] / max(compared[q].tol[s], 1e-300))) for q in wrong_quantities)))
+        dependence = _dependence(model, {q: None for q in wrong_quantities}, sets, kinds, base, Q, QD, sink)
+    own_special = special_values(own)
+    _diagnose(findings, compared, sets, kinds, Q, QD, dependence, own_special)
+    if any(k != "general" for k in kinds) and findings:
+        notes.append("random parameter sets keep each link's kind (" + ", ".join(
+            f"link {i + 1}: {k}" for i, k in enumerate(kinds)) + "); for a rod Lc = L/2 and J = mL^2/12 follow L "
+            "and m, for a point mass Lc = L and J = 0")
+    if random_params == 0:
+        msg = ("--random-params 0: only the arm's own parameters were tested, so an error hidden by their "
+               "special values would go unnoticed")
+        if own_special:
+            msg += f" (this arm has {'; '.join(text for _, text in own_special)})"
+        notes.append(msg)
+    g = sink.getvalue()
+    if g:
+        lines = g.splitlines()
+        notes.append(f"your file printed {len(lines)} lines while being checked (not shown; first: {lines[0][:80]!r})")
+
+    failed = any(s.status == "failed" for s in structure)
+    verdict = "wrong" if any(f.status == "wrong" for f in findings) or failed else "correct"
+    return CheckResult(
+        arm=spec.name, arm_spec=spec.to_dict(), file=str(file), n=n, functions=model.describe(),
+        c_form=model.c_kind, states=states, random_params=random_params, seed=seed, verdict=verdict,
+        findings=findings, entries=summary, structure=structure, notes=notes, hints=hints,
+        param_sets=[ps.to_dict() for ps in sets], runtime_s=time.perf_counter() - t0)
+
+
+def _hints(compared: dict, hints: list, sets: list, Q) -> None:
+    """Whole-quantity patterns worth naming: a flipped sign, a constant factor, G inside C, a transposed C."""
+    names = {"M": "M", "Cqd": "C qd", "C": "C", "G": "G"}
+    for q, c in compared.items():
+        if not c.wrong.any():
+            continue
+        u, r = c.user.reshape(c.user.shape[0], -1), c.ref.reshape(c.ref.shape[0], -1)
+        tol = c.tol[:, None]
+        rr = float(np.sum(r * r))
+        if rr == 0:
+            continue
+        alpha = float(np.sum(u * r)) / rr
+        if np.all(np.abs(u - alpha * r) <= tol):
+            if abs(alpha + 1) < 1e-6:
+                hint = f"your {names[q]} is exactly the negative of the expected one"
+                if q == "G":
+                    hint += " — crossdyn writes G on the left-hand side: M qdd + C qd + G = tau, G = dU/dq"
+                hints.append(hint)
+            else:
+                hints.append(f"your {names[q]} is exactly {alpha:.6g} times the expected one")
+    if "Cqd" in compared and compared["Cqd"].wrong.any():
+        c = compared["Cqd"]
+        g_ref = compared["G"].ref if "G" in compared else _evaluate_reference(sets, Q, None, {"G"})["G"]
+        g_tol = RTOL * np.max(np.abs(g_ref), axis=(1, 2)) + ATOL
+        if np.all(np.abs(c.user - c.ref - g_ref) <= (c.tol + g_tol)[:, None, None]):
+            hints.append("your C returns C qd + G (the 'bias' torque): crossdyn expects C qd alone; G is checked "
+                         "separately")
+    if "C" in compared and compared["C"].wrong.any():
+        c = compared["C"]
+        if np.all(np.abs(np.swapaxes(c.user, -1, -2) - c.ref) <= c.tol[:, None, None, None]):
+            hints.append("your C is the transpose of the Christoffel-symbol matrix")

@@ -1,0 +1,382 @@
+"""Diagnosis of a wrong entry: which terms are off, and how the error depends on the parameters.
+
+Why this works
+--------------
+Every entry of the equations of a planar serial arm is, for fixed parameters, a
+finite sum of known *shapes* of terms:
+
+* M(q) and G(q): a constant plus cosines and sines of joint angles and of their
+  contiguous sums (q2, q2+q3, q1+q2+q3, …) — M_ij = Σ a·cos(q_k + … + q_l),
+  G_i = Σ g·m·L·cos(θ) for gravity along −y;
+* C(q, q̇) q̇: the same trigonometric terms multiplied by a product of two joint
+  velocities q̇_j q̇_k;
+* the C matrix: the same trigonometric terms multiplied by one velocity q̇_j.
+
+These functions are linearly independent, so evaluating an entry at many random
+states (more states than basis functions) and solving the linear least-squares
+problem ``values ≈ Φ c`` recovers its coefficients *exactly* (to rounding) when
+the entry lies in the span — which the reference always does.  Fitting the
+user's entry and the reference's entry with the same Φ, on the same states,
+gives "found" and "expected" coefficients term by term; the terms whose
+coefficients differ are the terms the user got wrong.  The part of the user's
+residual that the basis does not explain (e.g. a ``cos(q2)**2`` or a
+``cos(q2)*cos(q3)`` product where ``cos(q2+q3)`` belongs) is reported as a
+fraction, so an inexact fit is never presented as exact.
+
+Parameter dependence
+--------------------
+For fixed states, each coefficient is a polynomial in the arm's parameters
+(e.g. the cos q2 term of M11 in a 2R is 2 m2 Lc2 L1).  Across the K + 1
+parameter sets the *difference* of a coefficient (user − expected) is therefore
+a short polynomial when the user made one mistake.  :func:`explain_difference`
+looks for it among monomials made of a mass factor (1, mᵢ, mᵢ + … + mₙ, Jᵢ) and
+up to three lengths (Lᵢ, Lcᵢ), trying every single monomial and every pair
+(least squares over the parameter sets), and accepts only an *exact* fit — with
+K + 1 ≥ 4 parameter sets an exact fit by one or two monomials cannot happen by
+chance.  "m2*L1 - m2*L1^2" then reads: the user wrote m2 L1 where m2 L1² belongs.
+
+Independently, :func:`classify_dependence` turns finite-difference sensitivities
+∂e/∂ln P of the user's entry, the reference entry and their difference — one
+parameter P at a time, computed by the checker — into statements: the entry
+depends on a parameter it should not, does not depend on one it should, and
+which parameters the error involves.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+EXACT_FIT = 1e-6
+"""Relative residual below which a fit counts as exact (rounding is ~1e-13)."""
+
+
+# ------------------------------------------------------------------ bases
+
+def angle_combinations(n: int, include_q1: bool = True) -> list[tuple[int, int]]:
+    """Contiguous sums q_i + … + q_j as 0-based (i, j), shortest first: q1, q2, …, q1+q2, …"""
+    out = [(i, i + length - 1) for length in range(1, n + 1) for i in range(n - length + 1)]
+    return [c for c in out if include_q1 or c[0] > 0]
+
+
+def angle_label(i: int, j: int) -> str:
+    return "+".join(f"q{k + 1}" for k in range(i, j + 1))
+
+
+def _trig(q: np.ndarray, include_q1: bool) -> tuple[list[str], list[np.ndarray]]:
+    n = q.shape[-1]
+    csum = np.concatenate([np.zeros(q.shape[:-1] + (1,)), np.cumsum(q, axis=-1)], axis=-1)
+    names, cols = ["1"], [np.ones(q.shape[:-1])]
+    for i, j in angle_combinations(n, include_q1):
+        phi = csum[..., j + 1] - csum[..., i]
+        lab = angle_label(i, j)
+        names += [f"cos({lab})", f"sin({lab})"]
+        cols += [np.cos(phi), np.sin(phi)]
+    return names, cols
+
+
+def _velocity_factors(qd: np.ndarray, order: int) -> tuple[list[str], list[np.ndarray]]:
+    n = qd.shape[-1]
+    if order == 1:
+        return [f"qd{j + 1}" for j in range(n)], [qd[..., j] for j in range(n)]
+    names, cols = [], []
+    for j, k in itertools.combinations_with_replacement(range(n), 2):
+        names.append(f"qd{j + 1}^2" if j == k else f"qd{j + 1}*qd{k + 1}")
+        cols.append(qd[..., j] * qd[..., k])
+    return names, cols
+
+
+@dataclass(frozen=True)
+class Basis:
+    """Named basis functions evaluated at the states: ``matrix`` has shape (N, B)."""
+
+    kind: str
+    names: tuple[str, ...]
+    matrix: np.ndarray
+    note: str = ""
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+
+VELOCITY_ORDER = {"M": 0, "G": 0, "C": 1, "Cqd": 2}
+"""How many joint velocities multiply the trigonometric terms of each quantity."""
+
+
+def make_basis(quantity: str, q: np.ndarray, qd: np.ndarray | None = None) -> Basis | None:
+    """The basis for ``quantity`` (``"M"``, ``"G"``, ``"C"`` matrix, ``"Cqd"`` = C q̇) at states q, q̇.
+
+    Returns ``None`` when there are too few states for the basis (fewer than twice
+    its size), after first dropping the angle sums that contain q1 (which M and C
+    of a planar arm never contain) for M and C.
+    """
+    order = VELOCITY_ORDER[quantity]
+    N = q.shape[0]
+    note = ""
+    for include_q1 in (True, False):
+        if not include_q1 and quantity == "G":
+            return None
+        tnames, tcols = _trig(q, include_q1)
+        if order == 0:
+            names, cols = tnames, tcols
+        else:
+            vnames, vcols = _velocity_factors(qd, order)
+            names, cols = [], []
+            for vn, vc in zip(vnames, vcols):
+                for tn, tc in zip(tnames, tcols):
+                    names.append(vn if tn == "1" else f"{vn}*{tn}")
+                    cols.append(vc * tc)
+        if 2 * len(names) <= N:
+            return Basis(quantity, tuple(names), np.stack(cols, axis=-1), note)
+        note = "terms with q1 left out (too few states for the full basis)"
+    return None
+
+
+def fit(basis: Basis, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares coefficients of ``values`` (N, S) in the basis: (B, S), and residual norms (S,)."""
+    coef, *_ = np.linalg.lstsq(basis.matrix, values, rcond=None)
+    resid = np.linalg.norm(values - basis.matrix @ coef, axis=0)
+    return coef, resid
+
+
+@dataclass
+class TermDiff:
+    """One term whose coefficient differs: found (user) vs expected (reference)."""
+
+    term: str
+    found: float
+    expected: float
+    difference: str | None = None   # polynomial form of (found − expected) across parameter sets
+    reading: str | None = None      # plain-language reading of it
+
+    def describe(self) -> str:
+        what = "the constant term" if self.term == "1" else f"the {self.term} term"
+        return f"{what} has coefficient {fmt(self.found)}, expected {fmt(self.expected)}"
+
+    def to_dict(self) -> dict:
+        return {"term": self.term, "found": self.found, "expected": self.expected,
+                "difference": self.difference, "reading": self.reading}
+
+
+def off_terms(names, c_user: np.ndarray, c_ref: np.ndarray, tol: float, exact: bool, limit: int = 8):
+    """Indices of terms whose coefficients differ by more than ``tol``, largest first.
+
+    When the fit is not exact, coefficients are contaminated by the unexplained
+    part, so only differences above 5 % of the largest one are kept.
+    """
+    diff = np.abs(c_user - c_ref)
+    if diff.size == 0 or diff.max() <= tol:
+        return []
+    floor = max(tol, (1e-3 if exact else 5e-2) * diff.max())
+    idx = [int(i) for i in np.argsort(-diff) if diff[i] > floor]
+    return idx[:limit]
+
+
+# ------------------------------------------------------------------ numbers
+
+def fmt(x: float, digits: int = 4) -> str:
+    """Four significant digits, trailing zeros kept (``1.000``, ``0.1500``); tiny values as 0."""
+    x = float(x)
+    if abs(x) < 1e-12:
+        return "0"
+    return f"{x:#.{digits}g}".rstrip(".") if abs(x) < 1e6 else f"{x:.{digits - 1}e}"
+
+
+def _nice(c: float) -> tuple[int, str]:
+    """(score, text) of a coefficient: 1 → '', integers and small fractions → '3', '1/2', else decimals."""
+    frac = Fraction(c).limit_denominator(24)
+    if abs(float(frac) - c) <= 1e-6 * max(1.0, abs(c)):
+        a = abs(frac)
+        if a == 1:
+            return 0, ""
+        if a.denominator == 1:
+            return 1, f"{a.numerator}"
+        return 2, f"{a.numerator}/{a.denominator}"
+    return 4, f"{abs(c):.4g}"
+
+
+def format_polynomial(coefs, names) -> str:
+    parts = []
+    for c, name in zip(coefs, names):
+        _, text = _nice(float(c))
+        term = f"{text}*{name}" if text and name != "1" else (text or name)
+        if name == "1" and not text:
+            term = "1"
+        sign = "-" if c < 0 else "+"
+        parts.append((sign, term))
+    out = ""
+    for k, (sign, term) in enumerate(parts):
+        if k == 0:
+            out = ("-" if sign == "-" else "") + term
+        else:
+            out += f" {sign} {term}"
+    return out
+
+
+# ------------------------------------------------------------------ parameter monomials
+
+@dataclass(frozen=True)
+class Monomials:
+    """Candidate monomials evaluated at every parameter set: ``values`` (S, C)."""
+
+    names: tuple[str, ...]
+    values: np.ndarray
+    degree: tuple[int, ...]
+
+
+def monomials(L, m, Lc, J, kinds, factor: float = 1.0, factor_name: str = "", max_candidates: int = 1500):
+    """Monomials (mass factor) × (up to three lengths) over the parameter sets.
+
+    ``L, m, Lc, J`` have shape (S, n); ``kinds[i]`` is ``"rod"``, ``"point"`` or
+    ``"general"`` (Lc and J of rods and point masses follow from L and m, so only
+    the free parameters appear).  ``factor`` multiplies every monomial (|g| for G,
+    printed as ``factor_name``).  The length degree is lowered until at most
+    ``max_candidates`` monomials remain.
+    """
+    S, n = L.shape
+    lengths = [(f"L{i + 1}", L[:, i]) for i in range(n)]
+    lengths += [(f"Lc{i + 1}", Lc[:, i]) for i in range(n) if kinds[i] == "general"]
+    masses = [("", np.ones(S))] + [(f"m{i + 1}", m[:, i]) for i in range(n)]
+    masses += [("(" + "+".join(f"m{k + 1}" for k in range(i, n)) + ")", m[:, i:].sum(axis=1))
+               for i in range(1, n - 1)]
+    inertias = [(f"J{i + 1}", J[:, i]) for i in range(n) if kinds[i] == "general" and np.any(J[:, i] != 0)]
+    for max_deg in (3, 2, 1):
+        count = len(masses) * sum(_n_combos(len(lengths), d) for d in range(max_deg + 1)) + \
+            len(inertias) * (1 + len(lengths))
+        if count <= max_candidates or max_deg == 1:
+            break
+    names, cols, degs = [], [], []
+
+    def add(parts, values, deg):
+        label = "*".join(p for p in parts if p)
+        if factor_name:
+            label = f"{factor_name}*{label}" if label else factor_name
+        names.append(label or "1")
+        cols.append(values * factor)
+        degs.append(deg)
+
+    for mname, mval in masses:
+        for d in range(max_deg + 1):
+            for combo in itertools.combinations_with_replacement(range(len(lengths)), d):
+                val = mval.copy()
+                for c in combo:
+                    val = val * lengths[c][1]
+                add([mname, _length_product([lengths[c][0] for c in combo])], val, d + bool(mname))
+    for jname, jval in inertias:
+        add([jname], jval, 1)
+        for lname, lval in lengths:
+            add([jname, lname], jval * lval, 2)
+    return Monomials(tuple(names), np.stack(cols, axis=-1), tuple(degs))
+
+
+def _n_combos(k: int, d: int) -> int:
+    from math import comb
+
+    return comb(k + d - 1, d)
+
+
+def _length_product(names: list[str]) -> str:
+    out = []
+    for name, group in itertools.groupby(names):
+        power = len(list(group))
+        out.append(name if power == 1 else f"{name}^{power}")
+    return "*".join(out)
+
+
+def explain_difference(delta: np.ndarray, cands: Monomials, max_terms: int = 2) -> tuple[list[float], list[str]] | None:
+    """The shortest exact fit of ``delta`` (one value per parameter set) by ≤ 2 monomials, or None.
+
+    Every single monomial and every pair is tried (normal equations on unit-norm
+    columns, then the best candidates re-solved with ``lstsq``); among exact fits
+    (relative residual < :data:`EXACT_FIT`) the one with fewer terms, then
+    simpler coefficients (±1, integers, small fractions), then lower degree wins.
+    """
+    delta = np.asarray(delta, float)
+    S = delta.shape[0]
+    norm = float(np.linalg.norm(delta))
+    if S < 4 or norm == 0.0 or not np.all(np.isfinite(delta)):
+        return None
+    A = cands.values
+    cn = np.linalg.norm(A, axis=0)
+    keep = np.flatnonzero(cn > 0)
+    An = A[:, keep] / cn[keep]
+    d = delta / norm
+    proj = An.T @ d
+    exact = []
+    # singles
+    r1 = 1.0 - proj**2
+    for i in np.flatnonzero(r1 < 1e-8):
+        exact.append((keep[i],))
+    if max_terms >= 2 and not exact:
+        G = An.T @ An
+        iu, ju = np.triu_indices(len(keep), 1)
+        gij = G[iu, ju]
+        det = 1.0 - gij**2
+        ok = det > 1e-9
+        xi = np.where(ok, (proj[iu] - gij * proj[ju]) / np.where(ok, det, 1), 0)
+        xj = np.where(ok, (proj[ju] - gij * proj[iu]) / np.where(ok, det, 1), 0)
+        r2 = np.where(ok, 1.0 - (xi * proj[iu] + xj * proj[ju]), np.inf)
+        order = np.argsort(r2)[:64]
+        for t in order:
+            if r2[t] < 1e-6:
+                exact.append((keep[iu[t]], keep[ju[t]]))
+    best = None
+    for combo in exact:
+        cols = A[:, list(combo)]
+        coef, *_ = np.linalg.lstsq(cols, delta, rcond=None)
+        resid = np.linalg.norm(delta - cols @ coef) / norm
+        if resid > EXACT_FIT or np.any(coef == 0):
+            continue
+        score = (len(combo), sum(_nice(float(c))[0] for c in coef), sum(cands.degree[c] for c in combo), combo)
+        if best is None or score < best[0]:
+            best = (score, [float(c) for c in coef], [cands.names[c] for c in combo])
+    if best is None:
+        return None
+    return best[1], best[2]
+
+
+def reading(coefs: list[float], names: list[str]) -> str:
+    """A plain reading of a difference polynomial (yours − expected)."""
+    if len(coefs) == 2 and coefs[0] * coefs[1] < 0:
+        pos, neg = (0, 1) if coefs[0] > 0 else (1, 0)
+        return (f"yours has {format_polynomial([coefs[pos]], [names[pos]])} where "
+                f"{format_polynomial([-coefs[neg]], [names[neg]])} belongs")
+    if all(c > 0 for c in coefs):
+        return f"yours has {format_polynomial(coefs, names)} too much"
+    if all(c < 0 for c in coefs):
+        return f"yours lacks {format_polynomial([-c for c in coefs], names)}"
+    return ""
+
+
+# ------------------------------------------------------------------ sensitivities
+
+def classify_dependence(entry: str, params: list[str], d_user, d_ref, d_err, eps: float) -> list[str]:
+    """Statements about parameter dependence from sensitivities ∂e/∂ln P (one value per parameter).
+
+    * the reference does not change with P but the user's entry does → "depends on P, which it should not";
+    * the reference changes with P but the user's entry does not → "does not depend on P, but it should";
+    * the parameters the error (user − reference) changes with are the ones the mistake involves.
+    """
+    d_user, d_ref, d_err = (np.asarray(a, float) for a in (d_user, d_ref, d_err))
+    should_not = [p for p, u, r in zip(params, d_user, d_ref) if r <= eps < u]
+    missing = [p for p, u, r in zip(params, d_user, d_ref) if u <= eps < r]
+    involved = [p for p, e in zip(params, d_err) if e > eps]
+    out = []
+    if should_not:
+        out.append(f"{entry} depends on {_list(should_not)}, which it should not")
+    if missing:
+        out.append(f"{entry} does not depend on {_list(missing)}, but it should")
+    if involved and len(involved) < len(params):
+        out.append(f"the error in {entry} involves {_list(involved)} (it does not change with the other parameters)")
+    elif involved:
+        out.append(f"the error in {entry} changes with every parameter")
+    return out
+
+
+def _list(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,133 @@
+"""The user's own equations as an engine: ``make_engine("user:my_arm.py", spec, dt)``.
+
+The file defines ``M(q, p)``, ``C(q, qd, p)`` (the n×n matrix or the vector C q̇) and
+``G(q, p)`` exactly as for ``crossdyn check`` (see :mod:`crossdyn.comparisons.checker`;
+alternative names and ``names={"M": ...}`` are accepted).  All three are required
+here.  The engine integrates
+
+    q̈ = M_user⁻¹ (τ − C_user q̇ − G_user − F),   F = b q̇ + f_c sign(q̇) from the spec,
+
+with crossdyn's integrators (:data:`crossdyn.analytic.integrators.STEPS`, RK4 by
+default), torque held over each step (zero-order hold).  Energy is
+T = ½ q̇ᵀ M_user q̇ and U the analytic potential of the spec (the user supplies no
+potential).  Exceptions, wrong shapes or non-numbers from the user's functions
+raise :class:`~crossdyn.comparisons.checker.UserFileError` (an
+:class:`~crossdyn.engines.base.EngineError`) naming the function and the state;
+non-finite values pass through, as in a diverging physics engine.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn import __version__, analytic
+from crossdyn.analytic.integrators import STEPS
+from crossdyn.engines.base import Engine, EngineError
+from crossdyn.models.spec import ArmSpec
+
+
+class UserModelEngine(Engine):
+    """An engine running the equations of motion written in a user's Python file."""
+
+    name = "user"
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, path: str | Path | None = None, integrator: str = "rk4",
+                 names: dict[str, str] | str | None = None):
+        super().__init__(spec, dt)
+        from crossdyn.comparisons.checker import ROLE_NAMES, UserModel, own_params, parse_names
+
+        if path is None or not str(path).strip():
+            raise EngineError("user engine: give the file as user:FILE (e.g. user:my_arm.py)")
+        if integrator not in STEPS:
+            raise EngineError(f"user engine integrator: must be one of {', '.join(STEPS)}, got {integrator!r}")
+        if isinstance(names, str):
+            try:
+                names = parse_names(names)
+            except ValueError as e:
+                raise EngineError(str(e)) from None
+        self.path = Path(path)
+        self.name = f"user:{path}"
+        self.integrator = integrator
+        self._step = STEPS[integrator]
+        self.model = UserModel(self.path, spec.n, names, strict=False)
+        missing = [r for r in ROLE_NAMES if not self.model.has(r)]
+        if missing:
+            raise EngineError(f"user engine: {self.path} must define M, C and G; missing "
+                              + ", ".join(f"{r} (looked for {' / '.join(ROLE_NAMES[r])})" for r in missing))
+        own = own_params(spec)
+        self.p = own.user
+        self.params = own.arm
+        self._label = f"in the user engine ({spec.name})"
+        self._q = np.zeros(self.n)
+        self._qd = np.zeros(self.n)
+        probe = 0.3 * np.arange(1, self.n + 1)
+        self._parts(probe, -0.5 * probe)          # shapes checked now, and C's form (matrix or vector) known
+
+    # ------------------------------------------------------------------ model
+    def _parts(self, q, qd):
+        m = self.model
+        M = m.M(q, self.p, self._label)
+        h = m.Cqd(q, qd, self.p, self._label) + m.G(q, self.p, self._label)
+        return M, h
+
+    def _fd(self, q, qd, tau):
+        M, h = self._parts(q, qd)
+        rhs = tau - h - analytic.friction(self.params, qd)
+        return np.linalg.solve(M, rhs)
+
+    def _batched(self, fn, *arrays):
+        arrays = [np.asarray(a, dtype=float) for a in arrays]
+        if arrays[0].ndim == 1:
+            return fn(*arrays)
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        arrays = [np.broadcast_to(a, shape).reshape(-1, self.n) for a in arrays]
+        out = np.array([fn(*row) for row in zip(*arrays)])
+        return out.reshape(shape[:-1] + out.shape[1:])
+
+    # ------------------------------------------------------------------ Engine interface
+    def reset(self, q, qd) -> None:
+        self._q = np.array(q, dtype=float).reshape(self.n)
+        self._qd = np.array(qd, dtype=float).reshape(self.n)
+
+    def step(self, tau) -> None:
+        tau = np.asarray(tau, dtype=float).reshape(self.n)
+        with np.errstate(all="ignore"):
+            self._q, self._qd = self._step(self._fd, self._q, self._qd, tau, self.dt)
+
+    def state(self):
+        return self._q.copy(), self._qd.copy()
+
+    def inverse_dynamics(self, q, qd, qdd):
+        def one(q, qd, qdd):
+            M, h = self._parts(q, qd)
+            return M @ qdd + h + analytic.friction(self.params, qd)
+        return self._batched(one, q, qd, qdd)
+
+    def mass_matrix(self, q):
+        return self._batched(lambda q: self.model.M(q, self.p, self._label), q)
+
+    def forward_dynamics(self, q, qd, tau):
+        return self._batched(self._fd, q, qd, tau)
+
+    def energy(self, q, qd):
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        M = self.model.M(q, self.p, self._label)
+        return float(0.5 * qd @ M @ qd), float(analytic.potential_energy(self.params, q))
+
+    def config(self) -> dict:
+        try:
+            digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        return {
+            "engine": "user", "file": str(self.path.resolve()), "sha256": digest, "version": __version__,
+            "functions": self.model.describe(), "c_form": self.model.c_kind,
+            "integrator": self.integrator, "dt": self.dt, "torque_sampling": "zero-order hold at step start",
+            "joint_damping": [l.damping for l in self.spec.links],
+            "joint_friction": [l.friction for l in self.spec.links],
+            "friction_model": "F = b*qd + fc*sign(qd) (from the spec, added to your equations)",
+            "energy": "T = 1/2 qd^T M_user qd, U = analytic potential of the spec",
+            "inertia_substitutions": [],
+        }
