@@ -17,6 +17,8 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
   ``implicitfast`` always treat damping implicitly.)
 * **Torque input**: ``d.ctrl`` of the gear-1 motor actuators (``qfrc_applied``
   stays 0); held constant over the step (zero-order hold).
+* **Bad controls**: MuJoCo silently replaces a NaN, infinite or > 1e10 ``ctrl`` by zero
+  (``mjWARN_BADCTRL``); :meth:`step` raises :class:`EngineError` instead.
 * **Auto-reset**: MuJoCo silently resets the state to ``qpos0`` when the
   acceleration becomes non-finite or huge; this adapter disables that
   (``mjDSBL_AUTORESET``, ``autoreset=False``) so a divergence stays visible.
@@ -81,8 +83,11 @@ class MuJoCoEngine(Engine):
             raise EngineError(f"mujoco: model has nq={m.nq}, nv={m.nv}, nu={m.nu}; expected {self.n} each")
         self.data = mujoco.MjData(m)
         self._query = mujoco.MjData(m)
+        self._badctrl = self.data.warning[int(mujoco.mjtWarning.mjWARN_BADCTRL)]  # live view
+        # views into the stepping data, made once (each attribute access builds a new numpy wrapper)
+        self._qpos, self._qvel, self._ctrl = self.data.qpos, self.data.qvel, self.data.ctrl
+        self._mj_step = mujoco.mj_step
         self._M = np.zeros((self.n, self.n))
-        self.time = 0.0
         self.reset(np.zeros(self.n), np.zeros(self.n))
 
     # ------------------------------------------------------------------ simulation
@@ -91,20 +96,25 @@ class MuJoCoEngine(Engine):
         mujoco.mj_resetData(m, d)
         d.qpos[:] = q
         d.qvel[:] = qd
-        self.time = 0.0
+
+    @property
+    def time(self) -> float:
+        return float(self.data.time)
 
     def step(self, tau) -> None:
-        self.data.ctrl[:] = tau
-        mujoco.mj_step(self.model, self.data)
-        self.time = self.data.time
+        self._ctrl[:] = tau
+        self._mj_step(self.model, self.data)
+        if self._badctrl.number:
+            raise EngineError(f"mujoco: control {self._ctrl.tolist()} is NaN, infinite or beyond 1e10; MuJoCo "
+                              "replaced it by zero (mjWARN_BADCTRL) — the step did not apply the torque")
 
     def state(self):
-        return self.data.qpos.copy(), self.data.qvel.copy()
+        return self._qpos.copy(), self._qvel.copy()
 
     def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
         """Write the current state into preallocated rows (the runner's fast path)."""
-        q_out[:] = self.data.qpos
-        qd_out[:] = self.data.qvel
+        q_out[:] = self._qpos
+        qd_out[:] = self._qvel
 
     # ------------------------------------------------------------------ queries (separate MjData)
     def _set_query(self, q, qd=None, tau=None):
@@ -169,6 +179,7 @@ class MuJoCoEngine(Engine):
                        "noslip_iterations": int(o.noslip_iterations), "cone": int(o.cone),
                        "jacobian": int(o.jacobian), "impratio": float(o.impratio)},
             "torque_input": "d.ctrl -> motor actuators (gear 1, no ctrl limits); qfrc_applied = 0",
+            "bad_ctrl": "NaN/inf/>1e10 ctrl (which MuJoCo zeroes) raises EngineError in step()",
             "torque_sampling": "zero-order hold at step start",
             "joint_damping": [float(x) for x in m.dof_damping],
             "damping_treatment": damping_treatment,

@@ -1,0 +1,559 @@
+"""Torque profiles: the torque sources every engine is driven with, through one code path.
+
+Sampling (zero-order hold)
+--------------------------
+A profile is evaluated once at the start of each step, τ_k = profile(t_k, q_k, q̇_k)
+with t_k = k·dt and (q_k, q̇_k) the engine's *own* state, and that τ_k is held
+constant over [t_k, t_k + dt) — by every engine and by the analytic reference
+(see :mod:`crossdyn.conventions`).  Open-loop profiles ignore the state, and
+their :meth:`Profile.sample` evaluates many times at once (vectorised; equal to
+calling the profile at each time).  Closed-loop profiles compute τ from the
+state with the *analytic* model, so every engine gets the same control law.
+
+Open loop
+---------
+``zero``         τ = 0
+``constant``     τ = value
+``step``         τ_i = before_i for t < time_i, after_i from time_i on
+``sine``         τ_i = offset_i + A_i sin(2π f_i t + φ_i)
+``chirp``        τ_i = offset_i + A_i sin(φ(t)), instantaneous frequency f0 → f1 linearly over
+                 ``duration`` seconds, f1 afterwards
+``multisine``    Fourier excitation: τ_i = offset_i + (A_i / c) Σ_k sin(2π h_k f0 (t − i T0/n) + φ_k),
+                 harmonics h_k of the base frequency f0 = 1/T0, Schroeder phases
+                 φ_k = −π k (k − 1)/K (deterministic, low crest factor), joint i delayed by i/n of a
+                 period; c normalises the peak of the sum to 1, so A_i is the peak amplitude
+``multisine-motion``  the torques (sums of sinusoids) that move the arm, linearised about a configuration
+                 (default: hanging), along a multi-sine joint motion of given amplitude in rad — the
+                 :func:`default_profile` (see :class:`MotionMultiSineProfile`)
+``csv``          a file of ``time`` and ``tau1 … tauN`` columns, **linearly interpolated** between
+                 rows (``interpolation="zoh"``: the last row at or before t); see :class:`CSVProfile`
+
+Closed loop
+-----------
+``pd-gravity``        τ = K_p (q_d − q) + K_d (q̇_d − q̇) + G(q)  (q_d fixed or from a trajectory; q̇_d = 0
+                      for a fixed target, so τ = K_p (q_d − q) − K_d q̇ + G(q))
+``computed-torque``   τ = M(q) (q̈_d + K_d ė + K_p e) + C(q, q̇) q̇ + G(q) + F(q̇),  e = q_d − q,
+                      tracking a :class:`~crossdyn.comparisons.trajectories.JointTrajectory`
+
+Every profile's :meth:`Profile.params` is a JSON-able description, recorded with every result.
+:func:`make_profile` builds one by name; :func:`default_profile` is the comparison default.
+"""
+from __future__ import annotations
+
+import abc
+import csv
+import hashlib
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn import analytic
+from crossdyn.comparisons.trajectories import JointTrajectory
+from crossdyn.models.spec import ArmSpec
+
+
+class ProfileError(ValueError):
+    """A torque profile (or the file describing one) is invalid."""
+
+
+def _vector(value, n: int, name: str) -> np.ndarray:
+    """``value`` as n finite floats (a scalar applies to every joint)."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ProfileError(f"{name}: must be a number or {n} numbers, got {value!r}") from None
+    if v.ndim == 0:
+        v = np.full(n, float(v))
+    if v.shape != (n,):
+        raise ProfileError(f"{name}: must be a number or {n} numbers (one per joint), got {value!r}")
+    if not np.all(np.isfinite(v)):
+        raise ProfileError(f"{name}: must be finite, got {value!r}")
+    return v
+
+
+def _scalar(value, name: str, positive: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ProfileError(f"{name}: must be a number, got {value!r}") from None
+    if not math.isfinite(x) or (positive and x <= 0):
+        raise ProfileError(f"{name}: must be {'> 0' if positive else 'finite'}, got {value!r}")
+    return x
+
+
+class Profile(abc.ABC):
+    """A torque source τ(t, q, q̇) for an n-joint arm (zero-order hold; see the module docstring)."""
+
+    name: str = "profile"
+    closed_loop: bool = False
+
+    def __init__(self, n: int):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ProfileError(f"n: number of joints must be an integer >= 1, got {n!r}")
+        self.n = int(n)
+
+    @abc.abstractmethod
+    def __call__(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """τ at time t and state (q, q̇): shape (n,)."""
+
+    @abc.abstractmethod
+    def params(self) -> dict:
+        """A JSON-able description (name and every parameter)."""
+
+    def sample(self, times: np.ndarray) -> np.ndarray:
+        """τ at each of ``times`` (shape (K,) → (K, n)); open-loop profiles only."""
+        raise TypeError(f"profile {self.name!r} is closed loop: it needs the state at every step, "
+                        "it cannot be sampled ahead")
+
+    def validate(self, n: int, duration: float) -> None:
+        """Raise :class:`ProfileError` if the profile cannot drive an n-joint arm for ``duration`` seconds."""
+        if n != self.n:
+            raise ProfileError(f"profile {self.name!r} has {self.n} joint(s), the arm has {n}")
+
+
+class OpenLoopProfile(Profile):
+    """A profile of time only: ``__call__`` evaluates :meth:`sample` at one time (so they agree)."""
+
+    closed_loop = False
+
+    @abc.abstractmethod
+    def sample(self, times: np.ndarray) -> np.ndarray: ...
+
+    def __call__(self, t, q=None, qd=None) -> np.ndarray:
+        return self.sample(np.array([t], dtype=float))[0]
+
+
+# ------------------------------------------------------------------------------------------ open loop
+class ZeroProfile(OpenLoopProfile):
+    name = "zero"
+
+    def sample(self, times):
+        return np.zeros((np.size(times), self.n))
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n}
+
+
+class ConstantProfile(OpenLoopProfile):
+    name = "constant"
+
+    def __init__(self, n: int, value=0.0):
+        super().__init__(n)
+        self.value = _vector(value, self.n, "value")
+
+    def sample(self, times):
+        return np.broadcast_to(self.value, (np.size(times), self.n)).copy()
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "value": self.value.tolist()}
+
+
+class StepProfile(OpenLoopProfile):
+    """τ_i = before_i for t < time_i, after_i for t ≥ time_i."""
+
+    name = "step"
+
+    def __init__(self, n: int, after=1.0, time=0.0, before=0.0):
+        super().__init__(n)
+        self.after = _vector(after, self.n, "after")
+        self.before = _vector(before, self.n, "before")
+        self.time = _vector(time, self.n, "time")
+
+    def sample(self, times):
+        t = np.asarray(times, dtype=float).reshape(-1, 1)
+        return np.where(t < self.time, self.before, self.after)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "before": self.before.tolist(),
+                "after": self.after.tolist(), "time": self.time.tolist()}
+
+
+class SineProfile(OpenLoopProfile):
+    """τ_i = offset_i + A_i sin(2π f_i t + φ_i)."""
+
+    name = "sine"
+
+    def __init__(self, n: int, amplitude=1.0, frequency=1.0, phase=0.0, offset=0.0):
+        super().__init__(n)
+        self.amplitude = _vector(amplitude, self.n, "amplitude")
+        self.frequency = _vector(frequency, self.n, "frequency")
+        self.phase = _vector(phase, self.n, "phase")
+        self.offset = _vector(offset, self.n, "offset")
+        self._omega = 2 * np.pi * self.frequency
+
+    def sample(self, times):
+        t = np.asarray(times, dtype=float).reshape(-1, 1)
+        return self.offset + self.amplitude * np.sin(self._omega * t + self.phase)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "amplitude": self.amplitude.tolist(),
+                "frequency": self.frequency.tolist(), "phase": self.phase.tolist(), "offset": self.offset.tolist(),
+                "formula": "offset + amplitude*sin(2*pi*frequency*t + phase)"}
+
+
+class ChirpProfile(OpenLoopProfile):
+    """Linear chirp: instantaneous frequency f0 + (f1 − f0) t / T for t ≤ T, then f1.
+
+    τ_i = offset_i + A_i sin(φ(t) + phase_i),  φ(t) = 2π (f0 t + (f1 − f0) t² / (2T)) for t ≤ T,
+    φ(t) = φ(T) + 2π f1 (t − T) after.
+    """
+
+    name = "chirp"
+
+    def __init__(self, n: int, amplitude=1.0, f0=0.1, f1=5.0, duration=1.0, phase=0.0, offset=0.0):
+        super().__init__(n)
+        self.amplitude = _vector(amplitude, self.n, "amplitude")
+        self.f0 = _scalar(f0, "f0")
+        self.f1 = _scalar(f1, "f1")
+        self.duration = _scalar(duration, "duration", positive=True)
+        self.phase = _vector(phase, self.n, "phase")
+        self.offset = _vector(offset, self.n, "offset")
+
+    def sample(self, times):
+        t = np.asarray(times, dtype=float).reshape(-1, 1)
+        T, f0, f1 = self.duration, self.f0, self.f1
+        tc = np.minimum(t, T)
+        phi = 2 * np.pi * (f0 * tc + (f1 - f0) * tc * tc / (2 * T) + f1 * (t - tc))
+        return self.offset + self.amplitude * np.sin(phi + self.phase)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "amplitude": self.amplitude.tolist(),
+                "f0": self.f0, "f1": self.f1, "duration": self.duration, "phase": self.phase.tolist(),
+                "offset": self.offset.tolist(), "sweep": "linear, then constant f1"}
+
+
+class MultiSineProfile(OpenLoopProfile):
+    """Fourier (multi-sine) excitation with Schroeder phases (see the module docstring)."""
+
+    name = "multisine"
+
+    def __init__(self, n: int, amplitude=1.0, base_frequency=0.5, harmonics=(1, 2, 3, 4, 5), offset=0.0):
+        super().__init__(n)
+        self.amplitude = _vector(amplitude, self.n, "amplitude")
+        self.base_frequency = _scalar(base_frequency, "base_frequency", positive=True)
+        h = np.asarray(harmonics)
+        if h.ndim != 1 or len(h) == 0 or not np.all(np.isfinite(h.astype(float))) or np.any(h <= 0) \
+                or np.any(h != np.round(h)) or len(set(h.tolist())) != len(h):
+            raise ProfileError(f"harmonics: must be distinct positive integers, got {harmonics!r}")
+        self.harmonics = h.astype(int)
+        self.offset = _vector(offset, self.n, "offset")
+        K = len(self.harmonics)
+        k = np.arange(1, K + 1)
+        self.phases = -np.pi * k * (k - 1) / K  # Schroeder
+        # time delay of joint i: i/n of the base period
+        self.delays = np.arange(self.n) / (self.n * self.base_frequency)
+        self._w = 2 * np.pi * self.base_frequency * self.harmonics  # (K,)
+        grid = np.linspace(0.0, 1.0 / self.base_frequency, 4096, endpoint=False)
+        self.peak = float(np.max(np.abs(np.sin(np.outer(grid, self._w) + self.phases).sum(axis=1))))
+
+    def sample(self, times):
+        t = np.asarray(times, dtype=float).reshape(-1, 1, 1) - self.delays[:, None]  # (K, n, 1)
+        s = np.sin(t * self._w + self.phases).sum(axis=-1)  # (K, n)
+        return self.offset + (self.amplitude / self.peak) * s
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "amplitude": self.amplitude.tolist(),
+                "base_frequency": self.base_frequency, "harmonics": self.harmonics.tolist(),
+                "phases": self.phases.tolist(), "phase_rule": "Schroeder: -pi*k*(k-1)/K",
+                "joint_delays": self.delays.tolist(), "peak_normalisation": self.peak, "offset": self.offset.tolist()}
+
+
+class CSVProfile(OpenLoopProfile):
+    """Torques from a CSV file: a ``time`` column (s, strictly increasing, finite) and ``tau1 … tauN``
+    (N m, finite), in any column order; other columns are errors.
+
+    ``interpolation="linear"`` (default) interpolates linearly between rows; ``"zoh"`` holds each
+    row's value until the next row's time.  The file must cover [0, duration] of the run
+    (first time ≤ 0, last time ≥ duration), else :class:`ProfileError`.  Every error names the
+    file, the row (file line number) and column, and the value.
+    """
+
+    name = "csv"
+    INTERPOLATIONS = ("linear", "zoh")
+
+    def __init__(self, n: int, path, interpolation: str = "linear"):
+        super().__init__(n)
+        if interpolation not in self.INTERPOLATIONS:
+            raise ProfileError(f"interpolation: must be one of {', '.join(self.INTERPOLATIONS)}, got {interpolation!r}")
+        self.path = Path(path)
+        self.interpolation = interpolation
+        self.times, self.values, self.sha256 = self._read()
+
+    def _read(self):
+        where = str(self.path)
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            raise ProfileError(f"{where}: no such file") from None
+        except OSError as e:
+            raise ProfileError(f"{where}: cannot read: {e}") from None
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise ProfileError(f"{where}: not UTF-8 text: {e}") from None
+        rows = list(csv.reader(text.splitlines()))
+        lines = [(i, r) for i, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
+        if not lines:
+            raise ProfileError(f"{where}: empty file; expected a header 'time,tau1,...,tau{self.n}' and rows")
+        header_line, header = lines[0]
+        header = [h.strip() for h in header]
+        wanted = ["time"] + [f"tau{j}" for j in range(1, self.n + 1)]
+        missing = [c for c in wanted if c not in header]
+        if missing:
+            raise ProfileError(f"{where}: line {header_line}: missing column(s) {', '.join(missing)}; "
+                               f"the header must name {', '.join(wanted)} (found {', '.join(header) or 'nothing'})")
+        extra = [c for c in header if c not in wanted]
+        if extra:
+            raise ProfileError(f"{where}: line {header_line}: unexpected column(s) {', '.join(extra)} for a "
+                               f"{self.n}-joint arm; expected {', '.join(wanted)}")
+        dup = sorted({c for c in header if header.count(c) > 1})
+        if dup:
+            raise ProfileError(f"{where}: line {header_line}: duplicate column(s) {', '.join(dup)}")
+        cols = [header.index(c) for c in wanted]
+        data = np.empty((len(lines) - 1, len(wanted)))
+        for r, (line, row) in enumerate(lines[1:]):
+            if len(row) != len(header):
+                raise ProfileError(f"{where}: line {line}: expected {len(header)} cells, got {len(row)}: {row!r}")
+            for c, col in enumerate(cols):
+                cell = row[col].strip()
+                try:
+                    x = float(cell)
+                except ValueError:
+                    raise ProfileError(f"{where}: line {line}, column {wanted[c]!r}: not a number: {cell!r}") from None
+                if not math.isfinite(x):
+                    raise ProfileError(f"{where}: line {line}, column {wanted[c]!r}: must be finite, got {cell!r}")
+                data[r, c] = x
+        if len(data) == 0:
+            raise ProfileError(f"{where}: no data rows after the header")
+        t = data[:, 0]
+        bad = np.nonzero(np.diff(t) <= 0)[0]
+        if len(bad):
+            i = int(bad[0]) + 1
+            raise ProfileError(f"{where}: line {lines[i + 1][0]}, column 'time': times must be strictly increasing; "
+                               f"{t[i]!r} follows {t[i - 1]!r}")
+        return t.copy(), data[:, 1:].copy(), hashlib.sha256(raw).hexdigest()
+
+    def validate(self, n: int, duration: float) -> None:
+        super().validate(n, duration)
+        if self.times[0] > 0.0:
+            raise ProfileError(f"{self.path}: the profile starts at t = {self.times[0]!r} s; it must start at or "
+                               "before 0 s")
+        if self.times[-1] < duration - 1e-9 * max(1.0, duration):
+            raise ProfileError(f"{self.path}: the profile ends at t = {self.times[-1]!r} s, shorter than the "
+                               f"requested duration {duration!r} s")
+
+    def sample(self, times):
+        t = np.asarray(times, dtype=float).reshape(-1)
+        if t.size and (t.min() < self.times[0] or t.max() > self.times[-1]):
+            bad = t[(t < self.times[0]) | (t > self.times[-1])][0]
+            raise ProfileError(f"{self.path}: t = {bad!r} s is outside the profile's time range "
+                               f"[{self.times[0]!r}, {self.times[-1]!r}] s")
+        if self.interpolation == "zoh":
+            idx = np.searchsorted(self.times, t, side="right") - 1
+            return self.values[idx]
+        return np.stack([np.interp(t, self.times, self.values[:, j]) for j in range(self.n)], axis=-1)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "path": os.fspath(self.path),
+                "sha256": self.sha256, "rows": int(len(self.times)),
+                "time_range": [float(self.times[0]), float(self.times[-1])], "interpolation": self.interpolation}
+
+
+# ------------------------------------------------------------------------------------------ closed loop
+class PDGravityProfile(Profile):
+    """τ = K_p (q_d − q) + K_d (q̇_d − q̇) + G(q), G from the analytic model of ``spec``.
+
+    ``target`` is a fixed configuration (q̇_d = 0) or a :class:`JointTrajectory`.
+    """
+
+    name = "pd-gravity"
+    closed_loop = True
+
+    def __init__(self, spec: ArmSpec, target=None, kp=100.0, kd=20.0):
+        super().__init__(spec.n)
+        self.spec = spec
+        self._p = spec.params()
+        self.kp = _vector(kp, self.n, "kp")
+        self.kd = _vector(kd, self.n, "kd")
+        if isinstance(target, JointTrajectory):
+            if target.n != self.n:
+                raise ProfileError(f"target: trajectory has {target.n} joints, the arm has {self.n}")
+            self.trajectory, self.target = target, None
+        else:
+            self.trajectory = None
+            self.target = np.zeros(self.n) if target is None else _vector(target, self.n, "target")
+            self._zero = np.zeros(self.n)
+
+    def reference(self, t):
+        if self.trajectory is None:
+            return self.target, self._zero
+        qd_, vd_, _ = self.trajectory(t)
+        return qd_, vd_
+
+    def __call__(self, t, q, qd):
+        q_d, v_d = self.reference(t)
+        return self.kp * (q_d - q) + self.kd * (v_d - qd) + analytic.gravity(self._p, q)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": True, "n": self.n, "arm": self.spec.name,
+                "kp": self.kp.tolist(), "kd": self.kd.tolist(),
+                "target": self.target.tolist() if self.target is not None else self.trajectory.params(),
+                "model": "analytic G(q)", "law": "kp*(q_d - q) + kd*(qd_d - qd) + G(q)"}
+
+
+class ComputedTorqueProfile(Profile):
+    """τ = M(q) (q̈_d + K_d ė + K_p e) + C(q, q̇) q̇ + G(q) + F(q̇), e = q_d − q, from the analytic model.
+
+    ``friction=False`` leaves out F(q̇) (then an engine's joint friction shows as tracking error).
+    """
+
+    name = "computed-torque"
+    closed_loop = True
+
+    def __init__(self, spec: ArmSpec, trajectory: JointTrajectory, kp=400.0, kd=40.0, friction: bool = True):
+        super().__init__(spec.n)
+        if not isinstance(trajectory, JointTrajectory):
+            raise ProfileError(f"trajectory: must be a JointTrajectory (see crossdyn.comparisons.trajectories), "
+                               f"got {type(trajectory).__name__}")
+        if trajectory.n != self.n:
+            raise ProfileError(f"trajectory: has {trajectory.n} joints, the arm has {self.n}")
+        self.spec = spec
+        self._p = spec.params() if friction else spec.params()._replace(b=np.zeros(spec.n), fc=np.zeros(spec.n))
+        self.trajectory = trajectory
+        self.kp = _vector(kp, self.n, "kp")
+        self.kd = _vector(kd, self.n, "kd")
+        self.friction = bool(friction)
+
+    def __call__(self, t, q, qd):
+        q_d, v_d, a_d = self.trajectory(t)
+        a = a_d + self.kd * (v_d - qd) + self.kp * (q_d - q)
+        return analytic.mass_matrix(self._p, q) @ a + analytic.bias(self._p, q, qd)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": True, "n": self.n, "arm": self.spec.name,
+                "kp": self.kp.tolist(), "kd": self.kd.tolist(), "friction_compensation": self.friction,
+                "trajectory": self.trajectory.params(), "model": "analytic M, C, G, F",
+                "law": "M(q)(qdd_d + kd*(qd_d - qd) + kp*(q_d - q)) + C(q,qd)qd + G(q) + F(qd)"}
+
+
+# ------------------------------------------------------------------------------------------ registry
+def _open(cls):
+    return lambda spec, **kw: cls(spec.n, **kw)
+
+
+PROFILES = {
+    "zero": _open(ZeroProfile),
+    "constant": _open(ConstantProfile),
+    "step": _open(StepProfile),
+    "sine": _open(SineProfile),
+    "chirp": _open(ChirpProfile),
+    "multisine": _open(MultiSineProfile),
+    "multisine-motion": lambda spec, **kw: MotionMultiSineProfile(spec, **kw),
+    "csv": _open(CSVProfile),
+    "pd-gravity": PDGravityProfile,
+    "computed-torque": ComputedTorqueProfile,
+}
+
+
+def profile_names() -> list[str]:
+    return list(PROFILES)
+
+
+def make_profile(name: str, spec: ArmSpec, **params) -> Profile:
+    """Build the profile ``name`` for ``spec`` (parameters as the profile class takes them)."""
+    if name not in PROFILES:
+        raise ProfileError(f"unknown profile {name!r}; valid profiles: {', '.join(profile_names())}")
+    try:
+        return PROFILES[name](spec, **params)
+    except TypeError as e:
+        raise ProfileError(f"profile {name!r}: {e}") from None
+
+
+def hanging_configuration(spec: ArmSpec) -> np.ndarray:
+    """The stable equilibrium under gravity: link 1 along g, the other joints at 0 (zeros with no gravity)."""
+    gx, gy = spec.gravity[0], spec.gravity[1]
+    q = np.zeros(spec.n)
+    if gx or gy:
+        q[0] = math.atan2(gy, gx)
+    return q
+
+
+def gravity_stiffness(spec: ArmSpec, q) -> np.ndarray:
+    """K(q) = ∂G/∂q = ∂²U/∂q² (n, n), exact: K_ab = Σ_{k ≥ max(a, b)} w_k (g · u(θ_k)), with
+    u(θ) = (cos θ, sin θ), θ_k = q_1 + … + q_k and w_k = m_k Lc_k + L_k Σ_{j > k} m_j."""
+    p = spec.params()
+    q = np.asarray(q, dtype=float).reshape(spec.n)
+    th = np.cumsum(q)
+    gu = p.gravity[0] * np.cos(th) + p.gravity[1] * np.sin(th)
+    outboard = np.concatenate([np.cumsum(p.m[::-1])[::-1][1:], [0.0]])
+    w = p.m * p.Lc + p.L * outboard
+    tail = np.cumsum((w * gu)[::-1])[::-1]  # Σ_{k ≥ i}
+    idx = np.maximum.outer(np.arange(spec.n), np.arange(spec.n))
+    return tail[idx]
+
+
+class MotionMultiSineProfile(OpenLoopProfile):
+    """A multi-sine whose torques would move the *linearised* arm along a chosen small joint motion.
+
+    The reference motion is q_r,i(t) = c_i + a_i s(t − d_i), s(t) = Σ_k sin(ω_k t + φ_k) / peak (harmonics
+    ω_k = 2π h_k f0, Schroeder phases, joint delays d_i = i/(n f0), peak-normalised, so |q_r − c| ≤ a);
+    the torque is its inverse dynamics linearised about c (default: the hanging configuration):
+
+        τ(t) = G(c) + K(c) (q_r − c) + M(c) q̈_r,   K = ∂G/∂q
+
+    i.e. per joint a fixed sum of sinusoids.  Because the torque follows the arm's own modes, the arm stays
+    within a few ``amplitude`` of c for any harmonic content, even near a natural frequency (an arm started
+    at rest at c also oscillates freely by about ``amplitude``).  M(c), K(c) come from the analytic model
+    and are recorded in :meth:`params`.
+    """
+
+    name = "multisine-motion"
+
+    def __init__(self, spec: ArmSpec, amplitude=0.05, base_frequency=0.25, harmonics=(1, 2, 3), center=None):
+        super().__init__(spec.n)
+        self.spec = spec
+        self.amplitude = _vector(amplitude, self.n, "amplitude")
+        self.center = hanging_configuration(spec) if center is None else _vector(center, self.n, "center")
+        base = MultiSineProfile(self.n, 1.0, base_frequency, harmonics)
+        self.base_frequency, self.harmonics = base.base_frequency, base.harmonics
+        self.phases, self.delays, self.peak, self._w = base.phases, base.delays, base.peak, base._w
+        self.M = analytic.mass_matrix(spec, self.center)
+        self.K = gravity_stiffness(spec, self.center)
+        self.offset = analytic.gravity(spec, self.center)
+        # C[j, i, k] = a_i (K_ji − ω_k² M_ji) / peak
+        self._C = (self.K[:, :, None] - self._w**2 * self.M[:, :, None]) * (self.amplitude / self.peak)[None, :, None]
+
+    def sample(self, times):
+        t = np.asarray(times, dtype=float).reshape(-1, 1, 1) - self.delays[:, None]  # (T, n, 1)
+        S = np.sin(t * self._w + self.phases)  # (T, n, K)
+        return self.offset + np.einsum("tik,jik->tj", S, self._C)
+
+    def reference(self, times) -> np.ndarray:
+        """The joint motion q_r(t) the torque is designed for (shape (K, n))."""
+        t = np.asarray(times, dtype=float).reshape(-1, 1, 1) - self.delays[:, None]
+        return self.center + (self.amplitude / self.peak) * np.sin(t * self._w + self.phases).sum(axis=-1)
+
+    def params(self):
+        return {"name": self.name, "closed_loop": False, "n": self.n, "arm": self.spec.name,
+                "amplitude_rad": self.amplitude.tolist(), "center": self.center.tolist(),
+                "base_frequency": self.base_frequency, "harmonics": self.harmonics.tolist(),
+                "phases": self.phases.tolist(), "phase_rule": "Schroeder: -pi*k*(k-1)/K",
+                "joint_delays": self.delays.tolist(), "peak_normalisation": self.peak,
+                "mass_matrix_at_center": self.M.tolist(), "gravity_stiffness_at_center": self.K.tolist(),
+                "gravity_at_center": self.offset.tolist(),
+                "law": "G(c) + K(c)(q_r - c) + M(c) qdd_r, q_r = c + a*s(t - d)"}
+
+
+def default_profile(spec: ArmSpec, amplitude: float = 0.05) -> MotionMultiSineProfile:
+    """The comparison default: a gentle multi-sine about the hanging equilibrium (start there:
+    :func:`hanging_configuration`, at rest).
+
+    :class:`MotionMultiSineProfile` with ``amplitude`` rad per joint and harmonics 1, 2, 3 of 0.25 Hz (one
+    period in 4 s), which lie around the first natural frequencies of the presets (≈ 0.2–0.5 Hz): peak
+    torques ≈ 4–16 % of ``spec.torque_scale()`` (2.6 N m at joint 1 of ``planar3r``), the arm swings by
+    about 0.1 rad and neighbouring trajectories stay neighbours (a 1e-9 rad perturbation grows < 10× in
+    5 s for 2R…8R presets) — not chaotic.
+    """
+    return MotionMultiSineProfile(spec, amplitude=amplitude, base_frequency=0.25, harmonics=(1, 2, 3))

@@ -1,0 +1,151 @@
+"""The one code path every engine is driven through: :func:`run_engine`.
+
+Reset the engine to (q0, q̇0), then for k = 0 … K−1: τ_k = profile(t_k, q_k, q̇_k) sampled from the
+engine's own state at t_k = k·dt (zero-order hold: τ_k is held over the whole step), ``engine.step(τ_k)``,
+read the state.  Open-loop profiles are sampled for all steps at once (:meth:`Profile.sample`, equal to
+per-step calls); closed-loop profiles (and any callable ``profile(t, q, qd)`` without ``sample``) are
+called every step.
+
+A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
+with ``status``:
+
+* ``"ok"``;
+* ``"diverged"`` — the state became non-finite or some |q̇| exceeded ``velocity_bound`` rad/s;
+* ``"failed"`` — the engine library raised an exception, or the engine's own joint-velocity clamp was
+  reached (PyBullet's ``maxJointVelocity``: the state is no longer the unclamped dynamics).
+
+For both, ``diverged_at`` is the time of the first bad state, the arrays stop at the last good state and
+``message`` says why.  ``info`` records the engine name, its ``config()`` and the profile's ``params()``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from crossdyn.analytic.integrators import Trajectory, n_steps
+from crossdyn.comparisons.profiles import Profile
+from crossdyn.engines.base import Engine
+
+DEFAULT_VELOCITY_BOUND = 1e3
+"""rad/s; a joint faster than this counts as divergence (far above anything a comparison expects)."""
+
+CHECK_BLOCK = 16
+"""Open-loop runs check the state every this many steps (vectorised); the first bad state is still found
+exactly, the engine merely runs a few steps past it."""
+
+
+def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
+               velocity_bound: float = DEFAULT_VELOCITY_BOUND) -> Trajectory:
+    """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring)."""
+    n, dt = engine.n, engine.dt
+    steps = n_steps(duration, dt)
+    validate = getattr(profile, "validate", None)
+    if validate is not None:
+        validate(n, duration)
+    q0 = np.array(q0, dtype=float).reshape(n)
+    qd0 = np.array(qd0, dtype=float).reshape(n)
+    Q = np.empty((steps + 1, n))
+    QD = np.empty((steps + 1, n))
+    times = np.arange(steps + 1) * dt
+    sample = None if getattr(profile, "closed_loop", True) else getattr(profile, "sample", None)
+    per_step = sample is None  # closed loop, or a duck-typed profile without sample(): call it every step
+    TAU = np.empty((steps, n)) if per_step else np.ascontiguousarray(sample(times[:steps]), dtype=float)
+    if TAU.shape != (steps, n):
+        raise ValueError(f"profile {getattr(profile, 'name', profile)!r}: sample() gave shape {TAU.shape}, "
+                         f"expected ({steps}, {n})")
+    if not per_step and not np.all(np.isfinite(TAU)):
+        raise ValueError(f"profile {getattr(profile, 'name', profile)!r}: non-finite torque in sample() "
+                         f"at t = {times[np.nonzero(~np.isfinite(TAU))[0][0]]!r} s")
+    read = getattr(engine, "read_state_into", None)
+    clamp = getattr(engine, "velocity_clamp", None)
+    limit = velocity_bound if clamp is None else min(velocity_bound, clamp * (1 - 1e-12))
+
+    status, t_bad, msg = "ok", None, ""
+    k = steps
+    try:
+        engine.reset(q0, qd0)
+        if read is not None:
+            read(Q[0], QD[0])
+        else:
+            Q[0], QD[0] = engine.state()
+    except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
+        return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
+                       f"{engine.name}: reset failed: {type(e).__name__}: {e}")
+    step = engine.step
+    isfinite = math.isfinite
+    # row views made once (indexing a 2-D array builds a view each time)
+    q_rows, qd_rows, tau_rows = list(Q), list(QD), list(TAU)
+    # states are checked in blocks of CHECK_BLOCK steps (one vectorised check instead of a few µs per step);
+    # closed-loop profiles see every state, so there every state is checked before the profile uses it
+    block = 1 if per_step else CHECK_BLOCK
+    good = 0  # rows 0 … good are checked and fine
+    for k in range(steps):
+        tau = tau_rows[k]
+        if per_step:
+            tau[:] = profile(times[k], q_rows[k], qd_rows[k])
+            if not isfinite(tau.sum()):
+                status, t_bad = "failed", float(times[k])
+                msg = (f"profile {getattr(profile, 'name', '?')!r} gave a non-finite torque {tau.tolist()} "
+                       f"at t = {t_bad:.6g} s")
+                break
+        q, qd = q_rows[k + 1], qd_rows[k + 1]
+        try:
+            step(tau)
+            if read is not None:
+                read(q, qd)
+            else:
+                q[:], qd[:] = engine.state()
+        except Exception as e:  # noqa: BLE001
+            bad = _first_bad(Q, QD, good + 1, k + 1, limit)
+            if bad is None:
+                status, t_bad = "failed", float(times[k + 1])
+                msg = f"{engine.name}: library error at t = {t_bad:.6g} s: {type(e).__name__}: {e}"
+                break
+            k = bad - 1  # report the earlier divergence (the library error came after it)
+        else:
+            if k + 1 - good < block and k + 1 < steps:
+                continue
+            bad = _first_bad(Q, QD, good + 1, k + 2, limit)
+            if bad is None:
+                good = k + 1
+                continue
+            k = bad - 1
+        # row k + 1 is the first bad state
+        t_bad = float(times[k + 1])
+        vmax = float(np.max(np.abs(QD[k + 1])))
+        if not (isfinite(vmax) and np.all(np.isfinite(Q[k + 1]))):
+            status, msg = "diverged", f"state became non-finite at t = {t_bad:.6g} s"
+        elif vmax > velocity_bound:
+            status, msg = "diverged", (f"|qd| = {vmax:.6g} rad/s exceeded the bound {velocity_bound:g} rad/s "
+                                       f"at t = {t_bad:.6g} s")
+        else:
+            status, msg = "failed", (f"{engine.name}: joint velocity reached the engine's clamp "
+                                     f"{clamp:g} rad/s at t = {t_bad:.6g} s (the engine limits speed "
+                                     "there; raise it, e.g. max_joint_velocity)")
+        break
+    if status != "ok":
+        Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[:k]
+    return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg)
+
+
+def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:
+    """Index of the first row in [lo, hi) with a non-finite q or |q̇| > limit (NaN counts), else None."""
+    if hi <= lo:
+        return None
+    ok = np.all(np.abs(QD[lo:hi]) <= limit, axis=1) & np.all(np.isfinite(Q[lo:hi]), axis=1)
+    if ok.all():
+        return None
+    return lo + int(np.argmin(ok))
+
+
+def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg) -> Trajectory:
+    try:
+        config = engine.config()
+    except Exception as e:  # noqa: BLE001
+        config = {"error": f"config() failed: {type(e).__name__}: {e}"}
+    params = getattr(profile, "params", None)
+    info = {"engine": engine.name, "config": config,
+            "profile": params() if params is not None else {"name": getattr(profile, "name", repr(profile))}}
+    t = np.arange(Q.shape[0]) * dt
+    return Trajectory(t, Q, QD, TAU, engine.integrator, dt, status, t_bad, msg, info)
