@@ -282,7 +282,7 @@ def render_markdown(blocks) -> str:
             out.append(blk[1])
         elif blk[0] == "table":
             header, rows = blk[1], blk[2]
-            out.append("| " + " | ".join(header) + " |")
+            out.append("| " + " | ".join(str(h).replace("|", "\\|") for h in header) + " |")
             out.append("|" + "---|" * len(header))
             for r in rows:
                 out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
