@@ -912,7 +912,7 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
             resid_norm = np.linalg.norm(U - R, axis=0)
             unexplained = ru / np.maximum(resid_norm, 1e-300)
             f.unexplained = float(unexplained[k_star])
-            exact = bool(np.all(unexplained[resid_norm > 0] < 1e-6))
+            exact = bool(np.all(unexplained[f.wrong_param_sets] < 1e-6))   # judged where the entry is wrong
             tol = RTOL * cmp_.qscale[k_star] + ATOL
             tols = RTOL * cmp_.qscale + ATOL                          # (S,)
             idx = diagnosis.off_terms(basis.names, cu[:, k_star], cr[:, k_star], tol, exact)
@@ -1056,6 +1056,8 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
     elif model.has("C") and model.c_kind == "vector":
         structure.append(StructuralCheck("Mdot - 2C skew-symmetric", "skipped",
                                          "your C returns the vector C qd, so there is no matrix to test"))
+    elif model.c_kind == "matrix":
+        structure.append(StructuralCheck("Mdot - 2C skew-symmetric", "skipped", "needs your M (the file has none)"))
     if "C" in compared:
         christ = not compared["C"].wrong.any()
         if christ:

@@ -231,18 +231,21 @@ def monomials(L, m, Lc, J, kinds, factor: float = 1.0, factor_name: str = "", ma
     """Monomials (mass factor) × (up to three lengths) over the parameter sets.
 
     ``L, m, Lc, J`` have shape (S, n); ``kinds[i]`` is ``"rod"``, ``"point"`` or
-    ``"general"`` (Lc and J of rods and point masses follow from L and m, so only
-    the free parameters appear).  ``factor`` multiplies every monomial (|g| for G,
+    ``"general"``.  A point mass's Lc (= L) and J (= 0) are left out; a rod's Lc
+    (= L/2) and J (= mL²/12) stay, although they follow from L and m, so that the
+    difference can be written in the symbols the user wrote: among equivalent exact
+    fits the one with the simplest coefficients wins (``m3*L2*Lc3`` rather than
+    ``1/2*m3*L2*L3``).  ``factor`` multiplies every monomial (|g| for G,
     printed as ``factor_name``).  The length degree is lowered until at most
     ``max_candidates`` monomials remain.
     """
     S, n = L.shape
     lengths = [(f"L{i + 1}", L[:, i]) for i in range(n)]
-    lengths += [(f"Lc{i + 1}", Lc[:, i]) for i in range(n) if kinds[i] == "general"]
+    lengths += [(f"Lc{i + 1}", Lc[:, i]) for i in range(n) if kinds[i] != "point"]
     masses = [("", np.ones(S))] + [(f"m{i + 1}", m[:, i]) for i in range(n)]
     masses += [("(" + "+".join(f"m{k + 1}" for k in range(i, n)) + ")", m[:, i:].sum(axis=1))
                for i in range(1, n - 1)]
-    inertias = [(f"J{i + 1}", J[:, i]) for i in range(n) if kinds[i] == "general" and np.any(J[:, i] != 0)]
+    inertias = [(f"J{i + 1}", J[:, i]) for i in range(n) if kinds[i] != "point" and np.any(J[:, i] != 0)]
     for max_deg in (3, 2, 1):
         count = len(masses) * sum(_n_combos(len(lengths), d) for d in range(max_deg + 1)) + \
             len(inertias) * (1 + len(lengths))
