@@ -409,3 +409,13 @@ def test_user_engine_errors(tmp_path):
         make_engine("no-such-engine", get_preset("planar2r"))
     with pytest.raises(EngineError, match=r"returned shape \(2, 2\); expected \(3, 3\)"):
         make_engine(f"user:{FILES / 'textbook_2r.py'}", get_preset("planar3r"))
+
+
+def test_constant_named_like_a_role_does_not_hide_the_function(tmp_path):
+    f = variant(tmp_path, "pointmass_2r.py", "import numpy as np\n", "import numpy as np\n\nG = 9.81\nM = 'my arm'\n")
+    r = check("planar2r-pointmass", f, states=100, random_params=2)
+    assert r.verdict == "correct" and r.functions["G"] == "gravity(q, p)" and r.functions["M"] == "mass_matrix(q, p)"
+    f = tmp_path / "const.py"
+    f.write_text("G = 9.81\n")
+    with pytest.raises(UserFileError, match="G is a float, not a function"):
+        check("planar2r", f, states=10, random_params=0)

@@ -370,7 +370,9 @@ def resolve_functions(module, path: Path, names: dict[str, str] | None = None) -
                                     f"(its functions: {', '.join(defined) or 'none'})", function=name)
             choice = [name]
         else:
-            choice = [c for c in candidates if hasattr(module, c)]
+            present = [c for c in candidates if hasattr(module, c)]
+            # a constant such as G = 9.81 does not hide a function named gravity
+            choice = [c for c in present if callable(getattr(module, c))] or present
         if not choice:
             continue
         name = choice[0]
@@ -535,7 +537,7 @@ class EntryFinding:
     status: str             # "wrong" | "note"
     unit: str
     max_abs_error: float
-    max_rel_error: float
+    max_rel_error: float | None       # None when the reference quantity is identically 0
     worst_param_set: int
     worst_q: list
     worst_qd: list | None
@@ -716,7 +718,7 @@ def _check_symmetric(Mu: np.ndarray, Mr: np.ndarray) -> StructuralCheck:
         return StructuralCheck("M symmetric", "ok", f"max |M - M^T| = {worst:.3g} kg m^2", worst)
     k, i, a, b = np.unravel_index(np.argmax(asym), asym.shape)
     return StructuralCheck("M symmetric", "failed",
-                           f"your M is not symmetric: M{a + 1}{b + 1} - M{b + 1}{a + 1} = "
+                           f"M{a + 1}{b + 1} - M{b + 1}{a + 1} = "
                            f"{Mu[k, i, a, b] - Mu[k, i, b, a]:.4g} kg m^2 (max |M - M^T| = {worst:.3g})",
                            worst, {"param_set": int(k), "state": int(i)})
 
@@ -730,7 +732,7 @@ def _check_positive_definite(Mu: np.ndarray, Q, sets) -> StructuralCheck:
     if lo > 1e-12 * scale:
         return StructuralCheck("M positive definite", "ok", f"smallest eigenvalue {lo:.4g} kg m^2", lo)
     return StructuralCheck("M positive definite", "failed",
-                           f"your M is not positive definite: eigenvalue {lo:.4g} kg m^2 at q = {_vec(Q[i])} "
+                           f"smallest eigenvalue {lo:.4g} kg m^2, at q = {_vec(Q[i])} "
                            f"with {sets[k].label}", lo, {"param_set": int(k), "q": Q[i].tolist()})
 
 
@@ -899,9 +901,6 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
         k_star = 0 if 0 in f.wrong_param_sets or f.status == "note" else f.worst_param_set
         f.terms_param_set = k_star
         at = "at the arm's own parameters" if k_star == 0 else f"at random parameter set {k_star}"
-        if f.mirror:
-            f.messages.append(f"{f.entry} (and {f.mirror}: your M is symmetric) is wrong "
-                              f"at {len(f.wrong_param_sets)} of {S} parameter sets")
         if basis is None:
             f.messages.append("no term-by-term diagnosis: too few states for the basis of terms "
                               "(increase --states)")
@@ -1089,7 +1088,7 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
             qs = float(np.max(cmp_.qscale))
             denom = escale if escale > 1e-6 * qs else qs
             max_abs = float(err[k, i])
-            rel = max_abs / denom if denom > 0 else (math.inf if max_abs > 0 else 0.0)
+            rel = max_abs / denom if denom > 0 else (None if max_abs > 0 else 0.0)   # None: reference is 0
             wrong_sets = [int(s) for s in np.flatnonzero(cmp_.wrong[(slice(None),) + idx])]
             name = entry_name(_prefix(quantity), idx, n)
             summary.append({"entry": name, "quantity": quantity, "max_abs_error": max_abs, "max_rel_error": rel,

@@ -126,14 +126,20 @@ def _finding_head(f) -> str:
     sets = f"wrong at {len(f.wrong_param_sets)} of {f.n_param_sets} parameter sets"
     if f.status == "note":
         sets = f"differs at {len(f.wrong_param_sets)} of {f.n_param_sets} parameter sets"
-    head = (f"{f.entry}: max error {f.max_abs_error:.4g} {f.unit} ({100 * f.max_rel_error:.3g} % of the entry's "
-            f"largest value), {sets}")
+    entry = f"{f.entry} (= {f.mirror})" if f.mirror else f.entry
+    rel = ("the expected value is 0" if f.max_rel_error is None else
+           f"{100 * f.max_rel_error:.3g} % of the entry's largest value")
+    head = f"{entry}: max error {f.max_abs_error:.4g} {f.unit} ({rel}), {sets}"
     where = f"worst at q = {_v(f.worst_q)}"
     if f.worst_qd is not None:
         where += f", qd = {_v(f.worst_qd)}"
     where += ", " + ("the arm's own parameters" if f.worst_param_set == 0 else
                      f"random parameter set {f.worst_param_set}")
     return head + "\n" + where
+
+
+def _rel(x) -> str:
+    return "n/a (expected 0)" if x is None else f"{x:.3g}"
 
 
 def _v(x) -> str:
@@ -164,7 +170,7 @@ def render_text(result) -> str:
         if title:
             lines.append(title)
         for f in group:
-            used_sets.add(f.worst_param_set)
+            used_sets.update(k for k in (f.worst_param_set, f.terms_param_set) if k is not None)
             head = _finding_head(f).splitlines()
             lines.append(f"  {head[0]}")
             lines += [f"    {h}" for h in head[1:]]
@@ -182,6 +188,7 @@ def render_text(result) -> str:
         lines.append("")
         lines.append("Notes:")
         lines += [f"  - {n}" for n in result.notes]
+    used_sets.update(s.details["param_set"] for s in result.structure if "param_set" in s.details)
     used_sets.discard(0)
     if used_sets:
         lines.append("")
@@ -206,12 +213,12 @@ def render_markdown(result) -> str:
         out += [f"## {title}", ""]
         for f in group:
             head = _finding_head(f).splitlines()
-            out += [f"### {f.entry}", "", head[0].split(": ", 1)[1] + "; " + head[1], ""]
+            out += [f"### {head[0].split(': ', 1)[0]}", "", head[0].split(": ", 1)[1] + "; " + head[1], ""]
             out += [f"- {m.strip()}" for m in f.messages]
             out.append("")
     out += ["## Structure of your equations", "", "| check | result | details |", "|---|---|---|"]
     for s in result.structure:
-        out.append(f"| {s.name} | {_mark(s.status)} | {s.message.replace('|', '/')} |")
+        out.append(f"| {s.name} | {_mark(s.status)} | {s.message.replace('|', chr(92) + '|')} |")
     out.append("")
     if result.hints:
         out += ["## Hints", ""] + [f"- {h}" for h in result.hints] + [""]
@@ -220,7 +227,7 @@ def render_markdown(result) -> str:
     out += ["## Every entry", "", "| entry | result | max abs error | max rel error |", "|---|---|---|---|"]
     for e in result.entries:
         out.append(f"| {e['entry']} | {'ok' if e['ok'] else 'differs'} | {e['max_abs_error']:.3g} | "
-                   f"{e['max_rel_error']:.3g} |")
+                   f"{_rel(e['max_rel_error'])} |")
     out += ["", "## Parameter sets", ""]
     out += [f"- {_param_set_line(ps)}" for ps in result.param_sets]
     return "\n".join(out) + "\n"
@@ -248,7 +255,8 @@ def render_html(result) -> str:
         parts.append(f"<h2>{e(title)}</h2>")
         for f in group:
             head = _finding_head(f).splitlines()
-            parts.append(f"<h3 class='{status}'>{e(f.entry)}</h3><p>{e(head[0].split(': ', 1)[1])}; {e(head[1])}</p>")
+            parts.append(f"<h3 class='{status}'>{e(head[0].split(': ', 1)[0])}</h3><p>{e(head[0].split(': ', 1)[1])}; "
+                         f"{e(head[1])}</p>")
             if f.terms:
                 parts.append("<table><tr><th>term</th><th>your coefficient</th><th>expected</th>"
                              "<th>difference across parameter sets</th></tr>")
@@ -273,7 +281,7 @@ def render_html(result) -> str:
     for x in result.entries:
         c = "ok" if x["ok"] else "wrong"
         parts.append(f"<tr><td>{e(x['entry'])}</td><td class='{c}'>{'ok' if x['ok'] else 'differs'}</td>"
-                     f"<td>{x['max_abs_error']:.3g}</td><td>{x['max_rel_error']:.3g}</td></tr>")
+                     f"<td>{x['max_abs_error']:.3g}</td><td>{_rel(x['max_rel_error'])}</td></tr>")
     parts.append("</table><h2>Parameter sets</h2><ul>")
     parts += [f"<li>{e(_param_set_line(ps))}</li>" for ps in result.param_sets]
     parts.append("</ul></body></html>")
