@@ -1,0 +1,275 @@
+"""crossdyn benchmarks (`make bench`): ratios measured side by side in one run.
+
+Prints a table and writes benchmarks/results.json.  Timings are medians of
+repeated blocks, with the adapter loop and the raw loop of each engine
+*alternated* block by block so that machine load affects both alike.
+
+    python benchmarks/run.py [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from crossdyn import analytic  # noqa: E402
+from crossdyn.analytic.integrators import simulate  # noqa: E402
+from crossdyn.engines import make_engine  # noqa: E402
+from crossdyn.models import get_preset  # noqa: E402
+
+ARM = "planar3r"
+Q0 = np.array([-1.3, 0.2, -0.1])
+TAU = np.array([0.5, -0.2, 0.1])
+
+
+def alternate(loops: dict, steps: int, blocks: int) -> dict:
+    """Median µs per step of each loop, measured in alternating blocks."""
+    times = {k: [] for k in loops}
+    for _ in range(blocks):
+        for name, fn in loops.items():
+            t = time.perf_counter()
+            fn(steps)
+            times[name].append((time.perf_counter() - t) / steps * 1e6)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+# ------------------------------------------------------------------ adapter vs raw loops
+def adapter_loop(engine):
+    tau = TAU.copy()
+
+    def run(steps):
+        engine.reset(Q0, np.zeros(3))
+        step, state = engine.step, engine.state
+        for _ in range(steps):
+            step(tau)
+            state()
+    return run
+
+
+def raw_mujoco(integrator: str):
+    import mujoco
+
+    from crossdyn.models import to_mjcf
+
+    m = mujoco.MjModel.from_xml_string(to_mjcf(get_preset(ARM), timestep=1e-3, integrator=integrator))
+    d = mujoco.MjData(m)
+    tau = TAU.copy()
+
+    def run(steps):
+        d.qpos[:], d.qvel[:] = Q0, 0.0
+        mj_step = mujoco.mj_step
+        for _ in range(steps):
+            d.ctrl[:] = tau
+            mj_step(m, d)
+            d.qpos.copy()
+            d.qvel.copy()
+    return run
+
+
+def raw_pybullet():
+    import pybullet as p
+
+    from crossdyn.models import to_urdf
+
+    cid = p.connect(p.DIRECT)
+    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as fh:
+        fh.write(to_urdf(get_preset(ARM)))
+    body = p.loadURDF(fh.name, useFixedBase=True, flags=p.URDF_USE_INERTIA_FROM_FILE, physicsClientId=cid)
+    os.unlink(fh.name)
+    joints = [0, 1, 2]
+    p.setGravity(0, -9.81, 0, physicsClientId=cid)
+    p.setTimeStep(1e-3, physicsClientId=cid)
+    for j in [-1] + joints:
+        p.changeDynamics(body, j, linearDamping=0, angularDamping=0, maxJointVelocity=1e4, physicsClientId=cid)
+    p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, forces=[0.0] * 3, physicsClientId=cid)
+    tau = TAU.tolist()
+
+    def run(steps):
+        for j, q in zip(joints, Q0):
+            p.resetJointState(body, j, float(q), 0.0, physicsClientId=cid)
+        for _ in range(steps):
+            p.setJointMotorControlArray(body, joints, p.TORQUE_CONTROL, forces=tau, physicsClientId=cid)
+            p.stepSimulation(physicsClientId=cid)
+            s = p.getJointStates(body, joints, physicsClientId=cid)
+            np.array([x[0] for x in s]), np.array([x[1] for x in s])
+    return run
+
+
+def raw_pinocchio():
+    import pinocchio as pin
+
+    from crossdyn.models import to_urdf
+
+    model = pin.buildModelFromXML(to_urdf(get_preset(ARM)))
+    model.gravity.linear = np.array([0.0, -9.81, 0.0])
+    data = model.createData()
+    tau = TAU.copy()
+    dt = 1e-3
+
+    def run(steps):
+        q, v = Q0.copy(), np.zeros(3)
+        aba = pin.aba
+        for _ in range(steps):
+            a1 = aba(model, data, q, v, tau).copy()
+            v2 = v + 0.5 * dt * a1
+            a2 = aba(model, data, q + 0.5 * dt * v, v2, tau).copy()
+            v3 = v + 0.5 * dt * a2
+            a3 = aba(model, data, q + 0.5 * dt * v2, v3, tau).copy()
+            v4 = v + dt * a3
+            a4 = aba(model, data, q + dt * v3, v4, tau).copy()
+            q = q + dt / 6 * (v + 2 * v2 + 2 * v3 + v4)
+            v = v + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+            q.copy(), v.copy()
+    return run
+
+
+def raw_analytic():
+    """The generated float-only RK4 called directly (what the adapter wraps)."""
+    from crossdyn.analytic.codegen import compile_model
+
+    rk4 = compile_model(get_preset(ARM)).rk4
+    tau = TAU.tolist()
+
+    def run(steps):
+        q, v = tuple(Q0.tolist()), (0.0, 0.0, 0.0)
+        for _ in range(steps):
+            q, v = rk4(q, v, tau, 1e-3)
+            np.array(q), np.array(v)
+    return run
+
+
+# ------------------------------------------------------------------ batched analytic vs rollout
+def batched_vs_rollout(N: int, nstep: int, blocks: int) -> dict:
+    import mujoco
+    from mujoco import rollout
+
+    from crossdyn.models import to_mjcf
+
+    spec = get_preset(ARM)
+    rng = np.random.default_rng(0)
+    q0 = Q0 + 0.1 * rng.standard_normal((N, 3))
+    m = mujoco.MjModel.from_xml_string(to_mjcf(spec, timestep=1e-3, integrator="RK4"))
+    datas = [mujoco.MjData(m) for _ in range(2)]
+    spec_full = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    nstate = mujoco.mj_stateSize(m, spec_full)
+    init = np.zeros((N, nstate))
+    d = datas[0]
+    for i in range(N):
+        d.qpos[:], d.qvel[:] = q0[i], 0.0
+        mujoco.mj_getState(m, d, init[i], spec_full)
+    control = np.tile(TAU, (N, nstep, 1))
+    tau = np.broadcast_to(TAU, (N, 3))
+
+    def run_rollout(_):
+        rollout.rollout(m, datas, init, control, persistent_pool=True)
+
+    def run_batched(_):
+        simulate(spec, q0, np.zeros((N, 3)), torque=lambda t, q, qd: tau, dt=1e-3, duration=nstep * 1e-3,
+                 method="rk4")
+
+    us = alternate({"rollout": run_rollout, "batched": run_batched}, 1, blocks)
+    return {k: v / (N * nstep) for k, v in us.items()}  # µs per trajectory-step
+
+
+def states_per_s(name: str, fn: str, N: int = 100_000, reps: int = 10) -> float:
+    spec = get_preset(name)
+    p = spec.params()
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.uniform(-3, 3, (N, spec.n)) for _ in range(3))
+    f = getattr(analytic, fn)
+    f(p, a, b, c)
+    best = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        f(p, a, b, c)
+        best.append(time.perf_counter() - t)
+    return N / statistics.median(best)
+
+
+def wall_and_memory(argv: list[str]) -> tuple[float, float]:
+    """Wall time (s) and peak RSS (MiB) of a crossdyn command in a fresh process."""
+    exe = str(Path(sys.executable).with_name("crossdyn"))
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter();"
+            f"r = subprocess.run({[exe] + argv!r}, stdout=subprocess.DEVNULL);"
+            "w = time.perf_counter() - t;"
+            "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (for a smoke run)")
+    args = ap.parse_args()
+    steps, blocks = (500, 3) if args.quick else (3000, 7)
+    spec = get_preset(ARM)
+    results: dict = {"arm": ARM, "dt": 1e-3, "steps_per_block": steps, "blocks": blocks}
+
+    pairs = {
+        "analytic": (make_engine("analytic", spec, 1e-3), raw_analytic()),
+        "pybullet": (make_engine("pybullet", spec, 1e-3), raw_pybullet()),
+        "mujoco": (make_engine("mujoco", spec, 1e-3), raw_mujoco("Euler")),
+        "mujoco-rk4": (make_engine("mujoco-rk4", spec, 1e-3), raw_mujoco("RK4")),
+        "pinocchio": (make_engine("pinocchio", spec, 1e-3), raw_pinocchio()),
+    }
+    per_engine = {}
+    for name, (engine, raw) in pairs.items():
+        us = alternate({"adapter": adapter_loop(engine), "raw": raw}, steps, blocks)
+        per_engine[name] = {"adapter_us_per_step": us["adapter"], "raw_us_per_step": us["raw"],
+                            "ratio": us["adapter"] / us["raw"]}
+    results["engines"] = per_engine
+    results["adapter_overhead"] = {k: v["ratio"] for k, v in per_engine.items()}
+    mj = alternate({"analytic": adapter_loop(pairs["analytic"][0]), "mujoco_rk4": raw_mujoco("RK4")}, steps, blocks)
+    results["analytic_rk4_us_per_step"] = mj["analytic"]
+    results["mujoco_rk4_us_per_step"] = mj["mujoco_rk4"]
+    results["analytic_rk4_vs_mujoco_rk4"] = mj["analytic"] / mj["mujoco_rk4"]
+
+    b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3)
+    results["batched_rk4_us_per_traj_step"] = b["batched"]
+    results["rollout_rk4_us_per_traj_step"] = b["rollout"]
+    results["batched_rk4_vs_rollout"] = b["batched"] / b["rollout"]
+    results["batched_id_states_per_s"] = {a: states_per_s(a, "inverse_dynamics") for a in ("planar2r", "planar3r")}
+    results["batched_fd_states_per_s"] = {a: states_per_s(a, "forward_dynamics") for a in ("planar2r", "planar3r")}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        results["help_wall_s"] = min(wall_and_memory(["--help"])[0] for _ in range(3))
+        results["compare_planar3r_wall_s"], results["compare_planar3r_peak_mib"] = wall_and_memory(
+            ["compare", "planar3r", "--quiet", "--out", tmp + "/c"])
+        results["demo_wall_s"], results["demo_peak_mib"] = wall_and_memory(["demo", "--quiet", "--out", tmp + "/d"])
+
+    for name in pairs:
+        pairs[name][0].close()
+    (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+    print(f"crossdyn benchmarks ({ARM}, dt = 1 ms; medians of {blocks} alternating blocks of {steps} steps)")
+    print(f"{'engine':12s} {'adapter us/step':>16s} {'raw us/step':>12s} {'ratio':>6s}")
+    for name, v in per_engine.items():
+        print(f"{name:12s} {v['adapter_us_per_step']:16.2f} {v['raw_us_per_step']:12.2f} {v['ratio']:6.2f}")
+    print(f"analytic RK4 / MuJoCo RK4 mj_step: {results['analytic_rk4_us_per_step']:.2f} / "
+          f"{results['mujoco_rk4_us_per_step']:.2f} us = {results['analytic_rk4_vs_mujoco_rk4']:.2f}")
+    print(f"batched analytic RK4 / mujoco.rollout RK4 (N = 1000, per trajectory-step): "
+          f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f}")
+    for key in ("batched_id_states_per_s", "batched_fd_states_per_s"):
+        print(f"{key}: " + ", ".join(f"{a} {v / 1e6:.2f} M/s" for a, v in results[key].items()))
+    print(f"crossdyn --help: {results['help_wall_s']:.3f} s; compare planar3r: {results['compare_planar3r_wall_s']:.1f} s, "
+          f"{results['compare_planar3r_peak_mib']:.0f} MiB; demo (2R + 3R): {results['demo_wall_s']:.1f} s, "
+          f"{results['demo_peak_mib']:.0f} MiB")
+    print(f"wrote {HERE / 'results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
