@@ -332,24 +332,24 @@ class CSVProfile(OpenLoopProfile):
         if len(bad):
             i = int(bad[0]) + 1
             raise ProfileError(f"{where}: line {lines[i + 1][0]}, column 'time': times must be strictly increasing; "
-                               f"{t[i]!r} follows {t[i - 1]!r}")
+                               f"{float(t[i])!r} follows {float(t[i - 1])!r}")
         return t.copy(), data[:, 1:].copy(), hashlib.sha256(raw).hexdigest()
 
     def validate(self, n: int, duration: float) -> None:
         super().validate(n, duration)
         if self.times[0] > 0.0:
-            raise ProfileError(f"{self.path}: the profile starts at t = {self.times[0]!r} s; it must start at or "
-                               "before 0 s")
+            raise ProfileError(f"{self.path}: the profile starts at t = {float(self.times[0])!r} s; "
+                               "it must start at or before 0 s")
         if self.times[-1] < duration - 1e-9 * max(1.0, duration):
-            raise ProfileError(f"{self.path}: the profile ends at t = {self.times[-1]!r} s, shorter than the "
-                               f"requested duration {duration!r} s")
+            raise ProfileError(f"{self.path}: the profile ends at t = {float(self.times[-1])!r} s, "
+                               f"shorter than the requested duration {duration!r} s")
 
     def sample(self, times):
         t = np.asarray(times, dtype=float).reshape(-1)
         if t.size and (t.min() < self.times[0] or t.max() > self.times[-1]):
             bad = t[(t < self.times[0]) | (t > self.times[-1])][0]
-            raise ProfileError(f"{self.path}: t = {bad!r} s is outside the profile's time range "
-                               f"[{self.times[0]!r}, {self.times[-1]!r}] s")
+            raise ProfileError(f"{self.path}: t = {float(bad)!r} s is outside the profile's time range "
+                               f"[{float(self.times[0])!r}, {float(self.times[-1])!r}] s")
         if self.interpolation == "zoh":
             idx = np.searchsorted(self.times, t, side="right") - 1
             return self.values[idx]

@@ -108,7 +108,8 @@ def _prepare(times, waypoints):
     bad = np.nonzero(np.diff(t) <= 0)[0]
     if len(bad):
         i = int(bad[0])
-        raise ValueError(f"times: must be strictly increasing; t[{i}] = {t[i]!r} is followed by t[{i + 1}] = {t[i + 1]!r}")
+        raise ValueError(f"times: must be strictly increasing; t[{i}] = {float(t[i])!r} is followed by "
+                         f"t[{i + 1}] = {float(t[i + 1])!r}")
     return t, w
 
 

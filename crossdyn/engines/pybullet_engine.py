@@ -59,18 +59,21 @@ def _libc_fflush() -> None:
 
 
 @contextlib.contextmanager
-def _quiet(*streams):
-    """Silence C-level writes to the given streams (PyBullet's build banner on stderr, URDF importer
-    warnings on stdout); Python exceptions still propagate."""
+def _quiet(*fds: int):
+    """Silence C-level writes to file descriptors ``fds`` (PyBullet's build banner on 2, URDF importer
+    warnings on 1); Python exceptions still propagate."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
     saved = []
     try:
-        for stream in streams:
+        for fd in fds:
             try:
-                stream.flush()
-                fd = stream.fileno()
-            except (AttributeError, OSError, ValueError):
+                saved.append((fd, os.dup(fd)))
+            except OSError:
                 continue
-            saved.append((fd, os.dup(fd)))
         with open(os.devnull, "w") as devnull:
             for fd, _ in saved:
                 os.dup2(devnull.fileno(), fd)
@@ -84,7 +87,7 @@ def _quiet(*streams):
             os.close(copy)
 
 
-with _quiet(sys.stdout, sys.stderr):
+with _quiet(1, 2):
     import pybullet as p
 
 from crossdyn.engines.base import Engine, EngineError
@@ -164,7 +167,7 @@ class PyBulletEngine(Engine):
     # ------------------------------------------------------------------ build
     def _load(self, cid: int, path: str) -> int:
         flags = p.URDF_USE_INERTIA_FROM_FILE if self.inertia_from_file else 0
-        with _quiet(sys.stdout):  # "No inertial data for link base" (the fixed base has none, by design)
+        with _quiet(1):  # "No inertial data for link base" (the fixed base has none, by design)
             body = p.loadURDF(path, useFixedBase=True, flags=flags, physicsClientId=cid)
         if p.getNumJoints(body, physicsClientId=cid) != self.n:
             raise EngineError(f"pybullet: loaded {p.getNumJoints(body, physicsClientId=cid)} joints, "
