@@ -5,7 +5,6 @@ without calling crossdyn; broken files are those with one deliberate edit (shown
 Expected coefficients are computed here from the arm's parameters, never taken from the checker.
 """
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
