@@ -106,11 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("crossdyn: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+    except BrokenPipeError:  # output piped into `head` and closed: no traceback, the shell's SIGPIPE code
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        return 141
 
 
 if __name__ == "__main__":
