@@ -331,4 +331,7 @@ class PyBulletEngine(Engine):
                 setattr(self, attr, -1)
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 — interpreter shutdown may have torn pybullet down already
+            pass
