@@ -53,6 +53,7 @@ class CompareOptions:
     seed: int = 0
     convergence_dts: tuple[float, ...] = (4e-3, 2e-3, 1e-3, 5e-4)
     convergence_duration: float = 1.0
+    jobs: int = 1  # engines measured in parallel processes (results identical for any value)
     progress: Callable[[str], None] | None = None
 
 
@@ -202,7 +203,7 @@ def _dense_free_reference(spec: ArmSpec, q0, duration: float):
 def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
     """Compare every requested engine against the analytic reference (see the module docstring)."""
     from crossdyn import analytic
-    from crossdyn.comparisons.profiles import default_profile, make_profile
+    from crossdyn.comparisons.profiles import make_profile
     from crossdyn.comparisons.runner import run_engine
     from crossdyn.engines import available_engines, make_engine
     from crossdyn.models.inertia import engine_inertias
@@ -211,7 +212,7 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
     tol = opt.tolerances
     say = opt.progress or (lambda msg: None)
     engines = list(opt.engines) if opt.engines else [e for e in DEFAULT_ENGINES if e in available_engines()]
-    profile = default_profile(spec) if opt.profile is None else make_profile(opt.profile, spec)
+    profile = _profile(opt.profile, spec)
     q0 = hanging_start(spec)
     qd0 = np.zeros(spec.n)
     dt, duration = opt.dt, opt.duration
@@ -231,23 +232,20 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
     conv_q0 = q0 + 0.5 * np.array([(-1) ** i for i in range(spec.n)])
     dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) if opt.convergence_dts else None
 
+    static = (qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref)
+    job = (spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense)
     runs: dict[str, EngineRun] = {}
     interrupted = False
-    for name in engines:
-        run = EngineRun(name)
-        runs[name] = run
-        if interrupted:
-            run.status, run.reason = "skipped", "interrupted (Ctrl-C) before this engine ran"
-            continue
-        try:
-            _measure_engine(run, spec, opt, profile, free_profile, q0, qd0, reference, same_cache,
-                            (qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref), conv_q0, dense, say)
-        except KeyboardInterrupt:
-            interrupted = True
-            run.status, run.reason = "skipped", "interrupted (Ctrl-C) while this engine ran"
-        except Exception as e:  # noqa: BLE001 — contain any engine failure, report it, go on
-            run.status, run.reason = "failed", f"{type(e).__name__}: {e}"
-            say(f"[{spec.name}] {name}: failed: {run.reason}")
+    if opt.jobs > 1 and len(engines) > 1:
+        runs, interrupted = _run_parallel(engines, job, opt.jobs, say)
+    else:
+        same_cache: dict = {}
+        for name in engines:
+            if interrupted:
+                runs[name] = EngineRun(name, "skipped", "interrupted (Ctrl-C) before this engine ran")
+                continue
+            runs[name] = _engine_job(name, job, same_cache, say)
+            interrupted = runs[name].reason.startswith("interrupted")
 
     _, subs = engine_inertias(spec)
     summary = {
@@ -282,6 +280,91 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures or reference.status != "ok" else "pass"
     return Comparison(spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
+
+
+def _profile(profile, spec):
+    """A Profile from None (the default), a Profile, a profile name or a CSV path."""
+    from crossdyn.comparisons.profiles import Profile, default_profile, make_profile
+
+    if profile is None:
+        return default_profile(spec)
+    if isinstance(profile, Profile):
+        return profile
+    text = str(profile)
+    if text.endswith(".csv"):
+        return make_profile("csv", spec, path=text)
+    return make_profile(text, spec)
+
+
+def _engine_job(name: str, job: tuple, same_cache: dict, say) -> EngineRun:
+    """Measure one engine; never raises (failures and Ctrl-C become the run's status)."""
+    spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense = job
+    run = EngineRun(name)
+    try:
+        _measure_engine(run, spec, opt, profile, free_profile, q0, qd0, reference, same_cache, static,
+                        conv_q0, dense, say)
+    except KeyboardInterrupt:
+        run.status, run.reason = "skipped", "interrupted (Ctrl-C) while this engine ran"
+    except Exception as e:  # noqa: BLE001 — contain any engine failure, report it, go on
+        run.status, run.reason = "failed", f"{type(e).__name__}: {e}"
+        say(f"[{spec.name}] {name}: failed: {run.reason}")
+    return run
+
+
+def _stderr_progress(msg: str) -> None:
+    import sys
+
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _worker(name: str, job: tuple, verbose: bool) -> EngineRun:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cancels the pool
+    return _engine_job(name, job, {}, _stderr_progress if verbose else (lambda msg: None))
+
+
+def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
+    """Measure engines in worker processes (each builds its own engines; results are identical)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    spec, opt = job[0], job[1]
+    job = (spec, _without_progress(opt), *job[2:])
+    verbose = opt.progress is not None
+    runs: dict = {}
+    interrupted = False
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(engines)), mp_context=mp.get_context("fork"))
+    try:
+        futures = {name: pool.submit(_worker, name, job, verbose) for name in engines}
+        for name in engines:
+            try:
+                runs[name] = futures[name].result()
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:  # noqa: BLE001 — a worker that died (e.g. a segfaulting library)
+                runs[name] = EngineRun(name, "failed", f"worker process failed: {type(e).__name__}: {e}")
+    except KeyboardInterrupt:
+        interrupted = True
+        for name in engines:
+            if name not in runs:
+                fut = futures.get(name) if "futures" in locals() else None
+                if fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None:
+                    runs[name] = fut.result()
+                else:
+                    runs[name] = EngineRun(name, "skipped", "interrupted (Ctrl-C) before this engine finished")
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+    else:
+        pool.shutdown(wait=True)
+    return {name: runs[name] for name in engines}, interrupted
+
+
+def _without_progress(opt: CompareOptions) -> CompareOptions:
+    from dataclasses import replace
+
+    return replace(opt, progress=None)
 
 
 def _check(value, limit) -> bool:

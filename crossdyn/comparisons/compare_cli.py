@@ -44,6 +44,9 @@ def _common(p) -> None:
     p.add_argument("--tolerances", metavar="FILE", help="TOML file overriding default tolerances")
     p.add_argument("--states", type=int, default=1000, metavar="N", help="random states for static metrics")
     p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="engines measured in N parallel processes (default: the number of CPUs, at most 4); "
+                        "results are identical for any N")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -69,6 +72,11 @@ def _options(args, spec):
         raise _usage(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")
     if args.states < 1:
         raise _usage(f"--states: must be >= 1, got {args.states}")
+    import os
+
+    jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 4)
+    if jobs < 1:
+        raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
     engines = None
     if args.engines:
         engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
@@ -84,7 +92,7 @@ def _options(args, spec):
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
-                          tolerances=tol, n_states=args.states, seed=args.seed, progress=progress)
+                          tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress)
 
 
 def _check_out_dir(out: Path) -> None:
@@ -118,7 +126,9 @@ def _resolve_profile(args, spec):
     return prof
 
 
-def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = False) -> tuple[int, dict]:
+def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = False,
+            echo=print) -> tuple[int, dict]:
+    """Run one comparison, write its outputs, report through ``echo``; return (exit code, summary)."""
     from crossdyn.comparisons.baseline import compare_to_baseline, load_baseline, update_baseline
     from crossdyn.comparisons.compare import compare
     from crossdyn.comparisons.report import write_outputs
@@ -144,15 +154,15 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
             print(f"baseline {baseline} NOT updated: the run was interrupted", file=sys.stderr)
         else:
             backup = update_baseline(baseline, summary)
-            print(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
+            echo(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
     if cmp.interrupted:
         print(f"interrupted: wrote the engines that finished to {out}", file=sys.stderr)
-    print(format_table(summary))
+    echo(format_table(summary))
     for w in summary.get("baseline", {}).get("warnings", []):
-        print(f"warning: baseline: {w}")
-    print(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
+        echo(f"warning: baseline: {w}")
+    echo(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
     for f in summary["failures"]:
-        print(f"  FAIL {f}")
+        echo(f"  FAIL {f}")
     return (EXIT_OK if summary["verdict"] == "pass" else EXIT_FAIL), summary
 
 
@@ -207,16 +217,39 @@ def cmd_compare(args) -> int:
     return code
 
 
-def cmd_demo(args) -> int:
-    from crossdyn.io import write_text_atomic
+DEMO_ARMS = ("planar2r", "planar3r")
+
+
+def _demo_worker(arm: str, args, out: Path):
     from crossdyn.models import get_preset
 
+    lines: list[str] = []
+    code, summary = run_one(get_preset(arm), args, out / arm, echo=lines.append)
+    return code, summary["verdict"], lines
+
+
+def cmd_demo(args) -> int:
+    """planar2r and planar3r, one process each (engines inside run sequentially)."""
+    import copy
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from crossdyn.io import write_text_atomic
+
     out = Path(args.out)
-    codes, lines = [], ["# crossdyn demo", ""]
-    for arm in ("planar2r", "planar3r"):
-        code, summary = run_one(get_preset(arm), args, out / arm)
-        codes.append(code)
-        lines.append(f"- [{arm}]({arm}/report.html): **{summary['verdict'].upper()}**")
+    _check_out_dir(out)
+    jobs = args.jobs if args.jobs is not None else 2
+    inner = copy.copy(args)
+    inner.jobs = 1
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(DEMO_ARMS)), mp_context=mp.get_context("fork")) as pool:
+            results = list(pool.map(_demo_worker, DEMO_ARMS, [inner] * len(DEMO_ARMS), [out] * len(DEMO_ARMS)))
+    else:
+        results = [_demo_worker(arm, inner, out) for arm in DEMO_ARMS]
+    index = ["# crossdyn demo", ""]
+    for arm, (code, verdict, lines) in zip(DEMO_ARMS, results):
+        print("\n".join(lines))
         print()
-    write_text_atomic(out / "index.md", "\n".join(lines) + "\n")
-    return max(codes)
+        index.append(f"- [{arm}]({arm}/report.html): **{verdict.upper()}**")
+    write_text_atomic(out / "index.md", "\n".join(index) + "\n")
+    return max(code for code, _, _ in results)
