@@ -36,8 +36,12 @@ exactly, the engine merely runs a few steps past it."""
 
 
 def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
-               velocity_bound: float = DEFAULT_VELOCITY_BOUND) -> Trajectory:
-    """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring)."""
+               velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True) -> Trajectory:
+    """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
+
+    An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
+    call (``use_rollout=False`` forces the step loop; both give bit-identical states).
+    """
     n, dt = engine.n, engine.dt
     steps = n_steps(duration, dt)
     validate = getattr(profile, "validate", None)
@@ -72,6 +76,20 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
         return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
                        f"{engine.name}: reset failed: {type(e).__name__}: {e}")
+    rollout = None if per_step or not use_rollout else getattr(engine, "rollout", None)
+    if rollout is not None and float(np.max(np.abs(TAU), initial=0.0)) < 1e10:
+        # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
+        try:
+            Q[1:], QD[1:] = rollout(TAU)
+        except Exception as e:  # noqa: BLE001
+            return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", float(times[1]),
+                           f"{engine.name}: library error in rollout: {type(e).__name__}: {e}")
+        bad = _first_bad(Q, QD, 1, steps + 1, limit)
+        if bad is None:
+            return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg)
+        k = bad - 1
+        status, t_bad, msg = _classify(engine, Q, QD, k, times, velocity_bound, clamp)
+        return _result(engine, profile, Q[: k + 1], QD[: k + 1], TAU[:k], dt, status, t_bad, msg)
     step = engine.step
     isfinite = math.isfinite
     # row views made once (indexing a 2-D array builds a view each time)
@@ -112,21 +130,24 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                 continue
             k = bad - 1
         # row k + 1 is the first bad state
-        t_bad = float(times[k + 1])
-        vmax = float(np.max(np.abs(QD[k + 1])))
-        if not (isfinite(vmax) and np.all(np.isfinite(Q[k + 1]))):
-            status, msg = "diverged", f"state became non-finite at t = {t_bad:.6g} s"
-        elif vmax > velocity_bound:
-            status, msg = "diverged", (f"|qd| = {vmax:.6g} rad/s exceeded the bound {velocity_bound:g} rad/s "
-                                       f"at t = {t_bad:.6g} s")
-        else:
-            status, msg = "failed", (f"{engine.name}: joint velocity reached the engine's clamp "
-                                     f"{clamp:g} rad/s at t = {t_bad:.6g} s (the engine limits speed "
-                                     "there; raise it, e.g. max_joint_velocity)")
+        status, t_bad, msg = _classify(engine, Q, QD, k, times, velocity_bound, clamp)
         break
     if status != "ok":
         Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[:k]
     return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg)
+
+
+def _classify(engine, Q, QD, k: int, times, velocity_bound: float, clamp) -> tuple[str, float, str]:
+    """Status, time and message for the first bad state, row k + 1."""
+    t_bad = float(times[k + 1])
+    vmax = float(np.max(np.abs(QD[k + 1])))
+    if not (math.isfinite(vmax) and np.all(np.isfinite(Q[k + 1]))):
+        return "diverged", t_bad, f"state became non-finite at t = {t_bad:.6g} s"
+    if vmax > velocity_bound:
+        return "diverged", t_bad, (f"|qd| = {vmax:.6g} rad/s exceeded the bound {velocity_bound:g} rad/s "
+                                   f"at t = {t_bad:.6g} s")
+    return "failed", t_bad, (f"{engine.name}: joint velocity reached the engine's clamp {clamp:g} rad/s at "
+                             f"t = {t_bad:.6g} s (the engine limits speed there; raise it, e.g. max_joint_velocity)")
 
 
 def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:

@@ -88,6 +88,11 @@ class MuJoCoEngine(Engine):
         self._qpos, self._qvel, self._ctrl = self.data.qpos, self.data.qvel, self.data.ctrl
         self._mj_step = mujoco.mj_step
         self._M = np.zeros((self.n, self.n))
+        self._state_spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+        self._nstate = mujoco.mj_stateSize(m, self._state_spec)
+        # components of a state vector are stored in bit order: time, qpos, qvel, …
+        self._state_offsets = (mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_TIME),
+                               mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_TIME | mujoco.mjtState.mjSTATE_QPOS))
         self.reset(np.zeros(self.n), np.zeros(self.n))
 
     # ------------------------------------------------------------------ simulation
@@ -110,6 +115,24 @@ class MuJoCoEngine(Engine):
 
     def state(self):
         return self._qpos.copy(), self._qvel.copy()
+
+    def rollout(self, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Step through the whole open-loop torque sequence ``tau`` (K, n) in one ``mujoco.rollout`` call.
+
+        Starts from the current state; returns the K states after each step (q, q̇ of shape (K, n)) and
+        leaves the engine at the last one.  Bit-identical to K calls of :meth:`step` (tested).
+        """
+        from mujoco import rollout as _rollout
+
+        m, d = self.model, self.data
+        state0 = np.empty(self._nstate)
+        mujoco.mj_getState(m, d, state0, self._state_spec)
+        states, _ = _rollout.rollout(m, d, state0[None], np.asarray(tau, dtype=float)[None])
+        states = states[0]
+        mujoco.mj_setState(m, d, states[-1], self._state_spec)
+        d.ctrl[:] = tau[-1]
+        iq, iv = self._state_offsets
+        return states[:, iq:iq + self.n].copy(), states[:, iv:iv + self.n].copy()
 
     def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
         """Write the current state into preallocated rows (the runner's fast path)."""

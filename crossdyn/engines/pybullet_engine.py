@@ -124,6 +124,7 @@ class PyBulletEngine(Engine):
         self.max_joint_velocity = float(max_joint_velocity)
         self.velocity_clamp = self.max_joint_velocity
         """|q̇| at which PyBullet clamps joint velocities (the runner reports reaching it)."""
+        self._clamp_threshold = self.max_joint_velocity * (1 - 1e-12)
         self.coulomb_friction = coulomb_friction
         self.clamped_at: float | None = None
         """Time at which a joint speed first reached the clamp (None: never)."""
@@ -208,7 +209,8 @@ class PyBulletEngine(Engine):
         self.clamped_at = None
 
     def step(self, tau) -> None:
-        p.setJointMotorControlArray(self._body, self._joints, p.TORQUE_CONTROL, forces=[float(x) for x in tau],
+        forces = tau.tolist() if isinstance(tau, np.ndarray) else [float(x) for x in tau]  # plain floats only
+        p.setJointMotorControlArray(self._body, self._joints, p.TORQUE_CONTROL, forces=forces,
                                     physicsClientId=self._cid)
         p.stepSimulation(physicsClientId=self._cid)
         self._k += 1
@@ -216,21 +218,21 @@ class PyBulletEngine(Engine):
 
     def state(self):
         states = p.getJointStates(self._body, self._joints, physicsClientId=self._cid)
-        q = np.array([s[0] for s in states])
-        qd = np.array([s[1] for s in states])
+        qd = [s[1] for s in states]
         self._check_clamp(qd)
-        return q, qd
+        return np.array([s[0] for s in states]), np.array(qd)
 
     def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
         """Write the current state into preallocated rows (the runner's fast path)."""
         states = p.getJointStates(self._body, self._joints, physicsClientId=self._cid)
-        for j, s in enumerate(states):
-            q_out[j] = s[0]
-            qd_out[j] = s[1]
-        self._check_clamp(qd_out)
+        q_out[:] = [s[0] for s in states]
+        qd = [s[1] for s in states]
+        qd_out[:] = qd
+        self._check_clamp(qd)
 
     def _check_clamp(self, qd) -> None:
-        if self.clamped_at is None and np.max(np.abs(qd)) >= self.max_joint_velocity * (1 - 1e-12):
+        """Record the first time any |q̇| reaches PyBullet's clamp (plain floats: this runs every step)."""
+        if self.clamped_at is None and max(map(abs, qd)) >= self._clamp_threshold:
             self.clamped_at = self.time
 
     # ------------------------------------------------------------------ queries
