@@ -1,19 +1,31 @@
-"""Straight-line Python over floats, generated from the symbolic model, for per-step speed.
+"""Straight-line Python over floats, generated per arm, for per-step speed.
 
 NumPy costs ~1 µs per call on 3-element arrays, so a step of RK4 written with
-NumPy spends most of its time in overhead.  This module takes the SymPy
-Euler–Lagrange model (:mod:`crossdyn.analytic.symbolic`), substitutes one arm's
-numeric parameters, eliminates common subexpressions, and emits plain Python:
+NumPy spends most of its time in overhead.  This module writes, for one arm,
+plain Python over floats with the arm's parameters folded into constants:
 
-* ``fd(q, qd, tau) -> tuple``: q̈ = M⁻¹(τ − C q̇ − G − F), with M factored by an
-  unrolled LDLᵀ decomposition (no square roots, no NumPy);
+* ``fd(q, qd, tau) -> tuple``: q̈ from the Lagrangian written in **absolute**
+  angles θi = q1 + … + qi, where a planar chain's equations are compact.  With
+  ωi = θ̇i, the kinetic energy is T = ½ Σ_kl A_kl(θ) ωk ωl with
+
+      A_kl = K_kl cos(θk − θl) + J_k δ_kl,
+      K_kl = Σ_{i ≥ max(k,l)} m_i r_ik r_il,   r_ik = L_k (k < i), Lc_i (k = i),
+
+  and Euler–Lagrange gives, for every link k,
+
+      Σ_l A_kl θ̈_l + Σ_l K_kl sin(θk − θl) ω_l² + h_k γ(θk) = u_k − u_{k+1},
+
+  with h_k = m_k Lc_k + L_k Σ_{i>k} m_i, γ(θ) = gx sin θ − gy cos θ, and
+  u = τ − F(q̇) the net joint torques (u_{n+1} = 0: τ·q̇ = Σ θ̇_k (u_k − u_{k+1})).
+  A is factored by an unrolled LDLᵀ (no square roots), and q̈_k = θ̈_k − θ̈_{k−1}.
+  n(n−1)/2 relative-angle sines and cosines and n gravity cosines per call.
 * ``rk4(q, qd, tau, dt) -> (q, qd)``, ``semi_implicit_euler(...)`` and
   ``euler(...)``: one step of each integrator with the torque held (zero-order
-  hold), unrolled over the n joints, on tuples of floats.
+  hold), unrolled over the joints, on tuples of floats.
 
-Generated once per (n, parameters) and cached; the source is kept on the result
-(``.source``) so it can be read.  Results equal the NumPy path to rounding
-(tested to ≤ 1e-12).  Used for n ≤ :data:`MAX_N`; beyond, NumPy is used.
+This derivation is independent of the joint-space closed form, the SymPy model
+and Newton–Euler; it equals them to rounding (tested to ≤ 1e-12).  Generated once
+per spec and cached; the source is kept on the result (``.source``).
 """
 from __future__ import annotations
 
@@ -22,13 +34,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-import sympy as sp
-from sympy.printing.pycode import PythonCodePrinter
-
-from crossdyn.analytic import symbolic
+from crossdyn.conventions import MAX_LINKS
 from crossdyn.models.spec import ArmSpec
 
-MAX_N = 6
+MAX_N = MAX_LINKS
 
 
 @dataclass(frozen=True)
@@ -41,54 +50,87 @@ class CompiledModel:
     source: str
 
 
-class _Printer(PythonCodePrinter):
-    def _print_Float(self, expr):  # full precision, no mpmath wrappers
-        return repr(float(expr))
+def _coefficients(spec: ArmSpec):
+    """K (n×n), J, h of the absolute-angle form (see the module docstring)."""
+    n = spec.n
+    L = [l.length for l in spec.links]
+    m = [l.mass for l in spec.links]
+    Lc = [l.com for l in spec.links]
 
+    def r(i, k):
+        return L[k] if k < i else Lc[i]
 
-def _sign_term(fc: float, qd: str) -> str:
-    return f" - {fc!r} * ((({qd}) > 0) - (({qd}) < 0))" if fc else ""
+    K = [[sum(m[i] * r(i, k) * r(i, l) for i in range(max(k, l), n)) for l in range(n)] for k in range(n)]
+    h = [m[k] * Lc[k] + L[k] * sum(m[k + 1:]) for k in range(n)]
+    return K, [l.inertia for l in spec.links], h
 
 
 def _fd_source(spec: ArmSpec) -> list[str]:
     n = spec.n
-    model = symbolic.derive(n)
-    p = spec.params()
-    values = [*p.L, *p.m, *p.Lc, *p.J, p.gravity[0], p.gravity[1]]
-    subs = {s: sp.Float(float(v), 17) for s, v in zip(model.params, values)}
-    upper = [(i, j) for i in range(n) for j in range(i, n)]
-    M = [model.M[i, j].xreplace(subs) for i, j in upper]
-    h = [(model.C * sp.Matrix(model.qd))[i].xreplace(subs) + model.G[i].xreplace(subs) for i in range(n)]
-    rename = {**{model.q[i]: sp.Symbol(f"q{i}") for i in range(n)},
-              **{model.qd[i]: sp.Symbol(f"v{i}") for i in range(n)}}
-    exprs = [e.xreplace(rename) for e in M + h]
-    repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("x"))
-    pr = _Printer({"fully_qualified_modules": False, "standard": "python3"})
+    K, J, h = _coefficients(spec)
+    gx, gy = float(spec.gravity[0]), float(spec.gravity[1])
+    f = repr
+    idx = range(n)
     lines = ["def fd(q, qd, tau):",
-             f"    {', '.join(f'q{i}' for i in range(n))}{',' if n == 1 else ''} = q",
-             f"    {', '.join(f'v{i}' for i in range(n))}{',' if n == 1 else ''} = qd"]
-    for sym, expr in repl:
-        lines.append(f"    {sym} = {pr.doprint(expr)}")
-    for (i, j), expr in zip(upper, reduced[: len(upper)]):
-        lines.append(f"    M{i}{j} = {pr.doprint(expr)}")
-    for i, expr in enumerate(reduced[len(upper):]):
-        b, fc = spec.links[i].damping, spec.links[i].friction
-        damp = f" - {b!r} * v{i}" if b else ""
-        lines.append(f"    r{i} = tau[{i}] - ({pr.doprint(expr)}){damp}{_sign_term(fc, f'v{i}')}")
-    # LDLᵀ: D_j = M_jj − Σ_k L_jk² D_k ;  L_ij = (M_ij − Σ_k L_ik L_jk D_k) / D_j   (k < j < i)
+             f"    {', '.join(f'q{i}' for i in idx)}{',' if n == 1 else ''} = q",
+             f"    {', '.join(f'v{i}' for i in idx)}{',' if n == 1 else ''} = qd"]
+    # absolute angles (for gravity) and rates
+    lines.append("    t0 = q0")
+    lines.append("    w0 = v0")
+    for i in range(1, n):
+        lines.append(f"    t{i} = t{i - 1} + q{i}")
+        lines.append(f"    w{i} = w{i - 1} + v{i}")
+    # relative angles θl − θk = q_{k+1} + … + q_l for k < l
+    for k in range(n):
+        for l in range(k + 1, n):
+            d = " + ".join(f"q{j}" for j in range(k + 1, l + 1))
+            lines.append(f"    d = {d}")
+            lines.append(f"    c{k}_{l} = cos(d)")
+            lines.append(f"    s{k}_{l} = sin(d)")
+    # net joint torques u = τ − F(q̇), and generalized forces on θ
+    for i, link in enumerate(spec.links):
+        b, fc = link.damping, link.friction
+        expr = f"tau[{i}]"
+        if b:
+            expr += f" - {f(b)} * v{i}"
+        if fc:
+            expr += f" - {f(fc)} * ((v{i} > 0.0) - (v{i} < 0.0))"
+        lines.append(f"    u{i} = {expr}")
+    for k in range(n):
+        rhs = f"u{k}" + (f" - u{k + 1}" if k + 1 < n else "")
+        grav = []
+        if gx:
+            grav.append(f"{f(gx * h[k])} * sin(t{k})")
+        if gy:
+            grav.append(f"{f(-gy * h[k])} * cos(t{k})")
+        if grav:
+            rhs += " - (" + " + ".join(grav) + ")"
+        for l in range(n):
+            if l == k or K[k][l] == 0.0:
+                continue
+            # sin(θk − θl) = −s_k_l for k < l, +s_l_k for k > l
+            sgn, sname = ("+", f"s{k}_{l}") if k < l else ("-", f"s{l}_{k}")
+            rhs += f" {sgn} {f(K[k][l])} * {sname} * w{l} * w{l}"
+        lines.append(f"    r{k} = {rhs}")
+    # A and its LDLᵀ factorisation: D_j = A_jj − Σ L_jk² D_k ; L_ij = (A_ij − Σ L_ik L_jk D_k) / D_j
+    for k in range(n):
+        lines.append(f"    A{k}_{k} = {f(K[k][k] + J[k])}")
+        for l in range(k + 1, n):
+            lines.append(f"    A{k}_{l} = {f(K[k][l])} * c{k}_{l}")
     for j in range(n):
-        acc = "".join(f" - L{j}{k} * L{j}{k} * D{k}" for k in range(j))
-        lines.append(f"    D{j} = M{j}{j}{acc}")
+        acc = "".join(f" - L{j}_{k} * L{j}_{k} * D{k}" for k in range(j))
+        lines.append(f"    D{j} = A{j}_{j}{acc}")
         for i in range(j + 1, n):
-            acc = "".join(f" - L{i}{k} * L{j}{k} * D{k}" for k in range(j))
-            lines.append(f"    L{i}{j} = (M{j}{i}{acc}) / D{j}")
-    for i in range(n):  # L y = r
-        acc = "".join(f" - L{i}{k} * y{k}" for k in range(i))
+            acc = "".join(f" - L{i}_{k} * L{j}_{k} * D{k}" for k in range(j))
+            lines.append(f"    L{i}_{j} = (A{j}_{i}{acc}) / D{j}")
+    for i in range(n):
+        acc = "".join(f" - L{i}_{k} * y{k}" for k in range(i))
         lines.append(f"    y{i} = r{i}{acc}")
-    for i in range(n - 1, -1, -1):  # Lᵀ a = D⁻¹ y
-        acc = "".join(f" - L{k}{i} * a{k}" for k in range(i + 1, n))
-        lines.append(f"    a{i} = y{i} / D{i}{acc}")
-    lines.append(f"    return ({', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''})")
+    for i in range(n - 1, -1, -1):
+        acc = "".join(f" - L{k}_{i} * x{k}" for k in range(i + 1, n))
+        lines.append(f"    x{i} = y{i} / D{i}{acc}")
+    out = ["x0"] + [f"x{i} - x{i - 1}" for i in range(1, n)]
+    lines.append(f"    return ({', '.join(out)}{',' if n == 1 else ''})")
     return lines
 
 
@@ -129,8 +171,6 @@ def _step_sources(n: int) -> list[str]:
 @lru_cache(maxsize=64)
 def compile_model(spec: ArmSpec) -> CompiledModel:
     """Generate and compile the float-only model of ``spec`` (cached per spec)."""
-    if spec.n > MAX_N:
-        raise ValueError(f"code generation is limited to {MAX_N} links, got {spec.n}")
     source = "\n".join(_fd_source(spec) + [""] + _step_sources(spec.n)) + "\n"
     namespace: dict = {"math": math, "sin": math.sin, "cos": math.cos}
     exec(compile(source, f"<crossdyn generated model {spec.name}>", "exec"), namespace)  # noqa: S102
