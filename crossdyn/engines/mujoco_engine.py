@@ -38,6 +38,8 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
 """
 from __future__ import annotations
 
+import logging
+
 import mujoco
 import numpy as np
 
@@ -49,6 +51,19 @@ from crossdyn.models.spec import ArmSpec
 _INTEGRATORS = {"euler": "Euler", "rk4": "RK4", "implicit": "implicit", "implicitfast": "implicitfast"}
 _SCHEMES = {"Euler": "semi-implicit-euler", "RK4": "rk4", "implicit": "mujoco-implicit",
             "implicitfast": "mujoco-implicitfast"}
+
+
+_log = logging.getLogger("crossdyn.engines.mujoco")
+
+
+def _on_mujoco_warning(message: str) -> None:
+    """MuJoCo's default handler appends warnings to MUJOCO_LOG.TXT in the working directory; crossdyn logs
+    them instead (logger ``crossdyn.engines.mujoco``).  Instability itself is reported by the runner
+    (non-finite state → ``diverged``) and per-model counts by :meth:`MuJoCoEngine.warnings`."""
+    _log.info("mujoco: %s", message.strip())
+
+
+mujoco.set_mju_user_warning(_on_mujoco_warning)
 
 
 def _flag_names(flags: int, enum) -> list[str]:
