@@ -170,3 +170,22 @@ def test_pytest_plugin_fixture(crossdyn_engines_agree):
     assert summary["verdict"] == "pass"
     with pytest.raises(AssertionError, match="mujoco-wrong-mass"):
         crossdyn_engines_agree("planar2r", engines=["mujoco-wrong-mass"], duration=0.5)
+
+
+def test_user_equations_run_as_an_engine(tmp_path, capsys):
+    """`--engines user:FILE` puts hand-derived equations through the same comparisons as every engine."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples" / "check"
+    good = f"user:{examples / 'my_2r.py'}"
+    assert main(["compare", "planar2r", "--engines", f"{good},mujoco-rk4", "--duration", "0.5", "--quiet",
+                 "--no-plots", "--out", str(tmp_path / "good")]) == 0
+    bad = f"user:{examples / 'my_3r_buggy.py'}"
+    assert main(["compare", "planar3r", "--engines", bad, "--duration", "0.5", "--quiet", "--no-plots",
+                 "--out", str(tmp_path / "bad")]) == 1
+    summary = json.loads((tmp_path / "bad" / "summary.json").read_text())
+    e = summary["engines"][bad]
+    assert e["mass_matrix"]["pass"] is False and e["inverse_dynamics"]["pass"] is False
+    per_entry = np.array(e["mass_matrix"]["max_abs_error_per_entry"])
+    # the buggy file is wrong in M12 (at planar3r's own parameters) and right in M22, M23, M33
+    assert per_entry[0, 1] > 1e-3 and per_entry[1, 1] < 1e-12 and per_entry[2, 2] < 1e-12
