@@ -7,12 +7,85 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings as _warnings
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
     """Bad command-line usage or bad input: exit code 2 with a one-line message."""
+
+
+def _first_existing(path):
+    """``path`` or its nearest existing ancestor."""
+    from pathlib import Path
+
+    p = Path(path).absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _unwritable_dir(out) -> str | None:
+    """Why files cannot be written into directory ``out`` (created if missing), or None if they can."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    out = Path(out)
+    found = _first_existing(out)
+    if not found.is_dir():
+        if found == out.absolute():
+            return "is a file, not a directory"
+        return f"cannot be created: {found} is a file, not a directory"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"cannot create the directory: {e.strerror or e}"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".crossdyn-write-test.", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        return f"cannot create files in {out}: {e.strerror or e}"
+    return None
+
+
+def check_out_dir(path, option: str = "--out") -> None:
+    """Raise :class:`UsageError` (exit 2) unless files can be written into directory ``path`` (created if needed)."""
+    why = _unwritable_dir(path)
+    if why:
+        raise UsageError(f"{option} {path}: {why}")
+
+
+def check_out_file(path, option: str) -> None:
+    """Raise :class:`UsageError` (exit 2) unless the file ``path`` can be written (atomically, in its directory)."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a file name")
+    why = _unwritable_dir(p.parent)
+    if why:
+        why = why.replace("cannot be created: ", "")
+        if why == "is a file, not a directory":
+            why = f"{p.parent} is a file, not a directory"
+        elif why.startswith("cannot create the directory"):
+            why = f"cannot create its directory {p.parent}: {why.split(': ', 1)[1]}"
+        raise UsageError(f"{option} {path}: cannot write it: {why}")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings about the user's input (SpecWarning) as one line each; others as Python shows them."""
+    from crossdyn.models.spec import SpecWarning
+
+    if issubclass(category, SpecWarning):
+        print(f"crossdyn: warning: {message}", file=sys.stderr, flush=True)
+    else:
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
+_PYTHON_SHOWWARNING = _warnings.showwarning
 
 
 def _cmd_arms(args) -> int:
@@ -29,12 +102,19 @@ def _cmd_arms(args) -> int:
 
 
 def _cmd_export(args) -> int:
+    import math
+
     from crossdyn.io import write_text_atomic
     from crossdyn.models import dumps_spec, load_arm, to_mjcf, to_urdf
 
     spec = load_arm(args.arm)
     if not (args.urdf or args.mjcf or args.toml):
         raise UsageError("export: give at least one of --urdf FILE, --mjcf FILE, --toml FILE")
+    if not (math.isfinite(args.dt) and args.dt > 0):
+        raise UsageError(f"export: --dt: must be a positive number of seconds, got {args.dt!r}")
+    for option in ("urdf", "mjcf", "toml"):
+        if getattr(args, option):
+            check_out_file(getattr(args, option), f"--{option}")
     for path, text in ((args.urdf, lambda: to_urdf(spec)), (args.mjcf, lambda: to_mjcf(spec, timestep=args.dt)),
                        (args.toml, lambda: dumps_spec(spec))):
         if path:
@@ -94,16 +174,21 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from crossdyn.models.spec import SpecError
+    from crossdyn.models.spec import SpecError, SpecWarning
 
     try:
-        return args.func(args)
-    except (UsageError, SpecError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("default", SpecWarning)  # each distinct warning once
+            _warnings.showwarning = _show_warning
+            return args.func(args)
+    except (UsageError, SpecError) as e:
         if args.debug:
             raise
         print(f"crossdyn: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        if args.debug:
+            raise
         print("crossdyn: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into `head` and closed: no traceback, the shell's SIGPIPE code
@@ -111,6 +196,17 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except MemoryError:
+        if args.debug:
+            raise
+        print("crossdyn: error: out of memory; use fewer --states or a shorter --duration", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:  # a file that cannot be read or written (disk full, not a directory, ...)
+        if args.debug:
+            raise
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"crossdyn: error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ which keeps the previous file as ``FILE.bak``.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from crossdyn.io import write_bytes_atomic, write_json_atomic
@@ -51,7 +52,12 @@ def baseline_from_summary(summary: dict) -> dict:
             "engines": engines}
 
 
+TOP_KEYS = ("schema", "arm", "dof", "dt", "duration", "profile", "versions", "engines")
+STATUSES = ("ok", "diverged", "failed", "skipped")
+
+
 def load_baseline(path: str | Path) -> dict:
+    """Read and validate a baseline; :class:`SpecError` names the file, the field and the bad value."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -64,12 +70,63 @@ def load_baseline(path: str | Path) -> dict:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise SpecError(f"{path}: not a crossdyn baseline (expected schema {SCHEMA!r}, "
                         f"got {data.get('schema') if isinstance(data, dict) else type(data).__name__!r})")
+    validate_baseline(data, str(path))
+    return data
+
+
+def _bad(source: str, where: str, what: str, value) -> SpecError:
+    return SpecError(f"{source}: {where}: {what}, got {value!r}", where, value)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def validate_baseline(data: dict, source: str = "baseline") -> None:
+    """Check every field a comparison reads (types, finiteness, known keys); raise :class:`SpecError`."""
     for key in ("arm", "dt", "duration", "engines", "versions"):
         if key not in data:
-            raise SpecError(f"{path}: baseline is missing the key {key!r}")
+            raise SpecError(f"{source}: baseline is missing the key {key!r}", key)
+    extra = sorted(set(data) - set(TOP_KEYS))
+    if extra:
+        raise SpecError(f"{source}: unknown key(s) {', '.join(extra)}; a baseline has {', '.join(TOP_KEYS)}", extra[0])
+    if not isinstance(data["arm"], str) or not data["arm"]:
+        raise _bad(source, "arm", "must be the arm's name (a string)", data["arm"])
+    for key in ("dt", "duration"):
+        if not _is_number(data[key]) or data[key] <= 0:
+            raise _bad(source, key, "must be a positive number of seconds", data[key])
+    if "dof" in data and (not isinstance(data["dof"], int) or isinstance(data["dof"], bool) or data["dof"] < 1):
+        raise _bad(source, "dof", "must be an integer >= 1", data["dof"])
+    if "profile" in data and not isinstance(data["profile"], dict):
+        raise _bad(source, "profile", "must be an object", data["profile"])
+    if not isinstance(data["versions"], dict):
+        raise SpecError(f"{source}: versions: must be an object (name -> version), got "
+                        f"{type(data['versions']).__name__}", "versions", data["versions"])
+    for name, version in data["versions"].items():
+        if version is not None and not isinstance(version, str):
+            raise _bad(source, f"versions.{name}", "must be a version string or null", version)
     if not isinstance(data["engines"], dict):
-        raise SpecError(f"{path}: engines: must be an object, got {type(data['engines']).__name__}")
-    return data
+        raise SpecError(f"{source}: engines: must be an object, got {type(data['engines']).__name__}",
+                        "engines", data["engines"])
+    allowed = ("status", *METRICS, *(f"{m}.floor" for m in METRICS))
+    for name, entry in data["engines"].items():
+        where = f"engines.{name}"
+        if not isinstance(entry, dict):
+            raise _bad(source, where, "must be an object of metrics", entry)
+        if entry.get("status") not in STATUSES:
+            raise _bad(source, f"{where}.status", f"must be one of {', '.join(STATUSES)}", entry.get("status"))
+        extra = sorted(set(entry) - set(allowed))
+        if extra:
+            raise SpecError(f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(allowed)}",
+                            f"{where}.{extra[0]}")
+        for key, value in entry.items():
+            if key == "status":
+                continue
+            if value is None and not key.endswith(".floor"):
+                continue
+            if not _is_number(value) or value < 0:
+                raise _bad(source, f"{where}.{key}", "must be a finite number >= 0"
+                           + ("" if key.endswith(".floor") else " or null"), value)
 
 
 def compare_to_baseline(summary: dict, baseline: dict, rel_band: float = 0.5) -> dict:

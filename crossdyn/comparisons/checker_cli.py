@@ -15,6 +15,8 @@ import html
 import sys
 
 DEFAULT_OUT = "reports/check"
+MAX_STATES = 1_000_000
+MAX_RANDOM_PARAMS = 1_000
 
 
 def add_parser(sub) -> None:
@@ -50,11 +52,20 @@ def run(args) -> int:
         raise UsageError(f"check: --states must be >= 1, got {args.states}")
     if args.random_params < 0:
         raise UsageError(f"check: --random-params must be >= 0, got {args.random_params}")
+    if args.states > MAX_STATES:
+        raise UsageError(f"check: --states must be <= {MAX_STATES:,} (memory), got {args.states:,}")
+    if args.random_params > MAX_RANDOM_PARAMS:
+        raise UsageError(f"check: --random-params must be <= {MAX_RANDOM_PARAMS:,}, got {args.random_params:,}")
+    if args.seed < 0:
+        raise UsageError(f"check: --seed must be an integer >= 0, got {args.seed}")
     try:
         names = checker.parse_names(args.names)
     except ValueError as e:
         raise UsageError(f"check: {e}") from None
     out = Path(args.out)
+    from crossdyn.cli import check_out_dir
+
+    check_out_dir(out, "check: --out")  # before the check runs, not after
     try:
         result = checker.check(args.arm, args.file, states=args.states, random_params=args.random_params,
                                names=names, seed=args.seed)

@@ -2,7 +2,8 @@
 
 Exit codes: 0 every metric within tolerance (and no regression); 1 a metric out of
 tolerance, an engine diverged or failed, or a baseline regression; 2 bad usage or
-bad input (the message names the option or file and the value).
+bad input (the message names the option or file and the value); 130 interrupted by Ctrl-C
+(the engines that finished are written, the rest marked skipped).
 """
 from __future__ import annotations
 
@@ -12,6 +13,13 @@ import sys
 from pathlib import Path
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: what finished is written, the summary's verdict is ``fail`` (the run is incomplete)."""
+
+MAX_STEPS = 2_000_000
+"""Most time steps one run may take (--duration / --dt): every run keeps its whole trajectory in memory."""
+MAX_STATES = 1_000_000
+"""Most random states for the static metrics (--states)."""
 
 
 def add_parsers(sub) -> None:
@@ -68,22 +76,36 @@ def _options(args, spec):
         if not (math.isfinite(v) and v > 0):
             raise _usage(f"--{opt}: must be a positive number of seconds, got {v!r}")
     k = round(args.duration / args.dt)
-    if abs(k * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
+    if k > MAX_STEPS:
+        raise _usage(f"--duration {args.duration:g} s at --dt {args.dt:g} s is {args.duration / args.dt:.3g} steps; "
+                     f"a run may take at most "
+                     f"{MAX_STEPS:,} steps (each keeps its whole trajectory in memory): shorten --duration or "
+                     "raise --dt")
+    if k < 1 or abs(k * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
         raise _usage(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")
-    if args.states < 1:
-        raise _usage(f"--states: must be >= 1, got {args.states}")
+    if not 1 <= args.states <= MAX_STATES:
+        raise _usage(f"--states: must be between 1 and {MAX_STATES:,}, got {args.states:,}")
+    if args.seed < 0:
+        raise _usage(f"--seed: must be an integer >= 0, got {args.seed}")
     import os
 
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 4)
     if jobs < 1:
         raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
     engines = None
-    if args.engines:
+    if args.engines is not None:
         engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
         known = engine_names()
         installed = available_engines()
+        if not engines:
+            raise _usage(f"--engines: no engine named in {args.engines!r}; valid engines: {', '.join(known)}, "
+                         "user:FILE")
+        twice = sorted({e for e in engines if engines.count(e) > 1})
+        if twice:
+            raise _usage(f"--engines: {', '.join(twice)} named more than once in {args.engines!r}")
         for e in engines:
             if e.startswith("user:"):
+                _check_user_engine(e, spec, args.dt)
                 continue
             if e not in known:
                 raise _usage(f"--engines: unknown engine {e!r}; valid engines: {', '.join(known)}, user:FILE")
@@ -95,14 +117,21 @@ def _options(args, spec):
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress)
 
 
-def _check_out_dir(out: Path) -> None:
+def _check_user_engine(name: str, spec, dt: float) -> None:
+    """Build the user:FILE engine once now, so an unusable file is exit 2 before anything runs."""
+    from crossdyn.engines import EngineError, make_engine
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".crossdyn-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as e:
-        raise _usage(f"--out {out}: cannot write there: {e.strerror or e}") from None
+        make_engine(name, spec, dt).close()
+    except EngineError as e:
+        detail = "\n".join("  " + line for line in str(e).splitlines())
+        raise _usage(f"--engines {name}: cannot use {name[len('user:'):]} as an engine:\n{detail}") from None
+
+
+def _check_out_dir(out: Path) -> None:
+    from crossdyn.cli import check_out_dir
+
+    check_out_dir(out, "--out")
 
 
 def _resolve_profile(args, spec):
@@ -139,6 +168,10 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     base = None
     if baseline and not update:
         base = load_baseline(baseline)
+    if baseline and update:
+        from crossdyn.cli import check_out_file
+
+        check_out_file(baseline, "--baseline")  # before the run, not after it
     _check_out_dir(out)
     cmp = compare(spec, opt)
     summary = cmp.summary
@@ -155,14 +188,18 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         else:
             backup = update_baseline(baseline, summary)
             echo(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
-    if cmp.interrupted:
-        print(f"interrupted: wrote the engines that finished to {out}", file=sys.stderr)
     echo(format_table(summary))
     for w in summary.get("baseline", {}).get("warnings", []):
         echo(f"warning: baseline: {w}")
     echo(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
     for f in summary["failures"]:
         echo(f"  FAIL {f}")
+    if cmp.interrupted:
+        done = [k for k, e in summary["engines"].items() if e["status"] != "skipped"]
+        skipped = [k for k, e in summary["engines"].items() if e["status"] == "skipped"]
+        print(f"crossdyn: interrupted (Ctrl-C): wrote the results of {', '.join(done) or 'no engine'} to {out}; "
+              f"skipped: {', '.join(skipped)}", file=sys.stderr)
+        return EXIT_INTERRUPTED, summary
     return (EXIT_OK if summary["verdict"] == "pass" else EXIT_FAIL), summary
 
 
@@ -236,7 +273,15 @@ def cmd_demo(args) -> int:
 
     from crossdyn.io import write_text_atomic
 
+    from crossdyn.models import get_preset
+
     out = Path(args.out)
+    if args.jobs is not None and args.jobs < 1:
+        raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
+    for arm in DEMO_ARMS:  # every option checked here, before any process starts
+        spec = get_preset(arm)
+        _options(args, spec)
+        _resolve_profile(args, spec)
     _check_out_dir(out)
     jobs = args.jobs if args.jobs is not None else 2
     inner = copy.copy(args)

@@ -74,7 +74,13 @@ def get_preset(name: str) -> ArmSpec:
         return PRESETS[name]()
     match = _NR.match(name)
     if match:
-        return planarNr(int(match.group(1)))
+        from crossdyn.conventions import MAX_LINKS
+
+        n = int(match.group(1))
+        if not 1 <= n <= MAX_LINKS:
+            raise SpecError(f"arm {name!r}: planar<N>r needs 1 <= N <= {MAX_LINKS} (crossdyn supports at most "
+                            f"{MAX_LINKS} links per arm), got N = {n}", "arm", name)
+        return planarNr(n)
     raise SpecError(f"unknown arm {name!r}; presets are: {', '.join(preset_names())} (or a path to a .toml spec)",
                     "arm", name)
 

@@ -161,7 +161,7 @@ class ArmSpec:
         g = self.gravity
         if isinstance(g, (str, bytes)) or not hasattr(g, "__len__") or len(g) != 3:
             raise SpecError(f"gravity: must be a 3-vector [gx, gy, gz] in m/s^2, got {g!r}", "gravity", g)
-        object.__setattr__(self, "gravity", tuple(_number(v, "gravity") for v in g))
+        object.__setattr__(self, "gravity", tuple(_number(v, f"gravity[{i}]") for i, v in enumerate(g, 1)))
         if not isinstance(self.name, str) or not self.name.strip():
             raise SpecError(f"name: must be a non-empty string, got {self.name!r}", "name", self.name)
 

@@ -19,11 +19,13 @@ Unknown keys are errors, so that a typo (``mas = 1``) cannot silently fall back 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
+import warnings
 from pathlib import Path
 
-from crossdyn.conventions import DEFAULT_GRAVITY
-from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError
+from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
+from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError, SpecWarning
 
 LINK_REQUIRED = ("length", "mass", "com", "inertia")
 LINK_OPTIONAL = ("damping", "friction", "limits")
@@ -45,30 +47,49 @@ def spec_from_dict(data: dict, source: str = "spec") -> ArmSpec:
     links_data = data["links"]
     if not isinstance(links_data, list):
         raise SpecError(f"{source}: links: must be an array of tables ([[links]]), got {links_data!r}", "links", links_data)
+    if len(links_data) > MAX_LINKS:
+        raise SpecError(f"{source}: links: {len(links_data)} links given; crossdyn supports at most {MAX_LINKS} "
+                        "links per arm (MAX_LINKS in crossdyn/conventions.py)", "links", len(links_data))
     links = []
-    for i, ld in enumerate(links_data, start=1):
-        where = f"links[{i}]"
-        if not isinstance(ld, dict):
-            raise SpecError(f"{source}: {where}: must be a table, got {ld!r}", where, ld)
-        missing = [k for k in LINK_REQUIRED if k not in ld]
-        if missing:
-            raise SpecError(f"{source}: {where}: missing key(s) {', '.join(missing)}", f"{where}.{missing[0]}")
-        extra = sorted(set(ld) - set(LINK_REQUIRED) - set(LINK_OPTIONAL))
-        if extra:
-            raise SpecError(
-                f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: "
-                f"{', '.join(LINK_REQUIRED + LINK_OPTIONAL)}", f"{where}.{extra[0]}")
-        link = LinkSpec(ld["length"], ld["mass"], ld["com"], ld["inertia"], ld.get("damping", 0.0),
-                        ld.get("friction", 0.0), ld.get("limits"))
-        try:
-            link.validate(where)
-        except SpecError as e:
-            raise SpecError(f"{source}: {e}", e.where, e.value) from None
-        links.append(link)
+    with warnings.catch_warnings(record=True) as caught:  # re-issued below, naming the file
+        warnings.simplefilter("always", SpecWarning)
+        for i, ld in enumerate(links_data, start=1):
+            links.append(_link_from_dict(ld, i, source))
+    for w in caught:
+        if issubclass(w.category, SpecWarning):
+            warnings.warn(f"{source}: {w.message}", SpecWarning, stacklevel=2)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     try:
-        return ArmSpec(tuple(links), data.get("gravity", DEFAULT_GRAVITY), data.get("name", Path(source).stem or "arm"))
+        with warnings.catch_warnings():  # the links were validated (and warned about) above
+            warnings.simplefilter("ignore", SpecWarning)
+            return ArmSpec(tuple(links), data.get("gravity", DEFAULT_GRAVITY),
+                           data.get("name", Path(source).stem or "arm"))
     except SpecError as e:
         raise SpecError(f"{source}: {e}", e.where, e.value) from None
+
+
+def _link_from_dict(ld, i: int, source: str) -> LinkSpec:
+    where = f"links[{i}]"
+    if not isinstance(ld, dict):
+        raise SpecError(f"{source}: {where}: must be a table, got {ld!r}", where, ld)
+    missing = [k for k in LINK_REQUIRED if k not in ld]
+    if missing:
+        raise SpecError(f"{source}: {where}: missing key(s) {', '.join(missing)}", f"{where}.{missing[0]}")
+    extra = sorted(set(ld) - set(LINK_REQUIRED) - set(LINK_OPTIONAL))
+    if extra:
+        raise SpecError(
+            f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: "
+            f"{', '.join(LINK_REQUIRED + LINK_OPTIONAL)}", f"{where}.{extra[0]}")
+    link = LinkSpec(ld["length"], ld["mass"], ld["com"], ld["inertia"], ld.get("damping", 0.0),
+                    ld.get("friction", 0.0), ld.get("limits"))
+    try:
+        link.validate(where)
+    except SpecError as e:
+        raise SpecError(f"{source}: {e}", e.where, e.value) from None
+    return link
+
+
 
 
 def load_spec(path: str | os.PathLike) -> ArmSpec:
@@ -84,7 +105,48 @@ def load_spec(path: str | os.PathLike) -> ArmSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
-    return spec_from_dict(data, str(path))
+    try:
+        return spec_from_dict(data, str(path))
+    except SpecError as e:
+        line = _line_of(text, e.where)
+        prefix = f"{path}: "
+        if line is None or not str(e).startswith(prefix):
+            raise
+        raise SpecError(f"{path}: line {line}: {str(e)[len(prefix):]}", e.where, e.value) from None
+
+
+_HEADER = re.compile(r"^\s*\[\[\s*links\s*\]\]\s*(#.*)?$")
+
+
+def _line_of(text: str, where) -> int | None:
+    """The line (1-based) of the key ``where`` (``links[2].mass``, ``gravity``) in TOML ``text``, if found.
+
+    Only the layout the docs show is searched (``[[links]]`` tables, top-level keys); None otherwise.
+    """
+    if not isinstance(where, str):
+        return None
+    m = re.fullmatch(r"links\[(\d+)\](?:\.(\w+))?|(\w+)(?:\[\d+\])?", where)
+    if not m:
+        return None
+    lines = text.splitlines()
+    headers = [i for i, line in enumerate(lines) if _HEADER.match(line)]
+    if m.group(3) is not None:  # a top-level key: before the first [[links]]
+        key, lo, hi = m.group(3), 0, headers[0] if headers else len(lines)
+        if key == "links" and headers:
+            return headers[0] + 1
+    else:
+        k = int(m.group(1))
+        if not 1 <= k <= len(headers):
+            return None
+        lo = headers[k - 1]
+        if m.group(2) is None:
+            return lo + 1
+        key, hi = m.group(2), headers[k] if k < len(headers) else len(lines)
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i in range(lo, hi):
+        if pattern.match(lines[i]):
+            return i + 1
+    return None
 
 
 def dumps_spec(spec: ArmSpec) -> str:
