@@ -239,13 +239,7 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
     if opt.jobs > 1 and len(engines) > 1:
         runs, interrupted = _run_parallel(engines, job, opt.jobs, say)
     else:
-        same_cache: dict = {}
-        for name in engines:
-            if interrupted:
-                runs[name] = EngineRun(name, "skipped", "interrupted (Ctrl-C) before this engine ran")
-                continue
-            runs[name] = _engine_job(name, job, same_cache, say)
-            interrupted = runs[name].reason.startswith("interrupted")
+        runs, interrupted = _run_sequential(engines, job, say)
 
     _, subs = engine_inertias(spec)
     summary = {
@@ -264,7 +258,8 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
         "inertia_substitutions": [s.as_dict() for s in subs],
         "versions": _versions(),
         "tolerances": tol.as_dict(),
-        "engines": {name: run.summary | {"status": run.status, "reason": run.reason, "config": run.config}
+        "engines": {name: run.summary | {"status": run.status, "reason": run.reason, "config": run.config,
+                                         "stopped_at_s": _stopped_at(run)}
                     for name, run in runs.items()},
         "interrupted": interrupted,
     }
@@ -277,6 +272,9 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
         for metric, values in run.summary.items():
             if isinstance(values, dict) and values.get("pass") is False:
                 failures.append(f"{name}: {metric}: {values.get('failed_because', 'out of tolerance')}")
+    if interrupted:  # a partial run never passes
+        skipped = [name for name, run in runs.items() if run.status == "skipped"]
+        failures.append(f"interrupted (Ctrl-C): not measured: {', '.join(skipped)}")
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures or reference.status != "ok" else "pass"
     return Comparison(spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
@@ -296,6 +294,13 @@ def _profile(profile, spec):
     return make_profile(text, spec)
 
 
+def _stopped_at(run: EngineRun) -> float | None:
+    """Time (s) of the first bad state of a diverged or failed driven run; None if it ran to the end."""
+    driven = run.driven
+    t = getattr(driven, "diverged_at", None) if driven is not None else None
+    return None if t is None else float(t)
+
+
 def _engine_job(name: str, job: tuple, same_cache: dict, say) -> EngineRun:
     """Measure one engine; never raises (failures and Ctrl-C become the run's status)."""
     spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense = job
@@ -305,10 +310,33 @@ def _engine_job(name: str, job: tuple, same_cache: dict, say) -> EngineRun:
                         conv_q0, dense, say)
     except KeyboardInterrupt:
         run.status, run.reason = "skipped", "interrupted (Ctrl-C) while this engine ran"
+        return run
     except Exception as e:  # noqa: BLE001 — contain any engine failure, report it, go on
         run.status, run.reason = "failed", f"{type(e).__name__}: {e}"
         say(f"[{spec.name}] {name}: failed: {run.reason}")
     return run
+
+
+def _run_sequential(engines, job, say) -> tuple[dict, bool]:
+    """Measure engines one after the other in this process; Ctrl-C keeps what finished."""
+    spec = job[0]
+    runs: dict = {}
+    same_cache: dict = {}
+    current = None
+    try:
+        for name in engines:
+            current = name
+            runs[name] = _engine_job(name, job, same_cache, say)
+            if runs[name].status == "skipped":  # Ctrl-C inside the engine's run
+                raise KeyboardInterrupt
+            say(f"[{spec.name}] {name}: done ({runs[name].status})")  # after its result is kept
+        return runs, False
+    except KeyboardInterrupt:
+        for name in engines:
+            if name not in runs:
+                when = "while this engine ran" if name == current else "before this engine ran"
+                runs[name] = EngineRun(name, "skipped", f"interrupted (Ctrl-C) {when}")
+        return {name: runs[name] for name in engines}, True
 
 
 def _stderr_progress(msg: str) -> None:
@@ -317,47 +345,95 @@ def _stderr_progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _worker(name: str, job: tuple, verbose: bool) -> EngineRun:
+def _worker(name: str, job: tuple, verbose: bool, conn) -> None:
+    """Child process: measure one engine and send the :class:`EngineRun` back through ``conn``."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cancels the pool
-    return _engine_job(name, job, {}, _stderr_progress if verbose else (lambda msg: None))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and terminates us)
+    run = _engine_job(name, job, {}, _stderr_progress if verbose else (lambda msg: None))
+    conn.send(run)
+    conn.close()
+
+
+def _exit_reason(code) -> str:
+    import signal
+
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
 def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
-    """Measure engines in worker processes (each builds its own engines; results are identical)."""
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+    """Measure engines in worker processes, one process per engine, at most ``jobs`` at a time.
 
+    Each process builds its own engines, so results are identical to a sequential run.  A process
+    that dies (e.g. a library crashing the interpreter) fails only its own engine.  Ctrl-C
+    terminates the running processes; engines that finished keep their results, the others are
+    ``skipped``.
+    """
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+
+    ctx = mp.get_context("fork")
     spec, opt = job[0], job[1]
     job = (spec, _without_progress(opt), *job[2:])
     verbose = opt.progress is not None
+    pending = list(engines)
+    running: dict = {}  # receiving end of the pipe -> (name, process)
+    started: list = []
     runs: dict = {}
     interrupted = False
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(engines)), mp_context=mp.get_context("fork"))
     try:
-        futures = {name: pool.submit(_worker, name, job, verbose) for name in engines}
-        for name in engines:
-            try:
-                runs[name] = futures[name].result()
-            except KeyboardInterrupt:
-                raise
-            except Exception as e:  # noqa: BLE001 — a worker that died (e.g. a segfaulting library)
-                runs[name] = EngineRun(name, "failed", f"worker process failed: {type(e).__name__}: {e}")
+        while pending or running:
+            while pending and len(running) < jobs:
+                name = pending.pop(0)
+                recv, send = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_worker, args=(name, job, verbose, send), daemon=True,
+                                   name=f"crossdyn-{name}")
+                proc.start()
+                send.close()
+                running[recv] = (name, proc)
+                started.append(proc)
+            for conn in wait(list(running)):
+                name, proc = running[conn]
+                try:
+                    runs[name] = conn.recv()
+                    say(f"[{spec.name}] {name}: done ({runs[name].status})")  # after its result is kept
+                except (EOFError, OSError):  # the process died without sending its result
+                    proc.join()
+                    runs[name] = EngineRun(name, "failed", f"the worker process measuring {name} died "
+                                           f"({_exit_reason(proc.exitcode)}) before reporting a result")
+                    say(f"[{spec.name}] {name}: failed: {runs[name].reason}")
+                del running[conn]
+                conn.close()
+                proc.join()
     except KeyboardInterrupt:
         interrupted = True
+        for conn, (name, proc) in list(running.items()):
+            if name not in runs and conn.poll(0):
+                try:  # it finished just now: keep its result
+                    runs[name] = conn.recv()
+                except (EOFError, OSError):
+                    pass
+            if name not in runs and proc.is_alive():
+                proc.terminate()
+        for proc in started:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        for conn in running:
+            conn.close()
         for name in engines:
             if name not in runs:
-                fut = futures.get(name) if "futures" in locals() else None
-                if fut is not None and fut.done() and not fut.cancelled() and fut.exception() is None:
-                    runs[name] = fut.result()
-                else:
-                    runs[name] = EngineRun(name, "skipped", "interrupted (Ctrl-C) before this engine finished")
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()
-    else:
-        pool.shutdown(wait=True)
+                ran = any(p.name == f"crossdyn-{name}" for p in started)
+                runs[name] = EngineRun(name, "skipped", "interrupted (Ctrl-C) "
+                                       + ("while this engine ran" if ran else "before this engine ran"))
     return {name: runs[name] for name in engines}, interrupted
 
 

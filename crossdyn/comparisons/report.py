@@ -220,6 +220,12 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
         b.append(("p", "**Interrupted (Ctrl-C): engines marked skipped did not run; everything else is complete.**"))
     if summary["failures"]:
         b.append(("p", "Failures: " + "; ".join(summary["failures"])))
+    base = summary.get("baseline")
+    if base:
+        b.append(("p", f"Baseline {base['file']}: " + ("; ".join(base["regressions"]) if base["regressions"]
+                                                        else "no regression") + "."))
+        for w in base["warnings"]:
+            b.append(("p", f"**Warning (baseline):** {w}."))
     if summary["inertia_substitutions"]:
         b.append(("p", "Inertia substitutions (point masses, every engine file): " + "; ".join(
             f"link {s['link']}: J {s['spec_inertia']:g} → {s['engine_inertia']:.3g} kg m²"
