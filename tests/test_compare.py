@@ -189,3 +189,23 @@ def test_user_equations_run_as_an_engine(tmp_path, capsys):
     per_entry = np.array(e["mass_matrix"]["max_abs_error_per_entry"])
     # the buggy file is wrong in M12 (at planar3r's own parameters) and right in M22, M23, M33
     assert per_entry[0, 1] > 1e-3 and per_entry[1, 1] < 1e-12 and per_entry[2, 2] < 1e-12
+
+
+def test_html_report_shows_its_images_in_a_real_browser(default_run, tmp_path):
+    """Headless Chromium, where installed: every embedded image loads (else the decode test above stands)."""
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium on this machine; images are checked by decoding instead")
+    # the report in the module fixture was written before this test's code could change: write a fresh one
+    out = tmp_path / "r"
+    assert main(["compare", "planar2r", "--engines", "mujoco", "--duration", "0.5", "--quiet", "--out", str(out)]) == 0
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom",
+         (out / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120).stdout
+    assert 'data-images-loaded="6/6"' in dom, dom[:300]

@@ -332,6 +332,10 @@ def render_html(blocks, images: dict[str, bytes]) -> str:
             b64 = base64.b64encode(data).decode("ascii")
             out.append(f'<figure><img alt="{html.escape(blk[2])}" src="data:{mime};base64,{b64}">'
                        f"<figcaption>{html.escape(blk[2])}</figcaption></figure>")
+    # a browser marks how many embedded images decoded (read by the tests through headless Chromium)
+    out.append("<script>window.addEventListener('load', () => { const imgs = [...document.images]; "
+               "document.body.dataset.imagesLoaded = imgs.filter(i => i.complete && i.naturalWidth > 0).length "
+               "+ '/' + imgs.length; });</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
