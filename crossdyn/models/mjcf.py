@@ -27,6 +27,14 @@ def _f(x: float) -> str:
     return repr(float(x))
 
 
+def _quat(com: float) -> str:
+    """MuJoCo's compiler treats an inertial frame within 1e-6 m of the body frame, with the identity
+    orientation, as the body frame itself (``body_sameframe``): a centre of mass at 0 < Lc < 1e-6 m would
+    silently move onto the joint.  A half turn about z keeps the frames distinct and changes nothing, the
+    inertia being isotropic."""
+    return ' quat="0 0 0 1"' if 0 < abs(com) < 1e-5 else ""
+
+
 def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", eulerdamp: bool = False,
             radius: float = 0.02) -> str:
     """Return the MJCF document for ``spec`` (``integrator`` one of :data:`INTEGRATORS`)."""
@@ -51,7 +59,8 @@ def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", e
             f'{indent}<body name="link{i}" pos="{_f(offset)} 0 0">',
             f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" limited="false" armature="0" '
             f'damping="{_f(link.damping)}" frictionloss="{_f(link.friction)}"/>',
-            f'{indent}  <inertial pos="{_f(link.com)} 0 0" mass="{_f(link.mass)}" diaginertia="{_f(J)} {_f(J)} {_f(J)}"/>',
+            f'{indent}  <inertial pos="{_f(link.com)} 0 0"{_quat(link.com)} mass="{_f(link.mass)}" '
+            f'diaginertia="{_f(J)} {_f(J)} {_f(J)}"/>',
             f'{indent}  <geom type="capsule" fromto="0 0 0 {_f(link.length)} 0 0" size="{_f(radius)}" '
             'contype="0" conaffinity="0" group="1"/>',
         ]
