@@ -368,3 +368,18 @@ def test_runner_open_loop_batch_equals_per_step_path_and_records_the_profile():
         assert np.array_equal(a.q, b.q) and np.array_equal(a.tau, b.tau)
         assert a.info["profile"] == profile.params() and a.info["config"]["dt"] == DT
         assert a.method == ("semi-implicit-euler" if name == "pybullet" else "rk4")
+
+
+def test_engine_options_after_at_switch_a_knob_back_on():
+    """`pybullet@link_damping=0.04` is PyBullet with its default link damping put back on purpose."""
+    from crossdyn.engines.base import EngineError, split_options
+
+    assert split_options("mujoco-rk4@eulerdamp=true@autoreset=false") == (
+        "mujoco-rk4", {"eulerdamp": True, "autoreset": False})
+    spec = get_preset("planar2r")
+    damped = make_engine("pybullet@link_damping=0.04", spec, 1e-3)
+    assert damped.name == "pybullet@link_damping=0.04" and damped.config()["link_linear_damping"] == 0.04
+    with pytest.raises(EngineError, match="unknown option.*dampng.*link_damping"):
+        make_engine("pybullet@dampng=1", spec, 1e-3)
+    with pytest.raises(EngineError, match="key=value"):
+        make_engine("pybullet@0.04", spec, 1e-3)

@@ -96,14 +96,47 @@ def engine_names() -> list[str]:
     return list(_REGISTRY)
 
 
+def split_options(name: str) -> tuple[str, dict]:
+    """``"pybullet@link_damping=0.04@inertia_from_file=false"`` → ("pybullet", {...}).
+
+    Options switch an adapter's keyword arguments from the command line (e.g. to put a
+    neutralised engine default back on purpose).  Values are read as booleans
+    (true/false), numbers, or else strings.
+    """
+    base, *parts = name.split("@")
+    options: dict = {}
+    for part in parts:
+        key, sep, raw = part.partition("=")
+        if not sep or not key.isidentifier():
+            raise EngineError(f"engine {name!r}: option {part!r} must look like key=value")
+        low = raw.strip().lower()
+        if low in ("true", "false"):
+            value: object = low == "true"
+        else:
+            try:
+                value = int(raw) if raw.strip().lstrip("+-").isdigit() else float(raw)
+            except ValueError:
+                value = raw
+        options[key] = value
+    return base, options
+
+
 def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine:
     """Build the engine registered as ``name`` for ``spec``.
 
-    Raises :class:`EngineError` naming the known engines for an unknown name, and
-    saying how to install it for one whose library is missing.
+    ``name`` may carry adapter options after ``@`` (see :func:`split_options`), e.g.
+    ``pybullet@link_damping=0.04``.  Raises :class:`EngineError` naming the known engines
+    for an unknown name, saying how to install it for one whose library is missing, and
+    naming the option for an option the adapter does not take.
     """
     import importlib
+    import inspect
 
+    if isinstance(name, str) and "@" in name and not name.startswith("user:"):
+        base, extra = split_options(name)
+        engine = make_engine(base, spec, dt, **{**extra, **options})
+        engine.name = name
+        return engine
     if isinstance(name, str) and name.startswith("user:"):
         from crossdyn.engines.user_engine import UserModelEngine
 
@@ -116,7 +149,14 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     except ImportError as e:
         raise EngineError(f"engine {name!r} is not installed ({e}); available engines: "
                           f"{', '.join(available_engines())}") from None
-    return getattr(mod, cls)(spec, dt, **{**kwargs, **options})
+    factory = getattr(mod, cls)
+    accepted = inspect.signature(factory).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    unknown = [] if takes_any else [k for k in options if k not in accepted]
+    if unknown:
+        valid = [k for k in accepted if k not in ("spec", "dt")]
+        raise EngineError(f"engine {name!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
+    return factory(spec, dt, **{**kwargs, **options})
 
 
 def available_engines() -> list[str]:
