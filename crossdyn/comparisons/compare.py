@@ -350,6 +350,7 @@ def _worker(name: str, job: tuple, verbose: bool, conn) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and terminates us)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked with it blocked
     run = _engine_job(name, job, {}, _stderr_progress if verbose else (lambda msg: None))
     conn.send(run)
     conn.close()
@@ -377,6 +378,7 @@ def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
     ``skipped``.
     """
     import multiprocessing as mp
+    import signal
     from multiprocessing.connection import wait
 
     ctx = mp.get_context("fork")
@@ -395,7 +397,13 @@ def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
                 recv, send = ctx.Pipe(duplex=False)
                 proc = ctx.Process(target=_worker, args=(name, job, verbose, send), daemon=True,
                                    name=f"crossdyn-{name}")
-                proc.start()
+                # Ctrl-C is held back while forking: arriving inside fork's at-fork hooks it would be
+                # printed and swallowed ("Exception ignored"); held, it is raised right after, here
+                blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    proc.start()
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                 send.close()
                 running[recv] = (name, proc)
                 started.append(proc)

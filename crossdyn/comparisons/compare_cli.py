@@ -145,7 +145,17 @@ def _resolve_profile(args, spec):
         if name.endswith(".csv") or Path(name).is_file():
             prof = make_profile("csv", spec, path=name)
         elif name in profile_names() and name != "csv":
-            prof = make_profile(name, spec)
+            try:
+                prof = make_profile(name, spec)
+            except ProfileError as e:
+                import re
+
+                need = re.search(r"missing \d+ required (?:positional |keyword-only )?arguments?: (.+)$", str(e))
+                if not need:
+                    raise
+                raise ProfileError(f"--profile {name}: needs {need.group(1)}, which cannot be given on the command "
+                                   "line; build it in Python (crossdyn.comparisons.profiles.make_profile) or give "
+                                   "the torques as a CSV file") from None
         else:
             raise ProfileError(f"--profile: unknown profile {name!r}; valid profiles: "
                                f"{', '.join(n for n in profile_names() if n != 'csv')}, or a CSV file path")
@@ -181,7 +191,12 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         if result["regressions"]:
             summary["failures"] += [f"baseline: {r}" for r in result["regressions"]]
             summary["verdict"] = "fail"
-    write_outputs(cmp, out, plots=not args.no_plots, animation=not (args.no_plots or args.no_animation))
+    try:
+        write_outputs(cmp, out, plots=not args.no_plots, animation=not (args.no_plots or args.no_animation))
+    except KeyboardInterrupt:
+        print(f"crossdyn: interrupted (Ctrl-C) while writing the outputs to {out}: every file there is complete "
+              "(written atomically), but some may be missing or left from an earlier run", file=sys.stderr)
+        return EXIT_INTERRUPTED, summary
     if update and baseline:
         if cmp.interrupted:
             print(f"baseline {baseline} NOT updated: the run was interrupted", file=sys.stderr)
