@@ -172,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
+        parser.print_help(sys.stderr)
+        print("crossdyn: error: no COMMAND given (see the list above)", file=sys.stderr)
         return EXIT_USAGE
     from crossdyn.models.spec import SpecError, SpecWarning
 
@@ -209,5 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # `python -m crossdyn.cli`: run the module's importable copy, whose UsageError
+    from crossdyn.cli import main as _main  # the subcommands raise (not this __main__ copy's)
+
+    sys.exit(_main())

@@ -146,7 +146,7 @@ def _line_of(text: str, where) -> int | None:
     for i in range(lo, hi):
         if pattern.match(lines[i]):
             return i + 1
-    return None
+    return lo + 1 if m.group(3) is None else None  # a key missing from a link: that link's [[links]] line
 
 
 def dumps_spec(spec: ArmSpec) -> str:
