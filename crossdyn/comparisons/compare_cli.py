@@ -107,10 +107,14 @@ def _options(args, spec):
             if e.startswith("user:"):
                 _check_user_engine(e, spec, args.dt)
                 continue
-            if e not in known:
-                raise _usage(f"--engines: unknown engine {e!r}; valid engines: {', '.join(known)}, user:FILE")
-            if e not in installed:
-                raise _usage(f"--engines: engine {e!r} is not installed; installed: {', '.join(installed)}")
+            base = e.split("@", 1)[0]
+            if base not in known:
+                raise _usage(f"--engines: unknown engine {base!r}; valid engines: {', '.join(known)}, user:FILE "
+                             "(options after @, e.g. pybullet@link_damping=0.04)")
+            if base not in installed:
+                raise _usage(f"--engines: engine {base!r} is not installed; installed: {', '.join(installed)}")
+            if "@" in e:
+                _check_user_engine(e, spec, args.dt)  # options checked by building it once
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
@@ -118,14 +122,15 @@ def _options(args, spec):
 
 
 def _check_user_engine(name: str, spec, dt: float) -> None:
-    """Build the user:FILE engine once now, so an unusable file is exit 2 before anything runs."""
+    """Build a user:FILE engine (or one with @options) once now, so a bad one is exit 2 before anything runs."""
     from crossdyn.engines import EngineError, make_engine
 
     try:
         make_engine(name, spec, dt).close()
-    except EngineError as e:
+    except (EngineError, TypeError, ValueError) as e:
         detail = "\n".join("  " + line for line in str(e).splitlines())
-        raise _usage(f"--engines {name}: cannot use {name[len('user:'):]} as an engine:\n{detail}") from None
+        what = name[len("user:"):] if name.startswith("user:") else name
+        raise _usage(f"--engines {name}: cannot use {what} as an engine:\n{detail}") from None
 
 
 def _check_out_dir(out: Path) -> None:
