@@ -68,9 +68,12 @@ class Tolerances:
 
 def load_tolerances(path: str | Path) -> Tolerances:
     """Read a TOML file of overrides (keys as in :class:`Tolerances`, all optional)."""
+    from crossdyn.models.spec_io import _line_of
+
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise SpecError(f"{path}: no such tolerance file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -80,9 +83,11 @@ def load_tolerances(path: str | Path) -> Tolerances:
     known = {f.name for f in fields(Tolerances)}
     values = {}
     for key, value in data.items():
+        line = _line_of(text, key)
+        where = f"{path}: line {line}" if line else f"{path}"
         if key not in known:
-            raise SpecError(f"{path}: unknown tolerance {key!r}; known: {', '.join(sorted(known))}", key, value)
+            raise SpecError(f"{where}: unknown tolerance {key!r}; known: {', '.join(sorted(known))}", key, value)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise SpecError(f"{path}: {key}: must be a positive number, got {value!r}", key, value)
+            raise SpecError(f"{where}: {key}: must be a positive number, got {value!r}", key, value)
         values[key] = float(value)
     return Tolerances(**values)
