@@ -75,17 +75,18 @@ def check_out_file(path, option: str) -> None:
         raise UsageError(f"{option} {path}: cannot write it: {why}")
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """Warnings about the user's input (SpecWarning) as one line each; others as Python shows them."""
+def _warning_printer(previous):
+    """A ``warnings.showwarning``: warnings about the user's input (SpecWarning) as one line each,
+    others as before (``previous``)."""
     from crossdyn.models.spec import SpecWarning
 
-    if issubclass(category, SpecWarning):
-        print(f"crossdyn: warning: {message}", file=sys.stderr, flush=True)
-    else:
-        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, SpecWarning):
+            print(f"crossdyn: warning: {message}", file=sys.stderr, flush=True)
+        else:
+            previous(message, category, filename, lineno, file, line)
 
-
-_PYTHON_SHOWWARNING = _warnings.showwarning
+    return show
 
 
 def _cmd_arms(args) -> int:
@@ -180,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with _warnings.catch_warnings():
             _warnings.simplefilter("default", SpecWarning)  # each distinct warning once
-            _warnings.showwarning = _show_warning
+            _warnings.showwarning = _warning_printer(_warnings.showwarning)
             return args.func(args)
     except (UsageError, SpecError) as e:
         if args.debug:

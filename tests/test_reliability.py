@@ -104,6 +104,8 @@ class FaultyEngine(Engine):
 for _fault in ("nan", "fast", "raise", "crash"):
     register(f"faulty-{_fault}", __name__, "FaultyEngine", fault=_fault, after=0.2)
 register("pybullet-clamp-0.1", "crossdyn.engines.pybullet_engine", "PyBulletEngine", max_joint_velocity=0.1)
+register("faulty-raise-at-once", __name__, "FaultyEngine", fault="raise", after=0.0)
+register("faulty-cannot-build", __name__, "FaultyEngine", inner="no-such-engine")
 
 FIRST_BAD_T = 0.2 + 1e-3  # the first state after the fault: the end of the first step ending after 0.2 s
 
@@ -156,6 +158,21 @@ def test_faulty_engines_are_contained_and_the_rest_is_written(tmp_path, capsys, 
     driven = df[df.run == "driven"]
     assert len(driven[driven.engine == "mujoco"]) == 501
     assert driven[driven.engine == "faulty-nan"].t.max() == pytest.approx(FIRST_BAD_T - 1e-3)  # last good state
+
+
+def test_every_engine_failing_still_writes_everything_quietly(tmp_path, capsys, recwarn):
+    out = tmp_path / "out"
+    code = main(["compare", "planar2r", "--engines", "faulty-raise-at-once,faulty-cannot-build", "--out", str(out),
+                 "--jobs", "1", "--no-animation", *QUICK])
+    err = capsys.readouterr().err
+    assert code == 1
+    e = _summary(out)["engines"]
+    assert e["faulty-raise-at-once"]["status"] == "failed" and e["faulty-raise-at-once"]["stopped_at_s"] == 1e-3
+    assert e["faulty-cannot-build"]["status"] == "failed" and "no-such-engine" in e["faulty-cannot-build"]["reason"]
+    for f in ("summary.json", "timeseries.csv", "report.md", "report.html", "angles.png", "convergence.png"):
+        assert (out / f).stat().st_size > 0, f
+    assert "Traceback" not in err and "Warning" not in err, err
+    assert not [str(w.message) for w in recwarn], "no library warning either (e.g. matplotlib's empty legend)"
 
 
 def test_a_dying_worker_process_fails_only_its_engine(tmp_path, capsys):

@@ -354,7 +354,12 @@ def write_outputs(cmp, out_dir: str | Path, plots: bool = True, animation: bool 
         written["timeseries.parquet"] = write_bytes_atomic(out_dir / "timeseries.parquet", buf.getvalue())
     except ImportError:  # pyarrow missing: CSV still written
         pass
-    images = make_plots(cmp, animation=animation) if plots else {}
+    import warnings
+
+    with warnings.catch_warnings():  # e.g. "No artists with labels" when every engine failed before plotting
+        warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
+        warnings.filterwarnings("ignore", message="No artists with labels", category=UserWarning)
+        images = make_plots(cmp, animation=animation) if plots else {}
     for name, data in images.items():
         written[name] = write_bytes_atomic(out_dir / name, data)
     blocks = report_blocks(cmp.summary, list(images))
