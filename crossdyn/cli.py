@@ -20,7 +20,7 @@ def _first_existing(path):
     """``path`` or its nearest existing ancestor."""
     from pathlib import Path
 
-    p = Path(path).absolute()
+    p = Path(path)
     while not p.exists() and p != p.parent:
         p = p.parent
     return p
@@ -35,7 +35,7 @@ def _unwritable_dir(out) -> str | None:
     out = Path(out)
     found = _first_existing(out)
     if not found.is_dir():
-        if found == out.absolute():
+        if found == out:
             return "is a file, not a directory"
         return f"cannot be created: {found} is a file, not a directory"
     try:
