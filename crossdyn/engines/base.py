@@ -156,7 +156,9 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     if unknown:
         valid = [k for k in accepted if k not in ("spec", "dt")]
         raise EngineError(f"engine {name!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
-    return factory(spec, dt, **{**kwargs, **options})
+    engine = factory(spec, dt, **{**kwargs, **options})
+    engine.name = name  # messages and results carry the name it was asked for
+    return engine
 
 
 def available_engines() -> list[str]:

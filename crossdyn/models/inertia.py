@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from crossdyn.models.spec import ArmSpec, LinkSpec
 
 RELATIVE_FLOOR = 1e-14
-ABSOLUTE_FLOOR = 1e-14  # MuJoCo's mjMINVAL is 1e-15
+ABSOLUTE_FLOOR = 2e-15  # MuJoCo requires > mjMINVAL = 1e-15
 
 
 def inertia_floor(link: LinkSpec) -> float:
-    """Smallest Izz written to an engine file for this link: max(1e-14 m L², 1e-14) kg m²."""
+    """Smallest Izz written to an engine file for this link: max(1e-14 m L², 2e-15) kg m²."""
     return max(RELATIVE_FLOOR * link.mass * link.length**2, ABSOLUTE_FLOOR)
 
 
