@@ -16,3 +16,15 @@ def random_states(n: int, count: int, seed: int = 0, qd_max: float = 10.0, qdd_m
     rng = np.random.default_rng(seed)
     return (rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-qd_max, qd_max, (count, n)),
             rng.uniform(-qdd_max, qdd_max, (count, n)))
+
+
+TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s"}
+
+
+def strip_timings(obj):
+    """A summary without its timings (the only numbers allowed to differ between identical runs)."""
+    if isinstance(obj, dict):
+        return {k: strip_timings(v) for k, v in obj.items() if k not in TIMING_KEYS}
+    if isinstance(obj, list):
+        return [strip_timings(v) for v in obj]
+    return obj

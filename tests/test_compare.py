@@ -15,7 +15,8 @@ from crossdyn.cli import main
 from crossdyn.engines import register
 from crossdyn.engines.mujoco_engine import MuJoCoEngine
 
-TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s"}
+from conftest import strip_timings
+
 
 
 class WrongMassMuJoCo(MuJoCoEngine):
@@ -80,19 +81,13 @@ def test_timeseries_is_tidy(default_run):
     assert len(one) == 3001 and np.all(np.diff(one.t) > 0)
 
 
-def _strip_timings(obj):
-    if isinstance(obj, dict):
-        return {k: _strip_timings(v) for k, v in obj.items() if k not in TIMING_KEYS}
-    if isinstance(obj, list):
-        return [_strip_timings(v) for v in obj]
-    return obj
 
 
 def test_runs_are_deterministic(tmp_path, default_run):
     out = tmp_path / "again"
     assert main(["compare", "planar3r", "--out", str(out), "--quiet", "--no-plots"]) == 0
     again = json.loads((out / "summary.json").read_text())
-    assert _strip_timings(again) == _strip_timings(default_run[2])
+    assert strip_timings(again) == strip_timings(default_run[2])
 
 
 def test_pybullet_link_damping_left_on_fails_and_names_engine_and_metric(tmp_path, capsys):

@@ -33,7 +33,8 @@ from crossdyn.cli import main
 from crossdyn.engines import make_engine, register
 from crossdyn.engines.base import Engine
 
-TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s"}
+from conftest import strip_timings
+
 QUICK = ["--quiet", "--duration", "0.5", "--states", "50"]
 
 
@@ -378,12 +379,6 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
 
 
 # ------------------------------------------------------------------------------------------ determinism
-def _strip_timings(obj):
-    if isinstance(obj, dict):
-        return {k: _strip_timings(v) for k, v in obj.items() if k not in TIMING_KEYS}
-    if isinstance(obj, list):
-        return [_strip_timings(v) for v in obj]
-    return obj
 
 
 def test_identical_numbers_across_runs_and_jobs(tmp_path):
@@ -394,7 +389,7 @@ def test_identical_numbers_across_runs_and_jobs(tmp_path):
         runs[label] = tmp_path / label
     summaries = {k: _summary(v) for k, v in runs.items()}
     assert summaries["jobs1"]["engines"]["pybullet"]["speed"]["us_per_step"] > 0  # timings exist (and differ)
-    stripped = {k: _strip_timings(v) for k, v in summaries.items()}
+    stripped = {k: strip_timings(v) for k, v in summaries.items()}
     assert stripped["jobs1"] == stripped["jobs2"] == stripped["jobs2-again"]
     csv = {k: (v / "timeseries.csv").read_bytes() for k, v in runs.items()}
     assert csv["jobs1"] == csv["jobs2"] == csv["jobs2-again"]

@@ -58,13 +58,12 @@ STATUSES = ("ok", "diverged", "failed", "skipped")
 
 def load_baseline(path: str | Path) -> dict:
     """Read and validate a baseline; :class:`SpecError` names the file, the field and the bad value."""
+    from crossdyn.io import read_input_text
+
     path = Path(path)
+    text = read_input_text(path, "baseline", missing="no baseline there; create one with --update-baseline")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no baseline there; create one with --update-baseline") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SpecError(f"{path}: cannot read baseline: {e}") from None
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise SpecError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:

@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import analytic
-from crossdyn.comparisons.trajectories import JointTrajectory
+from crossdyn.comparisons.trajectories import JointTrajectory, per_joint
 from crossdyn.models.spec import ArmSpec
 
 
@@ -59,18 +59,8 @@ class ProfileError(ValueError):
 
 
 def _vector(value, n: int, name: str) -> np.ndarray:
-    """``value`` as n finite floats (a scalar applies to every joint)."""
-    try:
-        v = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ProfileError(f"{name}: must be a number or {n} numbers, got {value!r}") from None
-    if v.ndim == 0:
-        v = np.full(n, float(v))
-    if v.shape != (n,):
-        raise ProfileError(f"{name}: must be a number or {n} numbers (one per joint), got {value!r}")
-    if not np.all(np.isfinite(v)):
-        raise ProfileError(f"{name}: must be finite, got {value!r}")
-    return v
+    """``value`` as n finite floats (a scalar applies to every joint), else :class:`ProfileError`."""
+    return per_joint(value, n, name, ProfileError)
 
 
 def _scalar(value, name: str, positive: bool = False) -> float:

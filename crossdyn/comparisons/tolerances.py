@@ -33,7 +33,6 @@ legitimately show, never widened to make a run pass:
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -73,16 +72,11 @@ def load_tolerances(path: str | Path) -> Tolerances:
     """Read a TOML file of overrides (keys as in :class:`Tolerances`, all optional)."""
     from crossdyn.models.spec_io import _line_of
 
+    from crossdyn.io import parse_toml, read_input_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such tolerance file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SpecError(f"{path}: cannot read: {e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    text = read_input_text(path, "tolerance file")
+    data = parse_toml(text, path)
     known = {f.name for f in fields(Tolerances)}
     values = {}
     for key, value in data.items():

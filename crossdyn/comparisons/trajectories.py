@@ -113,15 +113,18 @@ def _prepare(times, waypoints):
     return t, w
 
 
-def _vec(value, n: int, name: str) -> np.ndarray:
-    """A boundary condition as n floats (a scalar applies to every joint)."""
-    v = np.asarray(value, dtype=float)
+def per_joint(value, n: int, name: str, error: type[Exception] = ValueError) -> np.ndarray:
+    """``value`` as n finite floats (a scalar applies to every joint); ``error`` names ``name`` otherwise."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise error(f"{name}: must be a number or {n} numbers, got {value!r}") from None
     if v.ndim == 0:
         v = np.full(n, float(v))
     if v.shape != (n,):
-        raise ValueError(f"{name}: must be a number or {n} numbers, got {value!r}")
+        raise error(f"{name}: must be a number or {n} numbers (one per joint), got {value!r}")
     if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name}: must be finite, got {value!r}")
+        raise error(f"{name}: must be finite, got {value!r}")
     return v
 
 
@@ -129,15 +132,15 @@ def cubic(times, waypoints, v0=0.0, vf=0.0) -> JointTrajectory:
     """C² cubic spline through ``waypoints`` (K, n) at ``times`` (K,) with end velocities v0, vf."""
     t, w = _prepare(times, waypoints)
     n = w.shape[1]
-    return JointTrajectory(t, w, 3, {1: _vec(v0, n, "v0")}, {1: _vec(vf, n, "vf")}, "cubic")
+    return JointTrajectory(t, w, 3, {1: per_joint(v0, n, "v0")}, {1: per_joint(vf, n, "vf")}, "cubic")
 
 
 def quintic(times, waypoints, v0=0.0, vf=0.0, a0=0.0, af=0.0) -> JointTrajectory:
     """C⁴ quintic spline through ``waypoints`` (K, n) at ``times`` (K,) with end velocities and accelerations."""
     t, w = _prepare(times, waypoints)
     n = w.shape[1]
-    return JointTrajectory(t, w, 5, {1: _vec(v0, n, "v0"), 2: _vec(a0, n, "a0")},
-                           {1: _vec(vf, n, "vf"), 2: _vec(af, n, "af")}, "quintic")
+    return JointTrajectory(t, w, 5, {1: per_joint(v0, n, "v0"), 2: per_joint(a0, n, "a0")},
+                           {1: per_joint(vf, n, "vf"), 2: per_joint(af, n, "af")}, "quintic")
 
 
 def quintic_coefficients(q0, qf, T, v0=0.0, vf=0.0, a0=0.0, af=0.0) -> np.ndarray:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 import warnings
 from pathlib import Path
 
@@ -94,17 +93,11 @@ def _link_from_dict(ld, i: int, source: str) -> LinkSpec:
 
 def load_spec(path: str | os.PathLike) -> ArmSpec:
     """Load a TOML arm spec; raise :class:`SpecError` naming the file, line or key, and value."""
+    from crossdyn.io import parse_toml, read_input_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such file", str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SpecError(f"{path}: cannot read: {e}", str(path)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
+    text = read_input_text(path, "arm spec", missing="no such file")
+    data = parse_toml(text, path)
     try:
         return spec_from_dict(data, str(path))
     except SpecError as e:
