@@ -88,3 +88,20 @@ def test_chunked_batches_equal_unchunked_and_newton_euler(name, monkeypatch):
     assert np.array_equal(chunked_fd, analytic.forward_dynamics(spec, q, qd, qdd))
     rnea = analytic.inverse_dynamics(spec, q, qd, qdd, method="rnea")
     assert np.max(np.abs(chunked_id - rnea)) <= 1e-12 * spec.torque_scale()
+
+
+def test_many_runs_in_one_rollout_equal_separate_step_loops():
+    """Several open-loop runs of one MuJoCo model go through one mujoco.rollout call (2 threads)."""
+    from crossdyn.comparisons.runner import run_engine_many
+
+    spec = get_preset("planar3r")
+    e = make_engine("mujoco-rk4", spec, 1e-3)
+    runs = [(default_profile(spec), [-1.4, 0.1, 0.1], [0.0, 0.0, 0.0]),
+            (make_profile("zero", spec), [-1.2, 0.3, 0.1], [0.0, 0.5, 0.0]),
+            (make_profile("constant", spec, value=[5e4, 0.0, 0.0]), [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])]
+    many = run_engine_many(e, runs, 1.0, velocity_bound=300.0)
+    for (profile, q0, qd0), fast in zip(runs, many):
+        slow = run_engine(e, profile, q0, qd0, 1.0, velocity_bound=300.0, use_rollout=False)
+        assert fast.status == slow.status and fast.diverged_at == slow.diverged_at
+        assert np.array_equal(fast.q, slow.q) and np.array_equal(fast.qd, slow.qd)
+    assert [t.status for t in many] == ["ok", "ok", "diverged"]
