@@ -4,7 +4,9 @@ Reset the engine to (q0, q̇0), then for k = 0 … K−1: τ_k = profile(t_k, q_
 engine's own state at t_k = k·dt (zero-order hold: τ_k is held over the whole step), ``engine.step(τ_k)``,
 read the state.  Open-loop profiles are sampled for all steps at once (:meth:`Profile.sample`, equal to
 per-step calls); closed-loop profiles (and any callable ``profile(t, q, qd)`` without ``sample``) are
-called every step.
+called every step.  On MuJoCo an open-loop profile goes through ``mujoco.rollout`` in one call, and
+:func:`run_engine_many` puts several open-loop runs of one model into one call on parallel threads; both are
+bit-identical to the step loop (tests/test_fast_paths.py).
 
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
@@ -35,13 +37,8 @@ CHECK_BLOCK = 16
 exactly, the engine merely runs a few steps past it."""
 
 
-def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
-               velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True) -> Trajectory:
-    """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
-
-    An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
-    call (``use_rollout=False`` forces the step loop; both give bit-identical states).
-    """
+def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float):
+    """Validate a run and allocate it: (q0, q̇0, Q, QD, times, TAU, per_step)."""
     n, dt = engine.n, engine.dt
     steps = n_steps(duration, dt)
     validate = getattr(profile, "validate", None)
@@ -61,9 +58,69 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     if not per_step and not np.all(np.isfinite(TAU)):
         raise ValueError(f"profile {getattr(profile, 'name', profile)!r}: non-finite torque in sample() "
                          f"at t = {times[np.nonzero(~np.isfinite(TAU))[0][0]]!r} s")
-    read = getattr(engine, "read_state_into", None)
+    return q0, qd0, Q, QD, times, TAU, per_step
+
+
+def _limit(engine, velocity_bound: float):
     clamp = getattr(engine, "velocity_clamp", None)
-    limit = velocity_bound if clamp is None else min(velocity_bound, clamp * (1 - 1e-12))
+    return (velocity_bound if clamp is None else min(velocity_bound, clamp * (1 - 1e-12))), clamp
+
+
+def _finish_rollout(engine, profile, Q, QD, TAU, times, velocity_bound: float) -> Trajectory:
+    """Status of a run whose states all came from one library call: cut at the first bad state."""
+    limit, clamp = _limit(engine, velocity_bound)
+    bad = _first_bad(Q, QD, 1, len(Q), limit)
+    if bad is None:
+        return _result(engine, profile, Q, QD, TAU, engine.dt, "ok", None, "")
+    k = bad - 1
+    status, t_bad, msg = _classify(engine, Q, QD, k, times, velocity_bound, clamp)
+    return _result(engine, profile, Q[: k + 1], QD[: k + 1], TAU[:k], engine.dt, status, t_bad, msg)
+
+
+def _rollout_ok(TAU) -> bool:
+    """MuJoCo replaces a control beyond 1e10 by zero: such torques take the step loop, which reports it."""
+    return float(np.max(np.abs(TAU), initial=0.0)) < 1e10
+
+
+def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
+                    use_rollout: bool = True) -> list[Trajectory]:
+    """Several runs ``[(profile, q0, q̇0), …]`` of one engine.
+
+    When every profile is open loop and the engine has ``rollout_many`` (MuJoCo), all runs go through
+    one ``mujoco.rollout`` call, trajectories in parallel threads; the results equal :func:`run_engine`'s
+    (bit-identical, tested).  Otherwise the runs are made one after the other.
+    """
+    many = getattr(engine, "rollout_many", None) if use_rollout else None
+    prepared = [_prepare(engine, profile, q0, qd0, duration) for profile, q0, qd0 in runs]
+    if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared):
+        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout)
+                for profile, q0, qd0 in runs]
+    try:
+        Qs, QDs = many(np.array([p[0] for p in prepared]), np.array([p[1] for p in prepared]),
+                       np.array([p[5] for p in prepared]))
+    except Exception as e:  # noqa: BLE001
+        return [_result(engine, profile, p[2][:1], p[3][:1], p[5][:0], engine.dt, "failed", float(p[4][1]),
+                        f"{engine.name}: library error in rollout: {type(e).__name__}: {e}")
+                for (profile, _, _), p in zip(runs, prepared)]
+    out = []
+    for b, ((profile, _, _), (q0, qd0, Q, QD, times, TAU, _)) in enumerate(zip(runs, prepared)):
+        Q[0], QD[0] = q0, qd0
+        Q[1:], QD[1:] = Qs[b], QDs[b]
+        out.append(_finish_rollout(engine, profile, Q, QD, TAU, times, velocity_bound))
+    return out
+
+
+def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
+               velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True) -> Trajectory:
+    """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
+
+    An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
+    call (``use_rollout=False`` forces the step loop; both give bit-identical states).
+    """
+    q0, qd0, Q, QD, times, TAU, per_step = _prepare(engine, profile, q0, qd0, duration)
+    n, dt, steps = engine.n, engine.dt, len(TAU)
+    read = getattr(engine, "read_state_into", None)
+    limit, clamp = _limit(engine, velocity_bound)
 
     status, t_bad, msg = "ok", None, ""
     k = steps
@@ -77,19 +134,14 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
         return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
                        f"{engine.name}: reset failed: {type(e).__name__}: {e}")
     rollout = None if per_step or not use_rollout else getattr(engine, "rollout", None)
-    if rollout is not None and float(np.max(np.abs(TAU), initial=0.0)) < 1e10:
+    if rollout is not None and _rollout_ok(TAU):
         # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
         try:
             Q[1:], QD[1:] = rollout(TAU)
         except Exception as e:  # noqa: BLE001
             return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", float(times[1]),
                            f"{engine.name}: library error in rollout: {type(e).__name__}: {e}")
-        bad = _first_bad(Q, QD, 1, steps + 1, limit)
-        if bad is None:
-            return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg)
-        k = bad - 1
-        status, t_bad, msg = _classify(engine, Q, QD, k, times, velocity_bound, clamp)
-        return _result(engine, profile, Q[: k + 1], QD[: k + 1], TAU[:k], dt, status, t_bad, msg)
+        return _finish_rollout(engine, profile, Q, QD, TAU, times, velocity_bound)
     step = engine.step
     isfinite = math.isfinite
     # row views made once (indexing a 2-D array builds a view each time)

@@ -149,6 +149,27 @@ class MuJoCoEngine(Engine):
         iq, iv = self._state_offsets
         return states[:, iq:iq + self.n].copy(), states[:, iv:iv + self.n].copy()
 
+    def rollout_many(self, q0: np.ndarray, qd0: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """B open-loop runs in one ``mujoco.rollout`` call, on up to 2 threads.
+
+        ``q0``, ``qd0``: (B, n) starts; ``tau``: (B, K, n).  Returns q, q̇ of shape (B, K, n) — the states
+        after each step, bit-identical to B runs of :meth:`rollout`.  The engine's own state is untouched.
+        """
+        from mujoco import rollout as _rollout
+
+        m = self.model
+        B = len(q0)
+        scratch = mujoco.MjData(m)
+        init = np.empty((B, self._nstate))
+        for b in range(B):
+            mujoco.mj_resetData(m, scratch)
+            scratch.qpos[:], scratch.qvel[:] = q0[b], qd0[b]
+            mujoco.mj_getState(m, scratch, init[b], self._state_spec)
+        datas = [scratch] + [mujoco.MjData(m) for _ in range(min(B, 2) - 1)]
+        states, _ = _rollout.rollout(m, datas, init, np.asarray(tau, dtype=float))
+        iq, iv = self._state_offsets
+        return states[:, :, iq:iq + self.n].copy(), states[:, :, iv:iv + self.n].copy()
+
     def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
         """Write the current state into preallocated rows (the runner's fast path)."""
         q_out[:] = self._qpos
