@@ -126,7 +126,7 @@ def _cmd_export(args) -> int:
 
 def _cmd_info(args) -> int:
     from crossdyn.models import load_arm
-    from crossdyn.summary import describe
+    from crossdyn.info import describe
 
     for arm in args.arms:
         print(describe(load_arm(arm)))
