@@ -200,6 +200,9 @@ def test_generated_float_code_matches_numpy_model(name):
     cm = compile_model(spec)
     q, qd, tau = random_states(spec.n, 200, seed=9, qdd_max=20.0)
     fd = lambda a, b, c: analytic.forward_dynamics(spec, a, b, c)  # noqa: E731
+    # NumPy scalars in (as SciPy's integrators pass them) give the same numbers as plain floats
+    assert np.array_equal(np.array(cm.fd(q[0], qd[0], tau[0])),
+                          np.array(cm.fd(tuple(q[0].tolist()), tuple(qd[0].tolist()), tuple(tau[0].tolist()))))
     for k in range(len(q)):
         args = (tuple(q[k].tolist()), tuple(qd[k].tolist()), tuple(tau[k].tolist()))
         assert np.max(np.abs(np.array(cm.fd(*args)) - fd(q[k], qd[k], tau[k]))) <= 1e-12 * max(1.0, np.max(np.abs(fd(q[k], qd[k], tau[k]))))

@@ -218,3 +218,22 @@ def test_closed_loop_energy_balance_tolerance_follows_the_integration_error(tmp_
     est, actual = good["energy"]["work_energy_richardson_estimate"], good["energy"]["work_energy_residual_rel"]
     assert 0.8 < est / actual < 1.25  # the estimate predicts the residual
     assert code == 1 and not bad["trajectory"]["pass"]
+
+
+def test_coulomb_friction_is_reported_not_ground_through(tmp_path):
+    """With f_c > 0 a joint that should stick makes sign(q̇) chatter: the adaptive reference gives up at that
+    time with a reason (instead of running for ever), a note explains the engines' different friction
+    models, and engines with the same F = f_c sign(q̇) model still agree with the analytic one."""
+    from crossdyn.models import dumps_spec, get_preset
+
+    arm = tmp_path / "rough.toml"
+    arm.write_text(dumps_spec(get_preset("planar3r").with_links(damping=0.2, friction=0.05)))
+    code = main(["compare", str(arm), "--engines", "pinocchio,mujoco", "--duration", "1", "--quiet",
+                 "--no-plots", "--out", str(tmp_path / "o")])
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert code == 1
+    assert summary["reference"]["status"] == "failed" and "Coulomb" in summary["reference"]["reason"]
+    assert any("Coulomb friction" in n for n in summary["notes"])
+    pin = summary["engines"]["pinocchio"]
+    assert pin["trajectory"]["same_integrator_error_rad"] < 1e-8 and pin["inverse_dynamics"]["pass"]
+    assert summary["engines"]["mujoco"]["inverse_dynamics"]["pass"] is False  # frictionloss is another model

@@ -94,7 +94,7 @@ def _fd_source(spec: ArmSpec) -> list[str]:
         if b:
             expr += f" - {f(b)} * v{i}"
         if fc:
-            expr += f" - {f(fc)} * ((v{i} > 0.0) - (v{i} < 0.0))"
+            expr += f" - {f(fc)} * (1.0 if v{i} > 0.0 else (-1.0 if v{i} < 0.0 else 0.0))"  # sign, any float type
         lines.append(f"    u{i} = {expr}")
     for k in range(n):
         rhs = f"u{k}" + (f" - u{k + 1}" if k + 1 < n else "")

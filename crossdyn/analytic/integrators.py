@@ -54,16 +54,37 @@ def rk4_step(fd: ForwardDynamics, q, qd, tau, dt):
             qd + dt / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v))
 
 
-def reference_step(fd: ForwardDynamics, q, qd, tau, dt, rtol: float = 1e-12, atol: float = 1e-12):
-    """Advance one hold interval with adaptive DOP853 (restarted here, so τ is constant throughout)."""
+MAX_REFERENCE_STEPS = 2000
+"""Adaptive steps allowed in one hold interval before the reference gives up (see :func:`reference_step`)."""
+
+
+class StiffnessError(FloatingPointError):
+    """The adaptive reference could not get through a hold interval in a bounded number of steps."""
+
+
+def reference_step(fd: ForwardDynamics, q, qd, tau, dt, rtol: float = 1e-12, atol: float = 1e-12,
+                   max_steps: int = MAX_REFERENCE_STEPS):
+    """Advance one hold interval with adaptive DOP853 (restarted here, so τ is constant throughout).
+
+    Raises :class:`StiffnessError` after ``max_steps`` steps in one interval: with Coulomb friction
+    F = f_c sign(q̇) a joint that should *stick* makes q̇ chatter about 0, which no explicit adaptive
+    method gets through — the run is then reported as failed at that time rather than left to grind.
+    """
     n = q.shape[-1]
 
     def rhs(_t, x):
         return np.concatenate([x[n:], fd(x[:n], x[n:], tau)])
 
     solver = DOP853(rhs, 0.0, np.concatenate([q, qd]), dt, rtol=rtol, atol=atol, first_step=dt)
+    steps = 0
     while solver.status == "running":
         solver.step()
+        steps += 1
+        if steps > max_steps and solver.status == "running":
+            raise StiffnessError(f"the adaptive reference (DOP853, rtol = {rtol:g}) needed more than {max_steps} "
+                                 f"steps in one {dt:g}-s interval at q = {np.round(q, 6).tolist()}, "
+                                 f"qd = {np.round(qd, 6).tolist()}: the motion is too stiff to resolve (a joint "
+                                 "sticking under Coulomb friction f_c*sign(qd)?)")
     if solver.status != "finished":
         raise FloatingPointError(f"DOP853 failed: {solver.status}")
     return solver.y[:n].copy(), solver.y[n:].copy()

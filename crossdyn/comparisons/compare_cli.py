@@ -214,6 +214,8 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     echo(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
     for f in summary["failures"]:
         echo(f"  FAIL {f}")
+    for note in summary.get("notes", []):
+        echo(f"  note: {note}")
     if cmp.interrupted:
         done = [k for k, e in summary["engines"].items() if e["status"] != "skipped"]
         skipped = [k for k, e in summary["engines"].items() if e["status"] == "skipped"]

@@ -220,6 +220,8 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
         b.append(("p", "**Interrupted (Ctrl-C): engines marked skipped did not run; everything else is complete.**"))
     if summary["failures"]:
         b.append(("p", "Failures: " + "; ".join(summary["failures"])))
+    for note in summary.get("notes", []):
+        b.append(("p", f"Note: {note}."))
     base = summary.get("baseline")
     if base:
         b.append(("p", f"Baseline {base['file']}: " + ("; ".join(base["regressions"]) if base["regressions"]
