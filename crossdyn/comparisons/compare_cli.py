@@ -284,7 +284,7 @@ def _demo_worker(arm: str, args, out: Path):
 
     lines: list[str] = []
     code, summary = run_one(get_preset(arm), args, out / arm, echo=lines.append)
-    return code, summary["verdict"], lines
+    return (130 if summary.get("interrupted") else code), summary["verdict"], lines
 
 
 def cmd_demo(args) -> int:
@@ -309,8 +309,17 @@ def cmd_demo(args) -> int:
     inner = copy.copy(args)
     inner.jobs = 1
     if jobs > 1:
+        import signal
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(DEMO_ARMS)), mp_context=mp.get_context("fork")) as pool:
-            results = list(pool.map(_demo_worker, DEMO_ARMS, [inner] * len(DEMO_ARMS), [out] * len(DEMO_ARMS)))
+            futures = [pool.submit(_demo_worker, arm, inner, out) for arm in DEMO_ARMS]
+            # the workers (already started) handle Ctrl-C themselves and write what finished; the parent
+            # waits for them instead of abandoning them, then writes the index
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                results = [f.result() for f in futures]
+            finally:
+                signal.signal(signal.SIGINT, previous)
     else:
         results = [_demo_worker(arm, inner, out) for arm in DEMO_ARMS]
     index = ["# crossdyn demo", ""]
@@ -319,4 +328,7 @@ def cmd_demo(args) -> int:
         print()
         index.append(f"- [{arm}]({arm}/report.html): **{verdict.upper()}**")
     write_text_atomic(out / "index.md", "\n".join(index) + "\n")
+    if any(code == 130 for code, _, _ in results):
+        print(f"interrupted: wrote what finished to {out}", file=sys.stderr)
+        return 130
     return max(code for code, _, _ in results)
