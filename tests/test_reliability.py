@@ -378,6 +378,35 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
     assert not any(_alive(c) for c in children)
 
 
+def test_ctrl_c_during_demo_writes_both_arms_and_the_index(tmp_path):
+    out = tmp_path / "demo"
+    proc = subprocess.Popen([sys.executable, "-m", "crossdyn", "demo", "--out", str(out), "--no-animation"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines, children = [], []
+    try:
+        for line in proc.stderr:
+            lines.append(line)
+            if ": done (" in line:
+                children = _children(proc.pid)
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        stdout, rest = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err = "".join(lines) + rest
+    assert proc.returncode == 130 and "Traceback" not in err + stdout, err
+    for arm in ("planar2r", "planar3r"):
+        s = _summary(out / arm)
+        assert s["interrupted"] is True and s["verdict"] == "fail"
+    index = (out / "index.md").read_text()
+    assert "planar2r" in index and "planar3r" in index and "FAIL" in index
+    deadline = time.time() + 5
+    while any(_alive(c) for c in children) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(c) for c in children)
+
+
 # ------------------------------------------------------------------------------------------ determinism
 
 
