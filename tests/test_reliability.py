@@ -332,12 +332,11 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path, jobs):
-    out, base = tmp_path / "out", tmp_path / "b.json"
-    base.write_text("{}")  # an existing file that an interrupted run must not replace
-    cmd = [sys.executable, "-m", "crossdyn.cli", "compare", "planar3r", "--out", str(out), "--jobs", jobs,
-           "--no-animation", "--baseline", str(base), "--update-baseline"]
+def _interrupt_after_first_engine(cmd):
+    """Run ``cmd`` in its own process group; send Ctrl-C (SIGINT to the group) once an engine has finished.
+
+    Returns (return code, stdout, stderr, the engine that finished, the child processes seen then).
+    """
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     finished, lines, children = None, [], []
     try:
@@ -352,9 +351,18 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    err = "".join(lines) + rest
+    return proc.returncode, stdout, "".join(lines) + rest, finished, children
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path, jobs):
+    out, base = tmp_path / "out", tmp_path / "b.json"
+    base.write_text("{}")  # an existing file that an interrupted run must not replace
+    cmd = [sys.executable, "-m", "crossdyn.cli", "compare", "planar3r", "--out", str(out), "--jobs", jobs,
+           "--no-animation", "--baseline", str(base), "--update-baseline"]
+    code, stdout, err, finished, children = _interrupt_after_first_engine(cmd)
     assert finished is not None, err
-    assert proc.returncode == 130, err
+    assert code == 130, err
     assert "Traceback" not in err + stdout
     s = _summary(out)
     e = s["engines"]
@@ -365,7 +373,7 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
     assert all("interrupted (Ctrl-C)" in e[k]["reason"] for k in skipped)
     assert set(e) == {"analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"}
     # it says so: in the terminal, in the failures, in the report
-    assert f"wrote the results of {finished}" in rest and all(k in rest.split("skipped:")[1] for k in skipped)
+    assert f"wrote the results of {finished}" in err and all(k in err.split("skipped:")[1] for k in skipped)
     assert any("interrupted" in f for f in s["failures"])
     assert "Interrupted (Ctrl-C)" in (out / "report.md").read_text()
     assert (out / "angles.png").stat().st_size > 0
@@ -380,22 +388,9 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
 
 def test_ctrl_c_during_demo_writes_both_arms_and_the_index(tmp_path):
     out = tmp_path / "demo"
-    proc = subprocess.Popen([sys.executable, "-m", "crossdyn", "demo", "--out", str(out), "--no-animation"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    lines, children = [], []
-    try:
-        for line in proc.stderr:
-            lines.append(line)
-            if ": done (" in line:
-                children = _children(proc.pid)
-                os.killpg(proc.pid, signal.SIGINT)
-                break
-        stdout, rest = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    err = "".join(lines) + rest
-    assert proc.returncode == 130 and "Traceback" not in err + stdout, err
+    code, stdout, err, finished, children = _interrupt_after_first_engine(
+        [sys.executable, "-m", "crossdyn", "demo", "--out", str(out), "--no-animation"])
+    assert finished is not None and code == 130 and "Traceback" not in err + stdout, err
     for arm in ("planar2r", "planar3r"):
         s = _summary(out / arm)
         assert s["interrupted"] is True and s["verdict"] == "fail"
