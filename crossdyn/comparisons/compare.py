@@ -30,6 +30,7 @@ from typing import Callable
 import numpy as np
 
 from crossdyn import __version__
+from crossdyn.analytic.integrators import ORDERS
 from crossdyn.comparisons import metrics
 from crossdyn.comparisons.tolerances import Tolerances
 from crossdyn.models.spec import ArmSpec
@@ -37,7 +38,8 @@ from crossdyn.models.spec import ArmSpec
 DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio")
 """Engines of a default comparison (those installed): MuJoCo with Euler and RK4."""
 
-ORDER = {"semi-implicit-euler": 1, "euler": 1, "rk4": 4, "reference": 8, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
+ORDER = {**ORDERS, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
+"""Order of accuracy of every scheme an engine reports (crossdyn's integrators, plus MuJoCo's implicit ones)."""
 
 
 @dataclass
@@ -604,7 +606,7 @@ def _measure_engine(run: EngineRun, spec, opt, profile, free_profile, q0, qd0, r
         if half.status == "ok" and len(q_half) == len(driven.q):
             e_half = np.array([sum(engine.energy(q, v)) for q, v in zip(q_half, half.qd[::2])])
             res_half = metrics.work_energy_residual(q_half, half.qd[::2], half.tau[::2], e_half, dt, b, fc)
-            wer_estimate = float(np.max(np.abs(residual - res_half))) * 2**order / (2**order - 1) / escale
+            wer_estimate = float(np.max(np.abs(residual - res_half))) * metrics.richardson_factor(order) / escale
         wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
         energy = {"max_rel_drift": drift if not spec.has_damping and not spec.has_friction else None,
                   "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,

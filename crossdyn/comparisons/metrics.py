@@ -50,10 +50,15 @@ def per_entry_max(a: np.ndarray, b: np.ndarray) -> list:
     return np.max(np.abs(np.asarray(a) - np.asarray(b)), axis=0).tolist()
 
 
+def richardson_factor(order: int) -> float:
+    """2ᵖ/(2ᵖ − 1): turns |x(dt) − x(dt/2)| into the estimated error of x(dt) for a method of order p."""
+    return 2**order / (2**order - 1)
+
+
 def richardson_estimate(q_dt: np.ndarray, q_half: np.ndarray, order: int) -> float:
     """Estimated global error of a run at dt from the same run at dt/2: |q(dt) − q(dt/2)| 2ᵖ/(2ᵖ − 1)."""
     k = min(len(q_dt), len(q_half))
-    return float(np.max(np.abs(q_dt[:k] - q_half[:k]))) * 2**order / (2**order - 1)
+    return float(np.max(np.abs(q_dt[:k] - q_half[:k]))) * richardson_factor(order)
 
 
 def energy_drift(E: np.ndarray, scale: float) -> float:
