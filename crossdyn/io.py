@@ -9,6 +9,83 @@ from pathlib import Path
 from typing import Any
 
 
+class InputError(ValueError):
+    """A file or value given by the user is invalid; the message names the file, the line or field, and the value.
+
+    ``where`` is the location of the bad value (``"links[2].mass"``), ``value`` the value found.  The command
+    line turns it into exit code 2 with the one-line message.  :class:`crossdyn.models.SpecError` is the
+    arm-spec kind of it.
+    """
+
+    def __init__(self, message: str, where: str | None = None, value: Any = None):
+        super().__init__(message)
+        self.where = where
+        self.value = value
+
+
+class UsageError(Exception):
+    """Bad command-line usage or bad input: exit code 2 with a one-line message."""
+
+
+def _first_existing(path):
+    """``path`` or its nearest existing ancestor."""
+    from pathlib import Path
+
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _unwritable_dir(out) -> str | None:
+    """Why files cannot be written into directory ``out`` (created if missing), or None if they can."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    out = Path(out)
+    found = _first_existing(out)
+    if not found.is_dir():
+        if found == out:
+            return "is a file, not a directory"
+        return f"cannot be created: {found} is a file, not a directory"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"cannot create the directory: {e.strerror or e}"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".crossdyn-write-test.", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        return f"cannot create files in {out}: {e.strerror or e}"
+    return None
+
+
+def check_out_dir(path, option: str = "--out") -> None:
+    """Raise :class:`UsageError` (exit 2) unless files can be written into directory ``path`` (created if needed)."""
+    why = _unwritable_dir(path)
+    if why:
+        raise UsageError(f"{option} {path}: {why}")
+
+
+def check_out_file(path, option: str) -> None:
+    """Raise :class:`UsageError` (exit 2) unless the file ``path`` can be written (atomically, in its directory)."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a file name")
+    why = _unwritable_dir(p.parent)
+    if why:
+        why = why.replace("cannot be created: ", "")
+        if why == "is a file, not a directory":
+            why = f"{p.parent} is a file, not a directory"
+        elif why.startswith("cannot create the directory"):
+            why = f"cannot create its directory {p.parent}: {why.split(': ', 1)[1]}"
+        raise UsageError(f"{option} {path}: cannot write it: {why}")
+
+
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``.
 
@@ -44,29 +121,25 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
 
 
 def read_input_text(path: str | os.PathLike, what: str, missing: str | None = None) -> str:
-    """The text of an input file; :class:`~crossdyn.models.spec.SpecError` naming the file otherwise.
+    """The text of an input file; :class:`InputError` naming the file otherwise.
 
     ``what`` names the kind of file in messages ("tolerance file"); ``missing`` replaces the
     message for a file that does not exist.
     """
-    from crossdyn.models.spec import SpecError
-
     path = Path(path)
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SpecError(f"{path}: {missing or f'no such {what}'}", str(path)) from None
+        raise InputError(f"{path}: {missing or f'no such {what}'}", str(path)) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise SpecError(f"{path}: cannot read {what}: {e}", str(path)) from None
+        raise InputError(f"{path}: cannot read {what}: {e}", str(path)) from None
 
 
 def parse_toml(text: str, path: str | os.PathLike) -> dict:
-    """TOML text as a dict; :class:`~crossdyn.models.spec.SpecError` with the file and line otherwise."""
+    """TOML text as a dict; :class:`InputError` with the file and line otherwise."""
     import tomllib
-
-    from crossdyn.models.spec import SpecError
 
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
+        raise InputError(f"{path}: not valid TOML: {e}", str(path)) from None

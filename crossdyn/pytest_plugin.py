@@ -22,10 +22,10 @@ def assert_engines_agree(arm, engines=None, profile=None, duration: float = 1.0,
     """Run a comparison (short by default) and raise ``AssertionError`` unless every metric passes.
 
     ``arm`` is a preset name, a TOML path or an :class:`~crossdyn.models.spec.ArmSpec`; ``tolerances``
-    a :class:`~crossdyn.comparisons.tolerances.Tolerances` or a TOML path.  Returns the summary dict.
+    a :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML path.  Returns the summary dict.
     """
-    from crossdyn.comparisons.compare import CompareOptions, compare
-    from crossdyn.comparisons.tolerances import Tolerances, load_tolerances
+    from crossdyn.comparison.compare import CompareOptions, compare
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
     from crossdyn.models import load_arm
 
     if isinstance(tolerances, str):

@@ -11,8 +11,8 @@ import pytest
 from crossdyn import analytic
 from crossdyn.analytic import dynamics
 from crossdyn.analytic.integrators import simulate
-from crossdyn.comparisons.profiles import default_profile, make_profile
-from crossdyn.comparisons.runner import run_engine
+from crossdyn.drive.profiles import default_profile, make_profile
+from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
 
@@ -92,7 +92,7 @@ def test_chunked_batches_equal_unchunked_and_newton_euler(name, monkeypatch):
 
 def test_many_runs_in_one_rollout_equal_separate_step_loops():
     """Several open-loop runs of one MuJoCo model go through one mujoco.rollout call (2 threads)."""
-    from crossdyn.comparisons.runner import run_engine_many
+    from crossdyn.drive.runner import run_engine_many
 
     spec = get_preset("planar3r")
     e = make_engine("mujoco-rk4", spec, 1e-3)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn import __version__, analytic
+from crossdyn import analytic
+from crossdyn.version import __version__
 from crossdyn.analytic import codegen
 from crossdyn.analytic.integrators import STEPS, reference_step
 from crossdyn.engines.base import Engine, EngineError

@@ -84,6 +84,9 @@ class Engine(abc.ABC):
 
 EngineFactory = Callable[..., Engine]
 _REGISTRY: dict[str, tuple[str, str, dict]] = {}
+_REGISTRY_PREFIXED: dict[str, tuple[str, str, dict]] = {
+    "user:": ("crossdyn.engines.user_engine", "UserModelEngine", {}),  # user:FILE, the file as ``path``
+}
 """name → (module, class name, keyword arguments); imported lazily on first use."""
 
 
@@ -137,10 +140,9 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
         engine = make_engine(base, spec, dt, **{**extra, **options})
         engine.name = name
         return engine
-    if isinstance(name, str) and name.startswith("user:"):
-        from crossdyn.engines.user_engine import UserModelEngine
-
-        return UserModelEngine(spec, dt, path=name[len("user:"):], **options)
+    if isinstance(name, str) and name.startswith("user:"):  # the user's own equations: user:FILE
+        module, cls, _ = _REGISTRY_PREFIXED["user:"]
+        return getattr(importlib.import_module(module), cls)(spec, dt, path=name[len("user:"):], **options)
     if name not in _REGISTRY:
         raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
     module, cls, kwargs = _REGISTRY[name]

@@ -1,7 +1,7 @@
 """The user's own equations as an engine: ``make_engine("user:my_arm.py", spec, dt)``.
 
 The file defines ``M(q, p)``, ``C(q, qd, p)`` (the n×n matrix or the vector C q̇) and
-``G(q, p)`` exactly as for ``crossdyn check`` (see :mod:`crossdyn.comparisons.checker`;
+``G(q, p)`` exactly as for ``crossdyn check`` (see :mod:`crossdyn.models.user_equations`;
 alternative names and ``names={"M": ...}`` are accepted).  All three are required
 here.  The engine integrates
 
@@ -11,8 +11,8 @@ with crossdyn's integrators (:data:`crossdyn.analytic.integrators.STEPS`, RK4 by
 default), torque held over each step (zero-order hold).  Energy is
 T = ½ q̇ᵀ M_user q̇ and U the analytic potential of the spec (the user supplies no
 potential).  Exceptions, wrong shapes or non-numbers from the user's functions
-raise :class:`~crossdyn.comparisons.checker.UserFileError` (an
-:class:`~crossdyn.engines.base.EngineError`) naming the function and the state;
+raise :class:`~crossdyn.models.user_equations.UserFileError` (an
+:class:`~crossdyn.io.InputError`) naming the function and the state;
 non-finite values pass through, as in a diverging physics engine.
 """
 from __future__ import annotations
@@ -22,10 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from crossdyn import __version__, analytic
+from crossdyn import analytic
+from crossdyn.version import __version__
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.engines.base import Engine, EngineError
 from crossdyn.models.spec import ArmSpec
+from crossdyn.models.user_equations import ROLE_NAMES, UserFileError, UserModel, own_params, parse_names
 
 
 class UserModelEngine(Engine):
@@ -36,12 +38,16 @@ class UserModelEngine(Engine):
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, path: str | Path | None = None, integrator: str = "rk4",
                  names: dict[str, str] | str | None = None):
         super().__init__(spec, dt)
-        from crossdyn.comparisons.checker import ROLE_NAMES, UserModel, own_params, parse_names
-
         if path is None or not str(path).strip():
             raise EngineError("user engine: give the file as user:FILE (e.g. user:my_arm.py)")
         if integrator not in STEPS:
             raise EngineError(f"user engine integrator: must be one of {', '.join(STEPS)}, got {integrator!r}")
+        try:
+            self._load(path, spec, integrator, names)
+        except UserFileError as e:  # the file cannot be used: an engine that cannot be built
+            raise EngineError(str(e)) from None
+
+    def _load(self, path, spec: ArmSpec, integrator: str, names) -> None:
         if isinstance(names, str):
             try:
                 names = parse_names(names)

@@ -21,19 +21,15 @@ if TYPE_CHECKING:  # numpy is imported lazily: `crossdyn arms` and `--help` stay
     import numpy as np
 
 from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
+from crossdyn.io import InputError
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """An arm specification (or a file describing one) is invalid.
 
     ``where`` is the location of the bad value (``"links[2].mass"``), ``value``
     the value found.
     """
-
-    def __init__(self, message: str, where: str | None = None, value: Any = None):
-        super().__init__(message)
-        self.where = where
-        self.value = value
 
 
 class SpecWarning(UserWarning):

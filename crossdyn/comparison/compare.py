@@ -2,7 +2,7 @@
 
 For one arm and one torque profile, every engine is measured against the
 analytic model on six things (each with its tolerance, see
-:mod:`crossdyn.comparisons.tolerances`):
+:mod:`crossdyn.comparison.tolerances`):
 
 1. **trajectory** under the profile from a start near the hanging equilibrium:
    error against the reference (analytic model, adaptive DOP853 restarted at each
@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
-from crossdyn import __version__
+from crossdyn.version import __version__
 from crossdyn.analytic.integrators import ORDERS
-from crossdyn.comparisons import metrics
-from crossdyn.comparisons.tolerances import Tolerances
+from crossdyn.comparison import metrics
+from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.models.spec import ArmSpec
 
 DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio")
@@ -76,6 +76,43 @@ class EngineRun:
     summary: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class StaticStates:
+    """The random states of the static metrics and the analytic values at them (shared by every engine)."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+    tau_ref: np.ndarray
+    """τ = M q̈ + C q̇ + G + F at (q, q̇, q̈)."""
+    M_ref: np.ndarray
+    """M(q)."""
+    qdd_ref: np.ndarray
+    """q̈ = M⁻¹(τ − C q̇ − G − F) at (q, q̇, τ)."""
+
+
+@dataclass(frozen=True)
+class EngineJob:
+    """Everything one engine's measurement needs (what each worker process receives)."""
+
+    spec: ArmSpec
+    opt: "CompareOptions"
+    profile: object
+    """The driving :class:`~crossdyn.drive.profiles.Profile`."""
+    free_profile: object
+    """The zero-torque profile of the free swing (energy)."""
+    q0: np.ndarray
+    qd0: np.ndarray
+    reference: object
+    """The reference run (analytic model, DOP853) of the driven profile."""
+    static: StaticStates
+    conv_q0: np.ndarray
+    """Start of the convergence study's free swing."""
+    dense: object
+    """Dense free-motion reference of the convergence study, or None."""
+
+
 @dataclass
 class Comparison:
     """Result of :func:`compare`."""
@@ -97,7 +134,7 @@ class Comparison:
 
 def hanging_start(spec: ArmSpec) -> np.ndarray:
     """A start near the stable equilibrium: the hanging configuration plus small alternating offsets."""
-    from crossdyn.comparisons.profiles import hanging_configuration
+    from crossdyn.drive.profiles import hanging_configuration
 
     return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
 
@@ -129,7 +166,7 @@ def held(profile, period: float):
     Open loop: τ(t) = profile(⌊t/period⌋·period).  Closed loop: the torque computed at the
     start of each period (from the state then) is held for the whole period.
     """
-    from crossdyn.comparisons.profiles import OpenLoopProfile, Profile
+    from crossdyn.drive.profiles import OpenLoopProfile, Profile
 
     if not profile.closed_loop:
         class _HeldOpen(OpenLoopProfile):
@@ -216,15 +253,23 @@ def _dense_free_reference(spec: ArmSpec, q0, duration: float, max_evaluations: i
         return None
 
 
-def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
-    """Compare every requested engine against the analytic reference (see the module docstring)."""
+def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
+    """Compare every requested engine against the analytic reference (see the module docstring).
+
+    ``arm`` is an :class:`ArmSpec`, a preset name or a TOML path; ``options`` a :class:`CompareOptions`, or
+    its fields as keywords (``compare("planar2r", duration=1.0, engines=["mujoco-rk4"])``).
+    """
     from crossdyn import analytic
-    from crossdyn.comparisons.profiles import make_profile
-    from crossdyn.comparisons.runner import run_engine
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
     from crossdyn.engines import available_engines, make_engine
+    from crossdyn.models import load_arm
     from crossdyn.models.inertia import engine_inertias
 
-    opt = options or CompareOptions()
+    spec = arm if isinstance(arm, ArmSpec) else load_arm(arm)
+    if options is not None and kwargs:
+        raise TypeError("compare: give either options or keyword options, not both")
+    opt = options or CompareOptions(**kwargs)
     tol = opt.tolerances
     say = opt.progress or (lambda msg: None)
     engines = list(opt.engines) if opt.engines else [e for e in DEFAULT_ENGINES if e in available_engines()]
@@ -248,8 +293,8 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
     conv_q0 = q0 + 0.5 * np.array([(-1) ** i for i in range(spec.n)])
     dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) if opt.convergence_dts else None
 
-    static = (qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref)
-    job = (spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense)
+    static = StaticStates(qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref)
+    job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense)
     runs: dict[str, EngineRun] = {}
     interrupted = False
     if opt.jobs > 1 and len(engines) > 1:
@@ -312,7 +357,7 @@ def compare(spec: ArmSpec, options: CompareOptions | None = None) -> Comparison:
 
 def _profile(profile, spec):
     """A Profile from None (the default), a Profile, a profile name or a CSV path."""
-    from crossdyn.comparisons.profiles import Profile, default_profile, make_profile
+    from crossdyn.drive.profiles import Profile, default_profile, make_profile
 
     if profile is None:
         return default_profile(spec)
@@ -331,13 +376,12 @@ def _stopped_at(run: EngineRun) -> float | None:
     return None if t is None else float(t)
 
 
-def _engine_job(name: str, job: tuple, same_cache: dict, say) -> EngineRun:
+def _engine_job(name: str, job: EngineJob, same_cache: dict, say) -> EngineRun:
     """Measure one engine; never raises (failures and Ctrl-C become the run's status)."""
-    spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense = job
+    spec = job.spec
     run = EngineRun(name)
     try:
-        _measure_engine(run, spec, opt, profile, free_profile, q0, qd0, reference, same_cache, static,
-                        conv_q0, dense, say)
+        _measure_engine(run, job, same_cache, say)
     except KeyboardInterrupt:
         run.status, run.reason = "skipped", "interrupted (Ctrl-C) while this engine ran"
         return run
@@ -347,9 +391,9 @@ def _engine_job(name: str, job: tuple, same_cache: dict, say) -> EngineRun:
     return run
 
 
-def _run_sequential(engines, job, say) -> tuple[dict, bool]:
+def _run_sequential(engines, job: EngineJob, say) -> tuple[dict, bool]:
     """Measure engines one after the other in this process; Ctrl-C keeps what finished."""
-    spec = job[0]
+    spec = job.spec
     runs: dict = {}
     same_cache: dict = {}
     current = None
@@ -375,7 +419,7 @@ def _stderr_progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _worker(name: str, job: tuple, verbose: bool, conn) -> None:
+def _worker(name: str, job: EngineJob, verbose: bool, conn) -> None:
     """Child process: measure one engine and send the :class:`EngineRun` back through ``conn``."""
     import signal
 
@@ -399,7 +443,7 @@ def _exit_reason(code) -> str:
     return f"exit code {code}"
 
 
-def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
+def _run_parallel(engines, job: EngineJob, jobs: int, say) -> tuple[dict, bool]:
     """Measure engines in worker processes, one process per engine, at most ``jobs`` at a time.
 
     Each process builds its own engines, so results are identical to a sequential run.  A process
@@ -412,8 +456,8 @@ def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
     from multiprocessing.connection import wait
 
     ctx = mp.get_context("fork")
-    spec, opt = job[0], job[1]
-    job = (spec, _without_progress(opt), *job[2:])
+    spec, opt = job.spec, job.opt
+    job = replace(job, opt=_without_progress(opt))
     verbose = opt.progress is not None
     pending = list(engines)
     running: dict = {}  # receiving end of the pipe -> (name, process)
@@ -476,8 +520,6 @@ def _run_parallel(engines, job, jobs: int, say) -> tuple[dict, bool]:
 
 
 def _without_progress(opt: CompareOptions) -> CompareOptions:
-    from dataclasses import replace
-
     return replace(opt, progress=None)
 
 
@@ -485,11 +527,12 @@ def _check(value, limit) -> bool:
     return value is not None and limit is not None and value <= limit
 
 
-def _measure_engine(run: EngineRun, spec, opt, profile, free_profile, q0, qd0, reference, same_cache, static,
-                    conv_q0, dense, say) -> None:
-    from crossdyn.comparisons.runner import run_engine, run_engine_many
+def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> None:
+    from crossdyn.drive.runner import run_engine, run_engine_many
     from crossdyn.engines import make_engine
 
+    spec, opt, profile, free_profile = job.spec, job.opt, job.profile, job.free_profile
+    q0, qd0, reference, conv_q0, dense = job.q0, job.qd0, job.reference, job.conv_q0, job.dense
     tol = opt.tolerances
     dt, duration = opt.dt, opt.duration
     params = spec.params()
@@ -556,7 +599,8 @@ def _measure_engine(run: EngineRun, spec, opt, profile, free_profile, q0, qd0, r
         run.summary["trajectory"] = traj
 
         # static quantities at random states
-        qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref = static
+        st = job.static
+        qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref = st.q, st.qd, st.qdd, st.tau, st.tau_ref, st.M_ref, st.qdd_ref
         say(f"[{spec.name}] {name}: inverse/forward dynamics and mass matrix at {len(qs)} states")
         tau_e = np.array([engine.inverse_dynamics(qs[k], qds[k], qdds[k]) for k in range(len(qs))])
         M_e = np.array([engine.mass_matrix(qs[k]) for k in range(len(qs))])

@@ -33,7 +33,7 @@ Closed loop
 ``pd-gravity``        τ = K_p (q_d − q) + K_d (q̇_d − q̇) + G(q)  (q_d fixed or from a trajectory; q̇_d = 0
                       for a fixed target, so τ = K_p (q_d − q) − K_d q̇ + G(q))
 ``computed-torque``   τ = M(q) (q̈_d + K_d ė + K_p e) + C(q, q̇) q̇ + G(q) + F(q̇),  e = q_d − q,
-                      tracking a :class:`~crossdyn.comparisons.trajectories.JointTrajectory`
+                      tracking a :class:`~crossdyn.drive.trajectories.JointTrajectory`
 
 Every profile's :meth:`Profile.params` is a JSON-able description, recorded with every result.
 :func:`make_profile` builds one by name; :func:`default_profile` is the comparison default.
@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import analytic
-from crossdyn.comparisons.trajectories import JointTrajectory, per_joint
+from crossdyn.drive.trajectories import JointTrajectory, per_joint
 from crossdyn.models.spec import ArmSpec
 
 
@@ -405,7 +405,7 @@ class ComputedTorqueProfile(Profile):
     def __init__(self, spec: ArmSpec, trajectory: JointTrajectory, kp=400.0, kd=40.0, friction: bool = True):
         super().__init__(spec.n)
         if not isinstance(trajectory, JointTrajectory):
-            raise ProfileError(f"trajectory: must be a JointTrajectory (see crossdyn.comparisons.trajectories), "
+            raise ProfileError(f"trajectory: must be a JointTrajectory (see crossdyn.drive.trajectories), "
                                f"got {type(trajectory).__name__}")
         if trajectory.n != self.n:
             raise ProfileError(f"trajectory: has {trajectory.n} joints, the arm has {self.n}")

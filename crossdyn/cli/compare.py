@@ -1,4 +1,4 @@
-"""``crossdyn compare`` and ``crossdyn demo``: run comparisons, write reports, exit 0 / 1 / 2.
+"""``crossdyn compare``: run a comparison, write its reports, exit 0 / 1 / 2.
 
 Exit codes: 0 every metric within tolerance (and no regression); 1 a metric out of
 tolerance, an engine diverged or failed, or a baseline regression; 2 bad usage or
@@ -22,8 +22,8 @@ MAX_STATES = 1_000_000
 """Most random states for the static metrics (--states)."""
 
 
-def add_parsers(sub) -> None:
-    """Register ``compare`` and ``demo`` (imports nothing heavy)."""
+def add_parser(sub) -> None:
+    """Register ``compare`` (imports nothing heavy)."""
     p = sub.add_parser("compare", help="compare engines against the analytic model on one arm",
                        description="Compare every engine against the analytic reference on ARM and write "
                                    "summary.json, time series, plots and report.md/report.html into --out.")
@@ -33,11 +33,6 @@ def add_parsers(sub) -> None:
     p.add_argument("--update-baseline", action="store_true", help="write this run's metrics to --baseline FILE")
     p.add_argument("--out", metavar="DIR", help="output directory (default: crossdyn-report/ARM)")
     p.set_defaults(func=cmd_compare)
-
-    p = sub.add_parser("demo", help="the default comparison of planar2r and planar3r (what `make demo` runs)")
-    _common(p)
-    p.add_argument("--out", default="reports/demo", metavar="DIR", help="output directory (default reports/demo)")
-    p.set_defaults(func=cmd_demo)
 
 
 def _common(p) -> None:
@@ -61,14 +56,14 @@ def _common(p) -> None:
 
 
 def _usage(msg: str):
-    from crossdyn.cli import UsageError
+    from crossdyn.io import UsageError
 
     return UsageError(msg)
 
 
 def _options(args, spec):
-    from crossdyn.comparisons.compare import CompareOptions
-    from crossdyn.comparisons.tolerances import Tolerances, load_tolerances
+    from crossdyn.comparison.compare import CompareOptions
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
     from crossdyn.engines import available_engines, engine_names
 
     for opt in ("duration", "dt"):
@@ -134,14 +129,14 @@ def _check_user_engine(name: str, spec, dt: float) -> None:
 
 
 def _check_out_dir(out: Path) -> None:
-    from crossdyn.cli import check_out_dir
+    from crossdyn.io import check_out_dir
 
     check_out_dir(out, "--out")
 
 
 def _resolve_profile(args, spec):
     """Validate --profile early (exit 2 on a bad name or file)."""
-    from crossdyn.comparisons.profiles import ProfileError, make_profile, profile_names
+    from crossdyn.drive.profiles import ProfileError, make_profile, profile_names
 
     if args.profile is None:
         return None
@@ -159,7 +154,7 @@ def _resolve_profile(args, spec):
                 if not need:
                     raise
                 raise ProfileError(f"--profile {name}: needs {need.group(1)}, which cannot be given on the command "
-                                   "line; build it in Python (crossdyn.comparisons.profiles.make_profile) or give "
+                                   "line; build it in Python (crossdyn.drive.profiles.make_profile) or give "
                                    "the torques as a CSV file") from None
         else:
             raise ProfileError(f"--profile: unknown profile {name!r}; valid profiles: "
@@ -173,9 +168,9 @@ def _resolve_profile(args, spec):
 def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = False,
             echo=print) -> tuple[int, dict]:
     """Run one comparison, write its outputs, report through ``echo``; return (exit code, summary)."""
-    from crossdyn.comparisons.baseline import compare_to_baseline, load_baseline, update_baseline
-    from crossdyn.comparisons.compare import compare
-    from crossdyn.comparisons.report import write_outputs
+    from crossdyn.comparison.baseline import compare_to_baseline, load_baseline, update_baseline
+    from crossdyn.comparison.compare import compare
+    from crossdyn.comparison.report import write_outputs
     from crossdyn.io import write_json_atomic
 
     opt = _options(args, spec)
@@ -184,7 +179,7 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     if baseline and not update:
         base = load_baseline(baseline)
     if baseline and update:
-        from crossdyn.cli import check_out_file
+        from crossdyn.io import check_out_file
 
         check_out_file(baseline, "--baseline")  # before the run, not after it
     _check_out_dir(out)
@@ -274,61 +269,3 @@ def cmd_compare(args) -> int:
     out = Path(args.out) if args.out else Path("crossdyn-report") / spec.name
     code, _ = run_one(spec, args, out, args.baseline, args.update_baseline)
     return code
-
-
-DEMO_ARMS = ("planar2r", "planar3r")
-
-
-def _demo_worker(arm: str, args, out: Path):
-    from crossdyn.models import get_preset
-
-    lines: list[str] = []
-    code, summary = run_one(get_preset(arm), args, out / arm, echo=lines.append)
-    return (130 if summary.get("interrupted") else code), summary["verdict"], lines
-
-
-def cmd_demo(args) -> int:
-    """planar2r and planar3r, one process each (engines inside run sequentially)."""
-    import copy
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    from crossdyn.io import write_text_atomic
-
-    from crossdyn.models import get_preset
-
-    out = Path(args.out)
-    if args.jobs is not None and args.jobs < 1:
-        raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
-    for arm in DEMO_ARMS:  # every option checked here, before any process starts
-        spec = get_preset(arm)
-        _options(args, spec)
-        _resolve_profile(args, spec)
-    _check_out_dir(out)
-    jobs = args.jobs if args.jobs is not None else 2
-    inner = copy.copy(args)
-    inner.jobs = 1
-    if jobs > 1:
-        import signal
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(DEMO_ARMS)), mp_context=mp.get_context("fork")) as pool:
-            futures = [pool.submit(_demo_worker, arm, inner, out) for arm in DEMO_ARMS]
-            # the workers (already started) handle Ctrl-C themselves and write what finished; the parent
-            # waits for them instead of abandoning them, then writes the index
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                results = [f.result() for f in futures]
-            finally:
-                signal.signal(signal.SIGINT, previous)
-    else:
-        results = [_demo_worker(arm, inner, out) for arm in DEMO_ARMS]
-    index = ["# crossdyn demo", ""]
-    for arm, (code, verdict, lines) in zip(DEMO_ARMS, results):
-        print("\n".join(lines))
-        print()
-        index.append(f"- [{arm}]({arm}/report.html): **{verdict.upper()}**")
-    write_text_atomic(out / "index.md", "\n".join(index) + "\n")
-    if any(code == 130 for code, _, _ in results):
-        print(f"interrupted: wrote what finished to {out}", file=sys.stderr)
-        return 130
-    return max(code for code, _, _ in results)

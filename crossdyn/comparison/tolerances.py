@@ -36,7 +36,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from crossdyn.models.spec import SpecError
+from crossdyn.io import InputError
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,8 @@ def load_tolerances(path: str | Path) -> Tolerances:
         line = _line_of(text, key)
         where = f"{path}: line {line}" if line else f"{path}"
         if key not in known:
-            raise SpecError(f"{where}: unknown tolerance {key!r}; known: {', '.join(sorted(known))}", key, value)
+            raise InputError(f"{where}: unknown tolerance {key!r}; known: {', '.join(sorted(known))}", key, value)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise SpecError(f"{where}: {key}: must be a positive number, got {value!r}", key, value)
+            raise InputError(f"{where}: {key}: must be a positive number, got {value!r}", key, value)
         values[key] = float(value)
     return Tolerances(**values)

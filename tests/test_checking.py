@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from crossdyn.cli import main
-from crossdyn.comparisons import diagnosis
-from crossdyn.comparisons.checker import UserFileError, UserParams, check
+from crossdyn.checking import diagnosis
+from crossdyn.checking.checker import UserFileError, UserParams, check
 from crossdyn.engines import EngineError, make_engine
 from crossdyn.models import get_preset
 

@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 
 from crossdyn.io import write_bytes_atomic, write_json_atomic
-from crossdyn.models.spec import SpecError
+from crossdyn.io import InputError
 
 SCHEMA = "crossdyn.baseline/1"
 METRICS = {
@@ -57,7 +57,7 @@ STATUSES = ("ok", "diverged", "failed", "skipped")
 
 
 def load_baseline(path: str | Path) -> dict:
-    """Read and validate a baseline; :class:`SpecError` names the file, the field and the bad value."""
+    """Read and validate a baseline; :class:`InputError` names the file, the field and the bad value."""
     from crossdyn.io import read_input_text
 
     path = Path(path)
@@ -65,16 +65,16 @@ def load_baseline(path: str | Path) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise SpecError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+        raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise SpecError(f"{path}: not a crossdyn baseline (expected schema {SCHEMA!r}, "
+        raise InputError(f"{path}: not a crossdyn baseline (expected schema {SCHEMA!r}, "
                         f"got {data.get('schema') if isinstance(data, dict) else type(data).__name__!r})")
     validate_baseline(data, str(path))
     return data
 
 
-def _bad(source: str, where: str, what: str, value) -> SpecError:
-    return SpecError(f"{source}: {where}: {what}, got {value!r}", where, value)
+def _bad(source: str, where: str, what: str, value) -> InputError:
+    return InputError(f"{source}: {where}: {what}, got {value!r}", where, value)
 
 
 def _is_number(x) -> bool:
@@ -82,13 +82,13 @@ def _is_number(x) -> bool:
 
 
 def validate_baseline(data: dict, source: str = "baseline") -> None:
-    """Check every field a comparison reads (types, finiteness, known keys); raise :class:`SpecError`."""
+    """Check every field a comparison reads (types, finiteness, known keys); raise :class:`InputError`."""
     for key in ("arm", "dt", "duration", "engines", "versions"):
         if key not in data:
-            raise SpecError(f"{source}: baseline is missing the key {key!r}", key)
+            raise InputError(f"{source}: baseline is missing the key {key!r}", key)
     extra = sorted(set(data) - set(TOP_KEYS))
     if extra:
-        raise SpecError(f"{source}: unknown key(s) {', '.join(extra)}; a baseline has {', '.join(TOP_KEYS)}", extra[0])
+        raise InputError(f"{source}: unknown key(s) {', '.join(extra)}; a baseline has {', '.join(TOP_KEYS)}", extra[0])
     if not isinstance(data["arm"], str) or not data["arm"]:
         raise _bad(source, "arm", "must be the arm's name (a string)", data["arm"])
     for key in ("dt", "duration"):
@@ -99,13 +99,13 @@ def validate_baseline(data: dict, source: str = "baseline") -> None:
     if "profile" in data and not isinstance(data["profile"], dict):
         raise _bad(source, "profile", "must be an object", data["profile"])
     if not isinstance(data["versions"], dict):
-        raise SpecError(f"{source}: versions: must be an object (name -> version), got "
+        raise InputError(f"{source}: versions: must be an object (name -> version), got "
                         f"{type(data['versions']).__name__}", "versions", data["versions"])
     for name, version in data["versions"].items():
         if version is not None and not isinstance(version, str):
             raise _bad(source, f"versions.{name}", "must be a version string or null", version)
     if not isinstance(data["engines"], dict):
-        raise SpecError(f"{source}: engines: must be an object, got {type(data['engines']).__name__}",
+        raise InputError(f"{source}: engines: must be an object, got {type(data['engines']).__name__}",
                         "engines", data["engines"])
     allowed = ("status", *METRICS, *(f"{m}.floor" for m in METRICS))
     for name, entry in data["engines"].items():
@@ -116,7 +116,7 @@ def validate_baseline(data: dict, source: str = "baseline") -> None:
             raise _bad(source, f"{where}.status", f"must be one of {', '.join(STATUSES)}", entry.get("status"))
         extra = sorted(set(entry) - set(allowed))
         if extra:
-            raise SpecError(f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(allowed)}",
+            raise InputError(f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(allowed)}",
                             f"{where}.{extra[0]}")
         for key, value in entry.items():
             if key == "status":

@@ -54,7 +54,7 @@ def test_default_compare_planar3r_passes(default_run):
 
 
 def test_summary_validates_against_documented_schema(default_run):
-    schema = json.loads(resources.files("crossdyn.comparisons").joinpath("summary.schema.json").read_text())
+    schema = json.loads(resources.files("crossdyn.comparison").joinpath("summary.schema.json").read_text())
     jsonschema.validate(default_run[2], schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**default_run[2], "verdict": "maybe"}, schema)

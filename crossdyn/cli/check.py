@@ -1,4 +1,4 @@
-"""``crossdyn check ARM FILE``: the command line of :mod:`crossdyn.comparisons.checker`.
+"""``crossdyn check ARM FILE``: the command line of :mod:`crossdyn.checking.checker`.
 
 Prints the verdict and the diagnosis, and writes ``check.json``, ``check.md`` and
 ``check.html`` into ``--out DIR`` (atomically).  Exit codes: 0 every checked entry
@@ -44,8 +44,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from crossdyn.cli import UsageError
-    from crossdyn.comparisons import checker
+    from crossdyn.io import UsageError
+    from crossdyn.checking import checker
     from crossdyn.io import write_json_atomic, write_text_atomic
 
     if args.states < 1:
@@ -63,7 +63,7 @@ def run(args) -> int:
     except ValueError as e:
         raise UsageError(f"check: {e}") from None
     out = Path(args.out)
-    from crossdyn.cli import check_out_dir
+    from crossdyn.io import check_out_dir
 
     check_out_dir(out, "check: --out")  # before the check runs, not after
     try:

@@ -1,17 +1,61 @@
-"""A plain-text summary of an arm: its parameters, analytic model at a few states, and generated files."""
+"""``crossdyn info`` (a plain-text summary of an arm: its parameters, the analytic model at a few states, the
+generated files) and ``crossdyn arms`` (the presets)."""
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from crossdyn.models.spec import ArmSpec
+if TYPE_CHECKING:
+    import numpy as np
+
+    from crossdyn.models.spec import ArmSpec
+
+EXIT_OK = 0
+
+
+def add_parser(sub) -> None:
+    """Register ``arms`` and ``info`` (imports nothing heavy)."""
+    p = sub.add_parser("arms", help="list the preset arms")
+    p.set_defaults(func=cmd_arms)
+
+    p = sub.add_parser("info", help="print the analytic and generated-model summary of arms")
+    p.add_argument("arms", metavar="ARM", nargs="+", help="preset names or TOML spec paths")
+    p.set_defaults(func=cmd_info)
+
+
+def cmd_arms(args) -> int:
+    from crossdyn.models.presets import PRESETS
+
+    for name, make in PRESETS.items():
+        spec = make()
+        print(f"{name:20s} {spec.n}R  {spec.notes}")
+    from crossdyn.conventions import MAX_LINKS
+
+    print(f"{'planar<N>r':20s} NR  NR, uniform rods, lengths 1.0 -> 0.6 m, masses 1.0 -> 0.5 kg "
+          f"(e.g. planar5r; 1 <= N <= {MAX_LINKS})")
+    return EXIT_OK
+
+
+def cmd_info(args) -> int:
+    from crossdyn.models import load_arm
+
+    for arm in args.arms:
+        print(describe(load_arm(arm)))
+        print()
+    return EXIT_OK
+
+
 
 
 def _fmt_matrix(M: np.ndarray, indent: str = "    ") -> str:
+    import numpy as np
+
     return "\n".join(indent + "[" + "  ".join(f"{v:+.6f}" for v in row) + "]" for row in np.atleast_2d(M))
 
 
 def describe(spec: ArmSpec) -> str:
     """Parameters, M at q = 0, G hanging and horizontal, energy scale, generated URDF/MJCF sizes."""
+    import numpy as np
+
     from crossdyn import analytic
     from crossdyn.models import engine_inertias, to_mjcf, to_urdf
 

@@ -1,0 +1,1 @@
+"""Judging a user's hand-derived equations: the checker (``check``) and its term-level diagnosis."""

@@ -1,0 +1,89 @@
+"""The ``crossdyn`` command line.
+
+Imports stay lazy: ``crossdyn --help`` and ``crossdyn arms`` load neither the
+engines nor the analytic model.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings as _warnings
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+from crossdyn.io import UsageError, check_out_dir, check_out_file  # noqa: E402,F401  (cheap: no heavy imports)
+
+
+def _warning_printer(previous):
+    """A ``warnings.showwarning``: warnings about the user's input (SpecWarning) as one line each,
+    others as before (``previous``)."""
+    from crossdyn.models.spec import SpecWarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, SpecWarning):
+            print(f"crossdyn: warning: {message}", file=sys.stderr, flush=True)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    return show
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="crossdyn",
+        description="Cross-validate planar robot-arm dynamics: the analytic Lagrangian model against "
+                    "PyBullet, MuJoCo and Pinocchio.  Units SI, angles in radians; see README for conventions.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    # --- one module per command in crossdyn/cli/, each with add_parser(sub) ---
+    from crossdyn.cli import check, compare, demo, export, info
+
+    for command in (info, export, check, compare, demo):  # `crossdyn --help` lists them in this order
+        command.add_parser(sub)
+
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        print("crossdyn: error: no COMMAND given (see the list above)", file=sys.stderr)
+        return EXIT_USAGE
+    from crossdyn.io import InputError
+    from crossdyn.models.spec import SpecWarning
+
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("default", SpecWarning)  # each distinct warning once
+            _warnings.showwarning = _warning_printer(_warnings.showwarning)
+            return args.func(args)
+    except (UsageError, InputError) as e:
+        if args.debug:
+            raise
+        print(f"crossdyn: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("crossdyn: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and closed: no traceback, the shell's SIGPIPE code
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except MemoryError:
+        if args.debug:
+            raise
+        print("crossdyn: error: out of memory; use fewer --states or a shorter --duration", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:  # a file that cannot be read or written (disk full, not a directory, ...)
+        if args.debug:
+            raise
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"crossdyn: error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,405 @@
+"""A user's hand-derived equations of motion, loaded from their file and called safely.
+
+The file (Python) defines
+
+* ``M(q, p)`` → n×n (also accepted: ``mass_matrix``),
+* ``C(q, qd, p)`` → the n×n matrix C (so that C q̇ is the Coriolis/centrifugal torque) *or* the
+  n-vector C q̇ — told apart by shape (also accepted: ``coriolis``, ``bias``),
+* ``G(q, p)`` → the n-vector on the left-hand side, M q̈ + C q̇ + G = τ (also accepted: ``gravity``),
+
+any of which may be missing; ``names={"M": "my_mass", …}`` maps other names.  ``p``
+(:class:`UserParams`) carries the parameters as 0-based sequences and 1-based scalars.
+
+Used by the checker (:mod:`crossdyn.checking.checker`) and by the ``user:FILE`` engine
+(:mod:`crossdyn.engines.user_engine`).  A file that cannot be used — import error, missing or
+non-callable functions, wrong shapes, exceptions or non-finite values — raises :class:`UserFileError`
+naming the function and the state, with the user's traceback (frames in their file only).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import inspect
+import io
+import itertools
+import math
+import sys
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn.io import InputError
+from crossdyn.models.spec import ArmSpec, params_from_arrays
+
+ROLE_NAMES = {"M": ("M", "mass_matrix"), "C": ("C", "coriolis", "bias"), "G": ("G", "gravity")}
+ROLE_ARGS = {"M": "(q, p)", "C": "(q, qd, p)", "G": "(q, p)"}
+
+
+# =============================================================================== errors
+
+class UserFileError(InputError):
+    """The user's file cannot be used: the message names the function, the state and the problem.
+
+    ``user_traceback`` holds the traceback restricted to frames in the user's file.
+    ``str(error)`` is the full report (message, state, traceback).
+    """
+
+    def __init__(self, message: str, *, function: str | None = None, where: str = "",
+                 user_traceback: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.function = function
+        self.where = where
+        self.user_traceback = user_traceback
+        self.args = (self.report(),)
+
+    def report(self) -> str:
+        lines = [self.message]
+        if self.where:
+            lines.append(self.where)
+        if self.user_traceback:
+            lines.append(self.user_traceback.rstrip())
+        return "\n".join(lines)
+
+
+def _same_file(a: str, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b
+    except (OSError, ValueError):
+        return False
+
+
+def user_traceback(exc: BaseException, path: Path) -> str:
+    """The traceback of ``exc`` with only the frames in the user's file, then the exception line."""
+    path = Path(path).resolve()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _same_file(f.filename, path)]
+    out = []
+    if frames:
+        out.append("Traceback (most recent call last; frames in your file only):\n")
+        out += traceback.format_list(frames)
+    out += traceback.format_exception_only(type(exc), exc)
+    return "".join(out)
+
+
+def fmt_vec(x) -> str:
+    return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(x, float).ravel()) + "]"
+
+
+# =============================================================================== the p object
+
+_SEQUENCES = {"L": "L", "l": "L", "m": "m", "Lc": "Lc", "lc": "Lc", "J": "J", "I": "J", "b": "b", "fc": "fc"}
+
+
+class UserParams:
+    """The ``p`` passed to the user's functions (read-only).
+
+    0-based sequences (read-only NumPy arrays): ``p.L`` (= ``p.l``), ``p.m``,
+    ``p.Lc`` (= ``p.lc``), ``p.J`` (= ``p.I``), ``p.b``, ``p.fc``.
+    1-based scalars: ``p.L1`` (= ``p.l1``), ``p.m1``, ``p.Lc1`` (= ``p.lc1``),
+    ``p.J1`` (= ``p.I1``), ``p.b1``, ``p.fc1``, … up to the number of links.
+    Gravity: ``p.g`` = in-plane magnitude |(gx, gy)|, ``p.gx``, ``p.gy``,
+    ``p.gravity`` = (gx, gy, gz).  ``p.n`` = number of links.  ``p["m1"]`` works too.
+    """
+
+    def __init__(self, L, m, Lc, J, b, fc, gravity):
+        n = len(L)
+        d = self.__dict__
+        arrays = {}
+        for key, value in (("L", L), ("m", m), ("Lc", Lc), ("J", J), ("b", b), ("fc", fc)):
+            a = np.array(value, dtype=float)
+            a.setflags(write=False)
+            arrays[key] = a
+        for alias, key in _SEQUENCES.items():
+            d[alias] = arrays[key]
+            for i in range(n):
+                d[f"{alias}{i + 1}"] = float(arrays[key][i])
+        g = tuple(float(v) for v in gravity) + (0.0,) * (3 - len(gravity))
+        d["gravity"], d["gx"], d["gy"] = g, g[0], g[1]
+        d["g"] = math.hypot(g[0], g[1])
+        d["n"] = n
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        n = self.__dict__.get("n", 0)
+        base = name.rstrip("0123456789")
+        if base in _SEQUENCES and base != name:
+            raise AttributeError(f"p.{name}: this arm has {n} links (p.{base}1 … p.{base}{n})")
+        raise AttributeError(
+            f"p has no parameter {name!r}; available: sequences p.m, p.L (p.l), p.Lc (p.lc), p.J (p.I), p.b, "
+            f"p.fc (0-based), scalars p.m1 … p.m{n}, p.L1, p.Lc1, p.J1, … (1-based), p.g, p.gx, p.gy, p.n")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("p is read-only")
+
+    def __getitem__(self, key):
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            return self.__getattr__(key)
+
+    def __repr__(self) -> str:
+        d = self.__dict__
+        return (f"p(n={d['n']}, L={list(d['L'])}, m={list(d['m'])}, Lc={list(d['Lc'])}, J={list(d['J'])}, "
+                f"g={d['g']:g})")
+
+
+# =============================================================================== parameter sets
+
+class ParamSet:
+    """One set of arm parameters, as crossdyn's :class:`ArmParams` and as the user's ``p``."""
+
+    def __init__(self, index: int, L, m, Lc, J, b, fc, gravity):
+        self.index = index
+        self.L, self.m, self.Lc, self.J = (np.array(v, float) for v in (L, m, Lc, J))
+        self.b, self.fc = np.array(b, float), np.array(fc, float)
+        self.gravity = tuple(float(v) for v in gravity)
+        self.arm = params_from_arrays(self.L, self.m, self.Lc, self.J, gravity=self.gravity[:2], b=self.b, fc=self.fc)
+        self.user = UserParams(self.L, self.m, self.Lc, self.J, self.b, self.fc, self.gravity)
+
+    @property
+    def label(self) -> str:
+        return "the arm's own parameters" if self.index == 0 else f"random parameter set {self.index}"
+
+    def with_values(self, **changes) -> "ParamSet":
+        vals = {k: getattr(self, k).copy() for k in ("L", "m", "Lc", "J", "b", "fc")}
+        vals.update(changes)
+        return ParamSet(self.index, **vals, gravity=self.gravity)
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "label": self.label, "L": self.L.tolist(), "m": self.m.tolist(),
+                "Lc": self.Lc.tolist(), "J": self.J.tolist()}
+
+    def describe(self) -> str:
+        return (f"L = {fmt_vec(self.L)} m, m = {fmt_vec(self.m)} kg, Lc = {fmt_vec(self.Lc)} m, J = {fmt_vec(self.J)} kg m^2")
+
+
+def own_params(spec: ArmSpec) -> ParamSet:
+    p = spec.params()
+    return ParamSet(0, p.L, p.m, p.Lc, p.J, p.b, p.fc, spec.gravity)
+
+
+# =============================================================================== the user's file
+
+_counter = itertools.count()
+
+
+def load_user_module(path: str | Path):
+    """Import the user's file as an isolated module (a unique name; its folder on sys.path while importing)."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserFileError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
+    name = f"crossdyn_user_{digest}_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise UserFileError(f"{path}: cannot be imported as Python (is it a .py file?)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(resolved.parent))
+    try:
+        with quiet():
+            spec.loader.exec_module(module)
+    except (Exception, SystemExit) as e:
+        sys.modules.pop(name, None)
+        raise UserFileError(f"{path}: importing the file failed with {type(e).__name__}: {e}",
+                            user_traceback=user_traceback(e, resolved)) from None
+    finally:
+        try:
+            sys.path.remove(str(resolved.parent))
+        except ValueError:
+            pass
+    return module
+
+
+def parse_names(text: str | None) -> dict[str, str]:
+    """``"M=my_mass,C=my_cor"`` → {"M": "my_mass", "C": "my_cor"}; raises ValueError on bad syntax."""
+    if not text:
+        return {}
+    out = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise ValueError(f"--names: expected ROLE=NAME (ROLE one of M, C, G), got {item!r}")
+        role, name = (s.strip() for s in item.split("=", 1))
+        if role.upper() not in ROLE_NAMES:
+            raise ValueError(f"--names: unknown role {role!r}; roles are M, C and G")
+        if not name.isidentifier():
+            raise ValueError(f"--names: {name!r} is not a Python name")
+        out[role.upper()] = name
+    return out
+
+
+def resolve_functions(module, path: Path, names: dict[str, str] | None = None) -> dict[str, tuple[str, object]]:
+    """role → (name, function) for the roles the file defines; checks they are callable with the right arity."""
+    names = names or {}
+    found = {}
+    for role, candidates in ROLE_NAMES.items():
+        if role in names:
+            name = names[role]
+            if not hasattr(module, name):
+                defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
+                                 and getattr(v, "__module__", None) == module.__name__)
+                raise UserFileError(f"{path}: --names maps {role} to {name!r}, which the file does not define "
+                                    f"(its functions: {', '.join(defined) or 'none'})", function=name)
+            choice = [name]
+        else:
+            present = [c for c in candidates if hasattr(module, c)]
+            # a constant such as G = 9.81 does not hide a function named gravity
+            choice = [c for c in present if callable(getattr(module, c))] or present
+        if not choice:
+            continue
+        name = choice[0]
+        fn = getattr(module, name)
+        if not callable(fn):
+            raise UserFileError(f"{path}: {name} is a {type(fn).__name__}, not a function {name}{ROLE_ARGS[role]}",
+                                function=name)
+        nargs = 3 if role == "C" else 2
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+        if sig is not None:
+            try:
+                sig.bind(*([None] * nargs))
+            except TypeError:
+                raise UserFileError(f"{path}: {name}{sig} cannot be called as {name}{ROLE_ARGS[role]} "
+                                    f"({nargs} arguments)", function=name) from None
+        found[role] = (name, fn)
+    if not found:
+        raise UserFileError(f"{path}: defines none of M / mass_matrix, C / coriolis / bias, G / gravity "
+                            "(use --names M=...,C=...,G=... for other names)")
+    return found
+
+
+@contextlib.contextmanager
+def quiet(sink: io.StringIO | None = None):
+    """Swallow the user's prints and NumPy warnings while their code runs."""
+    sink = sink if sink is not None else io.StringIO()
+    with contextlib.redirect_stdout(sink), warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield sink
+
+
+class UserModel:
+    """The user's functions, called safely: shapes and values are checked at every call.
+
+    ``strict=True`` (the checker) treats NaN/inf results as errors; ``strict=False``
+    (the engine) lets them through, as a diverging physics engine would.
+    """
+
+    def __init__(self, path: str | Path, n: int, names: dict[str, str] | None = None, strict: bool = True):
+        self.path = Path(path)
+        self.n = n
+        self.strict = strict
+        self.module = load_user_module(self.path)
+        self.functions = resolve_functions(self.module, self.path, names)
+        self.c_kind: str | None = None
+
+    def has(self, role: str) -> bool:
+        return role in self.functions
+
+    def name(self, role: str) -> str:
+        return self.functions[role][0]
+
+    def signature(self, role: str) -> str:
+        return self.name(role) + ROLE_ARGS[role]
+
+    def describe(self) -> dict[str, str | None]:
+        return {role: (self.signature(role) if role in self.functions else None) for role in ROLE_NAMES}
+
+    # -- calling
+    def _where(self, q, qd, ps) -> str:
+        s = f"at q = {fmt_vec(q)}"
+        if qd is not None:
+            s += f", qd = {fmt_vec(qd)}"
+        if ps is not None:
+            s += f", with {ps.label} ({ps.describe()})" if isinstance(ps, ParamSet) else f", {ps}"
+        return s
+
+    def _call(self, role: str, args: tuple, q, qd, ps):
+        name, fn = self.functions[role]
+        try:
+            out = fn(*args)
+        except (Exception, SystemExit) as e:
+            raise UserFileError(f"{name}{ROLE_ARGS[role]} raised {type(e).__name__}: {e}", function=name,
+                                where=self._where(q, qd, ps), user_traceback=user_traceback(e, self.path)) from None
+        try:
+            a = np.asarray(out)
+            if a.dtype.kind == "c":
+                raise TypeError("complex values")
+            if a.dtype.kind not in "fiub":
+                a = a.astype(float)
+            else:
+                a = a.astype(float, copy=False)
+        except (TypeError, ValueError) as e:
+            raise UserFileError(f"{name}{ROLE_ARGS[role]} returned {type(out).__name__} that is not an array of real "
+                                f"numbers ({str(e).splitlines()[0]})", function=name,
+                                where=self._where(q, qd, ps)) from None
+        return a
+
+    def _bad_shape(self, role, a, expected, q, qd, ps):
+        name = self.name(role)
+        raise UserFileError(f"{name}{ROLE_ARGS[role]} returned shape {a.shape}; expected {expected} for this "
+                            f"{self.n}-link arm", function=name, where=self._where(q, qd, ps))
+
+    def _finite(self, role, a, prefix, q, qd, ps):
+        if self.strict and not np.all(np.isfinite(a)):
+            bad = np.argwhere(~np.isfinite(a))[0]
+            entry = prefix + "".join(str(i + 1) for i in bad) if a.ndim else prefix
+            what = "NaN" if np.isnan(a[tuple(bad)]) else "an infinite value"
+            name = self.name(role)
+            raise UserFileError(f"{name}{ROLE_ARGS[role]} returned {what} (in {entry})", function=name,
+                                where=self._where(q, qd, ps))
+
+    def M(self, q, p, ps=None) -> np.ndarray:
+        n = self.n
+        a = self._call("M", (q.copy(), p), q, None, ps)
+        if a.shape != (n, n):
+            if n == 1 and a.size == 1:
+                a = a.reshape(1, 1)
+            else:
+                self._bad_shape("M", a, f"({n}, {n})", q, None, ps)
+        self._finite("M", a, "M", q, None, ps)
+        return a
+
+    def G(self, q, p, ps=None) -> np.ndarray:
+        n = self.n
+        a = self._call("G", (q.copy(), p), q, None, ps)
+        if a.shape != (n,):
+            if a.size == n and (a.ndim <= 1 or sorted(a.shape)[:-1] == [1] * (a.ndim - 1)):
+                a = a.reshape(n)
+            else:
+                self._bad_shape("G", a, f"({n},)", q, None, ps)
+        self._finite("G", a, "G", q, None, ps)
+        return a
+
+    def C(self, q, qd, p, ps=None) -> tuple[str, np.ndarray]:
+        """("matrix", C) or ("vector", C q̇), as the user's function returned it."""
+        n = self.n
+        a = self._call("C", (q.copy(), qd.copy(), p), q, qd, ps)
+        if a.shape == (n, n) and not (n == 1 and a.ndim < 2):
+            kind = "matrix"
+        elif a.size == n and (a.ndim <= 1 or sorted(a.shape)[:-1] == [1] * (a.ndim - 1)):
+            kind, a = "vector", a.reshape(n)
+        else:
+            self._bad_shape("C", a, f"({n}, {n}) for the matrix C or ({n},) for C qd", q, qd, ps)
+        if self.c_kind is None:
+            self.c_kind = kind
+        elif kind != self.c_kind:
+            name = self.name("C")
+            raise UserFileError(f"{name}{ROLE_ARGS['C']} returned a {kind} here but a {self.c_kind} elsewhere; "
+                                "return either the n x n matrix C or the n-vector C qd, always", function=name,
+                                where=self._where(q, qd, ps))
+        self._finite("C", a, "C", q, qd, ps)
+        return kind, a
+
+    def Cqd(self, q, qd, p, ps=None) -> np.ndarray:
+        kind, a = self.C(q, qd, p, ps)
+        return a @ qd if kind == "matrix" else a
