@@ -1,45 +1,148 @@
-"""A pytest plugin so your own test suite can assert that engines agree on your arm, in one line.
+"""A pytest plugin so your own test suite can assert, in one line, that engines agree on your arm and that your
+hand-derived equations are right.
 
 Installed with crossdyn (entry point ``pytest11``); it imports nothing heavy until used::
 
     def test_my_arm_engines_agree(crossdyn_engines_agree):
         crossdyn_engines_agree("my_arm.toml", engines=["pybullet", "mujoco-rk4", "pinocchio"])
 
-or without the fixture::
+    def test_my_equations(crossdyn_equations_match):
+        crossdyn_equations_match("planar3r", "my3r.py")
 
-    from crossdyn.pytest_plugin import assert_engines_agree
-    assert_engines_agree("planar3r")
+or without the fixtures::
 
-On failure the assertion message lists every metric out of tolerance, by engine.
+    from crossdyn.pytest_plugin import assert_engines_agree, assert_equations_match
+
+**Paths** (an arm TOML, ``user:FILE`` engines, a torque CSV, a tolerance TOML, an equations file) are resolved
+against the directory of the test file that calls them first, then the working directory, so a suite runs the
+same from any folder.  A path found in neither is a :class:`CrossdynUsageError` naming the path and both
+places looked in — never an "engines disagree" failure.
+
+**Failures** show crossdyn's own message (every metric out of tolerance, by engine; or the check's diagnosis),
+not this module's source: its frames are hidden from pytest's traceback.
 """
 from __future__ import annotations
+
+import inspect
+from pathlib import Path
 
 import pytest
 
 
+class CrossdynUsageError(Exception):
+    """A fixture was called with something that cannot be used (a missing file, an unknown arm): not a failure of
+    the physics, a mistake in the test."""
+
+
+def _caller_dir() -> Path | None:
+    """The directory of the first calling frame outside this module (the test file)."""
+    here = Path(__file__).resolve()
+    for frame in inspect.stack()[1:]:
+        path = Path(frame.filename)
+        if path.resolve() != here and path.suffix == ".py" and path.is_file():
+            return path.resolve().parent
+    return None
+
+
+def _resolve(path: str | Path, base: Path | None, what: str) -> str:
+    """``path`` as it exists: absolute as given, else under ``base`` (the test's folder), else under the working
+    directory; :class:`CrossdynUsageError` naming every place looked in otherwise."""
+    __tracebackhide__ = True
+    p = Path(path).expanduser()
+    if p.is_absolute():
+        if p.exists():
+            return str(p)
+        raise CrossdynUsageError(f"{what} {path}: no such file")
+    places = ([base] if base is not None else []) + [Path.cwd()]
+    for folder in places:
+        if (folder / p).exists():
+            return str(folder / p)
+    raise CrossdynUsageError(f"{what} {path}: no such file (looked in {' and '.join(str(f) for f in places)})")
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.endswith((".toml", ".csv", ".py", ".m")) or "/" in text or "\\" in text
+
+
+def _arm(arm, base: Path | None):
+    """An ArmSpec from a spec, a preset name or a TOML path (resolved against the test's folder)."""
+    __tracebackhide__ = True
+    from crossdyn.models import ArmSpec, SpecError, load_arm, preset_names
+
+    if isinstance(arm, ArmSpec):
+        return arm
+    text = str(arm)
+    if not isinstance(arm, Path) and not _looks_like_path(text):
+        try:
+            return load_arm(text)
+        except SpecError as e:
+            raise CrossdynUsageError(f"arm {text!r}: {e} (presets: {', '.join(preset_names())}, or a TOML path)") \
+                from None
+    try:
+        return load_arm(_resolve(text, base, "arm"))
+    except SpecError as e:
+        raise CrossdynUsageError(str(e)) from None
+
+
+def _engine(name: str, base: Path | None) -> str:
+    """``user:FILE[@options]`` with FILE resolved; other names unchanged."""
+    __tracebackhide__ = True
+    if not name.startswith("user:"):
+        return name
+    file, _, options = name[len("user:"):].partition("@")
+    return "user:" + _resolve(file, base, "engine user:") + (f"@{options}" if options else "")
+
+
 def assert_engines_agree(arm, engines=None, profile=None, duration: float = 1.0, dt: float = 1e-3,
-                         tolerances=None, states: int = 200, convergence: bool = False) -> dict:
+                         tolerances=None, states: int = 200, convergence: bool = False, *,
+                         base_dir: str | Path | None = None) -> dict:
     """Run a comparison (short by default) and raise ``AssertionError`` unless every metric passes.
 
-    ``arm`` is a preset name, a TOML path or an :class:`~crossdyn.models.spec.ArmSpec`; ``tolerances``
-    a :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML path.  Returns the summary dict.
+    ``arm`` is a preset name, a TOML path or an :class:`~crossdyn.models.spec.ArmSpec`; ``engines`` names (``user:FILE``
+    included); ``profile`` a profile name or a CSV path; ``tolerances`` a
+    :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML path.  Relative paths are looked up in ``base_dir``
+    (default: the calling test file's folder), then the working directory.  Returns the summary dict.
     """
+    __tracebackhide__ = True
     from crossdyn.comparison.compare import CompareOptions, compare
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
-    from crossdyn.models import load_arm
+    from crossdyn.engines import EngineError
+    from crossdyn.io import InputError
 
-    if isinstance(tolerances, str):
-        tolerances = load_tolerances(tolerances)
-    opt = CompareOptions(duration=duration, dt=dt, engines=tuple(engines) if engines else None,
-                         profile=profile, tolerances=tolerances or Tolerances(), n_states=states,
-                         convergence_dts=(4e-3, 2e-3, 1e-3) if convergence else ())
-    result = compare(load_arm(arm), opt)
+    base = Path(base_dir) if base_dir is not None else _caller_dir()
+    spec = _arm(arm, base)
+    if isinstance(engines, str):
+        engines = [e.strip() for e in engines.split(",") if e.strip()]
+    engines = tuple(_engine(e, base) for e in engines) if engines else None
+    if isinstance(profile, (str, Path)) and _looks_like_path(str(profile)):
+        profile = _resolve(profile, base, "profile")
+    try:
+        if isinstance(tolerances, (str, Path)):
+            tolerances = load_tolerances(_resolve(tolerances, base, "tolerances"))
+        opt = CompareOptions(duration=duration, dt=dt, engines=engines, profile=profile,
+                             tolerances=tolerances or Tolerances(), n_states=states,
+                             convergence_dts=(4e-3, 2e-3, 1e-3) if convergence else ())
+        if engines:
+            from crossdyn.engines import make_engine
+
+            for name in engines:  # a bad name or a file that cannot be used is a usage error, not a disagreement
+                make_engine(name, spec, dt).close()
+        result = compare(spec, opt)
+    except (InputError, EngineError, ValueError) as e:
+        raise CrossdynUsageError(str(e)) from None
     if not result.passed:
         raise AssertionError(f"engines disagree on {result.spec.name}:\n  " + "\n  ".join(result.summary["failures"]))
     return result.summary
 
 
 @pytest.fixture
-def crossdyn_engines_agree():
-    """The function :func:`assert_engines_agree`, as a fixture."""
-    return assert_engines_agree
+def crossdyn_engines_agree(request):
+    """:func:`assert_engines_agree`, with relative paths resolved against the requesting test file's folder."""
+    base = Path(str(request.path)).resolve().parent
+
+    def agree(arm, *args, **kwargs):
+        __tracebackhide__ = True
+        kwargs.setdefault("base_dir", base)
+        return assert_engines_agree(arm, *args, **kwargs)
+
+    return agree
