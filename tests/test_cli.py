@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from crossdyn.cli import main
 from crossdyn.models import get_preset, load_spec
 
@@ -44,3 +46,35 @@ def test_help_and_arms_do_not_import_engines_or_numpy():
             "bad = [m for m in ('numpy', 'mujoco', 'pybullet', 'pinocchio', 'sympy') if m in sys.modules];"
             "sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_version(capsys):
+    from crossdyn.version import __version__
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"crossdyn {__version__}"
+
+
+@pytest.mark.parametrize("option", ["--urdf", "--mjcf", "--toml"])
+def test_export_to_standard_output_is_the_file_alone(tmp_path, option):
+    import subprocess
+    import sys
+    import tomllib
+    import xml.etree.ElementTree as ET
+
+    other = tmp_path / "side.urdf"
+    extra = ["--urdf", str(other)] if option != "--urdf" else []
+    proc = subprocess.run([sys.executable, "-m", "crossdyn", "export", "planar3r", option, "-", *extra],
+                          capture_output=True, text=True, check=True)
+    if option == "--toml":
+        assert tomllib.loads(proc.stdout)["name"] == "planar3r"
+    else:
+        assert ET.fromstring(proc.stdout).tag == ("robot" if option == "--urdf" else "mujoco")
+    if extra:
+        assert other.is_file() and f"wrote {other}" in proc.stderr
+
+
+def test_export_two_files_to_standard_output_is_exit_2(capsys):
+    assert main(["export", "planar2r", "--urdf", "-", "--mjcf", "-"]) == 2
+    assert "only one file can go to standard output" in capsys.readouterr().err

@@ -237,3 +237,16 @@ def test_coulomb_friction_is_reported_not_ground_through(tmp_path):
     pin = summary["engines"]["pinocchio"]
     assert pin["trajectory"]["same_integrator_error_rad"] < 1e-8 and pin["inverse_dynamics"]["pass"]
     assert summary["engines"]["mujoco"]["inverse_dynamics"]["pass"] is False  # frictionloss is another model
+
+
+def test_a_baseline_made_at_another_dt_fails_with_that_one_reason(tmp_path, capsys):
+    base = tmp_path / "baseline.json"
+    args = ["compare", "planar2r", "--engines", "mujoco", "--duration", "0.5", "--quiet", "--no-plots",
+            "--states", "50", "--baseline", str(base)]
+    assert main(args + ["--update-baseline", "--out", str(tmp_path / "a")]) == 0
+    capsys.readouterr()
+    assert main(args + ["--dt", "0.0005", "--out", str(tmp_path / "b")]) == 1
+    out = capsys.readouterr().out
+    fails = [line for line in out.splitlines() if line.strip().startswith("FAIL")]
+    assert len(fails) == 1, out
+    assert "dt = 0.001 s in the baseline, 0.0005 s in this run" in fails[0] and "regressed" not in out

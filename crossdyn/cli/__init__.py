@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "PyBullet, MuJoCo and Pinocchio.  Units SI, angles in radians; see README for conventions.",
     )
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
+    from crossdyn.version import __version__
+
+    parser.add_argument("--version", action="version", version=f"crossdyn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # --- one module per command in crossdyn/cli/, each with add_parser(sub) ---

@@ -131,9 +131,14 @@ def validate_baseline(data: dict, source: str = "baseline") -> None:
 def compare_to_baseline(summary: dict, baseline: dict, rel_band: float = 0.5) -> dict:
     """Regressions (fail) and warnings (different set-up or versions) of ``summary`` against ``baseline``."""
     regressions, warnings = [], []
-    for key in ("arm", "dt", "duration"):
-        if summary[key] != baseline[key]:
-            warnings.append(f"{key} differs: baseline {baseline[key]!r}, this run {summary[key]!r}")
+    setup = [(key, unit) for key, unit in (("arm", ""), ("dt", " s"), ("duration", " s")) if summary[key] != baseline[key]]
+    if setup:  # metrics measured on another set-up do not compare: one reason, not one "regressed" line per metric
+        what = "; ".join(f"{key} = {baseline[key]!r}{unit} in the baseline, {summary[key]!r}{unit} in this run"
+                         for key, unit in setup)
+        regressions.append(f"the baseline was made with another set-up ({what}): its metrics do not compare with "
+                           "this run's; re-run with the baseline's settings, or write a new baseline with "
+                           "--update-baseline")
+        return {"regressions": regressions, "warnings": warnings, "rel_band": rel_band}
     if summary["profile"] != baseline.get("profile"):
         warnings.append("the torque profile differs from the baseline's")
     for name, version in baseline["versions"].items():
