@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -160,6 +161,10 @@ class ArmSpec:
         object.__setattr__(self, "gravity", tuple(_number(v, f"gravity[{i}]") for i, v in enumerate(g, 1)))
         if not isinstance(self.name, str) or not self.name.strip():
             raise SpecError(f"name: must be a non-empty string, got {self.name!r}", "name", self.name)
+        bad = [c for c in self.name if unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn")]
+        if bad:  # control characters cannot be written into XML (URDF, MJCF) at all
+            raise SpecError(f"name: must not contain control or unassigned characters, got {self.name!r} "
+                            f"(found {bad[0]!r})", "name", self.name)
 
     # ------------------------------------------------------------------ views
     @property

@@ -145,24 +145,36 @@ def _line_of(text: str, where) -> int | None:
     return lo + 1 if m.group(3) is None else None  # a key missing from a link: that link's [[links]] line
 
 
+_UNITS = {
+    "gravity": "m/s^2",
+    "length": "m",
+    "mass": "kg",
+    "com": "m, centre of mass distance from the proximal joint, along the link",
+    "inertia": "kg m^2, about the centre of mass, about z",
+    "damping": "N m s/rad, viscous, at the proximal joint",
+    "friction": "N m, Coulomb, at the proximal joint",
+    "limits": "rad",
+}
+
+
 def dumps_spec(spec: ArmSpec) -> str:
-    """The spec as TOML text, with units in comments."""
-    fmt = repr
-    lines = [f"name = {spec.name!r}".replace("'", '"'), f"gravity = [{', '.join(fmt(float(g)) for g in spec.gravity)}]", ""]
-    for link in spec.links:
-        lines += [
-            "[[links]]",
-            f"length = {fmt(link.length)}     # m",
-            f"mass = {fmt(link.mass)}       # kg",
-            f"com = {fmt(link.com)}        # m, centre of mass distance from the proximal joint, along the link",
-            f"inertia = {fmt(link.inertia)} # kg m^2, about the centre of mass, about z",
-            f"damping = {fmt(link.damping)}    # N m s/rad, viscous, at the proximal joint",
-            f"friction = {fmt(link.friction)}   # N m, Coulomb, at the proximal joint",
-        ]
-        if link.limits is not None:
-            lines.append(f"limits = [{fmt(link.limits[0])}, {fmt(link.limits[1])}]  # rad")
-        lines.append("")
-    return "\n".join(lines)
+    """The spec as TOML text (written by tomli-w, so any name round-trips), with units in comments."""
+    import tomli_w
+
+    lines: list[str] = []
+    for line in tomli_w.dumps(spec.to_dict()).splitlines():
+        if lines and lines[-1].endswith(("[", ",")) and (line.startswith(" ") or line == "]"):
+            if line == "]":  # arrays on one line
+                lines[-1] = lines[-1].rstrip(",") + "]"
+            else:
+                lines[-1] = lines[-1] + ("" if lines[-1].endswith("[") else " ") + line.strip()
+            continue
+        lines.append(line)
+    out = []
+    for line in lines:
+        key = line.split(" = ", 1)[0] if " = " in line else None
+        out.append(f"{line}  # {_UNITS[key]}" if key in _UNITS else line)
+    return "\n".join(out) + "\n"
 
 
 def save_spec(spec: ArmSpec, path: str | os.PathLike) -> None:
