@@ -1,0 +1,397 @@
+"""Identification data: joint records from an engine or a CSV file, and the regression rows built from them.
+
+Simulated data: the excitation q_d(t) is tracked with feed-forward torque from the arm's model plus PD,
+
+    τ_k = τ_ff(t_k) + M(q_d(t_k)) [K_p (q_d(t_k) − q_k) + K_d (q̇_d(t_k) − q̇_k)],
+    τ_ff = M q̈_d + C q̇_d + G + F (analytic, along the reference)
+
+(gains in acceleration units, scaled by the reference's mass matrix so that a light distal link is not
+over-damped into the explicit-discretisation instability kd·dt/M > 2)
+through :func:`crossdyn.comparisons.runner.run_engine` (the one loop every engine runs through; τ held over
+each step).  The record is q_k, q̇_k (k = 0 … K) and τ_k (k = 0 … K−1).
+
+Regression rows W β = y, three ways:
+
+``step``      the discrete dynamics of a semi-implicit Euler engine: q̇_{k+1} = q̇_k + dt q̈_k with
+              q̈_k = M⁻¹(τ_k − C q̇_k − G − F) at (q_k, q̇_k), so q̈_k = (q̇_{k+1} − q̇_k)/dt exactly and
+              τ_k = Y(q_k, q̇_k, q̈_k) θ holds to rounding.
+``energy``    the energy balance over each hold interval: with τ constant on [t_k, t_{k+1}],
+              E(x_{k+1}) − E(x_k) + ∫ (b q̇² + f_c |q̇|) dt = τ_k · (q_{k+1} − q_k), E = e(q, q̇) θ
+              (:func:`~crossdyn.identification.parameters.energy_regressor`); exact for a continuous-time
+              integrator up to its integration error (RK4: ~1e-10 rad), the friction integrals by 3-point
+              Gauss–Legendre on the cubic Hermite interpolant of q.  Identifies the same base parameters.
+``filtered``  the way measured data is treated: samples at ``rate`` Hz, q̇ (when absent) and q̈ by zero-phase
+              filtered differentiation — Butterworth low-pass run forwards and backwards
+              (scipy.signal.filtfilt), then central differences — τ through the same filter, ends trimmed.
+"""
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn import analytic
+from crossdyn.identification.parameters import BaseParameters, energy_regressor, full_regressor
+from crossdyn.models.spec import ArmSpec
+
+
+class DataError(ValueError):
+    """Identification input (a CSV file, a noise option) is unusable; the message names the file and place."""
+
+
+@dataclass
+class JointData:
+    """q, q̇ (optional), q̈ (optional), τ on a time grid t (shape (K,) / (K, n)).
+
+    For a simulated record, ``step_record`` is True: q, q̇ have K+1 rows (states at t_0 … t_K) and τ has K
+    rows (held over each step).  Otherwise every array has one row per time.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray | None
+    qdd: np.ndarray | None
+    tau: np.ndarray
+    source: str
+    step_record: bool = False
+    integrator: str = ""
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return self.q.shape[1]
+
+
+# ------------------------------------------------------------------------------------------ simulation
+class TrackingProfile:
+    """Closed loop: τ = τ_ff(t_k) + M(q_d)[K_p (q_d − q) + K_d (q̇_d − q̇)], reference precomputed per step."""
+
+    name = "identification-tracking"
+    closed_loop = True
+
+    def __init__(self, spec: ArmSpec, trajectory, dt: float, duration: float, kp=400.0, kd=40.0):
+        self.n = spec.n
+        steps = int(round(duration / dt))
+        t = np.arange(steps + 1) * dt
+        self.qd_ref, self.vd_ref, ad = trajectory.evaluate(t)
+        self.ff = analytic.inverse_dynamics(spec, self.qd_ref, self.vd_ref, ad)
+        self.M = analytic.mass_matrix(spec, self.qd_ref)
+        self.dt = dt
+        self.kp, self.kd = float(kp), float(kd)
+        self.trajectory = trajectory
+
+    def __call__(self, t, q, qd):
+        k = int(round(t / self.dt))
+        return self.ff[k] + self.M[k] @ (self.kp * (self.qd_ref[k] - q) + self.kd * (self.vd_ref[k] - qd))
+
+    def params(self) -> dict:
+        return {"name": self.name, "closed_loop": True, "n": self.n, "kp": self.kp, "kd": self.kd,
+                "law": "tau_ff(t) + M(q_d)(kp*(q_d - q) + kd*(qd_d - qd)), tau_ff = analytic M qdd_d + C qd_d + G + F",
+                "trajectory": self.trajectory.params()}
+
+
+def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: float = 1e-3,
+             engine_spec: ArmSpec | None = None) -> JointData:
+    """Run the tracking controller on ``engine_name`` (a registry name, options after ``@`` allowed).
+
+    ``engine_spec`` (default ``spec``) is what the engine is built from; the controller always uses ``spec``.
+    """
+    from crossdyn.comparisons.runner import run_engine
+    from crossdyn.engines import make_engine
+
+    engine = make_engine(engine_name, engine_spec or spec, dt)
+    try:
+        profile = TrackingProfile(spec, trajectory, dt, duration)
+        q0, qd0, _ = trajectory.evaluate([0.0])
+        run = run_engine(engine, profile, q0[0], qd0[0], duration)
+        config = engine.config()
+        integrator = getattr(engine, "integrator", "")
+    finally:
+        engine.close()
+    if run.status != "ok":
+        raise RuntimeError(f"{engine_name}: the identification run {run.status}: {run.message}")
+    return JointData(run.t, run.q, run.qd, None, run.tau, f"engine {engine_name}", True, str(integrator),
+                     {"engine": engine_name, "config": config, "dt": dt, "duration": duration})
+
+
+def exact_data(spec: ArmSpec, trajectory, duration: float, rate: float) -> JointData:
+    """The analytic model's data: τ = inverse dynamics along the trajectory itself, sampled at ``rate`` Hz."""
+    t = np.arange(int(round(duration * rate)) + 1) / rate
+    q, qd, qdd = trajectory.evaluate(t)
+    return JointData(t, q, qd, qdd, analytic.inverse_dynamics(spec, q, qd, qdd), "analytic inverse dynamics")
+
+
+# ------------------------------------------------------------------------------------------ noise
+@dataclass(frozen=True)
+class NoiseModel:
+    """Measurement effects, applied the way a real robot's data arrives.
+
+    ``encoder``: resolution of the joint encoders in rad (q rounded to it; 0: none); ``torque``: standard
+    deviation of additive Gaussian torque noise in N m; ``velocity``: "measured" keeps q̇ (plus Gaussian noise
+    ``velocity_std`` rad/s), "differentiate" drops it so it is obtained by filtered differentiation of q.
+    """
+
+    encoder: float = 0.0
+    torque: float = 0.0
+    velocity: str = "measured"
+    velocity_std: float = 0.0
+
+    @property
+    def is_zero(self) -> bool:
+        return self.encoder == 0 and self.torque == 0 and self.velocity == "measured" and self.velocity_std == 0
+
+    def as_dict(self) -> dict:
+        return {"encoder_rad": self.encoder, "torque_std_Nm": self.torque, "velocity": self.velocity,
+                "velocity_std_rad_s": self.velocity_std}
+
+    @classmethod
+    def parse(cls, text: str) -> "NoiseModel":
+        """``encoder=1e-4,torque=0.05,velocity=differentiate`` (any subset); DataError naming the key."""
+        kw: dict = {}
+        names = {"encoder": float, "torque": float, "velocity": str, "velocity_std": float}
+        for item in filter(None, (s.strip() for s in text.split(","))):
+            key, eq, val = item.partition("=")
+            key = key.strip()
+            if not eq or key not in names:
+                raise DataError(f"--noise: {item!r}: expected KEY=VALUE with KEY one of {', '.join(names)}")
+            if names[key] is float:
+                try:
+                    x = float(val)
+                except ValueError:
+                    raise DataError(f"--noise: {key}: must be a number, got {val!r}") from None
+                if not (math.isfinite(x) and x >= 0):
+                    raise DataError(f"--noise: {key}: must be a finite number >= 0, got {val!r}")
+                kw[key] = x
+            else:
+                if val not in ("measured", "differentiate"):
+                    raise DataError(f"--noise: velocity: must be 'measured' or 'differentiate', got {val!r}")
+                kw[key] = val
+        return cls(**kw)
+
+
+def resample(data: JointData, rate: float) -> JointData:
+    """A simulated step record sampled at ``rate`` Hz (every m-th step).
+
+    The torque attributed to sample t_k is (τ_{k−1} + τ_k)/2, the centre of the zero-order hold around t_k:
+    the held signal lags the continuous torque by dt/2, which the raw τ_k would turn into a bias that looks
+    like viscous friction (measured: b1 −0.02 N m s/rad on planar2r at dt = 1 ms).
+    """
+    if not data.step_record:
+        return data
+    dt = float(data.info.get("dt", data.t[1] - data.t[0]))
+    m = max(1, int(round(1.0 / (rate * dt))))
+    idx = np.arange(1, len(data.tau), m)
+    tau = 0.5 * (data.tau[idx - 1] + data.tau[idx])
+    return JointData(data.t[idx], data.q[idx], data.qd[idx], None, tau, data.source, False,
+                     data.integrator, {**data.info, "rate_hz": 1.0 / (m * dt)})
+
+
+def add_noise(data: JointData, noise: NoiseModel, rng: np.random.Generator) -> JointData:
+    q = data.q.copy()
+    if noise.encoder > 0:
+        q = np.round(q / noise.encoder) * noise.encoder
+    qd = None if (noise.velocity == "differentiate" or data.qd is None) else data.qd.copy()
+    if qd is not None and noise.velocity_std > 0:
+        qd = qd + rng.normal(0.0, noise.velocity_std, qd.shape)
+    tau = data.tau + (rng.normal(0.0, noise.torque, data.tau.shape) if noise.torque > 0 else 0.0)
+    return JointData(data.t, q, qd, None if noise.velocity == "differentiate" else data.qdd, tau, data.source,
+                     data.step_record, data.integrator, {**data.info, "noise": noise.as_dict()})
+
+
+# ------------------------------------------------------------------------------------------ rows
+@dataclass
+class Rows:
+    """The stacked regression W β = y; ``joint`` gives each row's joint (−1 for energy rows)."""
+
+    W: np.ndarray
+    y: np.ndarray
+    joint: np.ndarray
+    model: str
+    info: dict = field(default_factory=dict)
+
+    def slice(self, start: int, stop: int) -> "Rows":
+        return Rows(self.W[start:stop], self.y[start:stop], self.joint[start:stop], self.model, self.info)
+
+
+def _stack(Y: np.ndarray, tau: np.ndarray, model: str, info: dict | None = None) -> Rows:
+    K, n, r = Y.shape
+    return Rows(Y.reshape(K * n, r), tau.reshape(K * n), np.tile(np.arange(n), K), model, info or {})
+
+
+def rows_step(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
+    """``step`` rows (see the module docstring); needs a simulated step record."""
+    dt = np.diff(data.t)[:, None]
+    qdd = np.diff(data.qd, axis=0) / dt
+    friction = "b1" in base.full.names
+    Y = base.regressor(full_regressor(spec.params(), data.q[:-1], data.qd[:-1], qdd, friction))
+    return _stack(Y, data.tau, "step")
+
+
+_GL_S = 0.5 + 0.5 * np.array([-math.sqrt(3 / 5), 0.0, math.sqrt(3 / 5)])
+_GL_W = np.array([5 / 18, 8 / 18, 5 / 18])
+
+
+def rows_energy(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
+    """``energy`` rows, one per hold interval (see the module docstring); needs a simulated step record."""
+    p = spec.params()
+    n = spec.n
+    friction = "b1" in base.full.names
+    e = energy_regressor(p, data.q, data.qd)                          # (K+1, 3n)
+    dE = np.diff(e, axis=0)
+    cols = [dE]
+    if friction:
+        dt = np.diff(data.t)[:, None]
+        q0, q1, v0, v1 = data.q[:-1], data.q[1:], data.qd[:-1], data.qd[1:]
+        Ib, Ic = np.zeros_like(q0), np.zeros_like(q0)
+        for s, w in zip(_GL_S, _GL_W):
+            # derivative of the cubic Hermite interpolant of q at fraction s of the step
+            v = ((6 * s * s - 6 * s) * (q0 - q1) / dt + (3 * s * s - 4 * s + 1) * v0 + (3 * s * s - 2 * s) * v1)
+            Ib += w * v * v
+            Ic += w * np.abs(v)
+        cols += [Ib * dt, Ic * dt]
+    W_full = np.concatenate(cols, axis=1)
+    y = np.einsum("ki,ki->k", data.tau, np.diff(data.q, axis=0))
+    W = base.regressor(W_full)
+    return Rows(W, y, np.full(len(y), -1), "energy")
+
+
+def butter_filtfilt(x: np.ndarray, rate: float, cutoff: float, order: int = 4) -> np.ndarray:
+    """Zero-phase Butterworth low-pass along axis 0 (scipy.signal.butter + filtfilt)."""
+    import scipy.signal
+
+    sos = scipy.signal.butter(order, cutoff, fs=rate, output="sos")
+    return scipy.signal.sosfiltfilt(sos, x, axis=0)
+
+
+def differentiate(data: JointData, cutoff: float | None = None, trim: float = 0.05) -> JointData:
+    """q̇ (if absent) and q̈ by zero-phase filtered differentiation; τ filtered alike; ends trimmed."""
+    t = data.t
+    dts = np.diff(t)
+    rate = 1.0 / float(np.median(dts))
+    cutoff = cutoff or min(10.0, 0.2 * rate)
+    q = butter_filtfilt(data.q, rate, cutoff)
+    qd = np.gradient(q, t, axis=0) if data.qd is None else butter_filtfilt(data.qd, rate, cutoff)
+    qdd = np.gradient(qd, t, axis=0) if data.qdd is None else data.qdd
+    if data.qd is None:  # velocity only from q: smooth once more before the second difference
+        qdd = np.gradient(butter_filtfilt(qd, rate, cutoff), t, axis=0)
+    tau = butter_filtfilt(data.tau, rate, cutoff)
+    k = int(round(trim * len(t)))
+    sl = slice(k, len(t) - k if k else None)
+    return JointData(t[sl], q[sl], qd[sl], qdd[sl], tau[sl], data.source, False, data.integrator,
+                     {**data.info, "filter": f"Butterworth order 4, cutoff {cutoff:g} Hz, filtfilt; "
+                      f"central differences; {k} samples trimmed at each end"})
+
+
+def rows_filtered(spec: ArmSpec, base: BaseParameters, data: JointData, cutoff: float | None = None,
+                  trim: float = 0.05) -> Rows:
+    """``filtered`` rows: the dynamic model at each sample (q̈ by filtered differentiation unless given)."""
+    if data.qdd is None or data.qd is None:
+        data = differentiate(data, cutoff, trim)
+    friction = "b1" in base.full.names
+    Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, friction))
+    return _stack(Y, data.tau, "filtered", {"filter": data.info.get("filter", "none (q, qd, qdd given)")})
+
+
+def rows_exact(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
+    """Rows at the samples using the q̈ given (the analytic model's own data)."""
+    friction = "b1" in base.full.names
+    Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, friction))
+    return _stack(Y, data.tau, "exact")
+
+
+def auto_model(data: JointData) -> str:
+    """The exact discrete relation for a noise-free simulated record, else ``filtered``."""
+    if not data.step_record:
+        return "exact" if (data.qdd is not None and data.qd is not None) else "filtered"
+    return "step" if data.integrator.lower() in ("semi-implicit-euler", "euler") else "energy"
+
+
+def build_rows(spec: ArmSpec, base: BaseParameters, data: JointData, model: str = "auto") -> Rows:
+    model = auto_model(data) if model == "auto" else model
+    if model in ("step", "energy") and not data.step_record:
+        raise DataError(f"model {model!r} needs a simulated step record (noise-free engine data)")
+    return {"step": rows_step, "energy": rows_energy, "filtered": rows_filtered,
+            "exact": rows_exact}[model](spec, base, data)
+
+
+# ------------------------------------------------------------------------------------------ CSV
+def write_csv(path, data: JointData, velocities: bool = True) -> None:
+    """``time, q1..qn, [qd1..qdn,] tau1..taun`` (a step record: the state at the start of each step)."""
+    from crossdyn.io import write_text_atomic
+
+    n = data.n
+    K = len(data.tau)
+    header = ["time", *[f"q{i + 1}" for i in range(n)]]
+    if velocities and data.qd is not None:
+        header += [f"qd{i + 1}" for i in range(n)]
+    header += [f"tau{i + 1}" for i in range(n)]
+    lines = [",".join(header)]
+    for k in range(K):
+        row = [data.t[k], *data.q[k]]
+        if velocities and data.qd is not None:
+            row += list(data.qd[k])
+        row += list(data.tau[k])
+        lines.append(",".join(repr(float(x)) for x in row))
+    write_text_atomic(path, "\n".join(lines) + "\n")
+
+
+def read_csv(path, n: int, min_samples: int) -> JointData:
+    """A user's record ``time, q1..qn, tau1..taun`` (optional ``qd1..``, ``qdd1..``); DataError naming the
+    file, the line and the column for a missing column, a non-number, non-increasing time, or fewer than
+    ``min_samples`` rows."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such data file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(f"{path}: cannot read data file: {e}") from None
+    reader = csv.reader(text.splitlines())
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise DataError(f"{path}: empty file; expected a header time,q1..q{n},tau1..tau{n}") from None
+    need = ["time", *[f"q{i + 1}" for i in range(n)], *[f"tau{i + 1}" for i in range(n)]]
+    for name in need:
+        if name not in header:
+            raise DataError(f"{path}: line 1: missing column {name!r} (the arm has {n} joints; "
+                            f"expected time, q1..q{n}, tau1..tau{n}, optional qd1..qd{n}, qdd1..qdd{n})")
+    optional = {k: [f"{k}{i + 1}" for i in range(n)] for k in ("qd", "qdd")}
+    for k, names in optional.items():
+        present = [c for c in names if c in header]
+        if present and len(present) != n:
+            missing = next(c for c in names if c not in header)
+            raise DataError(f"{path}: line 1: missing column {missing!r} (give all of {', '.join(names)} or none)")
+    col = {h: j for j, h in enumerate(header)}
+    rows = []
+    for lineno, row in enumerate(reader, start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        vals = {}
+        for name in header:
+            j = col[name]
+            cell = row[j].strip() if j < len(row) else ""
+            try:
+                x = float(cell)
+            except ValueError:
+                raise DataError(f"{path}: line {lineno}, column {name!r}: not a number: {cell!r}") from None
+            if not math.isfinite(x):
+                raise DataError(f"{path}: line {lineno}, column {name!r}: must be finite, got {cell!r}")
+            vals[name] = x
+        if rows and vals["time"] <= rows[-1][1]["time"]:
+            raise DataError(f"{path}: line {lineno}, column 'time': time must increase, got {vals['time']!r} "
+                            f"after {rows[-1][1]['time']!r} (line {rows[-1][0]})")
+        rows.append((lineno, vals))
+    if len(rows) < min_samples:
+        raise DataError(f"{path}: {len(rows)} samples: too few to identify the arm's parameters "
+                        f"(need at least {min_samples})")
+    arr = lambda names: np.array([[v[c] for c in names] for _, v in rows])  # noqa: E731
+    t = arr(["time"])[:, 0]
+    q = arr([f"q{i + 1}" for i in range(n)])
+    tau = arr([f"tau{i + 1}" for i in range(n)])
+    qd = arr(optional["qd"]) if optional["qd"][0] in header else None
+    qdd = arr(optional["qdd"]) if optional["qdd"][0] in header else None
+    return JointData(t, q, qd, qdd, tau, f"file {path}", False, "", {"path": str(path), "rows": len(rows)})

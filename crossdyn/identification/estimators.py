@@ -1,0 +1,142 @@
+"""Estimators of the base parameters β from the stacked regression W β = y.
+
+``ols``         β̂ = argmin ‖W β − y‖² (numpy.linalg.lstsq); residual variance σ̂² = ‖r‖²/(N − r);
+                Cov β̂ = σ̂² (WᵀW)⁻¹; 95 % interval β̂ ± t_{0.975, N−r} · stderr.
+``wls``         per-joint noise: σ̂_j² from the OLS residuals of joint j's rows, then OLS on rows divided by
+                σ̂_j; Cov β̂ = (Wᵀ Σ⁻¹ W)⁻¹ · s² with s² the weighted residual variance.
+``consistent``  physically consistent least squares (convex; cvxpy, default solver — Clarabel): over the full
+                parameters θ, minimise ‖W B θ − y‖² subject to m_i ≥ m_min, Izz_i ≥ mx_i²/m_i (i.e. J_i ≥ 0:
+                inertia about the joint at least m·Lc²), b_i ≥ 0, f_ci ≥ 0; β̂ = B θ̂.  Standard errors are the
+                OLS ones (reported for reference; the constraints make the estimator biased when active).
+``rls``         recursive least squares with forgetting factor λ: K = P w/(λ + wᵀ P w), β ← β + K (y − wᵀβ),
+                P ← (P − K wᵀ P)/λ, started at β = 0, P = 10⁶ I; the trace of β is kept for plotting.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from crossdyn.identification.parameters import BaseParameters
+
+ESTIMATORS = ("ols", "wls", "consistent")
+
+M_MIN = 1e-6
+"""kg; the consistent estimator's lower bound on each mass (m > 0)."""
+
+
+@dataclass
+class Estimate:
+    beta: np.ndarray
+    stderr: np.ndarray
+    cov: np.ndarray
+    dof: int
+    residual_rms: float
+    method: str
+    theta: np.ndarray | None = None         # a full physical parameter vector (consistent estimator)
+    info: dict = field(default_factory=dict)
+
+    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        import scipy.stats
+
+        k = scipy.stats.t.ppf(0.5 + level / 2, max(self.dof, 1))
+        return self.beta - k * self.stderr, self.beta + k * self.stderr
+
+
+def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols") -> Estimate:
+    N, r = W.shape
+    if N <= r:
+        raise ValueError(f"{N} equations for {r} parameters: too few samples")
+    beta, *_ = np.linalg.lstsq(W, y, rcond=None)
+    res = y - W @ beta
+    dof = N - r
+    s2 = float(res @ res) / dof
+    cov = s2 * np.linalg.pinv(W.T @ W)
+    return Estimate(beta, np.sqrt(np.clip(np.diag(cov), 0, None)), cov, dof, float(np.sqrt(np.mean(res ** 2))), method)
+
+
+def ols(W, y) -> Estimate:
+    return _ols(np.asarray(W, float), np.asarray(y, float))
+
+
+def wls(W, y, joint) -> Estimate:
+    """Per-joint weighting (rows with joint −1, energy rows, form one group)."""
+    W, y, joint = np.asarray(W, float), np.asarray(y, float), np.asarray(joint)
+    first = _ols(W, y)
+    res = y - W @ first.beta
+    sig = np.ones(len(y))
+    sigmas = {}
+    for j in np.unique(joint):
+        sel = joint == j
+        s = float(np.sqrt(np.mean(res[sel] ** 2)))
+        sigmas[int(j)] = s
+        sig[sel] = s if s > 0 else 1.0
+    est = _ols(W / sig[:, None], y / sig, "wls")
+    est.residual_rms = float(np.sqrt(np.mean((y - W @ est.beta) ** 2)))
+    est.info["joint_sigma"] = {str(j + 1): s for j, s in sigmas.items()}
+    return est
+
+
+def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
+    """Physically consistent estimate (see the module docstring); needs cvxpy."""
+    import cvxpy as cp
+
+    W, y = np.asarray(W, float), np.asarray(y, float)
+    ref = _ols(W, y)
+    full = base.full
+    A = W @ base.B                       # regression on θ directly
+    # scale the problem: columns of A to unit RMS so the solver sees O(1) numbers
+    scale = np.sqrt(np.mean(A ** 2, axis=0))
+    scale[scale == 0] = 1.0
+    theta = cp.Variable(full.p)
+    cons = []
+    kinds = np.array(full.kinds)
+    for j in sorted(set(full.joints)):
+        idx = {k: full.names.index(f"{k}{j}") for k in ("m", "mx", "Izz")}
+        cons += [theta[idx["m"]] >= m_min,
+                 cp.quad_over_lin(theta[idx["mx"]], theta[idx["m"]]) <= theta[idx["Izz"]]]
+    for k in ("b", "fc"):
+        sel = np.nonzero(kinds == k)[0]
+        if len(sel):
+            cons.append(theta[sel] >= 0)
+    ys = float(np.sqrt(np.mean(y ** 2))) or 1.0
+    objective = cp.Minimize(cp.sum_squares(A @ theta - y) / ys ** 2)
+    prob = cp.Problem(objective, cons)
+    prob.solve(solver=cp.CLARABEL)
+    if theta.value is None:
+        raise RuntimeError(f"consistent estimator: solver status {prob.status}")
+    th = np.asarray(theta.value, float)
+    beta = base.B @ th
+    res = y - W @ beta
+    return Estimate(beta, ref.stderr, ref.cov, ref.dof, float(np.sqrt(np.mean(res ** 2))), "consistent", th,
+                    {"solver": prob.solver_stats.solver_name, "status": prob.status})
+
+
+def estimate(name: str, rows, base: BaseParameters) -> Estimate:
+    if name == "ols":
+        return ols(rows.W, rows.y)
+    if name == "wls":
+        return wls(rows.W, rows.y, rows.joint)
+    if name == "consistent":
+        return consistent(rows.W, rows.y, base)
+    raise ValueError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {name!r}")
+
+
+def rls(W, y, forgetting: float = 1.0, p0: float = 1e6, every: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Recursive least squares; returns (β at the end, trace of β every ``every`` rows: (K, r))."""
+    W, y = np.asarray(W, float), np.asarray(y, float)
+    r = W.shape[1]
+    beta = np.zeros(r)
+    P = np.eye(r) * p0
+    trace = []
+    lam = float(forgetting)
+    for k in range(len(y)):
+        w = W[k]
+        Pw = P @ w
+        g = Pw / (lam + w @ Pw)
+        beta = beta + g * (y[k] - w @ beta)
+        P = (P - np.outer(g, Pw)) / lam
+        P = 0.5 * (P + P.T)
+        if k % every == 0:
+            trace.append(beta.copy())
+    return beta, np.array(trace)

@@ -1,0 +1,144 @@
+"""identify.json, identify.md, identify.html (self-contained: plots embedded as base64 PNG)."""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
+
+
+def to_dict(res, diagnosis=None) -> dict:
+    out = {
+        "arm": res.spec.name, "dof": res.spec.n, "source": res.data.source, "estimator": res.estimator,
+        "model": res.rows.model, "seed": res.seed, "noise": res.noise.as_dict(),
+        "samples": int(len(res.rows.y)), "base_parameters": res.base.r, "numerical_rank": res.numerical_rank,
+        "parameters": res.parameters(),
+        "condition_number": None if res.excitation is None else res.excitation.cond,
+        "condition_number_random": None if res.excitation is None else res.excitation.cond_random,
+        "excitation": None if res.excitation is None else res.excitation.as_dict(),
+        "residual_rms": res.est.residual_rms,
+        "validation_rms": {f"joint{j + 1}": float(v) for j, v in enumerate(res.validation_rms)},
+        "validation_tolerance": res.validation_tolerance, "validation": res.validation,
+        "rls": {"forgetting_factor": res.rls_forgetting, "final": res.rls_trace[-1].tolist()},
+        "estimator_info": res.est.info, "passed": res.passed,
+    }
+    if res.est.theta is not None:
+        out["consistent_full_parameters"] = dict(zip(res.base.full.names, map(float, res.est.theta)))
+    if diagnosis is not None:
+        base, diags = diagnosis
+        out["engine_diagnosis"] = [d.as_dict(base) for d in diags]
+    return out
+
+
+def table_lines(res) -> list[str]:
+    head = f"{'symbol':7} {'parameter':38} {'true':>11} {'estimate':>12} {'stderr':>9} {'95 % interval':>25} {'rel. err':>9}"
+    lines = [head]
+    for p in res.parameters():
+        t = "-" if p["true"] is None else f"{p['true']:.6g}"
+        rel = "-" if p["relative_error"] is None else f"{p['relative_error']:.1e}"
+        flag = "" if p["inside_interval"] in (None, True) else "  OUTSIDE"
+        ci = f"[{p['ci95'][0]:.5g}, {p['ci95'][1]:.5g}]"
+        lines.append(f"{p['symbol']:7} {p['name']:38} {t:>11} {p['estimate']:>12.6g} {p['stderr']:>9.2e} {ci:>25} "
+                     f"{rel:>9}{flag}")
+    return lines
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def plots(res) -> dict[str, bytes]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = {}
+    rows = res.rows
+    pred = rows.W @ res.est.beta
+    if rows.model == "energy":
+        fig, ax = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+        ax[0].plot(rows.y, lw=0.8, label="measured τ·Δq")
+        ax[0].plot(pred, lw=0.8, ls="--", label="fit")
+        ax[0].set_ylabel("J per step")
+        ax[0].legend()
+        ax[1].plot(rows.y - pred, lw=0.8)
+        ax[1].set_ylabel("residual [J]")
+        ax[1].set_xlabel("hold interval")
+    else:
+        n = res.spec.n
+        fig, ax = plt.subplots(n, 2, figsize=(10, 2.2 * n), squeeze=False)
+        for j in range(n):
+            sel = rows.joint == j
+            ax[j, 0].plot(rows.y[sel], lw=0.8, label="measured")
+            ax[j, 0].plot(pred[sel], lw=0.8, ls="--", label="fit")
+            ax[j, 0].set_ylabel(f"τ{j + 1} [N m]")
+            ax[j, 1].plot(rows.y[sel] - pred[sel], lw=0.8)
+            ax[j, 1].set_ylabel(f"residual {j + 1}")
+        ax[0, 0].legend()
+    fig.suptitle("torque fit and residual (identification data)")
+    fig.tight_layout()
+    out["fit.png"] = _png(fig)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    tr = res.rls_trace
+    ref = np.where(np.abs(res.est.beta) > 0, np.abs(res.est.beta), 1.0)
+    for k in range(res.base.r):
+        ax.plot(np.arange(len(tr)) * res.info["rls_every_rows"], tr[:, k] / ref[k], lw=0.8, label=res.base.symbols[k])
+    ax.set_ylim(-1, 3)
+    ax.set_xlabel("rows processed")
+    ax.set_ylabel("RLS estimate / batch estimate")
+    ax.set_title(f"recursive least squares, forgetting factor {res.rls_forgetting:g}")
+    ax.legend(fontsize=7, ncol=4)
+    fig.tight_layout()
+    out["rls.png"] = _png(fig)
+    return out
+
+
+def markdown(res, diagnosis=None) -> str:
+    lines = [f"# crossdyn identify {res.spec.name}", "",
+             f"- source: {res.data.source}; regression rows: {res.rows.model}; estimator: {res.estimator}",
+             f"- noise: {json.dumps(res.noise.as_dict())}; seed {res.seed}",
+             f"- base parameters: {res.base.r} (closed form; numerical QR rank {res.numerical_rank})"]
+    if res.excitation is not None:
+        ex = res.excitation
+        lines.append(f"- excitation: Fourier, {ex.trajectory.harmonics} harmonics, period {ex.trajectory.period:g} s; "
+                     f"cond(Y_base) optimised {ex.cond:.3g} vs random {ex.cond_random:.3g} "
+                     f"(ratio {ex.ratio:.2f}); bounds: {ex.bounds.source}")
+    lines += ["", "## Parameters", "", "```", *table_lines(res), "```", "", "## Validation", "",
+              f"relative RMS torque prediction error on {res.validation['source']}:", ""]
+    for j, v in enumerate(res.validation_rms):
+        lines.append(f"- joint {j + 1}: {v:.3e} (tolerance {res.validation_tolerance:g})")
+    if diagnosis is not None:
+        lines += ["", "## Engines identified from their own data", ""]
+        lines += [f"- {d.summary()}" for d in diagnosis[1]]
+    lines += ["", f"verdict: {'PASS' if res.passed else 'FAIL'}", ""]
+    return "\n".join(lines)
+
+
+def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    imgs = plots(res)
+    paths = {"json": write_json_atomic(out / "identify.json", to_dict(res, diagnosis))}
+    md = markdown(res, diagnosis)
+    for name, data in imgs.items():
+        write_bytes_atomic(out / name, data)
+    paths["md"] = write_text_atomic(out / "identify.md", md + "\n" + "\n".join(f"![{k}]({k})" for k in imgs) + "\n")
+    body = [f"<pre>{html.escape(md)}</pre>"]
+    for name, data in imgs.items():
+        body.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
+                    f"<figcaption>{name}</figcaption></figure>")
+    page = ("<!doctype html><html><head><meta charset='utf-8'><title>crossdyn identify</title></head><body>"
+            + "\n".join(body) + "</body></html>\n")
+    paths["html"] = write_text_atomic(out / "identify.html", page)
+    return paths
