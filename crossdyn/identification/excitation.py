@@ -103,7 +103,8 @@ class FourierTrajectory:
         """The same shape scaled by 1/s so that it just meets the bounds (see the module docstring)."""
         t = np.linspace(0, self.period, grid, endpoint=False)
         q, qd, qdd = self.evaluate(t)
-        s = max(np.max(np.abs(q - self.q0) / bounds.half_range), np.max(np.abs(qd) / bounds.qd_max),
+        room = bounds.half_range - np.abs(self.q0 - bounds.center)   # the offset q0 uses part of the range
+        s = max(np.max(np.abs(q - self.q0) / room), np.max(np.abs(qd) / bounds.qd_max),
                 np.max(np.abs(qdd) / bounds.qdd_max))
         return FourierTrajectory(self.q0, self.a / s, self.b / s, self.period)
 
@@ -170,14 +171,16 @@ def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | No
     n = spec.n
 
     def unpack(x):
-        a, b = x[: n * harmonics].reshape(n, harmonics), x[n * harmonics:].reshape(n, harmonics)
-        return _centred(bounds, a, b, period).scale(bounds)
+        a, b = x[: n * harmonics].reshape(n, harmonics), x[n * harmonics: 2 * n * harmonics].reshape(n, harmonics)
+        # the offsets move within half the position range: q0 = centre + ½ Δq tanh(z)
+        q0 = bounds.center + 0.5 * bounds.half_range * np.tanh(x[2 * n * harmonics:])
+        return FourierTrajectory(q0, a, b, period).scale(bounds)
 
     def cost(x):
         c = condition_number(spec, base, unpack(x), samples)
         return np.log(c) if np.isfinite(c) else 1e3
 
-    x0 = np.concatenate([rnd.a.ravel(), rnd.b.ravel()])
+    x0 = np.concatenate([rnd.a.ravel(), rnd.b.ravel(), np.zeros(n)])
     res = scipy.optimize.minimize(cost, x0, method="L-BFGS-B", options={"maxiter": maxiter})
     best = unpack(res.x)
     return Excitation(best, rnd, condition_number(spec, base, best, 4 * samples),

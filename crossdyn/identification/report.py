@@ -41,7 +41,8 @@ def table_lines(res) -> list[str]:
     for p in res.parameters():
         t = "-" if p["true"] is None else f"{p['true']:.6g}"
         rel = "-" if p["relative_error"] is None else f"{p['relative_error']:.1e}"
-        flag = "" if p["inside_interval"] in (None, True) else "  OUTSIDE"
+        flag = ("" if p["inside_interval"] in (None, True) else
+                "  outside 95 %" if p["inside_familywise_interval"] else "  OUTSIDE family-wise")
         ci = f"[{p['ci95'][0]:.5g}, {p['ci95'][1]:.5g}]"
         lines.append(f"{p['symbol']:7} {p['name']:38} {t:>11} {p['estimate']:>12.6g} {p['stderr']:>9.2e} {ci:>25} "
                      f"{rel:>9}{flag}")
