@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crossdyn.identification.parameters import BaseParameters, full_regressor
+from crossdyn.identification.parameters import BaseParameters
 from crossdyn.models.spec import ArmSpec
 
 DEFAULT_HALF_RANGE = 1.5
@@ -131,8 +131,7 @@ def condition_number(spec: ArmSpec, base: BaseParameters, traj: FourierTrajector
     """cond(Y_base) with Y_base stacked at ``samples`` equally spaced points of one period."""
     t = np.linspace(0, traj.period, samples, endpoint=False)
     q, qd, qdd = traj.evaluate(t)
-    friction = "b1" in base.full.names
-    Y = base.regressor(full_regressor(spec.params(), q, qd, qdd, friction)).reshape(-1, base.r)
+    Y = base.evaluate(spec.params(), q, qd, qdd).reshape(-1, base.r)
     if equilibrate:
         norms = np.linalg.norm(Y, axis=0)
         if np.any(norms == 0):

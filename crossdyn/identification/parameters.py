@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from crossdyn.analytic.rnea import regressor as rigid_regressor
+from crossdyn.analytic.rnea import rnea_theta
 from crossdyn.models.spec import ArmParams, ArmSpec
 
 ARMATURE_SUPPORTED = False
@@ -141,6 +142,23 @@ class BaseParameters:
     def regressor(self, Y: np.ndarray) -> np.ndarray:
         """Y_base from a full regressor (columns picked, no arithmetic)."""
         return Y[..., list(self.columns)]
+
+    def evaluate(self, p: ArmParams, q, qd, qdd) -> np.ndarray:
+        """Y_base(q, q̇, q̈) directly: only the base columns are computed (shape (..., n, r))."""
+        q, qd, qdd = (np.asarray(a, dtype=float) for a in (q, qd, qdd))
+        n = q.shape[-1]
+        cols = []
+        for k in self.columns:
+            if k < 3 * n:
+                unit = np.zeros((n, 3))
+                unit[k // 3, k % 3] = 1.0
+                cols.append(rnea_theta(p.L, p.gravity, unit, q, qd, qdd))
+            else:
+                j = (k - 3 * n) % n
+                col = np.zeros(q.shape)
+                col[..., j] = qd[..., j] if k < 4 * n else np.sign(qd[..., j])
+                cols.append(col)
+        return np.stack(cols, axis=-1)
 
 
 def _sum_names(names: list[str]) -> str:
