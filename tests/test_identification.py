@@ -254,6 +254,8 @@ def test_base_regressor_computed_directly_equals_the_picked_columns():
     (["--noise", "velocity=guess"], "velocity: must be 'measured' or 'differentiate'"),
     (["--duration", "-2"], "--duration: must be a positive number, got -2.0"),
     (["--engine", "bullet"], "unknown engine 'bullet'"),
+    (["--engine", "pybullet@damp=1"], "unknown option(s) damp"),
+    (["--diagnose-engines", "mujoco,nope"], "--diagnose-engines nope: unknown engine 'nope'"),
     (["--validation-data", "x.csv"], "--validation-data needs --data"),
 ])
 def test_bad_options_exit_2(tmp_path, capsys, argv, expected):

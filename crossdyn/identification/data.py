@@ -7,7 +7,7 @@ Simulated data: the excitation q_d(t) is tracked with feed-forward torque from t
 
 (gains in acceleration units, scaled by the reference's mass matrix so that a light distal link is not
 over-damped into the explicit-discretisation instability kd·dt/M > 2)
-through :func:`crossdyn.comparisons.runner.run_engine` (the one loop every engine runs through; τ held over
+through :func:`crossdyn.drive.runner.run_engine` (the one loop every engine runs through; τ held over
 each step).  The record is q_k, q̇_k (k = 0 … K) and τ_k (k = 0 … K−1).
 
 Regression rows W β = y, three ways:
@@ -34,12 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import analytic
+from crossdyn.io import InputError
 from crossdyn.identification.parameters import BaseParameters, energy_regressor, full_regressor
 from crossdyn.models.spec import ArmSpec
 
 
-class DataError(ValueError):
-    """Identification input (a CSV file, a noise option) is unusable; the message names the file and place."""
+class DataError(InputError):
+    """Identification input (a CSV file, a noise option) is unusable; the message names the file and place
+    (exit code 2 on the command line)."""
 
 
 @dataclass
@@ -99,7 +101,7 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
 
     ``engine_spec`` (default ``spec``) is what the engine is built from; the controller always uses ``spec``.
     """
-    from crossdyn.comparisons.runner import run_engine
+    from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
 
     engine = make_engine(engine_name, engine_spec or spec, dt)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import sys
 
+EXIT_OK, EXIT_FAIL = 0, 1
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("identify", help="identify an arm's base parameters from an engine's or a CSV's joint data")
@@ -40,7 +42,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from crossdyn.cli import EXIT_FAIL, EXIT_OK, UsageError, check_out_dir
+    from crossdyn.io import UsageError, check_out_dir
     from crossdyn.identification import data as D
     from crossdyn.identification.identify import VALIDATION_TOLERANCE, diagnose_engines, identify
     from crossdyn.identification.report import table_lines, write_outputs
@@ -55,22 +57,17 @@ def run(args) -> int:
         raise UsageError("identify: --validation-data needs --data")
     check_out_dir(args.out)
     engine = args.engine or "analytic"
-    if args.engine is not None and args.engine != "exact":
-        from crossdyn.engines.base import engine_names
-
-        if args.engine.split("@")[0] not in engine_names():
-            raise UsageError(f"identify: --engine: unknown engine {args.engine!r}; valid: {', '.join(engine_names())}")
-    try:
-        noise = D.NoiseModel.parse(args.noise)
-        res = identify(spec, None if engine == "exact" else engine, csv=args.data,
-                       validation_csv=args.validation_data, estimator=args.estimator, noise=noise, seed=args.seed,
-                       duration=args.duration, rate=args.rate, model=args.model, optimise=not args.no_optimise,
-                       validation_tolerance=args.tolerance or VALIDATION_TOLERANCE)
-        diag = None
-        if args.diagnose_engines:
-            diag = diagnose_engines(spec, [e for e in args.diagnose_engines.split(",") if e], seed=args.seed)
-    except D.DataError as e:
-        raise UsageError(str(e)) from None
+    diag_engines = [e.strip() for e in args.diagnose_engines.split(",") if e.strip()]
+    for option, name in [("--engine", engine)] * (engine != "exact") + [("--diagnose-engines", e) for e in diag_engines]:
+        _check_engine(option, name, spec)
+    noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message
+    res = identify(spec, None if engine == "exact" else engine, csv=args.data,
+                   validation_csv=args.validation_data, estimator=args.estimator, noise=noise, seed=args.seed,
+                   duration=args.duration, rate=args.rate, model=args.model, optimise=not args.no_optimise,
+                   validation_tolerance=args.tolerance or VALIDATION_TOLERANCE)
+    diag = None
+    if args.diagnose_engines:
+        diag = diagnose_engines(spec, diag_engines, seed=args.seed)
     paths = write_outputs(res, args.out, diag)
     if not args.quiet:
         print(f"{spec.name} ({spec.n}R): {res.data.source}, rows {res.rows.model}, estimator {res.estimator}, "
@@ -89,3 +86,14 @@ def run(args) -> int:
         print(f"verdict: {'PASS' if res.passed else 'FAIL'}  ({paths['html']})")
     sys.stdout.flush()
     return EXIT_OK if res.passed else EXIT_FAIL
+
+
+def _check_engine(option: str, name: str, spec) -> None:
+    """Build the engine once now, so an unknown name or option is exit 2 before anything runs."""
+    from crossdyn.engines import EngineError, make_engine
+    from crossdyn.io import UsageError
+
+    try:
+        make_engine(name, spec, 1e-3).close()
+    except (EngineError, TypeError, ValueError) as e:
+        raise UsageError(f"identify: {option} {name}: {e}") from None
