@@ -32,6 +32,9 @@ def add_parser(sub) -> None:
     p.add_argument("--baseline", metavar="FILE", help="compare with a stored baseline; regressions fail")
     p.add_argument("--update-baseline", action="store_true", help="write this run's metrics to --baseline FILE")
     p.add_argument("--out", metavar="DIR", help="output directory (default: crossdyn-report/ARM)")
+    p.add_argument("--identify", action="store_true",
+                   help="also identify each engine's base parameters from its own data and name those that "
+                        "differ from the spec's (identification.json, identification.md)")
     p.set_defaults(func=cmd_compare)
 
 
@@ -204,6 +207,8 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
             backup = update_baseline(baseline, summary)
             echo(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
     echo(format_table(summary))
+    if getattr(args, "identify", False) and not cmp.interrupted:
+        _identify_section(spec, summary, args, out, echo)
     for w in summary.get("baseline", {}).get("warnings", []):
         echo(f"warning: baseline: {w}")
     echo(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
@@ -218,6 +223,22 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
               f"skipped: {', '.join(skipped)}", file=sys.stderr)
         return EXIT_INTERRUPTED, summary
     return (EXIT_OK if summary["verdict"] == "pass" else EXIT_FAIL), summary
+
+
+def _identify_section(spec, summary: dict, args, out: Path, echo) -> None:
+    """``--identify``: each engine that ran identified from its own noise-free data (informational: the
+    verdict is the comparison's)."""
+    from crossdyn.identification import compare_section
+    from crossdyn.io import write_json_atomic, write_text_atomic
+
+    engines = [name for name, e in summary["engines"].items() if e["status"] == "ok"]
+    data, md = compare_section(spec, engines, dt=args.dt, seed=args.seed)
+    write_json_atomic(out / "identification.json", data)
+    write_text_atomic(out / "identification.md", md)
+    echo("identification (each engine's base parameters from its own data):")
+    for line in md.splitlines():
+        if line.startswith("- "):
+            echo("  " + line[2:])
 
 
 def format_table(summary: dict) -> str:
