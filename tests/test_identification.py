@@ -9,7 +9,7 @@ from crossdyn.cli import main
 from crossdyn.identification import data as D
 from crossdyn.identification.estimators import consistent, ols, rls, wls
 from crossdyn.identification.excitation import default_bounds, optimise_excitation, random_fourier
-from crossdyn.identification.identify import diagnose_engines, identify, relative_errors, parameter_scale
+from crossdyn.identification.identify import diagnose_engines, identify, relative_errors
 from crossdyn.identification.parameters import (
     closed_form_base, full_regressor, numerical_base, random_states,
 )

@@ -102,7 +102,8 @@ class Result:
 
 
 def _validation_rows(spec, base, vdata: D.JointData, model: str) -> tuple[D.Rows, np.ndarray, np.ndarray]:
-    """Per-joint rows for validation (dynamic model: ``energy`` falls back to the exact-step / filtered form)."""
+    """Per-joint torque rows for validation.  Energy rows are one scalar per interval, so data identified with
+    them (continuous integrators) is validated through filtered differentiation at the simulation rate."""
     if model == "energy":
         model = "filtered"
         vdata = D.resample(vdata, 1.0 / float(vdata.info.get("dt", 1e-3)))
