@@ -395,6 +395,7 @@ def _printable_name(name: str) -> bool:
 @example(name="<arm>")
 @example(name="a & b")
 @example(name="ünïcödé ✓ 机械臂")
+@example(name="/")
 def test_any_printable_name_round_trips_through_toml_urdf_mjcf_and_every_engine(name):
     """Names with quotes, backslashes, unicode, ``--``, ``]]>`` and ``<`` survive every format and loader."""
     import xml.etree.ElementTree as ET

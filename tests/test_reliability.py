@@ -332,12 +332,28 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _signal_state(pid: int) -> str:
+    """SigBlk / SigIgn of a process (hex masks from /proc), to explain an interrupt that did not arrive."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return " ".join(line.strip() for line in fh if line.startswith(("SigBlk", "SigIgn")))
+    except OSError:
+        return "gone"
+
+
 def _interrupt_after_first_engine(cmd):
     """Run ``cmd`` in its own process group; send Ctrl-C (SIGINT to the group) once an engine has finished.
 
     Returns (return code, stdout, stderr, the engine that finished, the child processes seen then).
     """
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    def as_from_a_shell():
+        # a program started from a terminal has Ctrl-C at its default disposition and unblocked, whatever the
+        # test runner's own process (a pytest-xdist worker) inherited
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=as_from_a_shell)
     finished, lines, children = None, [], []
     try:
         for line in proc.stderr:
@@ -345,6 +361,7 @@ def _interrupt_after_first_engine(cmd):
             if ": done (" in line:  # the first engine has finished and its result is kept
                 finished = line.split("] ", 1)[1].split(":", 1)[0]
                 children = _children(proc.pid)
+                lines.append(f"[test] signal state of {proc.pid} at Ctrl-C: {_signal_state(proc.pid)}\n")
                 os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
                 break
         stdout, rest = proc.communicate(timeout=120)

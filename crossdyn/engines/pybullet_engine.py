@@ -105,6 +105,13 @@ def _floats(x) -> list[float]:
     return [float(v) for v in np.asarray(x, dtype=float).reshape(-1)]
 
 
+
+def _file_safe(name: str) -> str:
+    """``name`` as a short file-name fragment (an arm may be named "/" or "it's")."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40]
+
 class PyBulletEngine(Engine):
     name = "pybullet"
     integrator = "semi-implicit-euler"
@@ -138,7 +145,7 @@ class PyBulletEngine(Engine):
         self._cid = -1
         self._qcid = -1
         urdf = to_urdf(spec)
-        fd, path = tempfile.mkstemp(prefix=f"crossdyn-{spec.name}-", suffix=".urdf")
+        fd, path = tempfile.mkstemp(prefix=f"crossdyn-{_file_safe(spec.name)}-", suffix=".urdf")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(urdf)
