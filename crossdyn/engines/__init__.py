@@ -16,6 +16,8 @@ mujoco-implicitfast    … implicitfast
 pinocchio              Pinocchio ABA + crossdyn's RK4
 pinocchio-rk4          … RK4 (same as ``pinocchio``)
 pinocchio-euler        … + crossdyn's semi-implicit Euler
+dart                   DART (dartpy), World.step: semi-implicit Euler (its only integrator)
+dart-rk4               DART forward dynamics + crossdyn's RK4
 =====================  =====================================================
 """
 from crossdyn.engines.base import Engine, EngineError, available_engines, engine_names, make_engine, register
@@ -34,5 +36,7 @@ register("mujoco-implicitfast", "crossdyn.engines.mujoco_engine", "MuJoCoEngine"
 register("pinocchio", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
 register("pinocchio-rk4", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
 register("pinocchio-euler", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="semi-implicit-euler")
+register("dart", "crossdyn.engines.dart_engine", "DartEngine", integrator="semi-implicit-euler")
+register("dart-rk4", "crossdyn.engines.dart_engine", "DartEngine", integrator="rk4")
 
 __all__ = ["Engine", "EngineError", "available_engines", "engine_names", "make_engine", "register"]

@@ -168,7 +168,7 @@ def available_engines() -> list[str]:
     import importlib.util
 
     libs = {"crossdyn.engines.pybullet_engine": "pybullet", "crossdyn.engines.mujoco_engine": "mujoco",
-            "crossdyn.engines.pinocchio_engine": "pinocchio"}
+            "crossdyn.engines.pinocchio_engine": "pinocchio", "crossdyn.engines.dart_engine": "dartpy"}
     out = []
     for name, (module, _, _) in _REGISTRY.items():
         lib = libs.get(module)

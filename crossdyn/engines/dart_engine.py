@@ -1,0 +1,378 @@
+"""DART (dartpy 6.x) as an engine, built from the generated URDF through ``dart.utils.DartLoader``.
+
+Why the URDF: it is the file every other URDF-based adapter loads (PyBullet, Pinocchio), DartLoader is
+DART's most used loader, and it reads everything the spec needs (revolute joints about +z, inertial
+origin and tensor about the centre of mass, ``<dynamics damping friction>``).  SKEL is DART's own format
+but nothing else reads it (a second generator to keep in step); SDF needs a world/model wrapper and
+reads the same fields.  The URDF may or may not have a ``world`` link: with one, its fixed joint welds
+``base`` to the world; without, the loader's *root joint type* decides (see ``fixed_base``).
+
+Equation stepped (``dart``, DART's ``World.step``: semi-implicit Euler, the only integrator DART 6 has —
+it has no RK4 since DART 6.0 removed ``integration::RK4Integrator`` from the world):
+
+    q̈_k = M(q_k)⁻¹ (τ_k − b ⊙ q̇_k − C(q_k, q̇_k) q̇_k − G(q_k)),  q̇_{k+1} = q̇_k + dt q̈_k,
+    q_{k+1} = q_k + dt q̇_{k+1}
+
+(then DART's constraint solver, which only acts for Coulomb friction in ``"constraint"`` mode or with
+limits/self-collision switched on).  ``dart-rk4`` puts DART's forward dynamics (``computeForwardDynamics``,
+articulated-body algorithm) inside crossdyn's RK4 (:data:`crossdyn.analytic.integrators.STEPS`) — crossdyn's
+integrator, not DART's, as for Pinocchio.
+
+Every DART default that alters the dynamics, what this adapter does, and the keyword that restores it
+(each shown by tests/test_dart_engine.py to change the result):
+
+==========================================  ==========================================  ===========================
+trap (DART default)                         this adapter                                keyword restoring it
+==========================================  ==========================================  ===========================
+root joint FLOATING (``DartLoader`` option) ``mDefaultRootJointType = FIXED``; a URDF    ``fixed_base=False``
+when the URDF has no ``world`` link         ``world`` link welds the base either way
+joint damping from ``<dynamics damping>``   DART's damping set to 0; −b q̇ applied as    ``implicit_damping=True``
+treated *implicitly* (dt·b added to the     an explicit torque at the step start
+articulated inertia in forward dynamics)    (plain semi-implicit Euler, like the others)
+Coulomb friction from ``<dynamics           kept: DART's joint Coulomb friction          ``coulomb_friction="none"``
+friction>`` as a velocity constraint        constraint (stick–slip, |impulse| ≤ f_c dt)  (ignored, "unsupported");
+                                            — not f_c sign(q̇)                           ``"sign"``: f_c sign(q̇)
+joint limits: loaded, not enforced          not enforced (crossdyn's convention)         ``enforce_limits=True``
+                                                                                         (the spec's limits)
+initial position moved into the limits      state set by ``reset`` (0 at construction)  —
+(midpoint of [lower, upper] when 0 is out)  and initial positions set to 0
+collision shapes from ``<collision>``;      collision aspects removed from every shape   ``self_collision=True``
+self-collision check off                                                                 (shapes kept, check on)
+actuator type FORCE                         checked FORCE (``PASSIVE`` drops τ)          ``actuator_type="PASSIVE"``
+gravity (0, 0, −9.81); time step 0.001 s    spec's gravity; ``setTimeStep(dt)``          —
+``World.step`` clears forces each step      forces set before every step                 —
+==========================================  ==========================================  ===========================
+
+Other facts relied on: the URDF inertia is about the centre of mass, at the inertial origin (DART's
+``Inertia(mass, com, moment-about-com)``, checked through M against the analytic model); force limits
+(±1e9 from the URDF ``effort``) are not applied by ``setForces``; velocity limits (±1e9) only with limits
+enforced; spring stiffness and rest position are 0 (no URDF field sets them).  The loader's C++ warnings
+(e.g. "zero mass set to BodyNode [base]" — the fixed base has none by design) are captured and logged
+(logger ``crossdyn.engines.dart``) instead of written to stderr.
+
+Queries (inverse/forward dynamics, mass matrix, energy) use a second skeleton loaded from the same URDF,
+so they never disturb the simulated state: ``computeInverseDynamics`` (+ F(q̇) added by the adapter where
+DART's damping is 0), ``computeForwardDynamics`` with τ − F(q̇), ``getMassMatrix``,
+``computeKineticEnergy``/``computePotentialEnergy`` (−Σ m g·p_c, zero at base height).
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+
+import dartpy as dart
+import numpy as np
+
+from crossdyn.analytic.integrators import STEPS
+from crossdyn.engines.base import Engine, EngineError
+from crossdyn.models.inertia import engine_inertias
+from crossdyn.models.spec import ArmSpec
+from crossdyn.models.urdf import to_urdf
+
+_log = logging.getLogger("crossdyn.engines.dart")
+
+INTEGRATORS = ("semi-implicit-euler", "rk4")
+FRICTION_MODES = ("constraint", "sign", "none")
+ACTUATOR_TYPES = ("FORCE", "PASSIVE", "SERVO", "VELOCITY", "ACCELERATION", "LOCKED")
+DART_DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+
+
+@contextlib.contextmanager
+def _captured_stderr():
+    """Route C-level writes to fd 2 (DART's ``dtwarn``) to crossdyn's log instead of the terminal."""
+    try:
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            try:
+                import ctypes
+
+                ctypes.CDLL(None).fflush(None)
+            except (OSError, AttributeError):
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            for line in sink.read().decode("utf-8", "replace").splitlines():
+                if line.strip():
+                    _log.info("dart: %s", line.strip())
+
+
+def load_skeleton(urdf: str, fixed_base: bool = True):
+    """Parse URDF text into a DART skeleton: root joint FIXED (``fixed_base``) or FLOATING (DART's default)
+    when the URDF has no ``world`` link; initial positions set to 0 (the loader moves them into the limits)."""
+    loader = dart.utils.DartLoader()
+    options = loader.getOptions()
+    options.mDefaultRootJointType = (dart.utils.DartLoader.RootJointType.FIXED if fixed_base
+                                     else dart.utils.DartLoader.RootJointType.FLOATING)
+    loader.setOptions(options)
+    with _captured_stderr():
+        skel = loader.parseSkeletonString(urdf, dart.common.Uri(""))
+    if skel is None:
+        raise EngineError("dart: DartLoader could not parse the URDF")
+    n = skel.getNumDofs()
+    for i in range(n):
+        skel.getDof(i).setInitialPosition(0.0)
+    skel.setPositions(np.zeros(n))
+    return skel
+
+
+class DartEngine(Engine):
+    name = "dart"
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "semi-implicit-euler",
+                 fixed_base: bool = True, implicit_damping: bool = False, coulomb_friction: str | None = None,
+                 enforce_limits: bool = False, self_collision: bool = False, actuator_type: str = "FORCE",
+                 urdf: str | None = None):
+        super().__init__(spec, dt)
+        if integrator not in INTEGRATORS:
+            raise EngineError(f"dart integrator: must be one of {', '.join(INTEGRATORS)}, got {integrator!r}")
+        if coulomb_friction is None:
+            coulomb_friction = "constraint" if integrator == "semi-implicit-euler" else "sign"
+        if coulomb_friction not in FRICTION_MODES:
+            raise EngineError(f"dart coulomb_friction: must be one of {', '.join(FRICTION_MODES)}, "
+                              f"got {coulomb_friction!r}")
+        if integrator != "semi-implicit-euler" and (coulomb_friction == "constraint" or enforce_limits
+                                                     or self_collision):
+            raise EngineError(f"dart {integrator}: DART's constraint solver (coulomb_friction='constraint', "
+                              "enforce_limits, self_collision) only runs in World.step (integrator "
+                              "semi-implicit-euler)")
+        actuator_type = str(actuator_type).upper()
+        if actuator_type not in ACTUATOR_TYPES:
+            raise EngineError(f"dart actuator_type: must be one of {', '.join(ACTUATOR_TYPES)}, "
+                              f"got {actuator_type!r}")
+        self.integrator = integrator
+        self.name = "dart" if integrator == "semi-implicit-euler" else "dart-rk4"
+        self.fixed_base = bool(fixed_base)
+        self.implicit_damping = bool(implicit_damping)
+        self.coulomb_friction = coulomb_friction
+        self.enforce_limits = bool(enforce_limits)
+        self.self_collision = bool(self_collision)
+        self.actuator_type = actuator_type
+        self.urdf_source = "generated URDF" if urdf is None else "URDF text given to the adapter"
+        params = spec.params()
+        self._b = np.array(params.b, dtype=float)
+        self._fc = np.array(params.fc, dtype=float)
+        self._sign_fc = self._fc if coulomb_friction == "sign" else np.zeros(self.n)
+        self._has_fc = bool(np.any(self._sign_fc))
+        self._explicit_b = np.zeros(self.n) if self.implicit_damping else self._b
+        self._has_b = bool(np.any(self._explicit_b))
+        text = to_urdf(spec) if urdf is None else urdf
+        try:
+            self.skeleton = self._build(text)
+            self._query = self._build(text)
+        except (RuntimeError, ValueError) as e:
+            raise EngineError(f"dart: could not build {spec.name!r}: {e}") from None
+        self.world = dart.simulation.World()
+        self.world.setTimeStep(self.dt)
+        self.world.setGravity(np.array(spec.gravity, dtype=float))
+        self.world.addSkeleton(self.skeleton)
+        if self.self_collision:
+            self.skeleton.enableSelfCollisionCheck()
+        ndof = self.skeleton.getNumDofs()
+        self._off = ndof - self.n  # 6 with a floating base, else 0
+        self._arm = slice(self._off, ndof)
+        self._forces = np.zeros(ndof)
+        self._full = np.zeros(ndof)
+        self._step_fn = STEPS[integrator] if integrator != "semi-implicit-euler" else None
+        self.reset(np.zeros(self.n), np.zeros(self.n))
+
+    # ------------------------------------------------------------------ build
+    def _build(self, urdf: str):
+        skel = load_skeleton(urdf, self.fixed_base)
+        ndof = skel.getNumDofs()
+        off = ndof - self.n
+        names = [skel.getDof(off + i).getName() for i in range(self.n)]
+        if off not in (0, 6) or names != [f"joint{i}" for i in range(1, self.n + 1)]:
+            raise EngineError(f"dart: unexpected degrees of freedom {[skel.getDof(i).getName() for i in range(ndof)]}")
+        actuator = getattr(dart.dynamics.ActuatorType, self.actuator_type)
+        for j in range(skel.getNumJoints()):
+            joint = skel.getJoint(j)
+            if joint.getNumDofs() and joint.getName().startswith("joint"):
+                joint.setActuatorType(actuator)
+        for i in range(self.n):
+            dof = skel.getDof(off + i)
+            if not self.implicit_damping:
+                dof.setDampingCoefficient(0.0)  # applied explicitly by the adapter instead
+            if self.coulomb_friction != "constraint":
+                dof.setCoulombFriction(0.0)
+            if self.enforce_limits and self.spec.links[i].limits is not None:
+                lo, hi = self.spec.links[i].limits
+                dof.setPositionLowerLimit(float(lo))
+                dof.setPositionUpperLimit(float(hi))
+            dof.setInitialPosition(0.0)
+        for j in range(skel.getNumJoints()):
+            joint = skel.getJoint(j)
+            if joint.getNumDofs():
+                joint.setLimitEnforcement(self.enforce_limits)
+        if not self.self_collision:
+            for k in range(skel.getNumShapeNodes()):
+                node = skel.getShapeNode(k)
+                if node.hasCollisionAspect():
+                    node.removeCollisionAspect()
+        skel.setGravity(np.array(self.spec.gravity, dtype=float))
+        skel.setTimeStep(self.dt)
+        return skel
+
+    # ------------------------------------------------------------------ friction applied by the adapter
+    def _adapter_friction(self, qd: np.ndarray) -> np.ndarray:
+        """The part of F(q̇) this adapter applies itself: b ⊙ q̇ (DART's damping is 0 unless implicit_damping)
+        and f_c ⊙ sign(q̇) in ``"sign"`` mode."""
+        f = self._explicit_b * qd
+        if self._has_fc:
+            f = f + self._sign_fc * np.sign(qd)
+        return f
+
+    # ------------------------------------------------------------------ simulation
+    def reset(self, q, qd) -> None:
+        sk = self.skeleton
+        full = np.zeros(sk.getNumDofs())
+        full[self._arm] = np.asarray(q, dtype=float).reshape(self.n)
+        sk.setPositions(full)
+        full[self._arm] = np.asarray(qd, dtype=float).reshape(self.n)
+        sk.setVelocities(full)
+        sk.resetAccelerations()
+        sk.clearInternalForces()
+        sk.clearExternalForces()
+        self.world.setTime(0.0)
+        self._q = np.array(q, dtype=float).reshape(self.n)
+        self._qd = np.array(qd, dtype=float).reshape(self.n)
+
+    @property
+    def time(self) -> float:
+        return float(self.world.getTime())
+
+    def step(self, tau) -> None:
+        if self._step_fn is not None:
+            self._q, self._qd = self._step_fn(self._fd, self._q, self._qd, np.asarray(tau, dtype=float), self.dt)
+            return
+        sk = self.skeleton
+        forces = self._forces
+        if self._has_b or self._has_fc:
+            forces[self._arm] = tau - self._adapter_friction(sk.getVelocities()[self._arm])
+        else:
+            forces[self._arm] = tau
+        sk.setForces(forces)
+        self.world.step()
+
+    def state(self):
+        if self._step_fn is not None:
+            return self._q.copy(), self._qd.copy()
+        sk = self.skeleton
+        return sk.getPositions()[self._arm], sk.getVelocities()[self._arm]
+
+    def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
+        """Write the current state into preallocated rows (the runner's fast path)."""
+        if self._step_fn is not None:
+            q_out[:], qd_out[:] = self._q, self._qd
+        else:
+            q_out[:] = self.skeleton.getPositions()[self._arm]
+            qd_out[:] = self.skeleton.getVelocities()[self._arm]
+
+    # ------------------------------------------------------------------ queries (second skeleton)
+    def _set_query(self, q, qd=None):
+        sk = self._query
+        full = self._full
+        full[:] = 0.0
+        full[self._arm] = q
+        sk.setPositions(full)
+        full[:] = 0.0
+        if qd is not None:
+            full[self._arm] = qd
+        sk.setVelocities(full)
+        return sk
+
+    def _fd(self, q, qd, tau):
+        sk = self._set_query(q, qd)
+        full = np.zeros(sk.getNumDofs())
+        full[self._arm] = tau - self._adapter_friction(qd)
+        sk.setForces(full)
+        sk.computeForwardDynamics()
+        return sk.getAccelerations()[self._arm]
+
+    def inverse_dynamics(self, q, qd, qdd):
+        qd = np.asarray(qd, dtype=float)
+        sk = self._set_query(np.asarray(q, dtype=float), qd)
+        full = np.zeros(sk.getNumDofs())
+        full[self._arm] = qdd
+        sk.setAccelerations(full)
+        # with damping, spring forces: DART's damping is 0 unless implicit_damping (then it is b ⊙ q̇)
+        sk.computeInverseDynamics(False, True, True)
+        return sk.getForces()[self._arm] + self._adapter_friction(qd)
+
+    def mass_matrix(self, q):
+        sk = self._set_query(np.asarray(q, dtype=float))
+        M = np.array(sk.getMassMatrix())[self._arm, self._arm]
+        return 0.5 * (M + M.T)
+
+    def forward_dynamics(self, q, qd, tau):
+        return self._fd(np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float))
+
+    def energy(self, q, qd):
+        sk = self._set_query(np.asarray(q, dtype=float), np.asarray(qd, dtype=float))
+        return float(sk.computeKineticEnergy()), float(sk.computePotentialEnergy())
+
+    # ------------------------------------------------------------------ description
+    def config(self) -> dict:
+        sk = self.skeleton
+        dofs = [sk.getDof(self._off + i) for i in range(self.n)]
+        bodies = [sk.getJoint(f"joint{i}").getChildBodyNode() for i in range(1, self.n + 1)]
+        _, subs = engine_inertias(self.spec)
+        joints = [sk.getJoint(j) for j in range(sk.getNumJoints())]
+        friction_model = {
+            "constraint": "DART joint Coulomb friction constraint (setCoulombFriction = f_c): velocity-level "
+                          "stick-slip constraint in the constraint solver, |impulse| <= f_c*dt; not f_c*sign(qd)",
+            "sign": "F = f_c*sign(qd) applied by the adapter as an explicit torque (DART's Coulomb friction 0)",
+            "none": "Coulomb friction unsupported in this mode: DART's Coulomb friction set to 0, f_c not applied",
+        }[self.coulomb_friction]
+        damping = ("implicit (DART: dt*b added to the articulated inertia; b from the URDF)"
+                   if self.implicit_damping else
+                   "explicit torque -b*qd at the step start, applied by the adapter (DART's damping 0)")
+        return {
+            "engine": "dart", "version": dart.__version__, "integrator": self.integrator, "dt": self.dt,
+            "world_time_step": float(self.world.getTimeStep()),
+            "stepper": ("World.step (semi-implicit Euler, DART's only integrator)" if self._step_fn is None
+                        else "crossdyn rk4 on DART computeForwardDynamics (DART has no RK4)"),
+            "model_source": f"{self.urdf_source} (dartpy.utils.DartLoader)",
+            "root_joint": joints[0].getType(), "fixed_base": self.fixed_base,
+            "gravity": [float(g) for g in self.world.getGravity()],
+            "dart_default_gravity": list(DART_DEFAULT_GRAVITY),
+            "torque_input": "Skeleton.setForces before every World.step (which clears them)",
+            "torque_sampling": "zero-order hold at step start",
+            "actuator_types": [str(j.getActuatorType()).split(".")[-1] for j in joints if j.getNumDofs()],
+            "joint_damping": [float(b) for b in self._b],
+            "dart_damping_coefficient": [float(d.getDampingCoefficient()) for d in dofs],
+            "implicit_damping": self.implicit_damping, "damping_treatment": damping,
+            "joint_friction": [float(f) for f in self._fc],
+            "dart_coulomb_friction": [float(d.getCoulombFriction()) for d in dofs],
+            "coulomb_friction": self.coulomb_friction, "coulomb_friction_model": friction_model,
+            "spring_stiffness": [float(d.getSpringStiffness()) for d in dofs],
+            "rest_position": [float(d.getRestPosition()) for d in dofs],
+            "armature": [0.0] * self.n,  # DART 6 joints have no armature/rotor inertia term
+            "limits_enforced": [bool(j.areLimitsEnforced()) for j in joints if j.getNumDofs()],
+            "enforce_limits": self.enforce_limits,
+            "position_limits": [[float(d.getPositionLowerLimit()), float(d.getPositionUpperLimit())] for d in dofs],
+            "velocity_limits": [[float(d.getVelocityLowerLimit()), float(d.getVelocityUpperLimit())] for d in dofs],
+            "force_limits": [[float(d.getForceLowerLimit()), float(d.getForceUpperLimit())] for d in dofs],
+            "force_limits_note": "setForces does not clamp to force limits",
+            "initial_position": "set by reset(); DartLoader's initial positions (moved into the limits) reset to 0",
+            "self_collision": self.self_collision,
+            "collision": ("collision shapes kept, self-collision check on" if self.self_collision else
+                          "collision aspects removed from every shape node (no contact possible)"),
+            "masses": [float(b.getMass()) for b in bodies],
+            "com_offsets": [[float(v) for v in b.getLocalCOM()] for b in bodies],
+            "inertia_zz": [float(np.asarray(b.getInertia().getMoment())[2, 2]) for b in bodies],
+            "inertia_substitutions": [s.as_dict() for s in subs],
+            "inverse_dynamics": "computeInverseDynamics(withExternalForces=False, withDampingForces=True, "
+                                "withSpringForces=True) + the adapter's friction",
+            "query_skeleton": "second skeleton from the same URDF for queries",
+        }
