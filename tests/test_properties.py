@@ -2,15 +2,16 @@
 
 * Any valid arm spec (1-5 links, random lengths, masses, centres of mass within the link, inertias >= 0
   including 0 = point mass, damping, any gravity vector) becomes a URDF and an MJCF that every engine loads
-  (PyBullet, MuJoCo Euler and RK4, Pinocchio, through ``make_engine``) and whose mass matrix, gravity torque
+  (PyBullet, MuJoCo Euler and RK4, Pinocchio, DART, through ``make_engine``) and whose mass matrix, gravity torque
   and inverse dynamics agree with the analytic model to 1e-9 relative.
 * Any invalid spec dict or TOML file gets :class:`SpecError` naming the field, never another exception;
   arbitrary values in any field, and arbitrary text as a TOML file, never raise anything else.
 * Any valid torque CSV loads and reproduces its rows; any corrupted one gets :class:`ProfileError` naming the
   line, never another exception.
 
-Examples per run (``max_examples``): 400 valid specs through 4 engines each, 700 invalid spec dicts,
-300 arbitrary-value dicts, 200 arbitrary TOML texts, 150 valid and 250 corrupted CSVs: 2,000 in all.
+Examples per run (``max_examples``): 400 valid specs through 4 engines each and 100 through DART,
+700 invalid spec dicts, 300 arbitrary-value dicts, 200 arbitrary TOML texts, 150 valid and 250 corrupted
+CSVs: 2,100 in all.
 """
 from __future__ import annotations
 
@@ -75,6 +76,18 @@ def specs(draw) -> ArmSpec:
 @example(  # found by this test: the absolute inertia floor (1e-14 kg m^2) is 1.3e-9 of this light arm's M
     spec=ArmSpec((LinkSpec(0.125, 0.125, 0.0078125, 0.0),), name="hypothesis-arm"), seed=0)
 def test_any_valid_spec_loads_in_every_engine_and_agrees(spec, seed):
+    _assert_engines_agree(spec, seed, ENGINES)
+
+
+@settings(max_examples=100, **FAST)
+@given(spec=specs(), seed=st.integers(0, 2**32 - 1))
+@example(spec=ArmSpec((LinkSpec(0.125, 0.125, 0.0078125, 0.0),), name="hypothesis-arm"), seed=0)
+def test_any_valid_spec_loads_in_dart_and_agrees(spec, seed):
+    pytest.importorskip("dartpy")  # the `engines` extra (installed by `make test`)
+    _assert_engines_agree(spec, seed, ("dart",))
+
+
+def _assert_engines_agree(spec, seed, engines):
     urdf, mjcf = to_urdf(spec), to_mjcf(spec)
     assert urdf.count("<joint ") == spec.n and mjcf.count('type="hinge"') == spec.n
     rng = np.random.default_rng(seed)
@@ -96,7 +109,7 @@ def test_any_valid_spec_loads_in_every_engine_and_agrees(spec, seed):
     # a torque scale that bounds every term: gravity, M q'', velocity products, damping
     t_scale = (spec.torque_scale() + m_scale * (np.max(np.abs(qdd)) + n * np.max(np.abs(qd)) ** 2)
                + sum(l.damping for l in spec.links) * np.max(np.abs(qd)))
-    for name in ENGINES:
+    for name in engines:
         with make_engine(name, spec, 1e-3) as engine:  # built from the generated URDF / MJCF
             assert engine.n == n
             M = np.asarray(engine.mass_matrix(q))
