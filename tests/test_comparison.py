@@ -12,10 +12,12 @@ import pytest
 from PIL import Image
 
 from crossdyn.cli import main
-from crossdyn.engines import register
+from crossdyn.engines import available_engines, register
 from crossdyn.engines.mujoco_engine import MuJoCoEngine
 
 from conftest import strip_timings
+
+DART = {"dart"} & set(available_engines())  # in the default engines when dartpy (the `engines` extra) is installed
 
 
 
@@ -41,13 +43,17 @@ def default_run(tmp_path_factory):
 def test_default_compare_planar3r_passes(default_run):
     code, out, summary = default_run
     assert code == 0 and summary["verdict"] == "pass", summary["failures"]
-    assert set(summary["engines"]) == {"analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"}
+    assert set(summary["engines"]) == {"analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"} | DART
     for name, e in summary["engines"].items():
         assert e["status"] == "ok"
         assert e["inverse_dynamics"]["max_abs_error_nm"] < 1e-9 * summary["torque_scale_nm"]
     # integrator orders measured, not assumed: Euler-type ~1, RK4 ~4
     assert abs(summary["engines"]["pybullet"]["convergence"]["empirical_order"] - 1) < 0.2
     assert abs(summary["engines"]["mujoco-rk4"]["convergence"]["empirical_order"] - 4) < 0.4
+    if DART:  # DART's World.step is semi-implicit Euler: same arithmetic as PyBullet's
+        assert abs(summary["engines"]["dart"]["convergence"]["empirical_order"] - 1) < 0.2
+        assert summary["engines"]["dart"]["trajectory"]["same_integrator_error_rad"] < 1e-12
+        assert summary["versions"]["dartpy"]
     for f in ("summary.json", "timeseries.csv", "timeseries.parquet", "report.md", "report.html",
               "angles.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png", "animation.gif"):
         assert (out / f).stat().st_size > 0, f
@@ -76,7 +82,7 @@ def test_timeseries_is_tidy(default_run):
 
     df = pd.read_parquet(default_run[1] / "timeseries.parquet")
     assert {"engine", "run", "t", "q1", "q3", "tau1", "err1", "energy"} <= set(df.columns)
-    assert set(df.engine) == {"reference", "analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"}
+    assert set(df.engine) == {"reference", "analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"} | DART
     one = df[(df.engine == "pybullet") & (df.run == "driven")]
     assert len(one) == 3001 and np.all(np.diff(one.t) > 0)
 

@@ -305,3 +305,25 @@ def test_loader_warnings_are_logged_not_printed(capfd, caplog):
         make_engine("dart", get_preset("planar2r"), DT).close()
     assert "zero mass" in caplog.text  # the fixed, massless base (by design)
     assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("name", ["dart", "dart-rk4"])
+def test_computed_torque_tracks_a_quintic(name):
+    from crossdyn.comparisons.trajectories import quintic
+
+    spec = get_preset("planar3r").with_links(damping=0.05)
+    q0 = hanging_configuration(spec)
+    tr = quintic([0.0, 0.4, 1.0], [q0, q0 + [0.4, 0.6, -0.5], q0 + [1.0, 0.3, 0.5]])
+    run = _run(name, spec, make_profile("computed-torque", spec, trajectory=tr), q0)
+    assert run.status == "ok", run.message
+    assert np.max(np.abs(run.q - tr.evaluate(run.t)[0])) <= 1e-3  # as every other engine (tests/test_engines.py)
+
+
+def test_not_installed_is_reported_with_the_available_engines(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "dartpy", None)  # as if the `engines` extra were not installed
+    monkeypatch.delitem(sys.modules, "crossdyn.engines.dart_engine", raising=False)
+    assert "dart" not in available_engines() and "mujoco" in available_engines()
+    with pytest.raises(EngineError, match="not installed"):
+        make_engine("dart", get_preset("planar2r"))

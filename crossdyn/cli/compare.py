@@ -45,7 +45,7 @@ def _common(p) -> None:
     p.add_argument("--duration", type=float, default=3.0, metavar="S", help="seconds simulated (default 3)")
     p.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step in seconds (default 0.001)")
     p.add_argument("--engines", metavar="A,B,...",
-                   help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio — "
+                   help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart — "
                         "those installed); user:FILE runs your own equations")
     p.add_argument("--tolerances", metavar="FILE", help="TOML file overriding default tolerances")
     p.add_argument("--states", type=int, default=1000, metavar="N", help="random states for static metrics")

@@ -35,8 +35,8 @@ from crossdyn.comparison import metrics
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.models.spec import ArmSpec
 
-DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio")
-"""Engines of a default comparison (those installed): MuJoCo with Euler and RK4."""
+DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart")
+"""Engines of a default comparison (those installed): MuJoCo with Euler and RK4, DART (semi-implicit Euler)."""
 
 ORDER = {**ORDERS, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
 """Order of accuracy of every scheme an engine reports (crossdyn's integrators, plus MuJoCo's implicit ones)."""
@@ -209,7 +209,7 @@ def _versions() -> dict:
     from importlib import metadata
 
     out = {"crossdyn": __version__, "python": platform.python_version()}
-    for dist in ("numpy", "scipy", "mujoco", "pybullet", "pin", "sympy"):
+    for dist in ("numpy", "scipy", "mujoco", "pybullet", "pin", "sympy", "dartpy"):
         try:
             out["pinocchio" if dist == "pin" else dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
