@@ -136,6 +136,64 @@ def raw_pinocchio():
     return run
 
 
+def raw_dart():
+    """dartpy directly: the generated URDF through DartLoader (fixed root), forces set, World.step, state read."""
+    import dartpy as dart
+
+    from crossdyn.engines.dart_engine import load_skeleton
+    from crossdyn.models import to_urdf
+
+    skel = load_skeleton(to_urdf(get_preset(ARM)))
+    world = dart.simulation.World()
+    world.setTimeStep(1e-3)
+    world.setGravity(np.array([0.0, -9.81, 0.0]))
+    world.addSkeleton(skel)
+    tau = TAU.copy()
+
+    def run(steps):
+        skel.setPositions(Q0)
+        skel.setVelocities(np.zeros(3))
+        set_forces, step = skel.setForces, world.step
+        for _ in range(steps):
+            set_forces(tau)
+            step()
+            skel.getPositions(), skel.getVelocities()
+    return run
+
+
+def raw_dart_rk4():
+    """DART's computeForwardDynamics inside a hand-written RK4 (what ``dart-rk4`` does)."""
+    from crossdyn.engines.dart_engine import load_skeleton
+    from crossdyn.models import to_urdf
+
+    skel = load_skeleton(to_urdf(get_preset(ARM)))
+    skel.setGravity(np.array([0.0, -9.81, 0.0]))
+    tau = TAU.copy()
+    dt = 1e-3
+
+    def aba(q, v):
+        skel.setPositions(q)
+        skel.setVelocities(v)
+        skel.setForces(tau)
+        skel.computeForwardDynamics()
+        return skel.getAccelerations()
+
+    def run(steps):
+        q, v = Q0.copy(), np.zeros(3)
+        for _ in range(steps):
+            a1 = aba(q, v)
+            v2 = v + 0.5 * dt * a1
+            a2 = aba(q + 0.5 * dt * v, v2)
+            v3 = v + 0.5 * dt * a2
+            a3 = aba(q + 0.5 * dt * v2, v3)
+            v4 = v + dt * a3
+            a4 = aba(q + dt * v3, v4)
+            q = q + dt / 6 * (v + 2 * v2 + 2 * v3 + v4)
+            v = v + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+            q.copy(), v.copy()
+    return run
+
+
 def raw_analytic():
     """The generated float-only RK4 called directly (what the adapter wraps)."""
     from crossdyn.analytic.codegen import compile_model
@@ -225,6 +283,11 @@ def main() -> int:
         "mujoco-rk4": (make_engine("mujoco-rk4", spec, 1e-3), raw_mujoco("RK4")),
         "pinocchio": (make_engine("pinocchio", spec, 1e-3), raw_pinocchio()),
     }
+    try:  # DART: the `engines` extra
+        pairs["dart"] = (make_engine("dart", spec, 1e-3), raw_dart())
+        pairs["dart-rk4"] = (make_engine("dart-rk4", spec, 1e-3), raw_dart_rk4())
+    except ImportError:
+        print("dartpy not installed: DART not benchmarked (pip install -e '.[engines]')")
     per_engine = {}
     for name, (engine, raw) in pairs.items():
         us = alternate({"adapter": adapter_loop(engine), "raw": raw}, steps, blocks)

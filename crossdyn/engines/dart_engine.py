@@ -292,12 +292,22 @@ class DartEngine(Engine):
         return sk
 
     def _fd(self, q, qd, tau):
-        sk = self._set_query(q, qd)
-        full = np.zeros(sk.getNumDofs())
-        full[self._arm] = tau - self._adapter_friction(qd)
-        sk.setForces(full)
+        """q̈ = DART's forward dynamics (articulated-body algorithm) under τ − F(q̇) (the adapter's part of F)."""
+        sk = self._query
+        if self._has_b or self._has_fc:
+            tau = tau - self._adapter_friction(qd)
+        if self._off:  # floating root (fixed_base=False): the arm's coordinates follow the root's 6
+            self._set_query(q, qd)
+            full = np.zeros(sk.getNumDofs())
+            full[self._arm] = tau
+            sk.setForces(full)
+            sk.computeForwardDynamics()
+            return sk.getAccelerations()[self._arm]
+        sk.setPositions(q)
+        sk.setVelocities(qd)
+        sk.setForces(tau)
         sk.computeForwardDynamics()
-        return sk.getAccelerations()[self._arm]
+        return sk.getAccelerations()
 
     def inverse_dynamics(self, q, qd, qdd):
         qd = np.asarray(qd, dtype=float)
