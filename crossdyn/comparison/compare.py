@@ -344,7 +344,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     notes = []
     if spec.has_friction:
         notes.append("Coulomb friction (f_c > 0) is modelled differently by each engine: F = f_c sign(qd) in the "
-                     "analytic model, stick-slip constraints in PyBullet (velocity motor) and MuJoCo (frictionloss); "
+                     "analytic model, stick-slip constraints in PyBullet (velocity motor), MuJoCo (frictionloss) "
+                     "and DART (joint Coulomb friction constraint); "
                      "expect disagreement wherever a joint slows to rest, and a reference that cannot follow sticking")
     if opt.convergence_dts and dense is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
