@@ -16,7 +16,7 @@ mujoco-implicitfast    … implicitfast
 pinocchio              Pinocchio ABA + crossdyn's RK4
 pinocchio-rk4          … RK4 (same as ``pinocchio``)
 pinocchio-euler        … + crossdyn's semi-implicit Euler
-dart                   DART (dartpy), World.step: semi-implicit Euler (its only integrator)
+dart                   DART (dartpy), World.step: semi-implicit Euler (the only one dartpy exposes)
 dart-rk4               DART forward dynamics + crossdyn's RK4
 =====================  =====================================================
 """

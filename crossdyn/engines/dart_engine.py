@@ -7,8 +7,8 @@ but nothing else reads it (a second generator to keep in step); SDF needs a worl
 reads the same fields.  The URDF may or may not have a ``world`` link: with one, its fixed joint welds
 ``base`` to the world; without, the loader's *root joint type* decides (see ``fixed_base``).
 
-Equation stepped (``dart``, DART's ``World.step``: semi-implicit Euler, the only integrator DART 6 has —
-it has no RK4 since DART 6.0 removed ``integration::RK4Integrator`` from the world):
+Equation stepped (``dart``, DART's ``World.step``: semi-implicit Euler, the only integrator dartpy 6.20
+exposes — it has no ``integration`` module and ``World`` no integrator setting):
 
     q̈_k = M(q_k)⁻¹ (τ_k − b ⊙ q̇_k − C(q_k, q̇_k) q̇_k − G(q_k)),  q̇_{k+1} = q̇_k + dt q̈_k,
     q_{k+1} = q_k + dt q̇_{k+1}
