@@ -184,6 +184,10 @@ class DartEngine(Engine):
         self._forces = np.zeros(ndof)
         self._full = np.zeros(ndof)
         self._step_fn = STEPS[integrator] if integrator != "semi-implicit-euler" else None
+        # bound methods, looked up once (this runs every step)
+        self._direct = self._off == 0 and not (self._has_b or self._has_fc)
+        self._set_forces, self._world_step = self.skeleton.setForces, self.world.step
+        self._get_q, self._get_qd = self.skeleton.getPositions, self.skeleton.getVelocities
         self.reset(np.zeros(self.n), np.zeros(self.n))
 
     # ------------------------------------------------------------------ build
@@ -255,28 +259,31 @@ class DartEngine(Engine):
         if self._step_fn is not None:
             self._q, self._qd = self._step_fn(self._fd, self._q, self._qd, np.asarray(tau, dtype=float), self.dt)
             return
-        sk = self.skeleton
-        forces = self._forces
-        if self._has_b or self._has_fc:
-            forces[self._arm] = tau - self._adapter_friction(sk.getVelocities()[self._arm])
+        if self._direct:  # fixed base, no friction applied by the adapter: τ goes straight in
+            self._set_forces(tau)
         else:
-            forces[self._arm] = tau
-        sk.setForces(forces)
-        self.world.step()
+            forces = self._forces
+            if self._has_b or self._has_fc:
+                forces[self._arm] = tau - self._adapter_friction(self.skeleton.getVelocities()[self._arm])
+            else:
+                forces[self._arm] = tau
+            self._set_forces(forces)
+        self._world_step()
 
     def state(self):
         if self._step_fn is not None:
             return self._q.copy(), self._qd.copy()
-        sk = self.skeleton
-        return sk.getPositions()[self._arm], sk.getVelocities()[self._arm]
+        if self._off == 0:
+            return self._get_q(), self._get_qd()  # fresh arrays
+        return self._get_q()[self._arm], self._get_qd()[self._arm]
 
     def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
         """Write the current state into preallocated rows (the runner's fast path)."""
         if self._step_fn is not None:
             q_out[:], qd_out[:] = self._q, self._qd
         else:
-            q_out[:] = self.skeleton.getPositions()[self._arm]
-            qd_out[:] = self.skeleton.getVelocities()[self._arm]
+            q_out[:] = self._get_q()[self._arm]
+            qd_out[:] = self._get_qd()[self._arm]
 
     # ------------------------------------------------------------------ queries (second skeleton)
     def _set_query(self, q, qd=None):
