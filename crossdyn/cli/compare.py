@@ -27,8 +27,13 @@ def add_parser(sub) -> None:
     p = sub.add_parser("compare", help="compare engines against the analytic model on one arm",
                        description="Compare every engine against the analytic reference on ARM and write "
                                    "summary.json, time series, plots and report.md/report.html into --out.")
-    p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
+    p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path")
     _common(p)
+    p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
+                   "trajectory's first point, else near the hanging pose)")
+    p.add_argument("--qd0", metavar="V1,V2,...", help="start velocity in rad/s, one per joint (default: at rest)")
+    p.add_argument("--list-profiles", action="store_true",
+                   help="list every profile with its parameters, units and defaults, and exit")
     p.add_argument("--baseline", metavar="FILE", help="compare with a stored baseline; regressions fail")
     p.add_argument("--update-baseline", action="store_true", help="write this run's metrics to --baseline FILE")
     p.add_argument("--out", metavar="DIR", help="output directory (default: crossdyn-report/ARM)")
@@ -39,9 +44,13 @@ def add_parser(sub) -> None:
 
 
 def _common(p) -> None:
-    p.add_argument("--profile", metavar="NAME|FILE",
-                   help="torque profile name (zero, constant, step, sine, chirp, multisine, pd-gravity, "
-                        "computed-torque) or a CSV file; default: a multi-sine about the hanging equilibrium")
+    p.add_argument("--profile", metavar="NAME[@key=value...]|FILE",
+                   help="torque profile (zero, constant, step, sine, chirp, multisine, multisine-motion, "
+                        "pd-gravity, computed-torque) with parameters as NAME@key=value@key=value "
+                        "(e.g. sine@amplitude=1@frequency=0.5, vectors as 1,0.5,0; "
+                        "computed-torque@trajectory=move.toml), or a CSV file; "
+                        "`crossdyn compare --list-profiles` lists parameters, units and defaults; "
+                        "default: a multi-sine about the hanging equilibrium")
     p.add_argument("--duration", type=float, default=3.0, metavar="S", help="seconds simulated (default 3)")
     p.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step in seconds (default 0.001)")
     p.add_argument("--engines", metavar="A,B,...",
@@ -115,8 +124,29 @@ def _options(args, spec):
                 _check_user_engine(e, spec, args.dt)  # options checked by building it once
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    q0 = _state_option(args, "q0", spec.n, "rad")
+    qd0 = _state_option(args, "qd0", spec.n, "rad/s")
     return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
-                          tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress)
+                          tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
+                          q0=q0, qd0=qd0)
+
+
+def _state_option(args, name: str, n: int, unit: str):
+    """--q0 / --qd0 as a tuple of n finite floats (None if not given); exit 2 naming the option and value."""
+    raw = getattr(args, name, None)
+    if raw is None:
+        return None
+    parts = [x.strip() for x in raw.split(",")]
+    try:
+        vals = tuple(float(x) for x in parts)
+    except ValueError:
+        raise _usage(f"--{name} {raw}: must be {n} comma-separated numbers in {unit} (one per joint)") from None
+    if len(vals) != n:
+        raise _usage(f"--{name} {raw}: the arm has {n} joints, got {len(vals)} value(s); give {n} comma-separated "
+                     f"numbers in {unit}")
+    if not all(math.isfinite(v) for v in vals):
+        raise _usage(f"--{name} {raw}: must be finite numbers in {unit}")
+    return vals
 
 
 def _check_user_engine(name: str, spec, dt: float) -> None:
@@ -138,30 +168,14 @@ def _check_out_dir(out: Path) -> None:
 
 
 def _resolve_profile(args, spec):
-    """Validate --profile early (exit 2 on a bad name or file)."""
-    from crossdyn.drive.profiles import ProfileError, make_profile, profile_names
+    """Validate --profile early (exit 2 on a bad name, key, value or file)."""
+    from crossdyn.drive.profile_options import parse_profile
+    from crossdyn.drive.profiles import ProfileError
 
     if args.profile is None:
         return None
-    name = args.profile
     try:
-        if name.endswith(".csv") or Path(name).is_file():
-            prof = make_profile("csv", spec, path=name)
-        elif name in profile_names() and name != "csv":
-            try:
-                prof = make_profile(name, spec)
-            except ProfileError as e:
-                import re
-
-                need = re.search(r"missing \d+ required (?:positional |keyword-only )?arguments?: (.+)$", str(e))
-                if not need:
-                    raise
-                raise ProfileError(f"--profile {name}: needs {need.group(1)}, which cannot be given on the command "
-                                   "line; build it in Python (crossdyn.drive.profiles.make_profile) or give "
-                                   "the torques as a CSV file") from None
-        else:
-            raise ProfileError(f"--profile: unknown profile {name!r}; valid profiles: "
-                               f"{', '.join(n for n in profile_names() if n != 'csv')}, or a CSV file path")
+        prof = parse_profile(args.profile, spec, q0=_state_option(args, "q0", spec.n, "rad"))
         prof.validate(spec.n, args.duration)
     except ProfileError as e:
         raise _usage(str(e)) from None
@@ -242,9 +256,13 @@ def _identify_section(spec, summary: dict, args, out: Path, echo) -> None:
 
 
 def format_table(summary: dict) -> str:
-    """A one-line-per-engine terminal table of the headline metrics."""
-    head = ["engine", "status", "traj max [rad]", "vs same integ.", "ID [N m]", "FD", "M", "energy", "order",
-            "us/step", "result"]
+    """A one-line-per-engine terminal table: the run status (did the engine run to the end: ok, diverged,
+    failed, skipped), the result (which metrics are out of tolerance), and the headline metrics with units."""
+    from crossdyn.comparison.report import engine_result
+
+    closed = any(isinstance(e.get("tracking"), dict) for e in summary["engines"].values())
+    head = ["engine", "run", "result", "traj max [rad]", "vs same integ. [rad]", "ID [N m]", "FD [rad/s^2]",
+            "M [kg m^2]", "energy [rel]", "order", "us/step"] + (["tracking max [rad]"] if closed else [])
     rows = [head]
 
     def g(e, path):
@@ -253,12 +271,7 @@ def format_table(summary: dict) -> str:
         return e
 
     for name, e in summary["engines"].items():
-        fails = [m for m in ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
-                 if isinstance(e.get(m), dict) and e[m].get("pass") is False]
-        result = "FAIL" if (fails or e["status"] not in ("ok",)) else "pass"
-        if e["status"] == "skipped":
-            result = "skipped"
-        cells = [name, e["status"]]
+        cells = [name, e["status"], engine_result(e)]
         for path in ("trajectory.max_abs_error_rad", "trajectory.same_integrator_error_rad",
                      "inverse_dynamics.max_abs_error_nm", "forward_dynamics.max_abs_error",
                      "mass_matrix.max_abs_error"):
@@ -271,19 +284,30 @@ def format_table(summary: dict) -> str:
         cells.append("-" if v is None else f"{v:.2f}")
         v = g(e, "speed.us_per_step")
         cells.append("-" if v is None else f"{v:.1f}")
-        cells.append(result + (f" ({', '.join(fails)})" if fails else ""))
+        if closed:
+            v = g(e, "tracking.max_abs_error_rad")
+            cells.append("-" if v is None else f"{v:.2e}")
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [f"{summary['arm']} ({summary['dof']}R), dt = {summary['dt']:g} s, {summary['duration']:g} s, "
              f"profile {summary['profile'].get('name')}"]
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    lines.append("  run: did the engine run to the end (ok, diverged, failed, skipped); result: pass, or the metrics "
+                 "out of tolerance; energy: free-swing drift (or work-energy residual) / energy scale")
     return "\n".join(lines)
 
 
 def cmd_compare(args) -> int:
     from crossdyn.models import load_arm
 
+    if args.list_profiles:
+        from crossdyn.drive.profile_options import format_profile_list
+
+        print(format_profile_list())
+        return EXIT_OK
+    if args.arm is None:
+        raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
     spec = load_arm(args.arm)
     if args.update_baseline and not args.baseline:
         raise _usage("--update-baseline needs --baseline FILE (where to write it)")

@@ -52,11 +52,53 @@ def _fmt_matrix(M: np.ndarray, indent: str = "    ") -> str:
     return "\n".join(indent + "[" + "  ".join(f"{v:+.6f}" for v in row) + "]" for row in np.atleast_2d(M))
 
 
+def _angle(x: float) -> str:
+    """An angle in rad, as a multiple of pi/4 when it is one (``-pi/2``), else 4 decimals."""
+    import math
+
+    k = x / (math.pi / 4)
+    if abs(k - round(k)) < 1e-12:
+        k = round(k)
+        if k == 0:
+            return "0"
+        num, den = (k, 4) if k % 2 else ((k // 2, 2) if k % 4 else (k // 4, 1))
+        sign = "-" if num < 0 else ""
+        num = abs(num)
+        return f"{sign}{'' if num == 1 else num}pi" + (f"/{den}" if den != 1 else "")
+    return f"{x:.4f}"
+
+
+def gravity_poses(spec: ArmSpec):
+    """(hanging, horizontal) configurations for the spec's gravity vector, or None without gravity.
+
+    Hanging: link 1 along g, the other joints at 0 (every centre of mass as far along g as it gets: the minimum of
+    U = -sum m g.p_c, where G = dU/dq = 0).  Horizontal: link 1 turned +pi/2 from hanging, the others at 0
+    (every link perpendicular to g: |G1| largest).  Angles wrapped into (-pi, pi].
+    """
+    import math
+
+    import numpy as np
+
+    from crossdyn.drive.profiles import hanging_configuration
+
+    gx, gy = spec.gravity[0], spec.gravity[1]
+    if not (gx or gy):
+        return None
+    hanging = hanging_configuration(spec)
+    horizontal = hanging.copy()
+    horizontal[0] = hanging[0] + math.pi / 2
+    for q in (hanging, horizontal):
+        q[0] = -((-q[0] + math.pi) % (2 * math.pi) - math.pi)  # (-pi, pi]
+    return hanging, horizontal
+
+
 def describe(spec: ArmSpec) -> str:
-    """Parameters, M at q = 0, G hanging and horizontal, energy scale, generated URDF/MJCF sizes."""
+    """Parameters, M at q = 0, G hanging and horizontal (from the gravity vector), energy and torque scales,
+    generated URDF/MJCF sizes."""
     import numpy as np
 
     from crossdyn import analytic
+    from crossdyn.drive.profiles import joint_gravity_scale
     from crossdyn.models import engine_inertias, to_mjcf, to_urdf
 
     n = spec.n
@@ -66,13 +108,23 @@ def describe(spec: ArmSpec) -> str:
         lines.append(f"  {i:<4d}  {l.length:<7.4g}  {l.mass:<7.4g}  {l.com:<7.4g}  {l.inertia:<10.5g}  "
                      f"{l.damping:<9.4g}  {l.friction:<.4g}")
     q0 = np.zeros(n)
-    hanging = np.zeros(n)
-    hanging[0] = -np.pi / 2
-    lines.append("  M(q = 0):")
+    lines.append("  M(q = 0) [kg m^2]:")
     lines.append(_fmt_matrix(analytic.mass_matrix(spec, q0)))
-    lines.append("  G(q = 0, horizontal) = [" + ", ".join(f"{v:+.6f}" for v in analytic.gravity(spec, q0)) + "] N m")
-    lines.append("  G(hanging, q1 = -pi/2) = [" + ", ".join(f"{v:+.3e}" for v in analytic.gravity(spec, hanging))
-                 + "] N m")
+
+    def qtext(q):
+        return "q = [" + ", ".join(_angle(float(v)) for v in q) + "]"
+
+    poses = gravity_poses(spec)
+    if poses is None:
+        lines.append("  no gravity: G = 0 everywhere, no hanging or horizontal pose")
+    else:
+        hanging, horizontal = poses
+        lines.append(f"  G(horizontal, {qtext(horizontal)}) = ["
+                     + ", ".join(f"{v:+.6f}" for v in analytic.gravity(spec, horizontal)) + "] N m")
+        lines.append(f"  G(hanging, {qtext(hanging)}) = ["
+                     + ", ".join(f"{v:+.3e}" for v in analytic.gravity(spec, hanging)) + "] N m")
+    lines.append("  gravity torque scale per joint (largest |G_i|) = ["
+                 + ", ".join(f"{v:.4g}" for v in joint_gravity_scale(spec)) + "] N m")
     lines.append(f"  energy scale sum(m |g| r_c) = {spec.energy_scale():.6g} J")
     _, subs = engine_inertias(spec)
     lines.append(f"  generated: URDF {len(to_urdf(spec))} chars, MJCF {len(to_mjcf(spec))} chars; "

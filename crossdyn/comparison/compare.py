@@ -56,6 +56,10 @@ class CompareOptions:
     convergence_dts: tuple[float, ...] = (4e-3, 2e-3, 1e-3, 5e-4)
     convergence_duration: float = 1.0
     jobs: int = 1  # engines measured in parallel processes (results identical for any value)
+    q0: tuple[float, ...] | None = None
+    """Start configuration (rad); None: a trajectory-tracking profile's first point, else :func:`hanging_start`."""
+    qd0: tuple[float, ...] | None = None
+    """Start velocity (rad/s); None: the trajectory's initial velocity, else at rest."""
     progress: Callable[[str], None] | None = None
 
 
@@ -137,6 +141,33 @@ def hanging_start(spec: ArmSpec) -> np.ndarray:
     from crossdyn.drive.profiles import hanging_configuration
 
     return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
+
+
+def start_state(spec: ArmSpec, profile, q0=None, qd0=None) -> tuple[np.ndarray, np.ndarray]:
+    """(q0, q̇0) of a run: as given; else a trajectory-tracking profile's first point (and velocity there);
+    else :func:`hanging_start` at rest."""
+    from crossdyn.drive.profile_options import profile_start
+
+    start = profile_start(profile) if q0 is None or qd0 is None else None
+    if q0 is None:
+        q0 = start[0] if start is not None else hanging_start(spec)
+    if qd0 is None:
+        qd0 = start[1] if start is not None and np.allclose(np.asarray(q0), start[0]) else np.zeros(spec.n)
+    return np.array(q0, dtype=float).reshape(spec.n), np.array(qd0, dtype=float).reshape(spec.n)
+
+
+def desired_motion(profile, times) -> np.ndarray | None:
+    """The desired joint motion q_d(t) of a closed-loop profile at ``times`` ((K, n)), or None (open loop)."""
+    if not getattr(profile, "closed_loop", False):
+        return None
+    t = np.asarray(times, dtype=float)
+    traj = getattr(profile, "trajectory", None)
+    if traj is not None:
+        return traj.evaluate(t)[0]
+    target = getattr(profile, "target", None)
+    if target is not None:
+        return np.broadcast_to(np.asarray(target, float), (len(t), len(target))).copy()
+    return None
 
 
 def same_integrator(engine) -> str | None:
@@ -274,8 +305,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     say = opt.progress or (lambda msg: None)
     engines = list(opt.engines) if opt.engines else [e for e in DEFAULT_ENGINES if e in available_engines()]
     profile = _profile(opt.profile, spec)
-    q0 = hanging_start(spec)
-    qd0 = np.zeros(spec.n)
+    q0, qd0 = start_state(spec, profile, opt.q0, opt.qd0)
     dt, duration = opt.dt, opt.duration
     params = spec.params()
     escale, tscale = spec.energy_scale(), spec.torque_scale()
@@ -364,10 +394,9 @@ def _profile(profile, spec):
         return default_profile(spec)
     if isinstance(profile, Profile):
         return profile
-    text = str(profile)
-    if text.endswith(".csv"):
-        return make_profile("csv", spec, path=text)
-    return make_profile(text, spec)
+    from crossdyn.drive.profile_options import parse_profile
+
+    return parse_profile(str(profile), spec)
 
 
 def _stopped_at(run: EngineRun) -> float | None:
@@ -598,6 +627,17 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
                            f"{tol.trajectory_same_integrator_rad:g} rad (model differs)")
             traj["failed_because"] = "; ".join(why)
         run.summary["trajectory"] = traj
+        desired = desired_motion(profile, driven.t)
+        if desired is not None:  # closed loop: how well the engine's arm follows the controller's target
+            e = driven.q - desired
+            run.summary["tracking"] = {
+                "max_abs_error_rad": metrics.max_abs(driven.q, desired),
+                "rms_error_rad": float(np.sqrt(np.mean(e**2))) if e.size else None,
+                "final_abs_error_rad": float(np.max(np.abs(e[-1]))) if e.size else None,
+                "max_abs_error_per_joint_rad": np.max(np.abs(e), axis=0).tolist() if e.size else None,
+                "note": "|q - q_d| against the controller's desired motion: a property of the gains, "
+                        "reported, not judged",
+            }
 
         # static quantities at random states
         st = job.static

@@ -65,6 +65,86 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 1)), "x"),
+          ((0, (3, 1, 1, 1, 1, 1)), "P"), ((0, (8, 2)), "*")]
+"""Line style and marker per engine, so engines whose curves coincide stay distinguishable."""
+
+COINCIDE_RAD = 1e-9
+"""Engines whose driven trajectories differ by less than this (rad) everywhere are noted as coinciding."""
+
+
+def coincidences(runs: dict) -> dict[str, tuple[str, float]]:
+    """engine → (an earlier-listed engine it coincides with, their max |q_a − q_b| in rad) where below
+    :data:`COINCIDE_RAD` — the legend says so, since the later curve hides exactly under the earlier one."""
+    out: dict[str, tuple[str, float]] = {}
+    names = list(runs)
+    for i, b in enumerate(names):
+        for a in names[:i]:
+            if a in out:
+                continue
+            qa, qb = runs[a].driven.q, runs[b].driven.q
+            k = min(len(qa), len(qb))
+            if k == len(qa) == len(qb) and k:
+                d = float(np.max(np.abs(qa[:k] - qb[:k])))
+                if d < COINCIDE_RAD:
+                    out[b] = (a, d)
+                    break
+    return out
+
+
+def _label(name: str, same: dict) -> str:
+    if name not in same:
+        return name
+    other, d = same[name]
+    return f"{name} (= {other} within {max(d, 1e-300):.0e} rad)" if d > 0 else f"{name} (= {other} exactly)"
+
+
+def _legend_outside(ax, **kw):
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kw)
+
+
+def desired_motion(cmp, times):
+    from crossdyn.comparison.compare import desired_motion as dm
+
+    return dm(cmp.profile, times)
+
+
+def draw_arm(spec, q, title: str | None = None) -> bytes:
+    """PNG of the arm at configuration ``q``: links, joints, centres of mass, the gravity direction, labels."""
+    import matplotlib.pyplot as plt
+
+    from crossdyn.analytic.kinematics import com_positions, joint_positions
+
+    p = spec.params()
+    q = np.asarray(q, dtype=float)
+    P = joint_positions(p, q[None])[0]
+    C = com_positions(p, q[None])[0]
+    reach = spec.reach() * 1.15
+    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    ax.plot(P[:, 0], P[:, 1], "-", color="0.25", lw=4, solid_capstyle="round", zorder=1)
+    ax.plot(P[:-1, 0], P[:-1, 1], "o", ms=9, mfc="white", mec="k", mew=1.5, zorder=3, label="joints (axes +z)")
+    ax.plot(C[:, 0], C[:, 1], "o", ms=7, color="C3", zorder=4, label="centres of mass")
+    ax.plot([P[-1, 0]], [P[-1, 1]], "s", ms=6, color="C0", zorder=4, label="end effector")
+    for i in range(spec.n):
+        mid = (P[i] + P[i + 1]) / 2
+        ax.annotate(f"link {i + 1}", mid, xytext=(6, 6), textcoords="offset points", fontsize=8)
+    g = np.asarray(spec.gravity[:2], dtype=float)
+    if np.linalg.norm(g) > 0:
+        d = g / np.linalg.norm(g) * 0.25 * reach
+        start = np.array([-0.85 * reach, 0.85 * reach]) - np.minimum(d, 0) * 0
+        ax.annotate("", start + d, start, arrowprops=dict(arrowstyle="->", color="C2", lw=2))
+        ax.annotate(f"g = {np.linalg.norm(g):.3g} m/s²", start, xytext=(4, 4), textcoords="offset points",
+                    fontsize=8, color="C2")
+    ax.plot([0], [0], marker=(3, 0, 0), ms=16, color="0.5", zorder=0)  # the fixed base
+    ax.text(0.98, 0.02, "q = [" + ", ".join(f"{v:.4g}" for v in q) + "] rad", transform=ax.transAxes,
+            ha="right", va="bottom", fontsize=8, color="0.3")
+    ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xlabel="x [m]", ylabel="y [m]",
+           title=title or f"{spec.name} at q0")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=8, frameon=False)
+    return _png(fig)
+
+
 def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     """The report's figures as file name → bytes."""
     import matplotlib
@@ -75,51 +155,88 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     spec, ref = cmp.spec, cmp.reference
     n = spec.n
     runs = {k: r for k, r in cmp.runs.items() if r.driven is not None}
-    colors = {name: f"C{i}" for i, name in enumerate(runs)}
+    colors = {name: f"C{i}" for i, name in enumerate(cmp.runs)}
+    styles = {name: STYLES[i % len(STYLES)] for i, name in enumerate(cmp.runs)}
+    order = {name: i for i, name in enumerate(cmp.runs)}
+    same = coincidences(runs)
     out: dict[str, bytes] = {}
 
-    fig, axes = plt.subplots(n, 1, figsize=(8, 2.2 * n), sharex=True, squeeze=False)
+    def kw(name, points):
+        ls, marker = styles[name]
+        step = max(points // 12, 1)  # markers staggered per engine: coinciding curves still show each marker
+        return dict(color=colors[name], ls=ls, marker=marker, ms=4, lw=1.2, label=_label(name, same),
+                    markevery=(order[name] * step // max(len(order), 1) % step, step))
+
+    out["arm.png"] = draw_arm(spec, cmp.q0, f"{spec.name} at the start q0")
+
+    desired = desired_motion(cmp, ref.t)
+    fig, axes = plt.subplots(n, 1, figsize=(9, 2.2 * n + 0.6), sharex=True, squeeze=False)
     for j in range(n):
         ax = axes[j, 0]
-        ax.plot(ref.t, ref.q[:, j], "k-", lw=2.5, alpha=0.35, label="reference (DOP853)")
+        ax.plot(ref.t, ref.q[:, j], "k-", lw=3, alpha=0.3, label="reference (analytic, DOP853)")
+        if desired is not None:
+            ax.plot(ref.t, desired[:, j], color="0.2", ls=(0, (2, 2)), lw=1.5, label="desired q_d (controller)")
         for name, r in runs.items():
-            ax.plot(r.driven.t, r.driven.q[:, j], lw=1, color=colors[name], label=name)
+            ax.plot(r.driven.t, r.driven.q[:, j], **kw(name, len(r.driven.t)))
         ax.set_ylabel(f"q{j + 1} [rad]")
     axes[-1, 0].set_xlabel("t [s]")
-    axes[0, 0].legend(fontsize=7, ncol=3)
+    _legend_outside(axes[0, 0])
     axes[0, 0].set_title(f"{spec.name}: joint angles under {cmp.profile.name}")
     out["angles.png"] = _png(fig)
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    if desired is not None:
+        fig, ax = plt.subplots(figsize=(9, 3.6))
+        for name, r in runs.items():
+            d = desired_motion(cmp, r.driven.t)
+            e = np.max(np.abs(r.driven.q - d), axis=1)
+            ax.semilogy(r.driven.t, np.maximum(e, 1e-17), **kw(name, len(e)))
+        ax.set(xlabel="t [s]", ylabel="max_i |q_i − q_d,i| [rad]",
+               title="tracking error: each engine's arm against the controller's desired motion")
+        _legend_outside(ax)
+        out["tracking.png"] = _png(fig)
+
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    floored = False
     for name, r in runs.items():
         k = min(len(r.driven.q), len(ref.q))
         e = np.max(np.abs(r.driven.q[:k] - ref.q[:k]), axis=1)
-        ax.semilogy(r.driven.t[:k], np.maximum(e, 1e-17), color=colors[name], lw=1, label=name)
-    ax.axhline(cmp.options.tolerances.divergence_rad, color="r", ls=":", lw=1, label="divergence threshold")
-    ax.set(xlabel="t [s]", ylabel="max |q − q_ref| [rad]", title="trajectory error against the reference")
-    ax.legend(fontsize=7)
+        floored |= bool(np.any(e < 1e-17))
+        ax.semilogy(r.driven.t[:k], np.maximum(e, 1e-17), **kw(name, k))
+    if any(r.driven.status == "diverged" for r in runs.values()):
+        ax.axhline(cmp.options.tolerances.divergence_rad, color="r", ls=":", lw=1,
+                   label=f"divergence threshold {cmp.options.tolerances.divergence_rad:g} rad "
+                         "(a run whose error passes it counts as diverged)")
+    ax.set(xlabel="t [s]", ylabel="max_i |q_i − q_ref,i| [rad]", title="trajectory error against the reference"
+           + (" (errors of exactly 0 drawn at 1e-17)" if floored else ""))
+    _legend_outside(ax)
     out["error.png"] = _png(fig)
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
     for name, r in cmp.runs.items():
         if r.free_energy is not None:
-            ax.plot(r.free.t[: len(r.free_energy)], r.free_energy - r.free_energy[0], color=colors.get(name), lw=1,
-                    label=name)
+            t = r.free.t[: len(r.free_energy)]
+            ax.plot(t, r.free_energy - r.free_energy[0], **kw(name, len(t)))
     ax.set(xlabel="t [s]", ylabel="E(t) − E(0) [J]", title=f"energy in free motion (scale {spec.energy_scale():.4g} J)")
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     out["energy.png"] = _png(fig)
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    zeros = {}
     for name, r in cmp.runs.items():
         if r.id_errors is not None:
-            e = np.log10(np.maximum(np.abs(r.id_errors).ravel(), 1e-18))
-            ax.hist(e, bins=40, histtype="step", color=colors.get(name), label=name)
+            a = np.abs(r.id_errors).ravel()
+            zeros[name] = int(np.sum(a == 0))
+            e = np.log10(np.maximum(a, 1e-18))
+            ls, _ = styles[name]
+            ax.hist(e, bins=40, histtype="step", color=colors[name], ls=ls, lw=1.4,
+                    label=f"{name} ({zeros[name]} of {a.size} exactly 0)" if zeros[name] else name)
     ax.set(xlabel="log10 |τ_engine − τ_analytic| [N m]", ylabel="count",
-           title="inverse-dynamics error at random states")
-    ax.legend(fontsize=7)
+           title="inverse-dynamics error at random states" + (" (exact zeros drawn at −18)" if any(zeros.values())
+                                                               else ""))
+    _legend_outside(ax)
     out["id_error_hist.png"] = _png(fig)
 
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
     for name, r in cmp.runs.items():
         c = r.convergence
         if not c:
@@ -128,11 +245,16 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
         if not pts:
             continue
         d, e, s = map(np.array, zip(*pts))
-        a1.loglog(d, e, "o-", color=colors.get(name), label=name)
-        a2.loglog(s, e, "o-", color=colors.get(name), label=name)
+        ls, marker = styles[name]
+        a1.loglog(d, e, color=colors[name], ls=ls, marker=marker, label=name)
+        a2.loglog(s, e, color=colors[name], ls=ls, marker=marker, label=name)
+        for di, ei, si in zip(d, e, s):
+            a2.annotate(f"{di * 1e3:g} ms", (si, ei), xytext=(4, 2), textcoords="offset points", fontsize=6,
+                        color=colors[name])
     a1.set(xlabel="dt [s]", ylabel="max |q − q_exact| [rad]", title="convergence (free motion, 1 s)")
-    a2.set(xlabel="compute time per simulated second [s]", ylabel="max |q − q_exact| [rad]", title="speed–accuracy")
-    a1.legend(fontsize=7)
+    a2.set(xlabel="compute time per simulated second [s]", ylabel="max |q − q_exact| [rad]",
+           title="speed–accuracy (each point labelled with its dt)")
+    _legend_outside(a2)
     from matplotlib.ticker import NullFormatter
 
     for ax in (a1, a2):
@@ -140,11 +262,11 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     out["convergence.png"] = _png(fig)
 
     if animation:
-        out["animation.gif"] = _animation(cmp, runs, colors)
+        out["animation.gif"] = _animation(cmp, runs, colors, same, styles)
     return out
 
 
-def _animation(cmp, runs, colors, frames: int = 40) -> bytes:
+def _animation(cmp, runs, colors, same=None, styles=None, frames: int = 40) -> bytes:
     """GIF of every engine's arm overlaid, with end-effector traces.
 
     Matplotlib draws the axes once; each frame only redraws the arm and trace artists on
@@ -158,18 +280,24 @@ def _animation(cmp, runs, colors, frames: int = 40) -> bytes:
 
     p = cmp.spec.params()
     reach = cmp.spec.reach() * 1.1
-    fig, ax = plt.subplots(figsize=(4.5, 4.5), dpi=60)
-    ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", title=f"{cmp.spec.name}: every engine")
+    same, styles = same or {}, styles or {}
+    fig = plt.figure(figsize=(8.0, 6.0), dpi=80)  # 640 x 480 px: the GIF is at least 480 px on each side
+    ax = fig.add_axes((0.1, 0.09, 0.52, 0.83))
+    ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xlabel="x [m]", ylabel="y [m]",
+           title=f"{cmp.spec.name}: every engine")
     trajs = {"reference": cmp.reference, **{k: r.driven for k, r in runs.items()}}
     pts = {k: joint_positions(p, t.q) for k, t in trajs.items()}
     artists = []
     for k in trajs:
         c = "k" if k == "reference" else colors[k]
-        (line,) = ax.plot([], [], "o-", color=c, lw=2 if k == "reference" else 1,
-                          alpha=0.5 if k == "reference" else 0.9, label=k, ms=3, animated=True)
+        ls, marker = ("-", "o") if k == "reference" else styles.get(k, ("-", "o"))
+        (line,) = ax.plot([], [], color=c, ls=ls, marker=marker, lw=3 if k == "reference" else 1.5,
+                          alpha=0.4 if k == "reference" else 0.9, label=_label(k, same).replace(" (=", "\n(="), ms=5,
+                          animated=True)
         (trace,) = ax.plot([], [], "-", color=c, lw=0.6, alpha=0.6, animated=True)
         artists.append((k, line, trace))
-    ax.legend(handles=[a[1] for a in artists], fontsize=6, loc="upper right")
+    fig.legend(handles=[a[1] for a in artists], fontsize=9, loc="upper left", bbox_to_anchor=(0.64, 0.92),
+               frameon=False, labelspacing=0.8)
     canvas = fig.canvas
     canvas.draw()
     background = canvas.copy_from_bbox(fig.bbox)
@@ -205,6 +333,74 @@ def _mark(ok) -> str:
     return "–" if ok is None else ("PASS" if ok else "FAIL")
 
 
+METRICS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
+
+
+def engine_result(e: dict) -> str:
+    """An engine's result beside its run status: ``pass``, ``FAIL: trajectory, energy`` (the metrics out of
+    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped``."""
+    if e["status"] == "skipped":
+        return "skipped"
+    fails = [m for m in METRICS if isinstance(e.get(m), dict) and e[m].get("pass") is False]
+    if e["status"] != "ok":
+        return f"FAIL: run {e['status']}" + (f"; {', '.join(fails)}" if fails else "")
+    return f"FAIL: {', '.join(fails)}" if fails else "pass"
+
+
+def arm_blocks(summary: dict, images) -> list[tuple]:
+    """The arm: a parameter table, gravity, and the drawing at q0 (if drawn)."""
+    spec = summary.get("spec") or {}
+    b: list[tuple] = [("h", 2, f"The arm: {summary['arm']}")]
+    rows = [[str(i), _fmt(float(l["length"])), _fmt(float(l["mass"])), _fmt(float(l["com"])),
+             _fmt(float(l["inertia"])), _fmt(float(l.get("damping", 0.0))), _fmt(float(l.get("friction", 0.0)))]
+            for i, l in enumerate(spec.get("links", []), start=1)]
+    b.append(("table", ["link", "L [m]", "m [kg]", "Lc [m]", "J [kg m²]", "damping b [N m s/rad]",
+                        "friction f_c [N m]"], rows))
+    g = spec.get("gravity", [0.0, -9.81, 0.0])
+    b.append(("p", f"Gravity g = ({', '.join(f'{x:g}' for x in g)}) m/s². Lc: centre of mass from the proximal "
+                   "joint along the link; J: inertia about the centre of mass, about z. Start q0 = "
+                   f"{np.round(summary['start']['q0'], 4).tolist()} rad, q̇0 = "
+                   f"{np.round(summary['start']['qd0'], 4).tolist()} rad/s."))
+    if "arm.png" in images:
+        b.append(("img", "arm.png", "the arm at the start q0 (joints, centres of mass, gravity)"))
+    return b
+
+
+def control_blocks(summary: dict, images) -> list[tuple]:
+    """Closed-loop runs: the control law, its gains and targets, and each engine's tracking error."""
+    prof = summary["profile"]
+    if not prof.get("closed_loop"):
+        return []
+    b: list[tuple] = [("h", 2, f"Control ({prof['name']}, closed loop)")]
+    vec = lambda v: ", ".join(f"{x:g}" for x in v)  # noqa: E731
+    b.append(("p", f"Law: τ = {prof.get('law', '?')}, evaluated from each engine's own state at the start of every "
+                   f"step with crossdyn's analytic model. Gains: K_p = ({vec(prof['kp'])}), K_d = ({vec(prof['kd'])})."))
+    traj = prof.get("trajectory") or (prof.get("target") if isinstance(prof.get("target"), dict) else None)
+    if traj is None:
+        b.append(("p", f"Target: the fixed configuration q_d = ({vec(prof['target'])}) rad (q̇_d = 0)."))
+    else:
+        src = traj.get("source") or {}
+        where = f" from {src['file']} ({src.get('space', 'joint')} way-points)" if src.get("file") else ""
+        b.append(("p", f"Target: a {traj['kind']} trajectory{where}; outside its times it holds its end point."))
+        rows = []
+        for k, (t, q) in enumerate(zip(traj["times"], traj["waypoints"]), start=1):
+            row = [str(k), f"{t:g}", vec(np.round(q, 5))]
+            if src.get("cartesian_points"):
+                row.append(vec(src["cartesian_points"][k - 1])
+                           + (f"; φ = {src['orientations'][k - 1]:g}" if src.get("orientations") else ""))
+            rows.append(row)
+        b.append(("table", ["point", "t [s]", "q [rad]"] + (["x, y [m]"] if src.get("cartesian_points") else []), rows))
+    eng = summary["engines"]
+    b.append(("p", "Tracking error |q − q_d| of each engine's arm against the desired motion: a property of the "
+                   "gains and the time step, reported, not judged (the engines are judged against the reference)."))
+    b.append(("table", ["engine", "max |q − q_d| [rad]", "RMS [rad]", "final [rad]"],
+              [[k, _fmt(v["tracking"]["max_abs_error_rad"]), _fmt(v["tracking"]["rms_error_rad"]),
+                _fmt(v["tracking"]["final_abs_error_rad"])] for k, v in eng.items() if v.get("tracking")]))
+    if "tracking.png" in images:
+        b.append(("img", "tracking.png", "tracking error against the desired motion"))
+    return b
+
+
 def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     """The report as blocks: ("h", level, text), ("p", text), ("table", header, rows), ("img", file, caption)."""
     eng = summary["engines"]
@@ -232,8 +428,13 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
         b.append(("p", "Inertia substitutions (point masses, every engine file): " + "; ".join(
             f"link {s['link']}: J {s['spec_inertia']:g} → {s['engine_inertia']:.3g} kg m²"
             for s in summary["inertia_substitutions"])))
+    b += arm_blocks(summary, images)
     b.append(("h", 2, "Status"))
-    b.append(("table", ["engine", "status", "reason"], [[k, v["status"], v.get("reason") or ""] for k, v in eng.items()]))
+    b.append(("p", "Run: did the engine run to the end (ok, diverged, failed, skipped). Result: pass, or the "
+                   "metrics out of tolerance."))
+    b.append(("table", ["engine", "run", "result", "reason"],
+              [[k, v["status"], engine_result(v), v.get("reason") or ""] for k, v in eng.items()]))
+    b += control_blocks(summary, images)
 
     def rows(metric, cols):
         out = []
@@ -244,7 +445,19 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
             out.append([k] + [f(m) for _, f in cols] + [_mark(m.get("pass"))])
         return out
 
+    tols = summary.get("tolerances", {})
     b.append(("h", 2, "Trajectory (driven run)"))
+    b.append(("p", "What it measures: each engine's joint angles under the profile against the reference (the "
+                   "analytic model integrated by DOP853 to 1e-12). Where the tolerance comes from: an engine with "
+                   "a fixed step has an integration error of its own, so the tolerance is "
+                   f"{tols.get('trajectory_factor', 10):g} × its *self-consistency* estimate — the same engine "
+                   "rerun at dt/2 (torque still held for dt), |q(dt) − q(dt/2)| scaled by Richardson's "
+                   "2ᵖ/(2ᵖ − 1) for an order-p integrator — plus "
+                   f"{tols.get('trajectory_floor_rad', 1e-9):g} rad: integration error of the expected size "
+                   "passes, a model error does not. *Same integrator*: the engine is also run against the analytic "
+                   "model stepped by the same scheme (semi-implicit Euler for PyBullet and MuJoCo Euler, RK4 for "
+                   "MuJoCo RK4 and Pinocchio) at the same dt, where integration error cancels and only model "
+                   f"differences remain; that must be below {tols.get('trajectory_same_integrator_rad', 1e-8):g} rad."))
     cols = [("max |e| [rad]", lambda m: _fmt(m["max_abs_error_rad"])), ("RMS [rad]", lambda m: _fmt(m["rms_error_rad"])),
             ("EE max [m]", lambda m: _fmt(m["ee_max_error_m"])),
             ("diverged at [s]", lambda m: _fmt(m["divergence_time_s"])),
@@ -254,18 +467,39 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
             ("vs same integrator [rad]", lambda m: _fmt(m.get("same_integrator_error_rad")))]
     b.append(("table", ["engine"] + [c for c, _ in cols] + ["result"], rows("trajectory", cols)))
     b.append(("h", 2, "Inverse dynamics, forward dynamics, mass matrix (random states)"))
-    cols = [("τ max |e| [N m]", lambda m: _fmt(m["max_abs_error_nm"])), ("tolerance", lambda m: _fmt(m["tolerance_nm"]))]
+    b.append(("p", f"What it measures: τ(q, q̇, q̈), q̈(q, q̇, τ) and M(q) from each engine's own query functions at "
+                   f"the same {next((v['inverse_dynamics']['states'] for v in eng.values() if v.get('inverse_dynamics')), 'random')} "
+                   "random states, against the analytic model. No integration is involved, so the tolerances are "
+                   f"rounding-level: {tols.get('inverse_dynamics_rel', 1e-9):g} × the torque scale Σ mᵢ|g|rᵢ "
+                   f"({summary.get('torque_scale_nm', float('nan')):.4g} N m) for τ, "
+                   f"{tols.get('forward_dynamics_rel', 1e-9):g} × max(1, max|q̈|) for q̈ and "
+                   f"{tols.get('mass_matrix_rel', 1e-9):g} × max|M| for M."))
+    cols = [("τ max |e| [N m]", lambda m: _fmt(m["max_abs_error_nm"])),
+            ("tolerance [N m]", lambda m: _fmt(m["tolerance_nm"]))]
     b.append(("table", ["engine"] + [c for c, _ in cols] + ["result"], rows("inverse_dynamics", cols)))
-    cols = [("q̈ max |e| [rad/s²]", lambda m: _fmt(m["max_abs_error"])), ("tolerance", lambda m: _fmt(m["tolerance"]))]
+    cols = [("q̈ max |e| [rad/s²]", lambda m: _fmt(m["max_abs_error"])),
+            ("tolerance [rad/s²]", lambda m: _fmt(m["tolerance"]))]
     b.append(("table", ["engine"] + [c for c, _ in cols] + ["result"], rows("forward_dynamics", cols)))
-    cols = [("M max |e| [kg m²]", lambda m: _fmt(m["max_abs_error"])), ("tolerance", lambda m: _fmt(m["tolerance"]))]
+    cols = [("M max |e| [kg m²]", lambda m: _fmt(m["max_abs_error"])),
+            ("tolerance [kg m²]", lambda m: _fmt(m["tolerance"]))]
     b.append(("table", ["engine"] + [c for c, _ in cols] + ["result"], rows("mass_matrix", cols)))
     b.append(("h", 2, "Energy"))
-    cols = [("free-swing drift (rel.)", lambda m: _fmt(m["max_rel_drift"])),
-            ("work–energy residual (rel.)", lambda m: _fmt(m["work_energy_residual_rel"])),
-            ("tolerance", lambda m: _fmt(m["tolerance"]))]
+    b.append(("p", "What it measures: the drift of total energy T + U in free motion (no torque, no damping) and, "
+                   "for the driven run, the work–energy balance E(t) − E(0) − ∫τ·q̇ dt + ∫(b q̇² + f_c|q̇|) dt, both "
+                   f"relative to the energy scale Σ mᵢ|g|rᵢ ({summary.get('energy_scale_j', float('nan')):.4g} J). "
+                   "Where the tolerance comes from: what each integrator family is known to leave "
+                   f"(RK4 {tols.get('energy_rk4', 1e-6):g}, semi-implicit Euler {tols.get('energy_symplectic', 2e-3):g}, "
+                   f"explicit Euler and implicit schemes {tols.get('energy_explicit', 1e-2):g}); the balance may "
+                   "also use 10 × its own dt/2 (Richardson) estimate when that is larger."))
+    cols = [("free-swing drift [rel.]", lambda m: _fmt(m["max_rel_drift"])),
+            ("work–energy residual [rel.]", lambda m: _fmt(m["work_energy_residual_rel"])),
+            ("tolerance [rel.]", lambda m: _fmt(m["tolerance"]))]
     b.append(("table", ["engine"] + [c for c, _ in cols] + ["result"], rows("energy", cols)))
     b.append(("h", 2, "Convergence and speed"))
+    b.append(("p", "What it measures: the free-motion error at several time steps against a dense DOP853 "
+                   "solution, the empirical order of accuracy (slope of log error against log dt; expected: the "
+                   "integrator's order) and the cost in µs per step through the adapter. Reported, not judged: "
+                   "it has no tolerance."))
     conv_rows = []
     for k, v in eng.items():
         c, s = v.get("convergence"), v.get("speed")
@@ -281,11 +515,14 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
         cfg = v.get("config") or {}
         b.append(("table", [f"{k}: setting", "value"], [[ck, str(cv)] for ck, cv in cfg.items()]))
     b.append(("h", 2, "Plots"))
-    captions = {"angles.png": "joint angles", "error.png": "error against the reference (log scale)",
+    captions = {"angles.png": "joint angles" + (" (dashed: the controller's desired motion)"
+                                                if summary["profile"].get("closed_loop") else ""),
+                "tracking.png": "tracking error against the desired motion", "error.png": "error against the reference (log scale)",
                 "energy.png": "energy in free motion", "id_error_hist.png": "inverse-dynamics error histogram",
                 "convergence.png": "convergence and speed–accuracy", "animation.gif": "animation, every engine overlaid"}
     for img in images:
-        b.append(("img", img, captions.get(img, img)))
+        if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
+            b.append(("img", img, captions.get(img, img)))
     return b
 
 

@@ -45,6 +45,7 @@ import csv
 import hashlib
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -251,7 +252,7 @@ class MultiSineProfile(OpenLoopProfile):
 
 
 class CSVProfile(OpenLoopProfile):
-    """Torques from a CSV file: a ``time`` column (s, strictly increasing, finite) and ``tau1 … tauN``
+    """Torques from a CSV file: a ``time`` (or ``t``) column (s, strictly increasing, finite) and ``tau1 … tauN``
     (N m, finite), in any column order; other columns are errors.
 
     ``interpolation="linear"`` (default) interpolates linearly between rows; ``"zoh"`` holds each
@@ -289,6 +290,8 @@ class CSVProfile(OpenLoopProfile):
             raise ProfileError(f"{where}: empty file; expected a header 'time,tau1,...,tau{self.n}' and rows")
         header_line, header = lines[0]
         header = [h.strip() for h in header]
+        if "t" in header and "time" not in header:  # `t` is accepted for `time`
+            header = ["time" if h == "t" else h for h in header]
         wanted = ["time"] + [f"tau{j}" for j in range(1, self.n + 1)]
         missing = [c for c in wanted if c not in header]
         if missing:
@@ -332,7 +335,8 @@ class CSVProfile(OpenLoopProfile):
                                "it must start at or before 0 s")
         if self.times[-1] < duration - 1e-9 * max(1.0, duration):
             raise ProfileError(f"{self.path}: the profile ends at t = {float(self.times[-1])!r} s, "
-                               f"shorter than the requested duration {duration!r} s")
+                               f"shorter than the requested duration {duration!r} s: shorten --duration to "
+                               f"{float(self.times[-1])!r} s or less, or add rows up to t = {duration!r} s")
 
     def sample(self, times):
         t = np.asarray(times, dtype=float).reshape(-1)
@@ -429,22 +433,157 @@ class ComputedTorqueProfile(Profile):
 
 
 # ------------------------------------------------------------------------------------------ registry
-def _open(cls):
-    return lambda spec, **kw: cls(spec.n, **kw)
+DEFAULT_TORQUE_FRACTION = 0.2
+"""Open-loop profiles built by name without torques apply this fraction of each joint's gravity torque scale
+(:func:`joint_gravity_scale`): enough to move the arm visibly, too little to flip it over."""
+
+DEFAULT_STEP_RAD = 0.5
+"""Closed-loop profiles built by name without a target move every joint this far from hanging."""
+
+DEFAULT_MOVE_S = 2.0
+"""Duration of the default computed-torque / pd-gravity trajectory (quintic, rest to rest)."""
+
+
+def joint_gravity_scale(spec: ArmSpec) -> np.ndarray:
+    """Per joint, the largest gravity torque it can feel: |g| Σ_{k ≥ i} w_k, w_k = m_k Lc_k + L_k Σ_{j > k} m_j
+    (every link perpendicular to g), with |g| ≥ 9.81 m/s² as in :meth:`ArmSpec.torque_scale` (N m, shape (n,))."""
+    p = spec.params()
+    g = max(math.hypot(float(p.gravity[0]), float(p.gravity[1])), 9.81)
+    outboard = np.concatenate([np.cumsum(p.m[::-1])[::-1][1:], [0.0]])
+    w = p.m * p.Lc + p.L * outboard
+    return g * np.cumsum(w[::-1])[::-1]
+
+
+def default_move(spec: ArmSpec, kind: str = "quintic", time: float = DEFAULT_MOVE_S, start=None, to=None):
+    """A rest-to-rest move from ``start`` (default: hanging) to ``to`` (default: start + 0.5 rad per joint)
+    in ``time`` seconds, ``kind`` cubic or quintic."""
+    from crossdyn.drive.trajectories import cubic, quintic
+
+    q_a = hanging_configuration(spec) if start is None else _vector(start, spec.n, "from")
+    q_b = q_a + DEFAULT_STEP_RAD if to is None else _vector(to, spec.n, "to")
+    time = _scalar(time, "time", positive=True)
+    if kind not in ("cubic", "quintic"):
+        raise ProfileError(f"kind: must be cubic or quintic, got {kind!r}")
+    return (cubic if kind == "cubic" else quintic)([0.0, time], [q_a, q_b])
+
+
+def _torque_default(spec):
+    return DEFAULT_TORQUE_FRACTION * joint_gravity_scale(spec)
+
+
+def _make_constant(spec, **kw):
+    kw.setdefault("value", _torque_default(spec))
+    return ConstantProfile(spec.n, **kw)
+
+
+def _make_step(spec, **kw):
+    kw.setdefault("after", _torque_default(spec))
+    kw.setdefault("time", 0.5)
+    return StepProfile(spec.n, **kw)
+
+
+def _make_sine(spec, **kw):
+    kw.setdefault("amplitude", _torque_default(spec))
+    kw.setdefault("frequency", 0.5)
+    return SineProfile(spec.n, **kw)
+
+
+def _make_chirp(spec, **kw):
+    kw.setdefault("amplitude", _torque_default(spec))
+    return ChirpProfile(spec.n, **kw)
+
+
+def _make_multisine(spec, **kw):
+    kw.setdefault("amplitude", _torque_default(spec))
+    return MultiSineProfile(spec.n, **kw)
+
+
+def _make_pd(spec, **kw):
+    if kw.get("target") is None:
+        kw["target"] = hanging_configuration(spec) + DEFAULT_STEP_RAD
+    return PDGravityProfile(spec, **kw)
+
+
+def _make_ct(spec, **kw):
+    if kw.get("trajectory") is None:
+        kw["trajectory"] = default_move(spec)
+    return ComputedTorqueProfile(spec, **kw)
 
 
 PROFILES = {
-    "zero": _open(ZeroProfile),
-    "constant": _open(ConstantProfile),
-    "step": _open(StepProfile),
-    "sine": _open(SineProfile),
-    "chirp": _open(ChirpProfile),
-    "multisine": _open(MultiSineProfile),
+    "zero": lambda spec, **kw: ZeroProfile(spec.n, **kw),
+    "constant": _make_constant,
+    "step": _make_step,
+    "sine": _make_sine,
+    "chirp": _make_chirp,
+    "multisine": _make_multisine,
     "multisine-motion": lambda spec, **kw: MotionMultiSineProfile(spec, **kw),
-    "csv": _open(CSVProfile),
-    "pd-gravity": PDGravityProfile,
-    "computed-torque": ComputedTorqueProfile,
+    "csv": lambda spec, **kw: CSVProfile(spec.n, **kw),
+    "pd-gravity": _make_pd,
+    "computed-torque": _make_ct,
 }
+"""Builders by name; parameters left out get the defaults of :data:`PROFILE_PARAMS` (spec-dependent ones:
+torques scale with :func:`joint_gravity_scale`, targets start from :func:`hanging_configuration`)."""
+
+_G = f"{DEFAULT_TORQUE_FRACTION:g} x each joint's gravity torque scale"
+
+
+@dataclass(frozen=True)
+class ProfileParam:
+    """One parameter of a profile as the command line takes it (``--profile NAME@key=value``)."""
+
+    key: str
+    kind: str
+    """``vector`` (one number, or n comma-separated: one per joint), ``number``, ``integers`` (comma-separated),
+    ``choice``, ``bool``, ``file``."""
+    unit: str
+    default: str
+    doc: str
+    choices: tuple = ()
+
+
+PROFILE_PARAMS: dict[str, tuple[ProfileParam, ...]] = {
+    "zero": (),
+    "constant": (ProfileParam("value", "vector", "N m", _G, "torque held at every joint"),),
+    "step": (ProfileParam("after", "vector", "N m", _G, "torque from `time` on"),
+             ProfileParam("time", "vector", "s", "0.5", "switching time"),
+             ProfileParam("before", "vector", "N m", "0", "torque before `time`")),
+    "sine": (ProfileParam("amplitude", "vector", "N m", _G, "A in offset + A sin(2 pi f t + phase)"),
+             ProfileParam("frequency", "vector", "Hz", "0.5", "f"),
+             ProfileParam("phase", "vector", "rad", "0", "phase"),
+             ProfileParam("offset", "vector", "N m", "0", "offset")),
+    "chirp": (ProfileParam("amplitude", "vector", "N m", _G, "amplitude"),
+              ProfileParam("f0", "number", "Hz", "0.1", "start frequency"),
+              ProfileParam("f1", "number", "Hz", "5", "end frequency (held after `duration`)"),
+              ProfileParam("duration", "number", "s", "1", "sweep time"),
+              ProfileParam("phase", "vector", "rad", "0", "phase"),
+              ProfileParam("offset", "vector", "N m", "0", "offset")),
+    "multisine": (ProfileParam("amplitude", "vector", "N m", _G, "peak torque"),
+                  ProfileParam("base_frequency", "number", "Hz", "0.5", "f0 (harmonics are multiples)"),
+                  ProfileParam("harmonics", "integers", "-", "1,2,3,4,5", "harmonic numbers"),
+                  ProfileParam("offset", "vector", "N m", "0", "offset")),
+    "multisine-motion": (ProfileParam("amplitude", "vector", "rad", "0.05", "joint motion amplitude"),
+                         ProfileParam("base_frequency", "number", "Hz", "0.25", "f0"),
+                         ProfileParam("harmonics", "integers", "-", "1,2,3", "harmonic numbers"),
+                         ProfileParam("center", "vector", "rad", "hanging", "configuration linearised about")),
+    "csv": (ProfileParam("interpolation", "choice", "-", "linear", "between rows", CSVProfile.INTERPOLATIONS),),
+    "pd-gravity": (ProfileParam("target", "vector", "rad", f"hanging + {DEFAULT_STEP_RAD:g} per joint",
+                                "fixed set-point (q_d' = 0)"),
+                   ProfileParam("trajectory", "file", "-", "none", "trajectory TOML file to track instead of target"),
+                   ProfileParam("kp", "vector", "N m/rad", "100", "K_p"),
+                   ProfileParam("kd", "vector", "N m s/rad", "20", "K_d")),
+    "computed-torque": (
+        ProfileParam("trajectory", "file", "-", f"quintic, hanging -> +{DEFAULT_STEP_RAD:g} rad in "
+                     f"{DEFAULT_MOVE_S:g} s", "trajectory TOML file (joint or Cartesian way-points)"),
+        ProfileParam("to", "vector", "rad", f"start + {DEFAULT_STEP_RAD:g}", "end of the default move"),
+        ProfileParam("from", "vector", "rad", "--q0, else hanging", "start of the default move"),
+        ProfileParam("time", "number", "s", f"{DEFAULT_MOVE_S:g}", "duration of the default move"),
+        ProfileParam("kind", "choice", "-", "quintic", "spline of the default move", ("cubic", "quintic")),
+        ProfileParam("kp", "vector", "1/s^2", "400", "K_p (e'' + K_d e' + K_p e = 0)"),
+        ProfileParam("kd", "vector", "1/s", "40", "K_d"),
+        ProfileParam("friction", "bool", "-", "true", "compensate joint friction F(q')")),
+}
+"""The command-line parameters of every profile, with unit and default (``crossdyn compare --list-profiles``)."""
 
 
 def profile_names() -> list[str]:
@@ -452,7 +591,8 @@ def profile_names() -> list[str]:
 
 
 def make_profile(name: str, spec: ArmSpec, **params) -> Profile:
-    """Build the profile ``name`` for ``spec`` (parameters as the profile class takes them)."""
+    """Build the profile ``name`` for ``spec`` (parameters as the profile class takes them; defaults:
+    :data:`PROFILE_PARAMS`)."""
     if name not in PROFILES:
         raise ProfileError(f"unknown profile {name!r}; valid profiles: {', '.join(profile_names())}")
     try:

@@ -59,6 +59,8 @@ class JointTrajectory:
         self.tf = float(self.times[-1])
         self._q0 = self.waypoints[0].copy()
         self._qf = self.waypoints[-1].copy()
+        self.source: dict | None = None
+        """Where the way-points came from (a trajectory file: its path, joint or Cartesian points), if known."""
 
     @property
     def duration(self) -> float:
@@ -88,6 +90,7 @@ class JointTrajectory:
             "bc_start": {_BC_NAMES[k]: v.tolist() for k, v in self.bc_start.items()},
             "bc_end": {_BC_NAMES[k]: v.tolist() for k, v in self.bc_end.items()},
             "outside": "hold end position, zero velocity and acceleration",
+            **({"source": self.source} if self.source else {}),
         }
 
 
