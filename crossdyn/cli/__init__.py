@@ -49,9 +49,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+VECTOR_OPTIONS = ("--q0", "--qd0")
+"""Options whose value may start with a minus sign (``--q0 -1.2,0.3``): joined to their value before argparse,
+which would otherwise take ``-1.2,0.3`` for an option."""
+
+
+def _join_vector_options(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in VECTOR_OPTIONS and i + 1 < len(argv) and argv[i + 1][:1] == "-" \
+                and argv[i + 1][1:2] in tuple("0123456789."):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_vector_options(list(sys.argv[1:] if argv is None else argv)))
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         print("crossdyn: error: no COMMAND given (see the list above)", file=sys.stderr)
