@@ -142,7 +142,8 @@ def load_trajectory(path: str | os.PathLike, spec: ArmSpec):
                          "link (rad)", i)
                 phis.append(number(p["phi"], i, "phi"))
             elif "phi" in p:
-                fail(f"points[{i}].phi: a 2R arm cannot choose its orientation; leave phi out", i, "phi", p["phi"])
+                fail(f"points[{i}].phi: a 2R arm cannot choose its orientation; leave phi out (got {p['phi']!r})", i,
+                     "phi", p["phi"])
     for i in range(1, len(times)):
         if times[i] <= times[i - 1]:
             fail(f"points[{i + 1}].t: times must be strictly increasing; {times[i]!r} follows {times[i - 1]!r}",

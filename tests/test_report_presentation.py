@@ -1,0 +1,113 @@
+"""What a reader of `crossdyn compare` sees: the status table's run status beside each engine's result, units
+on every column, a report that opens with the arm and explains each metric's tolerance, closed-loop runs with
+their gains, targets and tracking error, and plots where coinciding engines stay visible."""
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from crossdyn.cli.compare import format_table
+from crossdyn.comparison.compare import compare
+from crossdyn.comparison.report import coincidences, engine_result, make_plots, render_markdown, report_blocks
+from crossdyn.drive.profile_options import parse_profile
+from crossdyn.models import get_preset
+
+SPEC = get_preset("planar2r")
+
+
+@pytest.fixture(scope="module")
+def closed_loop(tmp_path_factory):
+    """A short computed-torque comparison through a Cartesian trajectory file (PyBullet and MuJoCo Euler
+    coincide bit for bit, as do MuJoCo RK4 and Pinocchio)."""
+    d = tmp_path_factory.mktemp("cl")
+    path = d / "move.toml"
+    path.write_text("[[points]]\nt = 0.0\nxy = [0.3, -1.5]\n[[points]]\nt = 0.4\nxy = [1.0, -0.8]\n")
+    prof = parse_profile(f"computed-torque@trajectory={path}@kp=400@kd=40", SPEC)
+    cmp = compare(SPEC, duration=0.5, engines=["pybullet", "mujoco", "mujoco-rk4", "pinocchio"], profile=prof,
+                  n_states=20, convergence_dts=(2e-3, 1e-3), jobs=1)
+    return cmp, make_plots(cmp, animation=True)
+
+
+# ------------------------------------------------------------------------------------------ 13. status table
+def _summary(status="ok", traj_pass=True, energy_pass=True):
+    e = {"status": status, "reason": "", "config": {},
+         "trajectory": {"max_abs_error_rad": 0.2, "same_integrator_error_rad": 1e-3, "pass": traj_pass},
+         "inverse_dynamics": {"max_abs_error_nm": 1e-14, "pass": True},
+         "forward_dynamics": {"max_abs_error": 1e-13, "pass": True},
+         "mass_matrix": {"max_abs_error": 1e-16, "pass": True},
+         "energy": {"max_rel_drift": 1e-5, "work_energy_residual_rel": 1e-5, "pass": energy_pass}}
+    return {"arm": "planar2r", "dof": 2, "dt": 1e-3, "duration": 1.0, "profile": {"name": "sine"},
+            "engines": {"bad": e}}
+
+
+def test_an_engine_whose_metrics_failed_is_not_just_ok():
+    text = format_table(_summary(traj_pass=False, energy_pass=False))
+    head, row = text.splitlines()[1:3]
+    cells = row.split()
+    assert head.split()[:3] == ["engine", "run", "result"]
+    assert cells[:3] == ["bad", "ok", "FAIL:"] and "trajectory, energy" in row
+    assert engine_result(_summary()["engines"]["bad"]) == "pass"
+    assert engine_result(_summary(status="diverged")["engines"]["bad"]) == "FAIL: run diverged"
+    # every numeric column carries its unit (or says it is relative / an order / a time per step)
+    for unit in ("traj max [rad]", "vs same integ. [rad]", "ID [N m]", "FD [rad/s^2]", "M [kg m^2]", "energy [rel]",
+                 "us/step"):
+        assert unit in head
+
+
+# ------------------------------------------------------------------------------------------ 4, 14. report
+def test_report_opens_with_the_arm_and_explains_each_metric(closed_loop):
+    cmp, images = closed_loop
+    blocks = report_blocks(cmp.summary, list(images))
+    headings = [b[2] for b in blocks if b[0] == "h"]
+    assert headings[1] == "The arm: planar2r"
+    table = next(b for b in blocks if b[0] == "table")  # the first table is the arm's parameters
+    assert table[1][:5] == ["link", "L [m]", "m [kg]", "Lc [m]", "J [kg m²]"]
+    assert [float(x) for x in table[2][1][1:5]] == pytest.approx(
+        [SPEC.links[1].length, SPEC.links[1].mass, SPEC.links[1].com, SPEC.links[1].inertia], rel=1e-3)
+    assert ("img", "arm.png", "the arm at the start q0 (joints, centres of mass, gravity)") in blocks
+    md = render_markdown(blocks)
+    assert "Gravity g = (0, -9.81, 0) m/s²" in md
+    for section in ("## Trajectory (driven run)", "## Inverse dynamics", "## Energy", "## Convergence and speed"):
+        after = md.split(section, 1)[1].split("\n\n", 2)[1]
+        assert after.startswith("What it measures"), (section, after)
+    assert "*self-consistency* estimate — the same engine rerun at dt/2" in md
+    assert "*Same integrator*" in md
+
+
+def test_closed_loop_report_states_gains_targets_and_tracking(closed_loop):
+    cmp, images = closed_loop
+    md = render_markdown(report_blocks(cmp.summary, list(images)))
+    assert "## Control (computed-torque, closed loop)" in md and "K_p = (400, 400), K_d = (40, 40)" in md
+    assert "cartesian way-points" in md and "| 2 | 0.4 |" in md and "1, -0.8" in md
+    assert "| engine | max |" in md.replace("\\|", "|")
+    for name, e in cmp.summary["engines"].items():
+        t = e["tracking"]
+        assert 0 < t["rms_error_rad"] <= t["max_abs_error_rad"] < 1e-2  # the loop follows the move
+    assert "tracking.png" in images and "![tracking error" in md
+    # the desired motion is the trajectory: q_d at the way-point times puts the end effector on the points
+    from crossdyn.analytic.kinematics import end_effector
+    from crossdyn.comparison.compare import desired_motion
+
+    q_d = desired_motion(cmp.profile, np.array([0.0, 0.4]))
+    assert np.allclose(end_effector(SPEC.params(), q_d), [[0.3, -1.5], [1.0, -0.8]], atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ 15. plots
+def test_coinciding_engines_are_named_in_the_legend(closed_loop):
+    cmp, _ = closed_loop
+    same = coincidences({k: r for k, r in cmp.runs.items() if r.driven is not None})
+    # PyBullet and MuJoCo Euler perform the same arithmetic, as do MuJoCo RK4 and Pinocchio (measured: identical
+    # to the last bit or within 1e-15 rad); the Euler pair and the RK4 pair differ by the integration error
+    assert same["mujoco"][0] == "pybullet" and same["pinocchio"][0] == "mujoco-rk4"
+    assert "pybullet" not in same and "mujoco-rk4" not in same
+
+
+def test_gif_is_at_least_480_px_and_every_plot_is_written(closed_loop):
+    _, images = closed_loop
+    assert {"arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png",
+            "convergence.png", "animation.gif"} <= set(images)
+    gif = Image.open(io.BytesIO(images["animation.gif"]))
+    assert min(gif.size) >= 480 and gif.n_frames > 10
+    for name, data in images.items():
+        assert min(Image.open(io.BytesIO(data)).size) > 300, name
