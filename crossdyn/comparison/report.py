@@ -73,7 +73,7 @@ COINCIDE_RAD = 1e-9
 """Engines whose driven trajectories differ by less than this (rad) everywhere are noted as coinciding."""
 
 
-def coincidences(runs: dict) -> dict[str, tuple[str, float]]:
+def coincidences(runs: dict, which: str = "driven") -> dict[str, tuple[str, float]]:
     """engine → (an earlier-listed engine it coincides with, their max |q_a − q_b| in rad) where below
     :data:`COINCIDE_RAD` — the legend says so, since the later curve hides exactly under the earlier one."""
     out: dict[str, tuple[str, float]] = {}
@@ -82,7 +82,10 @@ def coincidences(runs: dict) -> dict[str, tuple[str, float]]:
         for a in names[:i]:
             if a in out:
                 continue
-            qa, qb = runs[a].driven.q, runs[b].driven.q
+            ta, tb = getattr(runs[a], which), getattr(runs[b], which)
+            if ta is None or tb is None:
+                continue
+            qa, qb = ta.q, tb.q
             k = min(len(qa), len(qb))
             if k == len(qa) == len(qb) and k:
                 d = float(np.max(np.abs(qa[:k] - qb[:k])))
@@ -161,10 +164,13 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     same = coincidences(runs)
     out: dict[str, bytes] = {}
 
-    def kw(name, points):
+    same_free = coincidences(cmp.runs, "free")
+
+    def kw(name, points, coinciding=None):
         ls, marker = styles[name]
         step = max(points // 12, 1)  # markers staggered per engine: coinciding curves still show each marker
-        return dict(color=colors[name], ls=ls, marker=marker, ms=4, lw=1.2, label=_label(name, same),
+        return dict(color=colors[name], ls=ls, marker=marker, ms=4, lw=1.2,
+                    label=_label(name, same if coinciding is None else coinciding),
                     markevery=(order[name] * step // max(len(order), 1) % step, step))
 
     out["arm.png"] = draw_arm(spec, cmp.q0, f"{spec.name} at the start q0")
@@ -215,7 +221,7 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     for name, r in cmp.runs.items():
         if r.free_energy is not None:
             t = r.free.t[: len(r.free_energy)]
-            ax.plot(t, r.free_energy - r.free_energy[0], **kw(name, len(t)))
+            ax.plot(t, r.free_energy - r.free_energy[0], **kw(name, len(t), same_free))
     ax.set(xlabel="t [s]", ylabel="E(t) − E(0) [J]", title=f"energy in free motion (scale {spec.energy_scale():.4g} J)")
     _legend_outside(ax)
     out["energy.png"] = _png(fig)
