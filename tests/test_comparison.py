@@ -69,7 +69,7 @@ def test_summary_validates_against_documented_schema(default_run):
 def test_html_report_is_self_contained_and_images_decode(default_run):
     html = (default_run[1] / "report.html").read_text()
     images = re.findall(r'src="data:image/(png|gif);base64,([A-Za-z0-9+/=]+)"', html)
-    assert len(images) == 6
+    assert len(images) == 7  # the arm at q0, angles, error, energy, ID histogram, convergence, animation
     for kind, data in images:
         img = Image.open(io.BytesIO(base64.b64decode(data)))
         img.load()
@@ -209,7 +209,7 @@ def test_html_report_shows_its_images_in_a_real_browser(default_run, tmp_path):
          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom",
          (out / "report.html").as_uri()],
         capture_output=True, text=True, timeout=120).stdout
-    assert 'data-images-loaded="6/6"' in dom, dom[:300]
+    assert 'data-images-loaded="7/7"' in dom, dom[:300]
 
 
 def test_closed_loop_energy_balance_tolerance_follows_the_integration_error(tmp_path):
