@@ -106,6 +106,11 @@ def test_pybullet_link_damping_left_on_fails_and_names_engine_and_metric(tmp_pat
     assert bad["trajectory"]["pass"] is False and bad["trajectory"]["same_integrator_error_rad"] > 1e-6
     assert summary["engines"]["pybullet"]["trajectory"]["pass"] is True
     assert "pybullet-default-link-damping: trajectory" in out
+    # the terminal table: the run status (it ran to the end: ok) beside the result (its trajectory failed)
+    row = next(line for line in out.splitlines() if line.startswith("pybullet-default-link-damping "))
+    assert row.split()[1:4] == ["ok", "FAIL:", "trajectory"], row
+    good = next(line for line in out.splitlines() if line.startswith("pybullet "))
+    assert good.split()[1:3] == ["ok", "pass"], good
 
 
 def test_mjcf_with_a_different_mass_fails_on_static_metrics(tmp_path, capsys):
