@@ -14,7 +14,9 @@ import numpy as np
 
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
-PLOTS = ("angles.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png", "animation.gif")
+PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
+         "animation.gif")
+"""Every figure a report may hold (tracking.png for closed-loop profiles only)."""
 
 
 # --------------------------------------------------------------------------- tables
