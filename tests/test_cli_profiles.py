@@ -195,3 +195,20 @@ def test_csv_header_t_is_accepted_for_time(tmp_path):
     a.write_text("time,tau1,tau2\n0,1,2\n1,3,4\n")
     b.write_text("t,tau1,tau2\n0,1,2\n1,3,4\n")
     assert np.array_equal(CSVProfile(2, a).sample(T[:1000]), CSVProfile(2, b).sample(T[:1000]))
+
+
+def test_csv_profile_takes_its_interpolation_after_at(tmp_path):
+    a = tmp_path / "a.csv"
+    a.write_text("t,tau1,tau2\n0,1,2\n1,3,4\n")
+    p = parse_profile(f"{a}@interpolation=zoh", SPEC2)
+    assert np.array_equal(p.sample(T[:1000]), CSVProfile(2, a, "zoh").sample(T[:1000]))
+    assert np.all(p.sample(T[:1000]) == [1.0, 2.0])  # held, not interpolated
+
+
+def test_report_states_the_open_loop_profile_parameters():
+    from crossdyn.comparison.report import profile_parameters
+
+    text = profile_parameters(parse_profile("constant", SPEC2).params())
+    expected = 0.2 * joint_gravity_scale(SPEC2)
+    assert text == f" (value = [{expected[0]:.4g}, {expected[1]:.4g}] N m)"
+    assert "frequency = [0.5, 0.5] Hz" in profile_parameters(parse_profile("sine@frequency=0.5", SPEC2).params())

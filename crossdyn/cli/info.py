@@ -123,7 +123,11 @@ def describe(spec: ArmSpec) -> str:
                      + ", ".join(f"{v:+.6f}" for v in analytic.gravity(spec, horizontal)) + "] N m")
         lines.append(f"  G(hanging, {qtext(hanging)}) = ["
                      + ", ".join(f"{v:+.3e}" for v in analytic.gravity(spec, hanging)) + "] N m")
-    lines.append("  gravity torque scale per joint (largest |G_i|) = ["
+    import math
+
+    weak = math.hypot(spec.gravity[0], spec.gravity[1]) < 9.81
+    lines.append("  gravity torque scale per joint (" + ("largest |G_i| at |g| = 9.81 m/s^2, the floor of the torque "
+                                                         "scale" if weak else "largest |G_i|") + ") = ["
                  + ", ".join(f"{v:.4g}" for v in joint_gravity_scale(spec)) + "] N m")
     lines.append(f"  energy scale sum(m |g| r_c) = {spec.energy_scale():.6g} J")
     _, subs = engine_inertias(spec)

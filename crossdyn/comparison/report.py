@@ -355,6 +355,32 @@ def engine_result(e: dict) -> str:
     return f"FAIL: {', '.join(fails)}" if fails else "pass"
 
 
+PROFILE_UNITS = {"value": "N m", "after": "N m", "before": "N m", "offset": "N m", "time": "s", "frequency": "Hz",
+                 "f0": "Hz", "f1": "Hz", "duration": "s", "phase": "rad", "base_frequency": "Hz",
+                 "amplitude_rad": "rad", "center": "rad"}
+
+
+def profile_parameters(prof: dict) -> str:
+    """`` (value = [3.14, 0.628] N m)``: the parameters a reader needs to rerun the profile (short ones only;
+    closed-loop gains and targets have a section of their own)."""
+    if not isinstance(prof, dict) or prof.get("closed_loop"):
+        return ""
+    skip = {"name", "closed_loop", "n", "arm", "formula", "sweep", "phase_rule", "phases", "joint_delays",
+            "peak_normalisation", "mass_matrix_at_center", "gravity_stiffness_at_center", "gravity_at_center",
+            "law", "sha256", "time_range"}
+    parts = []
+    for k, v in prof.items():
+        if k in skip or isinstance(v, dict):
+            continue
+        if isinstance(v, list):
+            v = "[" + ", ".join(f"{x:.4g}" if isinstance(x, float) else str(x) for x in v) + "]"
+        elif isinstance(v, float):
+            v = f"{v:.4g}"
+        unit = PROFILE_UNITS.get(k, "N m" if k == "amplitude" else "")
+        parts.append(f"{k} = {v}" + (f" {unit}" if unit else ""))
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def arm_blocks(summary: dict, images) -> list[tuple]:
     """The arm: a parameter table, gravity, and the drawing at q0 (if drawn)."""
     spec = summary.get("spec") or {}
@@ -417,7 +443,8 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     b.append(("h", 1, f"crossdyn comparison: {summary['arm']} — {verdict}"))
     prof = summary["profile"]
     b.append(("p", f"{summary['dof']}R arm, dt = {summary['dt']:g} s, duration = {summary['duration']:g} s, profile "
-                   f"{prof.get('name', prof)}; start q0 = {np.round(summary['start']['q0'], 4).tolist()} rad. Reference: "
+                   f"{prof.get('name', prof)}{profile_parameters(prof)}; start q0 = "
+                   f"{np.round(summary['start']['q0'], 4).tolist()} rad. Reference: "
                    "analytic model integrated by DOP853 (rtol = atol = 1e-12) restarted at every hold interval. "
                    f"Versions: {', '.join(f'{k} {v}' for k, v in summary['versions'].items() if v)}."))
     if summary.get("interrupted"):
