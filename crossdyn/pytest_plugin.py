@@ -93,6 +93,22 @@ def _engine(name: str, base: Path | None) -> str:
     return "user:" + _resolve(file, base, "engine user:") + (f"@{options}" if options else "")
 
 
+def _profile(text: str, base: Path | None) -> str:
+    """A profile spec ``NAME|FILE[@key=value...]`` with the file, and any option value that is a file
+    (``computed-torque@trajectory=move.toml``), resolved against the test's folder."""
+    __tracebackhide__ = True
+    head, *options = text.split("@")
+    if _looks_like_path(head):
+        head = _resolve(head, base, "profile")
+    resolved = []
+    for option in options:
+        key, eq, value = option.partition("=")
+        if eq and _looks_like_path(value):
+            value = _resolve(value, base, f"profile option {key}=")
+        resolved.append(key + eq + value)
+    return "@".join([head, *resolved])
+
+
 def assert_engines_agree(arm, engines=None, profile=None, duration: float = 1.0, dt: float = 1e-3,
                          tolerances=None, states: int = 200, convergence: bool = False, *,
                          base_dir: str | Path | None = None) -> dict:
@@ -114,8 +130,8 @@ def assert_engines_agree(arm, engines=None, profile=None, duration: float = 1.0,
     if isinstance(engines, str):
         engines = [e.strip() for e in engines.split(",") if e.strip()]
     engines = tuple(_engine(e, base) for e in engines) if engines else None
-    if isinstance(profile, (str, Path)) and _looks_like_path(str(profile)):
-        profile = _resolve(profile, base, "profile")
+    if isinstance(profile, (str, Path)):
+        profile = _profile(str(profile), base)
     try:
         if isinstance(tolerances, (str, Path)):
             tolerances = load_tolerances(_resolve(tolerances, base, "tolerances"))

@@ -32,6 +32,8 @@ def project(pytester):
     shutil.copy(EXAMPLES / "my_2r.py", tests / "my_2r.py")
     rows = ["time,tau1,tau2"] + [f"{t / 10:.1f},0.1,0.0" for t in range(0, 11)]
     (tests / "tau.csv").write_text("\n".join(rows) + "\n")
+    (tests / "move.toml").write_text("interpolation = \"quintic\"\n[[points]]\nt = 0.0\nq = [-1.5708, 0.0]\n"
+                                     "[[points]]\nt = 0.5\nq = [-1.4, 0.2]\n")
     elsewhere = pytester.mkdir("elsewhere")
     return tests, elsewhere
 
@@ -52,11 +54,18 @@ def test_toml_user_engine_and_csv(crossdyn_engines_agree):
                                duration=0.5)
     assert s["verdict"] == "pass" and "user:" in "".join(s["engines"])
 
+def test_profile_options_naming_files(crossdyn_engines_agree):
+    s = crossdyn_engines_agree("arm.toml", engines=["pinocchio"], duration=0.5,
+                               profile="computed-torque@trajectory=move.toml")
+    assert s["profile"]["name"] == "computed-torque" and s["verdict"] == "pass"
+    s = crossdyn_engines_agree("arm.toml", engines=["pinocchio"], duration=0.5, profile="tau.csv@interpolation=zoh")
+    assert s["verdict"] == "pass"
+
 def test_without_the_fixture():
     from crossdyn.pytest_plugin import assert_engines_agree
     assert assert_engines_agree("arm.toml", engines=["pinocchio"], duration=0.2)["verdict"] == "pass"
 """)
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
 
 
 def test_a_missing_file_is_a_clear_usage_error_not_a_disagreement(pytester, project):
