@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -133,6 +134,17 @@ def read_input_text(path: str | os.PathLike, what: str, missing: str | None = No
         raise InputError(f"{path}: {missing or f'no such {what}'}", str(path)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: cannot read {what}: {e}", str(path)) from None
+
+
+def number_cell(cell: str, where: str, error: type[Exception] = InputError) -> float:
+    """A table cell (CSV) as a finite float; ``error`` naming ``where`` (file, line, column) and the cell otherwise."""
+    try:
+        x = float(cell)
+    except ValueError:
+        raise error(f"{where}: not a number: {cell!r}") from None
+    if not math.isfinite(x):
+        raise error(f"{where}: must be finite, got {cell!r}")
+    return x
 
 
 def parse_toml(text: str, path: str | os.PathLike) -> dict:

@@ -52,6 +52,7 @@ import numpy as np
 
 from crossdyn import analytic
 from crossdyn.drive.trajectories import JointTrajectory, per_joint
+from crossdyn.io import number_cell
 from crossdyn.models.spec import ArmSpec
 
 
@@ -310,14 +311,7 @@ class CSVProfile(OpenLoopProfile):
             if len(row) != len(header):
                 raise ProfileError(f"{where}: line {line}: expected {len(header)} cells, got {len(row)}: {row!r}")
             for c, col in enumerate(cols):
-                cell = row[col].strip()
-                try:
-                    x = float(cell)
-                except ValueError:
-                    raise ProfileError(f"{where}: line {line}, column {wanted[c]!r}: not a number: {cell!r}") from None
-                if not math.isfinite(x):
-                    raise ProfileError(f"{where}: line {line}, column {wanted[c]!r}: must be finite, got {cell!r}")
-                data[r, c] = x
+                data[r, c] = number_cell(row[col].strip(), f"{where}: line {line}, column {wanted[c]!r}", ProfileError)
         if len(data) == 0:
             raise ProfileError(f"{where}: no data rows after the header")
         t = data[:, 0]

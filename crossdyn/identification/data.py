@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import analytic
-from crossdyn.io import InputError
+from crossdyn.io import InputError, number_cell
 from crossdyn.identification.parameters import BaseParameters, energy_regressor, full_regressor
 from crossdyn.models.spec import ArmSpec
 
@@ -394,13 +394,7 @@ def read_csv(path, n: int, min_samples: int) -> JointData:
         for name in header:
             j = col[name]
             cell = row[j].strip() if j < len(row) else ""
-            try:
-                x = float(cell)
-            except ValueError:
-                raise DataError(f"{path}: line {lineno}, column {name!r}: not a number: {cell!r}") from None
-            if not math.isfinite(x):
-                raise DataError(f"{path}: line {lineno}, column {name!r}: must be finite, got {cell!r}")
-            vals[name] = x
+            vals[name] = number_cell(cell, f"{path}: line {lineno}, column {name!r}", DataError)
         if rows and vals["time"] <= rows[-1][1]["time"]:
             raise DataError(f"{path}: line {lineno}, column 'time': time must increase, got {vals['time']!r} "
                             f"after {rows[-1][1]['time']!r} (line {rows[-1][0]})")
