@@ -1,0 +1,108 @@
+"""``crossdyn sweep SWEEP.toml --out DIR`` and ``crossdyn sweep report DIR``.
+
+Exit codes: 0 every comparison passed; 1 one did not (a metric out of tolerance, an engine failed or
+diverged); 2 bad usage or input (the sweep file's key and value named); 130 Ctrl-C (finished chunks
+are kept: run the same command again to resume).
+"""
+from __future__ import annotations
+
+import sys
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="measure many arms × engines × time steps on Dask; `sweep report DIR` writes the report",
+        description="Run every comparison of SWEEP.toml (arms × engines × dt × profiles, metrics only) on a "
+                    "Dask cluster, one Parquet file per chunk of comparisons in DIR/results/, then write "
+                    "DIR/sweep.md and DIR/sweep.html.  Re-running skips chunks already written.  "
+                    "`crossdyn sweep report DIR` rewrites the report from DIR's results.")
+    p.add_argument("file", metavar="SWEEP.toml|report", help="the sweep file, or `report` followed by DIR")
+    p.add_argument("dir", metavar="DIR", nargs="?", help="(with `report`) the sweep's output directory")
+    p.add_argument("--out", metavar="DIR", help="output directory (results/, sweep.json, the report)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a local cluster)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="local cluster: N worker processes (default: one per core); with --scheduler: wait for "
+                        "N workers before starting")
+    p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_sweep)
+
+
+def _usage(msg: str):
+    from crossdyn.io import UsageError
+
+    return UsageError(msg)
+
+
+def cmd_sweep(args) -> int:
+    if args.file == "report":
+        return _report(args)
+    return _run(args)
+
+
+def _report(args) -> int:
+    from crossdyn.sweeps.report import write_report
+
+    if not args.dir:
+        raise _usage("sweep report: give the sweep's output directory: crossdyn sweep report DIR")
+    for opt in ("out", "scheduler", "workers"):
+        if getattr(args, opt) is not None:
+            raise _usage(f"sweep report: --{opt} is for running a sweep, not for its report")
+    rep = write_report(args.dir)
+    _print_report(rep)
+    return EXIT_OK if rep.missing_chunks == 0 and len(rep.failures) == 0 else EXIT_FAIL
+
+
+def _print_report(rep) -> None:
+    total = f"{rep.rows}" + (f" of {rep.expected}" if rep.expected else "")
+    print(f"{total} comparisons; {len(rep.failures)} did not pass"
+          + (f"; {rep.missing_chunks} chunk(s) not run yet" if rep.missing_chunks else ""))
+    t = rep.by_engine
+    print(f"{'engine':20s} {'dt [s]':>8s} {'n':>5s} {'pass':>6s} {'traj p50':>9s} {'traj p90':>9s} "
+          f"{'compute/sim s':>13s}")
+    for r in t.itertuples(index=False):
+        print(f"{r.engine:20s} {r.dt:8g} {r.comparisons:5d} {r.pass_rate:6.0%} {r.traj_p50:9.2e} "
+              f"{r.traj_p90:9.2e} {r.compute_s_per_sim_s_median:13.3g}")
+    html = next((f for f in rep.files if f.name == "sweep.html"), None)
+    if html:
+        print(f"report: {html}")
+
+
+def _run(args) -> int:
+    from crossdyn.io import check_out_dir
+    from crossdyn.sweeps.execute import run_sweep
+    from crossdyn.sweeps.report import write_report
+    from crossdyn.sweeps.sweepfile import load_sweep
+
+    if args.dir:
+        raise _usage(f"sweep: unexpected argument {args.dir!r} (run: crossdyn sweep SWEEP.toml --out DIR; "
+                     "report: crossdyn sweep report DIR)")
+    if not args.out:
+        raise _usage("sweep: give --out DIR (where the results and the report go)")
+    if args.workers is not None and args.workers < 1:
+        raise _usage(f"--workers: must be >= 1, got {args.workers}")
+    sweep = load_sweep(args.file)
+    check_out_dir(args.out, "--out")
+    run = run_sweep(sweep, args.out, scheduler=args.scheduler, workers=args.workers, quiet=args.quiet)
+    for note in run.notes:
+        print(f"crossdyn: note: {note}", file=sys.stderr)
+    n = len(run.chunks)
+    where = f"on {run.workers} worker(s)" if run.workers else "(nothing to run)"
+    print(f"sweep {sweep.name}: {sweep.comparisons} comparisons in {n} chunks: {run.written} run now, "
+          f"{run.skipped} already written; {run.wall_s:.1f} s {where}")
+    if run.interrupted:
+        print(f"crossdyn: interrupted: {run.skipped + run.written} of {n} chunks are in {args.out}/results; run "
+              "the same command again to finish", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.no_report:
+        from crossdyn.sweeps.report import chunk_files, connect
+
+        files, missing, _ = chunk_files(args.out)
+        bad = connect(files).execute("SELECT count(*) FROM r WHERE verdict <> 'pass'").fetchone()[0] if files else 0
+        return EXIT_OK if bad == 0 and missing == 0 else EXIT_FAIL
+    rep = write_report(args.out)
+    _print_report(rep)
+    return EXIT_OK if len(rep.failures) == 0 and rep.missing_chunks == 0 else EXIT_FAIL

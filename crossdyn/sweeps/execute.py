@@ -1,0 +1,271 @@
+"""Run a sweep on Dask distributed: chunks submitted incrementally, one Parquet file per finished chunk.
+
+* **Cluster**: a ``LocalCluster`` of worker processes (one per core, one thread each: PyBullet
+  clients are neither picklable nor thread-safe, so every engine is built inside its worker) started
+  for the run, or the user's cluster at ``--scheduler tcp://HOST:PORT``.
+* **Submission**: at most ``in_flight`` chunks (default 2 × threads + 2) are on the cluster at a
+  time; as each completes (``as_completed``) the next is submitted, so a million-row sweep neither
+  blocks the client building futures nor floods the scheduler.
+* **Results**: each finished chunk's rows go to ``DIR/results/chunk-<hash>.parquet``, written
+  atomically (temporary file + rename) by this process; a re-run skips chunks whose file exists.
+* **Crashes**: the scheduler reschedules a task whose worker died once
+  (``distributed.scheduler.allowed-failures = 1``, set for the local cluster); when it kills a
+  second worker Dask gives up (``KilledWorker``).  A chunk of several comparisons is then run one
+  comparison per task, so only the comparison that crashes is recorded as failed (with the reason).
+* **Ctrl-C**: the finished chunks are on disk; running ones are cancelled; ``interrupted`` is set.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crossdyn.sweeps.plan import Chunk, plan_chunks, run_chunk
+
+SWEEP_SCHEMA = "crossdyn.sweep/1"
+ALLOWED_FAILURES = 1
+"""Times the scheduler re-runs a task whose worker died before giving up on it (Dask's allowed-failures)."""
+
+
+from crossdyn.io import UsageError
+
+
+class SweepUsageError(UsageError):
+    """A sweep cannot start for a reason the user can fix (bad --scheduler, bad --workers): exit 2."""
+
+
+@dataclass
+class SweepRun:
+    """What a call of :func:`run_sweep` did."""
+
+    out: Path
+    chunks: list[Chunk]
+    skipped: int = 0  # chunks already written by an earlier run
+    written: int = 0
+    failed_comparisons: int = 0
+    interrupted: bool = False
+    wall_s: float = 0.0
+    workers: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.skipped + self.written == len(self.chunks)
+
+
+def results_dir(out) -> Path:
+    return Path(out) / "results"
+
+
+def manifest(sweep, chunks) -> dict:
+    """``DIR/sweep.json``: the sweep's settings and the chunk files that make it up (what the report reads)."""
+    return {"schema": SWEEP_SCHEMA, "name": sweep.name, "comparisons": sweep.comparisons,
+            "arms": [a.spec.name for a in sweep.arms], "engines": list(sweep.engines), "dt": list(sweep.dts),
+            "profiles": list(sweep.profiles), "duration": sweep.duration, "states": sweep.states,
+            "seed": sweep.seed, "tolerances": sweep.tolerances, "chunks": [c.file_name for c in chunks]}
+
+
+class _Progress:
+    """One status line: chunks and comparisons done, rate, ETA (redrawn in place on a terminal)."""
+
+    def __init__(self, total_cmp: int, done_cmp: int, stream=None, every_s: float = 5.0):
+        self.total, self.start_done, self.done = total_cmp, done_cmp, done_cmp
+        self.failed = 0
+        self.t0 = time.perf_counter()
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self.every_s, self.last, self.shown = every_s, -1e9, None
+
+    def update(self, n_cmp: int, failed: int = 0, force: bool = False) -> None:
+        self.done += n_cmp
+        self.failed += failed
+        now = time.perf_counter()
+        if not (force or self.tty or now - self.last >= self.every_s) or self.shown == self.done:
+            return
+        self.last, self.shown = now, self.done
+        elapsed = now - self.t0
+        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
+        left = self.total - self.done
+        eta = f"{_hms(left / rate)}" if rate > 0 else "?"
+        line = (f"sweep: {self.done}/{self.total} comparisons ({100 * self.done / max(self.total, 1):.0f} %), "
+                f"{rate:.2f}/s, ETA {eta}, failed {self.failed}")
+        if self.tty:
+            print("\r" + line.ljust(90), end="", file=self.stream, flush=True)
+        else:
+            print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            print(file=self.stream, flush=True)
+
+
+def _hms(s: float) -> str:
+    s = int(round(s))
+    return f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _write_chunk(out: Path, chunk: Chunk, rows: list[dict]) -> None:
+    from crossdyn.io import write_bytes_atomic
+    from crossdyn.sweeps.rows import to_parquet_bytes
+
+    write_bytes_atomic(results_dir(out) / chunk.file_name, to_parquet_bytes(rows))
+
+
+def _start_client(scheduler: str | None, workers: int | None, notes: list[str]):
+    """A ``distributed.Client`` (and the LocalCluster it owns, or None)."""
+    import logging
+    import signal
+
+    import dask
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SweepUsageError(f"--scheduler {scheduler}: cannot connect: {e}") from None
+        if workers:
+            try:
+                client.wait_for_workers(workers, timeout=120)
+            except (TimeoutError, OSError):
+                have = len(client.scheduler_info().get("workers", {}))
+                client.close()
+                raise SweepUsageError(f"--workers {workers}: the scheduler at {scheduler} has {have} worker(s) "
+                                      "after waiting 120 s") from None
+        allowed = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.allowed_failures)
+        if allowed != ALLOWED_FAILURES:
+            notes.append(f"the scheduler re-runs a task whose worker died {allowed} time(s) before giving up "
+                         f"(start it with DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES={ALLOWED_FAILURES} "
+                         "to retry a crashing comparison once)")
+        return client, None
+    n = workers or os.cpu_count() or 1
+    # Ctrl-C is for this process (it cancels the running chunks): the cluster's threads are started with
+    # SIGINT blocked, the worker processes ignore it (preload), so a terminal's Ctrl-C kills no worker
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=logging.CRITICAL, preload=["crossdyn.sweeps.worker_setup"])
+            client = Client(cluster)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return client, cluster
+
+
+def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = None, in_flight: int | None = None,
+              progress_stream=None, quiet: bool = False) -> SweepRun:
+    """Run every chunk of ``sweep`` not yet in ``out/results/`` (see the module docstring)."""
+    from crossdyn.io import write_json_atomic
+    from distributed import as_completed
+
+    out = Path(out)
+    t0 = time.perf_counter()
+    chunks = plan_chunks(sweep)
+    results_dir(out).mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "sweep.json", manifest(sweep, chunks))
+    have = {p.name for p in results_dir(out).glob("chunk-*.parquet")}
+    todo = [c for c in chunks if c.file_name not in have]
+    run = SweepRun(out, chunks, skipped=len(chunks) - len(todo))
+    if not todo:
+        run.wall_s = time.perf_counter() - t0
+        return run
+    stream = progress_stream if progress_stream is not None else sys.stderr
+    total = sum(c.comparisons for c in chunks)
+    bar = _Progress(total, sum(c.comparisons for c in chunks if c.file_name in have), stream)
+    if quiet:
+        bar.update = lambda *a, **k: None  # type: ignore[method-assign]
+    client, cluster = _start_client(scheduler, workers, run.notes)
+    run.workers = len(client.scheduler_info().get("workers", {}))
+    threads = sum(client.nthreads().values()) or 1
+    limit = in_flight or 2 * threads + 2
+    pending = iter(todo)
+    futures: dict = {}  # future -> (chunk to write, part or None)
+    parts: dict = {}  # parent key -> {"chunk": Chunk, "rows": {index: rows}, "n": int}
+    ac = as_completed()
+
+    def submit(chunk: Chunk, parent: Chunk | None = None, index: int | None = None) -> None:
+        fut = client.submit(run_chunk, chunk, pure=False, key=f"crossdyn-sweep-{chunk.key}-{time.monotonic_ns()}")
+        futures[fut] = (parent or chunk, chunk, index)
+        ac.add(fut)
+
+    def fill() -> None:
+        while len(futures) < limit:
+            chunk = next(pending, None)
+            if chunk is None:
+                return
+            submit(chunk)
+
+    def handle(fut) -> None:
+        parent, chunk, index = futures.pop(fut)
+        if fut.status == "finished":
+            rows = fut.result()
+        else:
+            reason = _reason(fut.exception())
+            if index is None and chunk.comparisons > 1:  # find the comparison that crashes: run each alone
+                singles = [(g, e) for g in chunk.groups for e in chunk.engines]
+                parts[chunk.key] = {"rows": {}, "n": len(singles)}
+                for i, (g, e) in enumerate(singles):
+                    submit(chunk.single(g, e), parent=chunk, index=i)
+                fut.release()
+                return
+            from crossdyn.sweeps.rows import failed_rows
+
+            rows = failed_rows(parent, chunk.groups[0], reason, engines=chunk.engines)
+        fut.release()
+        if index is not None:  # one comparison of a split chunk: the chunk's file waits for all of them
+            for r in rows:
+                r["chunk"] = parent.key
+            entry = parts[parent.key]
+            entry["rows"][index] = rows
+            if len(entry["rows"]) < entry["n"]:
+                return
+            rows = [r for i in sorted(entry["rows"]) for r in entry["rows"][i]]
+            del parts[parent.key]
+        failed = sum(1 for r in rows if r["status"] != "ok")
+        _write_chunk(out, parent, rows)
+        run.written += 1
+        run.failed_comparisons += failed
+        bar.update(parent.comparisons, failed)
+
+    try:
+        fill()
+        while not ac.is_empty():
+            # poll, not block: a Ctrl-C that another thread of this process receives still reaches the
+            # main thread within 50 ms (a thread blocked in Condition.wait would not wake for it)
+            if not ac.has_ready():
+                time.sleep(0.05)
+                continue
+            for fut in ac.next_batch(block=False):
+                handle(fut)
+            fill()
+        bar.update(0, force=True)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    finally:
+        bar.close()
+        for fut in list(futures):
+            fut.cancel()
+        try:
+            client.close(timeout=10)
+        except Exception:  # noqa: BLE001 — closing after Ctrl-C must not hide what finished
+            pass
+        if cluster is not None:
+            try:
+                cluster.close(timeout=10)
+            except Exception:  # noqa: BLE001
+                pass
+    run.wall_s = time.perf_counter() - t0
+    return run
+
+
+def _reason(err: BaseException) -> str:
+    """Why a task produced no rows (no worker address: rows must not depend on where it ran)."""
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(err, KilledWorker):
+        n = getattr(err, "allowed_failures", ALLOWED_FAILURES)
+        return (f"the worker process running it died {n + 1} times (retried {n}; an engine crashing the "
+                "interpreter?): dask KilledWorker")
+    return f"{type(err).__name__}: {err}"

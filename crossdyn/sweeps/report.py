@@ -1,0 +1,284 @@
+"""The sweep report: DuckDB queries over the Parquet dataset, plots, ``sweep.md`` and a self-contained ``sweep.html``.
+
+* pass rates and error percentiles per engine × integrator × dt;
+* a speed–accuracy plot: for each engine one point per dt, the 90th percentile of the trajectory
+  error against the median compute time per simulated second (us_per_step / dt), with the
+  Pareto front (points no other point beats on both) marked;
+* the trajectory error against each arm parameter (reach, total mass, centre-of-mass and inertia
+  fractions, damping, links);
+* every comparison that did not pass, with its status and reasons.
+
+DuckDB reads the chunk files listed in ``DIR/sweep.json`` (all ``results/chunk-*.parquet`` if there is
+none) directly: nothing is loaded into pandas but the small aggregated tables.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crossdyn.sweeps.execute import SweepUsageError, results_dir
+
+PERCENTILES = (0.5, 0.9, 0.99)
+ARM_PARAMETERS = (
+    ("reach_m", "reach Σ L [m]"),
+    ("total_mass_kg", "total mass Σ m [kg]"),
+    ("com_fraction_mean", "mean Lc / L"),
+    ("inertia_fraction_mean", "mean J / (m L²)"),
+    ("damping_max", "max damping b [N m s/rad]"),
+    ("dof", "links"),
+)
+
+
+@dataclass
+class SweepReport:
+    """The report's tables (pandas DataFrames) and the files written."""
+
+    rows: int
+    expected: int | None
+    missing_chunks: int
+    by_engine: object
+    pareto: object
+    failures: object
+    files: list[Path] = field(default_factory=list)
+
+
+def chunk_files(out) -> tuple[list[Path], int, int | None]:
+    """The Parquet files of the sweep in ``out``, how many listed chunks are missing, the expected row count."""
+    out = Path(out)
+    res = results_dir(out)
+    man = out / "sweep.json"
+    if man.is_file():
+        try:
+            data = json.loads(man.read_text(encoding="utf-8"))
+            listed = [res / name for name in data["chunks"]]
+            expected = int(data["comparisons"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise SweepUsageError(f"{man}: not a crossdyn sweep manifest ({e})") from None
+        present = [p for p in listed if p.is_file()]
+        return present, len(listed) - len(present), expected
+    return sorted(res.glob("chunk-*.parquet")), 0, None
+
+
+def connect(files: list[Path]):
+    """A DuckDB connection with the sweep's rows as view ``r``."""
+    import duckdb
+
+    con = duckdb.connect()
+    listing = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
+    con.execute(f"CREATE VIEW r AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+    return con
+
+
+def _q(p: float) -> str:
+    return f"p{round(p * 100)}"
+
+
+BY_ENGINE_SQL = """
+SELECT engine, coalesce(integrator, '-') AS integrator, dt,
+       count(*) AS comparisons,
+       count(*) FILTER (WHERE verdict = 'pass') AS passed,
+       count(*) FILTER (WHERE status <> 'ok') AS not_ok,
+       count(*) FILTER (WHERE verdict = 'pass') / count(*) AS pass_rate,
+       {traj},
+       max(trajectory_max_abs_error_rad) AS traj_max,
+       quantile_cont(inverse_dynamics_max_abs_error_nm, 0.99) AS id_p99,
+       quantile_cont(energy_max_rel_drift, 0.9) AS drift_p90,
+       median(us_per_step) AS us_per_step_median,
+       median(compute_s_per_sim_s) AS compute_s_per_sim_s_median
+FROM r GROUP BY ALL ORDER BY engine, integrator, dt DESC
+"""
+
+FAILURES_SQL = """
+SELECT arm, engine, dt, profile, status, verdict,
+       CASE WHEN status <> 'ok' THEN reason ELSE failures END AS why
+FROM r WHERE verdict <> 'pass' ORDER BY arm, engine, dt DESC, profile
+"""
+
+
+def query(con):
+    """(by engine × integrator × dt, Pareto points, failures) as DataFrames."""
+    traj = ", ".join(f"quantile_cont(trajectory_max_abs_error_rad, {p}) AS traj_{_q(p)}" for p in PERCENTILES)
+    by_engine = con.execute(BY_ENGINE_SQL.format(traj=traj)).df()
+    pareto = by_engine[["engine", "dt", "traj_p90", "compute_s_per_sim_s_median"]].dropna().copy()
+    pts = list(zip(pareto["compute_s_per_sim_s_median"], pareto["traj_p90"]))
+    pareto["pareto"] = [not any((c2 <= c and e2 <= e) and (c2 < c or e2 < e) for c2, e2 in pts) for c, e in pts]
+    failures = con.execute(FAILURES_SQL).df()
+    return by_engine, pareto, failures
+
+
+def _fmt(v) -> str:
+    import math
+
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
+    return str(v)
+
+
+def _md_table(df, columns, headers=None) -> list[str]:
+    headers = headers or columns
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for rec in df[columns].itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v).replace("|", "\\|") for v in rec) + " |")
+    return lines
+
+
+def _plots(con, pareto, out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for engine, sub in pareto.groupby("engine", sort=True):
+        sub = sub.sort_values("compute_s_per_sim_s_median")
+        ax.plot(sub["compute_s_per_sim_s_median"], sub["traj_p90"], "o-", label=engine)
+        for c, e, dt in zip(sub["compute_s_per_sim_s_median"], sub["traj_p90"], sub["dt"]):
+            ax.annotate(f"{dt:g}", (c, e), textcoords="offset points", xytext=(3, 3), fontsize=7)
+    front = pareto[pareto["pareto"]].sort_values("compute_s_per_sim_s_median")
+    if len(front):
+        ax.plot(front["compute_s_per_sim_s_median"], front["traj_p90"], "k--", lw=1, label="Pareto front")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("compute time per simulated second [s] (median over arms)")
+    ax.set_ylabel("trajectory error, 90th percentile [rad]")
+    ax.set_title("speed–accuracy per engine (labels: dt in s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    files.append(out / "sweep_pareto.png")
+    fig.savefig(files[-1], dpi=110)
+    plt.close(fig)
+
+    data = con.execute("SELECT engine, dt, trajectory_max_abs_error_rad AS err, "
+                       + ", ".join(c for c, _ in ARM_PARAMETERS)
+                       + " FROM r WHERE trajectory_max_abs_error_rad > 0").df()
+    if len(data):
+        dts = sorted(data["dt"].unique())
+        dt = dts[len(dts) // 2]  # one dt, so that integration error (∝ dtᵖ) does not mix in
+        data = data[data["dt"] == dt]
+        fig, axes = plt.subplots(2, 3, figsize=(11, 6.5), sharey=True)
+        for ax, (col, label) in zip(axes.flat, ARM_PARAMETERS):
+            for engine, sub in data.groupby("engine", sort=True):
+                ax.scatter(sub[col], sub["err"], s=10, label=engine, alpha=0.7)
+            ax.set_yscale("log")
+            ax.set_xlabel(label)
+            ax.grid(True, alpha=0.3)
+        for ax in axes[:, 0]:
+            ax.set_ylabel("trajectory error [rad]")
+        axes.flat[0].legend(fontsize=7)
+        fig.suptitle(f"trajectory error against the arm's parameters (dt = {dt:g} s)")
+        fig.tight_layout()
+        files.append(out / "sweep_parameters.png")
+        fig.savefig(files[-1], dpi=110)
+        plt.close(fig)
+    return files
+
+
+def write_report(out, quiet: bool = True) -> SweepReport:
+    """Query ``out``'s dataset and write ``sweep.md``, ``sweep.html`` and the plots into ``out``."""
+    from crossdyn.io import write_text_atomic
+
+    out = Path(out)
+    if not out.is_dir():
+        raise SweepUsageError(f"{out}: no such sweep directory")
+    files, missing, expected = chunk_files(out)
+    if not files:
+        raise SweepUsageError(f"{out}: no results yet (no chunk files in {results_dir(out)})")
+    con = connect(files)
+    n_rows = con.execute("SELECT count(*) FROM r").fetchone()[0]
+    by_engine, pareto, failures = query(con)
+    meta = json.loads((out / "sweep.json").read_text(encoding="utf-8")) if (out / "sweep.json").is_file() else {}
+    versions = con.execute("SELECT DISTINCT version_crossdyn, version_mujoco, version_pybullet, version_pinocchio, "
+                           "version_numpy, version_python FROM r ORDER BY ALL").fetchall()
+    plots = _plots(con, pareto, out)
+
+    md = [f"# Sweep {meta.get('name', out.name)}", ""]
+    done = f"{n_rows} of {expected} comparisons" if expected else f"{n_rows} comparisons"
+    md.append(f"{done}; {int(by_engine['passed'].sum())} pass, {int(by_engine['not_ok'].sum())} did not run to "
+              f"the end (failed, diverged)." + (f" **{missing} chunk(s) not run yet** (re-run the sweep to "
+                                                 "finish)." if missing else ""))
+    if meta:
+        md.append(f"Arms: {len(meta.get('arms', []))}; engines: {', '.join(meta.get('engines', []))}; dt: "
+                  f"{', '.join(f'{d:g}' for d in meta.get('dt', []))} s; profiles: "
+                  f"{', '.join(Path(p).name for p in meta.get('profiles', []))}; {meta.get('duration'):g} s each; "
+                  f"{meta.get('states')} random states.")
+    md.append("Versions: " + "; ".join(f"crossdyn {v[0]}, MuJoCo {v[1]}, PyBullet {v[2]}, Pinocchio {v[3]}, "
+                                       f"NumPy {v[4]}, Python {v[5]}" for v in versions))
+    md += ["", "## Pass rate and errors per engine × integrator × dt", "",
+           "Trajectory error: max |q − q_ref| over the run [rad], percentiles over arms and profiles; inverse "
+           "dynamics: 99th percentile of the max torque error [N m]; energy: 90th percentile of the free-swing "
+           "drift (relative); compute: median seconds of compute per simulated second.", ""]
+    cols = ["engine", "integrator", "dt", "comparisons", "passed", "pass_rate"] + \
+        [f"traj_{_q(p)}" for p in PERCENTILES] + ["traj_max", "id_p99", "drift_p90", "us_per_step_median",
+                                                  "compute_s_per_sim_s_median"]
+    heads = ["engine", "integrator", "dt [s]", "n", "pass", "pass rate"] + \
+        [f"traj {_q(p)} [rad]" for p in PERCENTILES] + ["traj max", "ID p99 [N m]", "drift p90", "µs/step",
+                                                        "compute s / sim s"]
+    md += _md_table(by_engine, cols, heads)
+    md += ["", "## Speed against accuracy", "",
+           "One point per engine and dt; points on the dashed line are Pareto-optimal (no other engine and dt "
+           "is both faster and more accurate).", "", "![speed-accuracy](sweep_pareto.png)", ""]
+    md += _md_table(pareto.sort_values(["engine", "dt"], ascending=[True, False]),
+                    ["engine", "dt", "compute_s_per_sim_s_median", "traj_p90", "pareto"],
+                    ["engine", "dt [s]", "compute s / sim s", "traj p90 [rad]", "Pareto-optimal"])
+    if len(plots) > 1:
+        md += ["", "## Error against the arm's parameters", "", "![parameters](sweep_parameters.png)"]
+    md += ["", f"## Comparisons that did not pass ({len(failures)})", ""]
+    if len(failures):
+        md += _md_table(failures.head(500), ["arm", "engine", "dt", "profile", "status", "why"])
+        if len(failures) > 500:
+            md.append(f"\n… and {len(failures) - 500} more (query `{results_dir(out)}` for all of them).")
+    else:
+        md.append("None.")
+    md.append("")
+    text = "\n".join(md)
+    written = [write_text_atomic(out / "sweep.md", text), write_text_atomic(out / "sweep.html", _html(text, out))]
+    con.close()
+    return SweepReport(n_rows, expected, missing, by_engine, pareto, failures, written + plots)
+
+
+def _html(markdown: str, out: Path) -> str:
+    """``sweep.md`` as one HTML file: tables as tables, images embedded as data URIs."""
+    import re
+
+    body, table = [], []
+
+    def flush():
+        if table:
+            rows = [r for r in table if not re.fullmatch(r"\|(---\|)+", r)]
+            cells = [[html.escape(c.strip().replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", r)[1:-1]]
+                     for r in rows]
+            body.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in cells[0]) + "</tr>"
+                        + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in cells[1:])
+                        + "</table>")
+            table.clear()
+
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        m = re.fullmatch(r"!\[(.*)\]\((.*)\)", line)
+        if m:
+            data = base64.b64encode((out / m.group(2)).read_bytes()).decode()
+            body.append(f'<p><img alt="{html.escape(m.group(1))}" src="data:image/png;base64,{data}"></p>')
+        elif line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.strip():
+            esc = html.escape(line)
+            esc = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", esc)
+            esc = re.sub(r"`(.+?)`", r"<code>\1</code>", esc)
+            body.append(f"<p>{esc}</p>")
+    flush()
+    style = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse;"
+             "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>crossdyn sweep</title><style>{style}"
+            f"</style></head><body>{''.join(body)}</body></html>\n")

@@ -1,0 +1,146 @@
+"""One row per (arm, engine, dt, profile): the columns of the sweep's Parquet dataset.
+
+Rows are plain dicts built from a comparison's summary (see ``summary.schema.json``); the Arrow
+schema :data:`SCHEMA` fixes every column's type, so files of different chunks (and a chunk whose
+metrics are all missing because it failed) always read as one table.  Timing columns are
+:data:`TIMING_COLUMNS`; every other column is a function of the inputs only.
+"""
+from __future__ import annotations
+
+import json
+
+ROW_SCHEMA_VERSION = "crossdyn.sweep-row/1"
+
+VERSION_KEYS = ("crossdyn", "python", "numpy", "scipy", "mujoco", "pybullet", "pinocchio")
+LINK_KEYS = ("length", "mass", "com", "inertia", "damping", "friction")
+TIMING_COLUMNS = ("us_per_step", "compute_s_per_sim_s", "group_wall_s")
+
+METRICS = (
+    # column, (summary section, key)
+    ("trajectory_max_abs_error_rad", ("trajectory", "max_abs_error_rad")),
+    ("trajectory_rms_error_rad", ("trajectory", "rms_error_rad")),
+    ("trajectory_tolerance_rad", ("trajectory", "tolerance_rad")),
+    ("richardson_estimate_rad", ("trajectory", "richardson_estimate_rad")),
+    ("same_integrator_error_rad", ("trajectory", "same_integrator_error_rad")),
+    ("ee_max_error_m", ("trajectory", "ee_max_error_m")),
+    ("divergence_time_s", ("trajectory", "divergence_time_s")),
+    ("inverse_dynamics_max_abs_error_nm", ("inverse_dynamics", "max_abs_error_nm")),
+    ("forward_dynamics_max_abs_error", ("forward_dynamics", "max_abs_error")),
+    ("mass_matrix_max_abs_error", ("mass_matrix", "max_abs_error")),
+    ("energy_max_rel_drift", ("energy", "max_rel_drift")),
+    ("work_energy_residual_rel", ("energy", "work_energy_residual_rel")),
+    ("us_per_step", ("speed", "us_per_step")),
+)
+PASS_COLUMNS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
+
+
+def _schema():
+    import pyarrow as pa
+
+    f64, s = pa.float64(), pa.string()
+    cols = [("chunk", s), ("arm", s), ("arm_source", s), ("dof", pa.int32()), ("profile", s), ("dt", f64),
+            ("duration", f64), ("engine", s), ("integrator", s), ("status", s), ("reason", s), ("verdict", s),
+            ("failures", s), ("reference_status", s)]
+    cols += [(c, f64) for c, _ in METRICS]
+    cols += [(f"{p}_pass", pa.bool_()) for p in PASS_COLUMNS]
+    cols += [("compute_s_per_sim_s", f64), ("group_wall_s", f64)]
+    cols += [(k, pa.list_(f64)) for k in LINK_KEYS] + [("gravity", pa.list_(f64))]
+    cols += [("reach_m", f64), ("total_mass_kg", f64), ("com_fraction_mean", f64), ("inertia_fraction_mean", f64),
+             ("damping_max", f64), ("energy_scale_j", f64), ("torque_scale_nm", f64)]
+    cols += [(f"version_{k}", s) for k in VERSION_KEYS] + [("engine_config", s), ("schema", s)]
+    return pa.schema(cols)
+
+
+_SCHEMA = None
+
+
+def schema():
+    global _SCHEMA
+    if _SCHEMA is None:
+        _SCHEMA = _schema()
+    return _SCHEMA
+
+
+def arm_columns(arm: dict) -> dict:
+    """The arm's parameters: per-link lists (as in the arm TOML) and scalar summaries for plots."""
+    links = arm["links"]
+    out = {k: [float(l.get(k, 0.0)) for l in links] for k in LINK_KEYS}
+    out["gravity"] = [float(g) for g in arm.get("gravity", (0.0, -9.81, 0.0))]
+    L, m = out["length"], out["mass"]
+    out["reach_m"] = sum(L)
+    out["total_mass_kg"] = sum(m)
+    out["com_fraction_mean"] = sum(c / l for c, l in zip(out["com"], L)) / len(L)
+    out["inertia_fraction_mean"] = sum(j / (mm * l * l) for j, mm, l in zip(out["inertia"], m, L)) / len(L)
+    out["damping_max"] = max(out["damping"])
+    return out
+
+
+def _base(chunk, group, engine: str) -> dict:
+    return {"chunk": chunk.key, "arm": group.arm["name"], "arm_source": group.source, "dof": len(group.arm["links"]),
+            "profile": group.profile, "dt": group.dt, "duration": chunk.duration, "engine": engine,
+            "schema": ROW_SCHEMA_VERSION, **arm_columns(group.arm)}
+
+
+def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
+    """One row per engine of one comparison's summary."""
+    versions = summary.get("versions", {})
+    ref = summary.get("reference", {})
+    ref_ok = ref.get("status") == "ok"
+    rows = []
+    for engine in chunk.engines:
+        e = summary["engines"].get(engine, {})
+        row = _base(chunk, group, engine)
+        for col, (section, key) in METRICS:
+            v = e.get(section, {}).get(key) if isinstance(e.get(section), dict) else None
+            row[col] = None if v is None else float(v)
+        for p in PASS_COLUMNS:
+            v = e.get(p, {}).get("pass") if isinstance(e.get(p), dict) else None
+            row[f"{p}_pass"] = None if v is None else bool(v)
+        failures = [f[len(engine) + 2:] for f in summary.get("failures", []) if f.startswith(f"{engine}: ")]
+        if not ref_ok:
+            failures.insert(0, f"reference: {ref.get('status')}: {ref.get('reason')}")
+        status = e.get("status", "failed")
+        row.update(
+            integrator=(e.get("config") or {}).get("integrator"), status=status, reason=e.get("reason", ""),
+            failures="; ".join(failures),
+            verdict="pass" if status == "ok" and not failures else "fail", reference_status=ref.get("status"),
+            compute_s_per_sim_s=None if row["us_per_step"] is None else row["us_per_step"] * 1e-6 / group.dt,
+            group_wall_s=wall_s, energy_scale_j=summary.get("energy_scale_j"),
+            torque_scale_nm=summary.get("torque_scale_nm"),
+            engine_config=json.dumps(e.get("config") or {}, sort_keys=True, default=str),
+            **{f"version_{k}": versions.get(k) for k in VERSION_KEYS},
+        )
+        rows.append(row)
+    return rows
+
+
+def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
+    """Rows of comparisons that produced no result (the worker died, the group could not start)."""
+    from crossdyn.comparison.compare import _versions
+
+    from crossdyn.models.spec_io import spec_from_dict
+
+    versions = _versions()
+    spec = spec_from_dict(group.arm, group.arm["name"])
+    rows = []
+    for engine in engines or chunk.engines:
+        row = _base(chunk, group, engine)
+        row.update({c: None for c, _ in METRICS})
+        row.update({f"{p}_pass": None for p in PASS_COLUMNS})
+        row.update(integrator=None, status="failed", reason=reason, failures=f"failed: {reason}", verdict="fail",
+                   reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
+                   energy_scale_j=spec.energy_scale(), torque_scale_nm=spec.torque_scale(), engine_config="{}",
+                   **{f"version_{k}": versions.get(k) for k in VERSION_KEYS})
+        rows.append(row)
+    return rows
+
+
+def to_parquet_bytes(rows: list[dict]) -> bytes:
+    """The rows as one Parquet file's bytes (columns and types from :func:`schema`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(rows, schema=schema())
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
