@@ -155,8 +155,12 @@ def _start_client(scheduler: str | None, workers: int | None, notes: list[str]):
 
 
 def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = None, in_flight: int | None = None,
-              progress_stream=None, quiet: bool = False) -> SweepRun:
-    """Run every chunk of ``sweep`` not yet in ``out/results/`` (see the module docstring)."""
+              progress_stream=None, quiet: bool = False, client=None) -> SweepRun:
+    """Run every chunk of ``sweep`` not yet in ``out/results/`` (see the module docstring).
+
+    ``client``: an existing ``distributed.Client`` to use (left open); otherwise one is started
+    (``scheduler`` / ``workers``) and closed at the end.
+    """
     from crossdyn.io import write_json_atomic
     from distributed import as_completed
 
@@ -176,7 +180,11 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
     bar = _Progress(total, sum(c.comparisons for c in chunks if c.file_name in have), stream)
     if quiet:
         bar.update = lambda *a, **k: None  # type: ignore[method-assign]
-    client, cluster = _start_client(scheduler, workers, run.notes)
+    own = client is None
+    if own:
+        client, cluster = _start_client(scheduler, workers, run.notes)
+    else:
+        cluster = None
     run.workers = len(client.scheduler_info().get("workers", {}))
     threads = sum(client.nthreads().values()) or 1
     limit = in_flight or 2 * threads + 2
@@ -248,7 +256,8 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
         for fut in list(futures):
             fut.cancel()
         try:
-            client.close(timeout=10)
+            if own:
+                client.close(timeout=10)
         except Exception:  # noqa: BLE001 — closing after Ctrl-C must not hide what finished
             pass
         if cluster is not None:
