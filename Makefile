@@ -21,6 +21,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/sweep.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

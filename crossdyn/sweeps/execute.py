@@ -168,6 +168,9 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
     t0 = time.perf_counter()
     chunks = plan_chunks(sweep)
     results_dir(out).mkdir(parents=True, exist_ok=True)
+    for stale in results_dir(out).glob(".chunk-*.tmp"):  # a write cut short by a killed client: never counted
+        if time.time() - stale.stat().st_mtime > 600:  # (a younger one may be another client's write)
+            stale.unlink(missing_ok=True)
     write_json_atomic(out / "sweep.json", manifest(sweep, chunks))
     have = {p.name for p in results_dir(out).glob("chunk-*.parquet")}
     todo = [c for c in chunks if c.file_name not in have]
