@@ -6,7 +6,9 @@
 2. The same chunks (6 random 3-link arms × mujoco × 1 s at 1 ms) run (a) directly in this process,
    (b) through ``run_sweep`` on a local Dask cluster of 1 worker process, (c) of 2 worker processes — in
    the order a b c c b a, so that a change of machine load affects all three alike.  Dask overhead per
-   comparison = b / a − 1 (it includes writing the Parquet files); speedup = b / c.
+   comparison = b / a − 1 (it includes writing the Parquet files), in wall time and in CPU time (this
+   process's — client, scheduler — plus the workers'; CPU time barely depends on other jobs' load, wall time
+   does); speedup = b / c in wall time (meaningful only on an otherwise idle machine).
 3. ``--big``: a 1,000-comparison sweep (50 random arms of 2–4 links × 5 engines × 4 dt × 1 s) run end to
    end with its report by the ``crossdyn sweep`` command; its wall time.
 
@@ -36,6 +38,7 @@ from crossdyn.sweeps.execute import _start_client, run_sweep  # noqa: E402
 
 logging.getLogger("distributed").setLevel(logging.ERROR)
 from crossdyn.sweeps.plan import plan_chunks, run_chunk  # noqa: E402
+from crossdyn.sweeps.rows import to_parquet_bytes  # noqa: E402
 from crossdyn.sweeps.sweepfile import load_sweep  # noqa: E402
 
 ONE = 'arms = ["planar3r"]\nengines = [{engines}]\ndt = [0.001]\nduration = 1.0\n'
@@ -68,18 +71,63 @@ def per_comparison(tmp: Path, reps: int) -> dict:
     return out
 
 
-def direct(chunks) -> float:
-    t = time.perf_counter()
-    for c in chunks:
-        run_chunk(c)
-    return time.perf_counter() - t
+def cpu_s(pids) -> float:
+    """CPU seconds (user + system) used so far by this process (all its threads) and the processes ``pids``."""
+    import psutil
+
+    total = 0.0
+    for pid in [os.getpid(), *pids]:
+        t = psutil.Process(pid).cpu_times()
+        total += t.user + t.system
+    return total
 
 
-def on_dask(sweep, client, tmp: Path, tag: str) -> float:
+def direct(chunks) -> tuple[float, float]:
+    """Wall and CPU seconds (this process, all threads: MuJoCo's rollout uses two) of running ``chunks`` here,
+    one after the other (no cluster is running meanwhile)."""
+    t, c = time.perf_counter(), time.process_time()
+    for chunk in chunks:
+        run_chunk(chunk)
+    return time.perf_counter() - t, time.process_time() - c
+
+
+def on_dask(sweep, client, tmp: Path, tag: str) -> tuple[float, float]:
+    """Wall and CPU seconds of the sweep through ``run_sweep`` (CPU of the client process — scheduler, client,
+    both clusters' idle loops — and of the worker processes; Parquet writing included)."""
     out = tmp / f"dask-{tag}-{time.monotonic_ns()}"
+    pids = list(client.run(os.getpid).values())
+    c = cpu_s(pids)
     run = run_sweep(sweep, out, client=client, quiet=True)
+    cpu = cpu_s(pids) - c
     assert run.complete and run.failed_comparisons == 0
-    return run.wall_s
+    return run.wall_s, cpu
+
+
+def _noop(x):
+    return x
+
+
+def task_round_trip_s(client, n: int = 30) -> float:
+    """Median seconds from submitting one tiny task to having its result, one at a time (Dask's fixed cost per
+    chunk: client → scheduler → worker → scheduler → client)."""
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        client.submit(_noop, i, pure=False).result()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def write_s(rows, tmp: Path, n: int = 20) -> float:
+    """Median seconds to write one chunk's Parquet file atomically (what the client does per chunk)."""
+    from crossdyn.io import write_bytes_atomic
+
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        write_bytes_atomic(tmp / f"w{i}.parquet", to_parquet_bytes(rows))
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
 
 
 def main() -> int:
@@ -96,25 +144,34 @@ def main() -> int:
         sweep = sweep_of(SAME.format(n=n), tmp, "same")
         chunks = plan_chunks(sweep)
         warm = plan_chunks(sweep_of(SAME.format(n=1).replace("seed = 5", "seed = 99"), tmp, "warm"))[0]
-        run_chunk(warm)
-        clients = {}
-        for w in (1, 2):
-            clients[w], cluster = _start_client(None, w, [])
-            clients[w].run(run_chunk, warm)  # every worker process warm, as this one is
-            clients[w]._bench_cluster = cluster
+        warm_rows = run_chunk(warm)
+        results["chunk_write_s"] = write_s(warm_rows, tmp)  # also warms pyarrow.parquet here, as in the client
         times: dict = {"direct": [], "dask1": [], "dask2": []}
+        cpus: dict = {"direct": [], "dask1": [], "dask2": []}
         order = ["direct", "dask1", "dask2", "dask2", "dask1", "direct"]
         for which in order[: 3 if args.quick else 6]:
             if which == "direct":
-                times[which].append(direct(chunks))
-            else:
-                times[which].append(on_dask(sweep, clients[int(which[-1])], tmp, which))
-        for c in clients.values():
-            c.close()
-            c._bench_cluster.close()
+                wall, cpu = direct(chunks)
+            else:  # a cluster of its own for each run, started and warmed before the clock starts, so
+                # that no other cluster's background work is counted
+                client, cluster = _start_client(None, int(which[-1]), [])
+                client.run(run_chunk, warm)  # every worker process warm, as this one is
+                if which == "dask1" and "task_round_trip_s" not in results:
+                    results["task_round_trip_s"] = task_round_trip_s(client)
+                wall, cpu = on_dask(sweep, client, tmp, which)
+                logging.getLogger("distributed").setLevel(logging.ERROR)
+                client.close()
+                cluster.close()
+            times[which].append(wall)
+            cpus[which].append(cpu)
         med = {k: statistics.median(v) for k, v in times.items()}
-        results.update(comparisons=len(chunks), wall_s=times, direct_s_per_comparison=med["direct"] / len(chunks),
+        cmed = {k: statistics.median(v) for k, v in cpus.items()}
+        results.update(comparisons=len(chunks), wall_s=times, cpu_s=cpus,
+                       direct_s_per_comparison=med["direct"] / len(chunks),
                        dask_overhead_per_comparison=med["dask1"] / med["direct"] - 1,
+                       dask_cpu_overhead_per_comparison=cmed["dask1"] / cmed["direct"] - 1,
+                       fixed_cost_per_chunk_rel=(results["task_round_trip_s"] + results["chunk_write_s"])
+                       / (med["direct"] / len(chunks)),
                        speedup_2_workers_over_1=med["dask1"] / med["dask2"])
 
         if args.big:
@@ -138,8 +195,12 @@ def main() -> int:
           f"({pc['five_engines'] * 1e3:.0f} ms each when 5 engines share the reference)")
     print(f"{results['comparisons']} such comparisons: direct {med['direct']:.2f} s, Dask 1 worker {med['dask1']:.2f} s,"
           f" 2 workers {med['dask2']:.2f} s (medians of {', '.join(f'{k} {len(v)}' for k, v in times.items())})")
-    print(f"Dask overhead per comparison (1 worker vs direct): {100 * results['dask_overhead_per_comparison']:+.1f} %"
-          f" (target <= 5 %)")
+    print(f"Dask overhead per comparison (1 worker vs direct), wall: {100 * results['dask_overhead_per_comparison']:+.1f}"
+          f" %; CPU (client + scheduler + worker vs direct): {100 * results['dask_cpu_overhead_per_comparison']:+.1f} %"
+          " (target <= 5 %)")
+    print(f"fixed Dask cost per chunk: task round trip {results['task_round_trip_s'] * 1e3:.1f} ms + Parquet write "
+          f"{results['chunk_write_s'] * 1e3:.1f} ms = {100 * results['fixed_cost_per_chunk_rel']:.2f} % of one "
+          "comparison's wall time here")
     print(f"speedup of 2 workers over 1: {results['speedup_2_workers_over_1']:.2f} x (target >= 1.7 x on an idle "
           "2-core machine)")
     if "big_sweep" in results:
