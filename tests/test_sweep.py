@@ -1,6 +1,6 @@
 """``crossdyn sweep`` on real Dask components: a scheduler and two workers started as separate processes on
 localhost (``dask scheduler`` / ``dask worker``, no LocalCluster, no mocks) with a worker killed mid-sweep and an
-engine that kills its worker; the default local cluster interrupted by Ctrl-C and resumed; rows identical to
+engine that kills its worker; the default local cluster interrupted by Ctrl-C, its client then killed (SIGKILL), and resumed; rows identical to
 the same comparisons run directly in this process; the DuckDB report against an independent pandas
 computation; bad sweep files -> exit 2.
 """
@@ -220,7 +220,7 @@ def _interrupt_after_first_chunk(cmd, out):
 
 
 @pytest.mark.slow
-def test_local_cluster_ctrl_c_then_resume_gives_the_same_rows(sweep_file, direct_rows, tmp_path):
+def test_local_cluster_ctrl_c_then_kill_then_resume_gives_the_same_rows(sweep_file, direct_rows, tmp_path):
     out = tmp_path / "out"
     code, stdout, stderr = _interrupt_after_first_chunk(_sweep_cmd(sweep_file, "--out", out, "--workers", 1), out)
     assert code == 130, stderr
@@ -228,6 +228,27 @@ def test_local_cluster_ctrl_c_then_resume_gives_the_same_rows(sweep_file, direct
     kept = sorted(p.name for p in (out / "results").glob("chunk-*.parquet"))
     assert 1 <= len(kept) < 4 and f"{len(kept)} of 4 chunks are in" in stderr
     assert not list((out / "results").glob(".*"))
+
+    # a killed client (SIGKILL: no clean-up at all) loses only the chunks it had not written; its local worker
+    # processes do not outlive it
+    import psutil
+
+    proc = subprocess.Popen(_sweep_cmd(sweep_file, "--out", out, "--workers", 1, "--quiet"), env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 120
+    while len(list((out / "results").glob("chunk-*.parquet"))) <= len(kept) and proc.poll() is None:
+        assert time.time() < deadline
+        time.sleep(0.05)
+    children = psutil.Process(proc.pid).children(recursive=True) if proc.poll() is None else []
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+    alive = psutil.wait_procs(children, timeout=60)[1]
+    for child in alive:  # (not to leak them if the assertion below fails)
+        child.kill()
+    assert not alive, "a worker process outlived its killed client"
+    kept = sorted(p.name for p in (out / "results").glob("chunk-*.parquet"))
+    assert 2 <= len(kept) <= 4
     mtimes = {p: (out / "results" / p).stat().st_mtime_ns for p in kept}
 
     proc = subprocess.run(_sweep_cmd(sweep_file, "--out", out, "--workers", 1), env=ENV, capture_output=True,
