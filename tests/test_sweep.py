@@ -308,6 +308,7 @@ BAD = [
     ("missing arm file", BASE.replace("planar2r", "nope.toml"), ["arms", "nope.toml", "no such"]),
     ("no arms", BASE.replace('arms = ["planar2r"]\n', ""), ["arms", "random_arms"]),
     ("unknown profile", BASE + 'profiles = ["sinus"]\n', ["line 5", "profiles", "sinus"]),
+    ("bad profile option", BASE + 'profiles = ["sine@amplitud=1"]\n', ["line 5", "profiles", "amplitud"]),
     ("zero duration", BASE.replace("duration = 0.1", "duration = 0"), ["line 4", "duration", "0"]),
     ("states 0", BASE + "states = 0\n", ["line 5", "states", "0"]),
     ("links range reversed", BASE + "random_arms = { count = 2, links = [4, 2] }\n",
@@ -345,6 +346,8 @@ def test_the_base_sweep_file_is_accepted(tmp_path):
     path.write_text(BASE)
     s = load_sweep(path)
     assert s.comparisons == 2 and s.engines == ("mujoco",) and s.dts == (0.002, 0.001)
+    path.write_text(BASE + 'profiles = ["sine@amplitude=0.5", "zero"]\n')
+    assert load_sweep(path).profiles == ("sine@amplitude=0.5", "zero")
 
 
 def test_bad_usage_exits_2(tmp_path, capsys):

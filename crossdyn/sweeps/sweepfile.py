@@ -7,7 +7,7 @@
     random_arms = { count = 200, links = [2, 4], seed = 1 }   # optional ranges, see RANDOM_KEYS
     engines = ["mujoco", "mujoco-rk4", "pybullet", "pinocchio"]
     dt = [0.004, 0.002, 0.001, 0.0005]          # s
-    profiles = ["multisine-motion", "zero"]     # optional, default ["multisine-motion"]
+    profiles = ["multisine-motion", "zero"]     # optional, default ["multisine-motion"]; NAME@key=value, .csv
     duration = 1.0                              # s, optional, default 1.0
     states = 1000                               # random states for the static metrics, optional
     seed = 0                                    # seed of those states, optional
@@ -96,7 +96,7 @@ def load_sweep(path: str | os.PathLike, check_engines: bool = True) -> Sweep:
 
 
 def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool = True) -> Sweep:
-    base = path.parent
+    base_dir = path.parent
 
     def err(key: str, msg: str, value=None):
         return InputError(f"{_where(path, text, key)}: {msg}", key, value)
@@ -145,7 +145,7 @@ def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool 
                         "arms")
     arms: list[ArmEntry] = []
     for arm in str_list("arms", required=False):
-        arms.append(_load_arm(arm, base, lambda msg, a=arm: err("arms", f"{a!r}: {msg}", a)))
+        arms.append(_load_arm(arm, base_dir, lambda msg, a=arm: err("arms", f"{a!r}: {msg}", a)))
     if "random_arms" in data:
         arms.extend(random_arms(data["random_arms"], lambda k, msg, v: err(
             "random_arms", f"{k}: {msg}" if k else msg, v)))
@@ -174,22 +174,29 @@ def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool 
     if len(set(map(float, dts))) != len(dts):
         raise err("dt", f"a time step is listed more than once in {dts!r}", dts)
 
-    # profiles
-    from crossdyn.drive.profiles import profile_names
+    # profiles: names, NAME@key=value (as --profile), CSV files (relative to this file)
+    from crossdyn.drive.profile_options import parse_profile
+    from crossdyn.drive.profiles import ProfileError, profile_names
 
     profiles = str_list("profiles", required=False, default=["multisine-motion"])
     known = [p for p in profile_names() if p != "csv"]
     checked = []
     for p in profiles:
-        if p.endswith(".csv"):
-            csv = (base / p).resolve()
+        base, at, rest = p.partition("@")
+        if base.endswith(".csv"):
+            csv = (base_dir / base).resolve()
             if not csv.is_file():
                 raise err("profiles", f"{p!r}: no such CSV file ({csv})", p)
-            checked.append(str(csv))
-        elif p not in known:
-            raise err("profiles", f"unknown profile {p!r}; valid profiles: {', '.join(known)}, or a .csv file", p)
-        else:
-            checked.append(p)
+            p = str(csv) + at + rest
+        elif base not in known:
+            raise err("profiles", f"unknown profile {base!r}; valid profiles: {', '.join(known)}, or a .csv file "
+                                  "(options after @, e.g. sine@amplitude=0.5)", p)
+        if at or base.endswith(".csv"):
+            try:
+                parse_profile(p, arms[0].spec)
+            except (ProfileError, ValueError) as e:
+                raise err("profiles", f"{p!r}: {str(e).splitlines()[0]}", p) from None
+        checked.append(p)
 
     states = number("states", 1000, int)
     if states > MAX_STATES:
@@ -203,12 +210,12 @@ def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool 
             raise err("tolerances", f"must be the path of a tolerance TOML file, got {tpath!r}", tpath)
         from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
-        tol = load_tolerances(base / tpath)
+        tol = load_tolerances(base_dir / tpath)
         default = Tolerances().as_dict()
         tolerances = {k: v for k, v in tol.as_dict().items() if v != default[k]}
 
     engines = str_list("engines", required=True)
-    engines, digests = _check_engines(engines, base, arms, min(map(float, dts)), check_engines,
+    engines, digests = _check_engines(engines, base_dir, arms, min(map(float, dts)), check_engines,
                                       lambda e, msg: err("engines", f"{e!r}: {msg}", e))
     return Sweep(name.strip(), tuple(arms), tuple(engines), tuple(float(d) for d in dts), tuple(checked),
                  duration, states, seed, tolerances, digests)
