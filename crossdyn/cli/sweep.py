@@ -61,10 +61,11 @@ def _print_report(rep) -> None:
     print(f"{total} comparisons; {len(rep.failures)} did not pass"
           + (f"; {rep.missing_chunks} chunk(s) not run yet" if rep.missing_chunks else ""))
     t = rep.by_engine
-    print(f"{'engine':20s} {'dt [s]':>8s} {'n':>5s} {'pass':>6s} {'traj p50':>9s} {'traj p90':>9s} "
+    w = max([20, *(len(e) for e in t["engine"])])
+    print(f"{'engine':{w}s} {'dt [s]':>8s} {'n':>5s} {'pass':>6s} {'traj p50':>9s} {'traj p90':>9s} "
           f"{'compute/sim s':>13s}")
     for r in t.itertuples(index=False):
-        print(f"{r.engine:20s} {r.dt:8g} {r.comparisons:5d} {r.pass_rate:6.0%} {r.traj_p50:9.2e} "
+        print(f"{r.engine:{w}s} {r.dt:8g} {r.comparisons:5d} {r.pass_rate:6.0%} {r.traj_p50:9.2e} "
               f"{r.traj_p90:9.2e} {r.compute_s_per_sim_s_median:13.3g}")
     html = next((f for f in rep.files if f.name == "sweep.html"), None)
     if html:
