@@ -206,15 +206,16 @@ def test_valid_but_not_christoffel_C_is_a_note(tmp_path, capsys):
     assert "CORRECT" in out and "not an error" in out
 
 
-def test_common_whole_quantity_mistakes_get_hints(tmp_path):
+def test_common_whole_quantity_mistakes_get_explanations(tmp_path):
+    # issue 11 item 11: these come first, as one explanation (tests/test_check_diagnosis.py tests the rest)
     f = variant(tmp_path, "textbook_2r.py", "return [g1, g2]", "return [-g1, -g2]")
     r = check("planar2r", f, **FAST)
-    assert any("negative of the expected one" in h and "left-hand side" in h for h in r.hints)
+    assert any("negative of the expected one" in x["text"] and "left-hand side" in x["text"] for x in r.explanations)
     f = variant(tmp_path, "pointmass_2r.py", "return np.array([-k * (2 * qd[0] * qd[1] + qd[1]**2), k * qd[0]**2])",
                 "return np.array([-k * (2 * qd[0] * qd[1] + qd[1]**2), k * qd[0]**2]) + gravity(q, p)",
                 name="bias.py")
     r = check("planar2r-pointmass", f, **FAST)
-    assert any("C qd + G" in h for h in r.hints)
+    assert any("C qd + G" in x["text"] for x in r.explanations)
 
 
 def test_missing_function_is_skipped_and_said(tmp_path):

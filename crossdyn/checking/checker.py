@@ -70,6 +70,7 @@ from crossdyn.checking import diagnosis
 from crossdyn.models import ArmSpec, load_arm
 from crossdyn.models.user_equations import (  # noqa: F401  (names the checker's users also reach here)
     ROLE_ARGS, ROLE_NAMES, ParamSet, UserFileError, UserModel, UserParams, fmt_vec, own_params, parse_names, quiet,
+    written_for_links,
 )
 
 RTOL = 1e-6
@@ -187,12 +188,13 @@ class EntryFinding:
     basis_note: str = ""
     dependence: list = field(default_factory=list)     # list[str]
     messages: list = field(default_factory=list)       # list[str]: the diagnosis, in sentences
+    explained_by: str | None = None                    # the one global explanation that accounts for it
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in (
             "entry", "quantity", "status", "unit", "max_abs_error", "max_rel_error", "worst_param_set", "worst_q",
             "worst_qd", "wrong_param_sets", "n_param_sets", "hidden_by_own_params", "mirror", "terms_param_set",
-            "unexplained", "basis_note", "dependence", "messages")}
+            "unexplained", "basis_note", "dependence", "messages", "explained_by")}
         d["index"] = [i + 1 for i in self.index]
         d["terms"] = [t.to_dict() for t in self.terms]
         return d
@@ -233,6 +235,7 @@ class CheckResult:
     param_sets: list
     runtime_s: float = 0.0
     rtol: float = RTOL
+    explanations: list = field(default_factory=list)   # list[dict]: one mistake that explains many entries, first
 
     @property
     def exit_code(self) -> int:
@@ -259,7 +262,7 @@ class CheckResult:
             "wrong_entries": [f.entry for f in self.wrong],
             "findings": [f.to_dict() for f in self.findings], "entries": self.entries,
             "structure": [s.to_dict() for s in self.structure], "notes": self.notes, "hints": self.hints,
-            "param_sets": self.param_sets, "runtime_s": self.runtime_s,
+            "param_sets": self.param_sets, "runtime_s": self.runtime_s, "explanations": self.explanations,
         }
 
 
@@ -522,8 +525,13 @@ def _dependence(model: UserModel, quantities: dict, sets: list[ParamSet], kinds,
 
 
 def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet], kinds, Q, QD,
-              dependence: dict | None, own_special: list[tuple[set, str]]) -> None:
-    """Fill in terms, polynomial differences, dependence and the messages of each finding."""
+              dependence: dict | None, own_special: list[tuple[set, str]], general: dict | None = None) -> None:
+    """Fill in terms, polynomial differences, dependence and the messages of each finding.
+
+    With ``general`` (:func:`_general_sets`) a term's difference is first fitted over the kind-keeping sets
+    and the general sets together, in candidates where the Lc and J the file reads are parameters of their
+    own; only when no short polynomial fits both exactly is it named from the kind-keeping sets alone.
+    """
     S = len(sets)
     L = np.stack([ps.L for ps in sets])
     m = np.stack([ps.m for ps in sets])
@@ -532,6 +540,11 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
     g = math.hypot(*sets[0].gravity[:2])
     bases: dict = {}
     cands: dict = {}
+    gbases: dict = {}
+    gcands: dict = {}
+    if general is not None:
+        allsets = sets + general["sets"]
+        gL, gm, gLc, gJ = (np.stack([getattr(ps, a) for ps in allsets]) for a in ("L", "m", "Lc", "J"))
     for f in findings:
         cmp_ = compared[f.quantity]
         if f.quantity not in bases:
@@ -542,6 +555,7 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
         k_star = 0 if 0 in f.wrong_param_sets or f.status == "note" else f.worst_param_set
         f.terms_param_set = k_star
         at = "at the arm's own parameters" if k_star == 0 else f"at random parameter set {k_star}"
+        named_general = complete = False
         if basis is None:
             f.messages.append("no term-by-term diagnosis: too few states for the basis of terms "
                               "(increase --states)")
@@ -556,16 +570,36 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
             tol = RTOL * cmp_.qscale[k_star] + ATOL
             tols = RTOL * cmp_.qscale + ATOL                          # (S,)
             idx = diagnosis.off_terms(basis.names, cu[:, k_star], cr[:, k_star], tol, exact)
+            complete = int(np.sum(np.abs(cu[:, k_star] - cr[:, k_star]) > tol)) == len(idx)
             key = "G" if f.quantity == "G" else "other"
             if key not in cands and S >= 4:
                 cands[key] = diagnosis.monomials(L, m, Lc, J, kinds, factor=g if key == "G" else 1.0,
                                                  factor_name="g" if key == "G" else "")
+            gfit = None
+            if exact and general is not None and S >= 4:
+                gfit = _general_fit(f, basis, general, gbases)
+                if gfit is not None and key not in gcands:
+                    gcands[key] = diagnosis.monomials(gL, gm, gLc, gJ, general["kinds"],
+                                                      factor=g if key == "G" else 1.0,
+                                                      factor_name="g" if key == "G" else "")
+            named_general = bool(idx) and gfit is not None
+            in_general: set = set()
             for t in idx:
                 term = diagnosis.TermDiff(basis.names[t], float(cu[t, k_star]), float(cr[t, k_star]))
+                fitres = None
+                if gfit is not None:
+                    fitres = diagnosis.explain_difference(np.concatenate([cu[t] - cr[t], gfit[t]]), gcands[key])
+                if fitres is None:
+                    named_general = False
+                else:
+                    in_general.add(basis.names[t])
                 if exact and np.all(np.abs(cu[t] + cr[t]) <= tols) and np.all(np.abs(cr[t]) > tols):
                     term.reading = "its sign is flipped (yours = -expected at every parameter set)"
-                elif exact and key in cands:
-                    fitres = diagnosis.explain_difference(cu[t] - cr[t], cands[key])
+                    if fitres is not None:
+                        term.difference = diagnosis.format_polynomial(*fitres)
+                elif exact and (key in cands or fitres is not None):
+                    if fitres is None:
+                        fitres = diagnosis.explain_difference(cu[t] - cr[t], cands[key])
                     if fitres is not None:
                         coefs, names = fitres
                         term.difference = diagnosis.format_polynomial(coefs, names)
@@ -580,6 +614,8 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
                 if t.difference:
                     s = (f"    the difference in the {_term_phrase(t.term)} (yours - expected) is exactly "
                          f"{t.difference} at every one of the {S} parameter sets")
+                    if t.term in in_general:
+                        s += f" (and {len(general['sets'])} more with {_free_list(general['read'], len(L[0]))} free)"
                     f.messages.append(s + (f": {t.reading}" if t.reading else ""))
                 elif t.reading:
                     f.messages.append(f"    the {_term_phrase(t.term)}: {t.reading}")
@@ -599,6 +635,15 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
             eps = 1e-7 * max(float(cmp_.qscale[base]), 1e-300)
             f.dependence = diagnosis.classify_dependence(f.entry, labels, du[sel], dr[sel], de[sel], eps)
             involved = {lab for lab, d in zip(labels, de[sel]) if d > eps}
+            if named_general and complete and f.terms and all(t.difference for t in f.terms):
+                # the exact differences, in the parameters the file uses, say which parameters the error involves
+                symbols = _symbols([t.difference for t in f.terms])
+                order = {lab: k for k, lab in enumerate(_param_order(len(sets[0].L)))}
+                ordered = sorted(symbols, key=lambda x: order.get(x, 99))
+                f.dependence = [d for d in f.dependence if not d.startswith(f"the error in {f.entry} ")]
+                f.dependence.append(f"the error in {f.entry} involves {diagnosis._list(ordered)} "
+                                    "(it does not change with the other parameters)")
+                involved = set(ordered)
             f.messages += f.dependence
         if f.hidden_by_own_params:
             msg = (f"{f.entry} matches at the arm's own parameters but not at {len(f.wrong_param_sets)} of "
@@ -607,6 +652,50 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
             if special:
                 msg += f" (this arm has {'; '.join(special)})"
             f.messages.append(msg)
+
+
+def _general_fit(f: EntryFinding, basis, general: dict, gbases: dict) -> np.ndarray | None:
+    """Coefficient differences (yours − expected) of ``f``'s entry at the general sets, (B, G), or None when
+    the user's entry there is not an exact combination of the same terms."""
+    q = f.quantity
+    if q not in general["user"] or q not in general["ref"]:
+        return None
+    if q not in gbases:
+        gbases[q] = diagnosis.make_basis(q, general["Q"], general["QD"])
+    gb = gbases[q]
+    if gb is None or gb.names != basis.names:
+        return None
+    sel = (slice(None), slice(None)) + f.index
+    U, R = general["user"][q][sel].T, general["ref"][q][sel].T
+    cu, ru = diagnosis.fit(gb, U)
+    cr, _ = diagnosis.fit(gb, R)
+    scale = np.linalg.norm(U, axis=0) + np.linalg.norm(R, axis=0)
+    if np.any(ru > 1e-9 * np.maximum(scale, 1e-300)):
+        return None
+    return cu - cr
+
+
+def _free_list(read: list[tuple[str, int]], n: int | None = None) -> str:
+    """``Lc and J`` when every link's are free, else ``Lc3 and J3``."""
+    links = {name: sorted(i for nm, i in read if nm == name) for name in ("Lc", "J")}
+    n = n if n is not None else 1 + max(i for _, i in read)
+    parts = []
+    for name, idx in links.items():
+        if not idx:
+            continue
+        parts += [name] if len(idx) == n else [f"{name}{i + 1}" for i in idx]
+    return diagnosis._list(parts)
+
+
+def _param_order(n: int) -> list[str]:
+    return [f"{name}{i + 1}" for i in range(n) for name in ("L", "m", "Lc", "J")]
+
+
+def _symbols(polynomials: list[str]) -> set[str]:
+    """The parameters (L1, m3, Lc2, J1, …) named in difference polynomials."""
+    import re
+
+    return {tok for p in polynomials for tok in re.findall(r"[A-Za-z]+\d+", p) if re.fullmatch(r"(L|Lc|m|J)\d+", tok)}
 
 
 def _trig_swaps(names, idx, cu, cr, tols) -> list[tuple[str, str]]:
@@ -636,7 +725,8 @@ def _term_phrase(term: str) -> str:
 # =============================================================================== the check
 
 def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAULT_RANDOM_PARAMS,
-          names: dict[str, str] | str | None = None, seed: int = 0, energy: bool = True) -> CheckResult:
+          names: dict[str, str] | str | None = None, seed: int = 0, energy: bool = True,
+          _compare_arms: bool = True) -> CheckResult:
     """Check the user's file ``file`` against the analytic model of ``arm`` (preset, TOML path or spec).
 
     Raises :class:`UserFileError` when the file cannot be used, :class:`ValueError` for bad arguments.
@@ -660,6 +750,7 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
     S = len(sets)
     sink = io.StringIO()
 
+    _check_link_count(model, spec, sets[:1], Q[:1], QD[:1], sink)
     user = _evaluate_user(model, sets, Q, QD, sink)
     notes: list[str] = []
     hints: list[str] = []
@@ -749,22 +840,41 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
                 wrong_param_sets=wrong_sets, n_param_sets=S, mirror=mirror,
                 hidden_by_own_params=0 not in wrong_sets and S > 1))
 
-    # ------------------------------------------------------------ hints
-    _hints(compared, hints, sets, Q)
+    # ------------------------------------------------------------ one mistake that explains many entries
+    explanations = _explanations(compared, sets, Q)
+    if _mostly_wrong(summary, compared) and _compare_arms:
+        match = _matching_arm(spec, file, names, min(states, 200), seed)
+        if match is not None:
+            explanations.insert(0, match)
+    for ex in explanations:
+        for f in findings:
+            if f.explained_by is None and f.quantity in ex["quantities"]:
+                f.explained_by = ex["text"]
+        ex["entries"] = [f.entry for f in findings if f.explained_by == ex["text"] and f.status == "wrong"]
+    explanations = [ex for ex in explanations if ex["entries"]]
 
     # ------------------------------------------------------------ diagnosis
-    wrong_quantities = sorted({f.quantity for f in findings if f.status == "wrong"})
+    to_diagnose = [f for f in findings if f.explained_by is None]
+    wrong_quantities = sorted({f.quantity for f in to_diagnose if f.status == "wrong"})
     dependence = None
     if wrong_quantities:
         base = int(max(range(S), key=lambda s: max(
             float(np.max(compared[q].err[s] / max(compared[q].tol[s], 1e-300))) for q in wrong_quantities)))
         dependence = _dependence(model, {q: None for q in wrong_quantities}, sets, kinds, base, Q, QD, sink)
     own_special = special_values(own)
-    _diagnose(findings, compared, sets, kinds, Q, QD, dependence, own_special)
+    general = None
+    if wrong_quantities and random_params >= 3:
+        general = _general_sets(model, spec, sets, kinds, Q, QD, wrong_quantities, max(random_params, 24),
+                                np.random.default_rng([seed, 12]), sink)
+    _diagnose(to_diagnose, compared, sets, kinds, Q, QD, dependence, own_special, general)
     if any(k != "general" for k in kinds) and findings:
         notes.append("random parameter sets keep each link's kind (" + ", ".join(
             f"link {i + 1}: {k}" for i, k in enumerate(kinds)) + "); for a rod Lc = L/2 and J = mL^2/12 follow L "
             "and m, for a point mass Lc = L and J = 0")
+    if general is not None and any(f.terms for f in to_diagnose):
+        notes.append(f"terms are named in the parameters your file uses: {len(general['sets'])} more parameter sets "
+                     f"with {_free_list(general['read'], n)} independent of L and m (your file reads them) serve only "
+                     "to tell, e.g., m3*L2*Lc3 from 1/2*m3*L2*L3; they do not decide what is wrong")
     if random_params == 0:
         msg = ("--random-params 0: only the arm's own parameters were tested, so an error hidden by their "
                "special values would go unnoticed")
@@ -782,12 +892,19 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
         arm=spec.name, arm_spec=spec.to_dict(), file=str(file), n=n, functions=model.describe(),
         c_form=model.c_kind, states=states, random_params=random_params, seed=seed, verdict=verdict,
         findings=findings, entries=summary, structure=structure, notes=notes, hints=hints,
-        param_sets=[ps.to_dict() for ps in sets], runtime_s=time.perf_counter() - t0)
+        param_sets=[ps.to_dict() for ps in sets], runtime_s=time.perf_counter() - t0, explanations=explanations)
 
 
-def _hints(compared: dict, hints: list, sets: list, Q) -> None:
-    """Whole-quantity patterns worth naming: a flipped sign, a constant factor, G inside C, a transposed C."""
+def _explanations(compared: dict, sets: list, Q) -> list[dict]:
+    """Whole-quantity mistakes: a constant factor (a flipped sign, a factor of 2), G inside C, a transposed C.
+
+    Each is ``{"text", "quantities"}``; the quantities it accounts for get no term-by-term diagnosis (the
+    explanation says everything), and it is printed before the entries.  A factor is accepted only when
+    user = α × expected holds for every entry, state and parameter set within the entries' tolerance.
+    """
+    out = []
     names = {"M": "M", "Cqd": "C qd", "C": "C", "G": "G"}
+    scaled = {}
     for q, c in compared.items():
         if not c.wrong.any():
             continue
@@ -798,21 +915,157 @@ def _hints(compared: dict, hints: list, sets: list, Q) -> None:
             continue
         alpha = float(np.sum(u * r)) / rr
         if np.all(np.abs(u - alpha * r) <= tol):
-            if abs(alpha + 1) < 1e-6:
-                hint = f"your {names[q]} is exactly the negative of the expected one"
-                if q == "G":
-                    hint += " — crossdyn writes G on the left-hand side: M qdd + C qd + G = tau, G = dU/dq"
-                hints.append(hint)
-            else:
-                hints.append(f"your {names[q]} is exactly {alpha:.6g} times the expected one")
-    if "Cqd" in compared and compared["Cqd"].wrong.any():
+            scaled[q] = alpha
+    for q, alpha in scaled.items():
+        if q == "Cqd" and "C" in scaled:
+            continue                      # said once, for the C matrix
+        covers = ["C", "Cqd"] if q == "C" else [q]
+        what = names[q]
+        if abs(alpha + 1) < 1e-6:
+            text = f"your {what} is exactly the negative of the expected one"
+            if q == "G":
+                text += " — crossdyn writes G on the left-hand side: M qdd + C qd + G = tau, G = dU/dq"
+        else:
+            frac = diagnosis._nice(alpha)
+            factor = f"{alpha:.6g}" if frac[0] > 2 else (("-" if alpha < 0 else "") + (frac[1] or "1"))
+            text = f"your {what} is exactly {factor} times the expected one (a factor of {factor} throughout {what})"
+        out.append({"text": text, "quantities": covers})
+    if "Cqd" in compared and compared["Cqd"].wrong.any() and "Cqd" not in scaled:
         c = compared["Cqd"]
         g_ref = compared["G"].ref if "G" in compared else _evaluate_reference(sets, Q, None, {"G"})["G"]
         g_tol = RTOL * np.max(np.abs(g_ref), axis=(1, 2)) + ATOL
         if np.all(np.abs(c.user - c.ref - g_ref) <= (c.tol + g_tol)[:, None, None]):
-            hints.append("your C returns C qd + G (the 'bias' torque): crossdyn expects C qd alone; G is checked "
-                         "separately")
-    if "C" in compared and compared["C"].wrong.any():
+            out.append({"text": "your C returns C qd + G (the 'bias' torque): crossdyn expects C qd alone; G is "
+                                "checked separately", "quantities": ["Cqd"]})
+    if "C" in compared and compared["C"].wrong.any() and "C" not in scaled:
         c = compared["C"]
         if np.all(np.abs(np.swapaxes(c.user, -1, -2) - c.ref) <= c.tol[:, None, None, None]):
-            hints.append("your C is the transpose of the Christoffel-symbol matrix")
+            out.append({"text": "your C is the transpose of the Christoffel-symbol matrix",
+                        "quantities": ["C", "Cqd"]})
+    return out
+
+
+def _mostly_wrong(summary: list[dict], compared: dict) -> bool:
+    """More than half of the entries of M (upper triangle), C qd and G are wrong."""
+    rows = [e for e in summary if e["quantity"] in ("M", "Cqd", "G")]
+    return bool(rows) and sum(not e["ok"] for e in rows) > len(rows) / 2
+
+
+def _matching_arm(spec: ArmSpec, file, names, states: int, seed: int) -> dict | None:
+    """The first preset with as many links as ``spec`` (other link kinds) whose check the file passes.
+
+    Candidates: the named presets and ``planar<n>r`` with the same number of links, one per combination of
+    link kinds (rod, point mass, general) different from the arm's, each checked quickly (no energy check,
+    5 random parameter sets) without looking for further arms.
+    """
+    from crossdyn.models.presets import PRESETS, planarNr
+
+    kinds = link_kinds(spec)
+    seen = {tuple(kinds)}
+    candidates = [f() for f in PRESETS.values()] + [planarNr(spec.n)]
+    for cand in candidates:
+        ck = tuple(link_kinds(cand))
+        if cand.n != spec.n or cand.name == spec.name or ck in seen:
+            continue
+        seen.add(ck)
+        try:
+            r = check(cand, file, states=states, random_params=5, names=names, seed=seed, energy=False,
+                      _compare_arms=False)
+        except UserFileError:
+            continue
+        if r.passed:
+            kinds_c = ", ".join(sorted(set(ck)))
+            return {"text": f"your file matches {cand.name}, not {spec.name}: every entry agrees with "
+                            f"{cand.name} ({kinds_c} links) at {states} states x 6 parameter sets; check it "
+                            f"against that arm, or derive it again for {spec.name}'s links "
+                            f"({', '.join(sorted(set(kinds)))})", "quantities": ["M", "Cqd", "C", "G"],
+                    "arm": cand.name}
+    return None
+
+
+def _check_link_count(model, spec: ArmSpec, sets, Q, QD, sink) -> None:
+    """Call the file once at the arm's size; if that fails and the file works for another number of links,
+    raise one :class:`UserFileError` naming the file, the arm and both counts."""
+    try:
+        _evaluate_user(model, sets, Q, QD, sink)
+    except UserFileError as e:
+        found = written_for_links(model, spec.gravity) if isinstance(model, UserModel) else None
+        if found is None:
+            raise
+        k, how = found
+        raise UserFileError(f"{model.path}: your functions are written for {k} link{'s' if k > 1 else ''} "
+                            f"({how}), but the arm {spec.name} has {spec.n} links; at {spec.n} links: "
+                            f"{e.message}", function=e.function) from None
+    finally:
+        model.c_kind = None
+
+
+def _reads_lc_j(model, base: ParamSet, kinds, Q, QD, sink) -> list[tuple[str, int]]:
+    """(name, link) for each Lc / J of a rod or point-mass link that the user's functions change with."""
+    probes, labels = [], []
+    for i, kind in enumerate(kinds):
+        if kind == "general":
+            continue
+        for name in ("Lc", "J"):
+            vals = getattr(base, name).copy()
+            vals[i] = vals[i] * 1.37 + 0.05 * base.L[i] * (base.m[i] if name == "J" else 1.0)
+            probes.append(base.with_values(**{name: vals}))
+            labels.append((name, i))
+    if not probes:
+        return []
+    vals = _evaluate_user(model, [base] + probes, Q, QD, sink)
+    out = []
+    for k, lab in enumerate(labels):
+        for v in vals.values():
+            scale = float(np.max(np.abs(v[0]))) or 1.0
+            if np.max(np.abs(v[k + 1] - v[0])) > 1e-12 * scale:
+                out.append(lab)
+                break
+    return out
+
+
+def _general_sets(model, spec, sets, kinds, Q, QD, quantities, count: int, rng, sink) -> dict | None:
+    """Parameter sets for *naming* terms, where Lc and J are independent of L and m (diagnosis only).
+
+    With the kind-keeping random sets a rod's Lc = L/2 and J = mL²/12, so ``m3*L2*Lc3`` and
+    ``1/2*m3*L2*L3`` are the same number at every set and a difference cannot tell which the user wrote.
+    When the user's functions change with a rod's (or point mass's) Lc or J — found by evaluating them with
+    that one value changed — ``count`` further sets draw that Lc inside the link and that J ≥ 0 freely (the
+    other links keep their kind).  These sets never decide whether an entry is wrong (a rod file may
+    rightly write L/2 for Lc); they are used only together with the kind-keeping sets: a difference is named
+    in the general parameters when one short polynomial fits both exactly, else as before.  The user's
+    functions are evaluated at as few states as the basis of terms needs.
+    """
+    read = _reads_lc_j(model, sets[min(1, len(sets) - 1)], kinds, Q[:3], QD[:3], sink)
+    if not read:
+        return None
+    n = spec.n
+    gsets = []
+    base = sets[0]
+    for k in range(count):
+        L = rng.uniform(0.4, 1.6, n)
+        m = rng.uniform(0.5, 2.5, n)
+        Lc, J = np.empty(n), np.empty(n)
+        for i, kind in enumerate(kinds):
+            if kind == "rod":
+                Lc[i], J[i] = L[i] / 2, m[i] * L[i] ** 2 / 12
+            elif kind == "point":
+                Lc[i], J[i] = L[i], 0.0
+            else:
+                Lc[i] = L[i] * rng.uniform(0.15, 0.85)
+                J[i] = 0.0 if base.J[i] == 0 else m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+            if ("Lc", i) in read:
+                Lc[i] = L[i] * rng.uniform(0.15, 0.85)
+            if ("J", i) in read:
+                J[i] = m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+        gsets.append(ParamSet(1000 + k, L, m, Lc, J, base.b, base.fc, spec.gravity))
+    need = 0
+    for q in quantities:
+        b = diagnosis.make_basis(q, Q, QD)
+        if b is not None:
+            need = max(need, 2 * b.size + 8)
+    ns = min(len(Q), max(need, 16))
+    user = _evaluate_user(model, gsets, Q[:ns], QD[:ns], sink)
+    ref = _evaluate_reference(gsets, Q[:ns], QD[:ns], set(quantities))
+    gkinds = ["general" if (("Lc", i) in read or ("J", i) in read) else kinds[i] for i in range(n)]
+    return {"sets": gsets, "kinds": gkinds, "read": read, "Q": Q[:ns], "QD": QD[:ns], "user": user, "ref": ref}

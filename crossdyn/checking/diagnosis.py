@@ -225,6 +225,10 @@ class Monomials:
     names: tuple[str, ...]
     values: np.ndarray
     degree: tuple[int, ...]
+    factors: tuple = ()
+    """(name, values (S,)) of each mass factor (1, mᵢ, mᵢ + … + mₙ; times |g| for G)."""
+    products: tuple = ()
+    """(name, values (S,), degree) of each length product (1, Lᵢ, Lᵢ·Lcⱼ, …): monomial = factor × product."""
 
 
 def monomials(L, m, Lc, J, kinds, factor: float = 1.0, factor_name: str = "", max_candidates: int = 1500):
@@ -272,7 +276,16 @@ def monomials(L, m, Lc, J, kinds, factor: float = 1.0, factor_name: str = "", ma
         add([jname], jval, 1)
         for lname, lval in lengths:
             add([jname, lname], jval * lval, 2)
-    return Monomials(tuple(names), np.stack(cols, axis=-1), tuple(degs))
+    factors = tuple(((f"{factor_name}*{mname}" if factor_name and mname else factor_name or mname or "1"),
+                     mval * factor) for mname, mval in masses)
+    products = []
+    for d in range(max_deg + 1):
+        for combo in itertools.combinations_with_replacement(range(len(lengths)), d):
+            val = np.ones(S)
+            for c in combo:
+                val = val * lengths[c][1]
+            products.append((_length_product([lengths[c][0] for c in combo]) or "1", val, d))
+    return Monomials(tuple(names), np.stack(cols, axis=-1), tuple(degs), factors, tuple(products))
 
 
 def _n_combos(k: int, d: int) -> int:
@@ -289,33 +302,81 @@ def _length_product(names: list[str]) -> str:
     return "*".join(out)
 
 
+def _collinear_groups(An: np.ndarray) -> list[list[int]]:
+    """Columns of ``An`` (unit norm) grouped by exact collinearity (±1 after normalisation).
+
+    Under a rod's Lc = L/2, J = mL²/12 (or a point mass's Lc = L) several monomials are
+    proportional over every parameter set (``m3*L3^2``, ``m3*Lc3^2``, ``J3``): they are one
+    candidate for the search, and the member with the simplest coefficient names it.
+    """
+    C = An.shape[1]
+    # a cheap hash: project on a random direction, then confirm with dot products
+    key = np.round(np.abs(An.T @ np.linspace(1.0, 2.0, An.shape[0])), 9)
+    order = np.argsort(key, kind="stable")
+    groups: list[list[int]] = []
+    seen = np.zeros(C, bool)
+    for a in range(C):
+        i = order[a]
+        if seen[i]:
+            continue
+        group = [int(i)]
+        seen[i] = True
+        b = a + 1
+        while b < C and key[order[b]] - key[i] <= 1e-6 * max(1.0, key[i]):
+            j = order[b]
+            if not seen[j] and abs(float(An[:, i] @ An[:, j])) > 1 - 1e-12:
+                group.append(int(j))
+                seen[j] = True
+            b += 1
+        groups.append(group)
+    return groups
+
+
 def explain_difference(delta: np.ndarray, cands: Monomials, max_terms: int = 2) -> tuple[list[float], list[str]] | None:
-    """The shortest exact fit of ``delta`` (one value per parameter set) by ≤ 2 monomials, or None.
+    """The shortest exact fit of ``delta`` (one value per parameter set) by ≤ ``max_terms`` monomials, or None.
 
     Every single monomial and every pair is tried (normal equations on unit-norm
-    columns, then the best candidates re-solved with ``lstsq``); among exact fits
-    (relative residual < :data:`EXACT_FIT`) the one with fewer terms, then
-    simpler coefficients (±1, integers, small fractions), then lower degree wins.
+    columns); at most S − 2 monomials are used for S parameter sets, so an exact
+    fit is never the trivial one of a square system.  Candidates proportional over
+    every set (see :func:`_collinear_groups`) count as one.  When no one or two
+    monomials fit, longer differences that share one mass factor are found by
+    :func:`_factored` (a unique fit over all length products).  Among exact fits (relative
+    residual < :data:`EXACT_FIT`, re-solved with ``lstsq``) the one with fewer terms,
+    then simpler coefficients (±1, integers, small fractions), then lower degree wins.
     """
     delta = np.asarray(delta, float)
     S = delta.shape[0]
     norm = float(np.linalg.norm(delta))
     if S < 4 or norm == 0.0 or not np.all(np.isfinite(delta)):
         return None
+    max_terms = max(1, min(max_terms, S - 2))
     A = cands.values
     cn = np.linalg.norm(A, axis=0)
     keep = np.flatnonzero(cn > 0)
-    An = A[:, keep] / cn[keep]
+    An_all = A[:, keep] / cn[keep]
+    groups = _collinear_groups(An_all)
+    reps = np.array([keep[g[0]] for g in groups])
+    members = [[int(keep[j]) for j in g] for g in groups]
+    An = A[:, reps] / cn[reps]
     d = delta / norm
     proj = An.T @ d
-    exact = []
-    # singles
-    r1 = 1.0 - proj**2
-    for i in np.flatnonzero(r1 < 1e-8):
-        exact.append((keep[i],))
-    if max_terms >= 2 and not exact:
+    R = len(reps)
+
+    def verified(supports) -> list:
+        out = []
+        for combo in supports:
+            cols = A[:, [reps[c] for c in combo]]
+            coef, *_ = np.linalg.lstsq(cols, delta, rcond=None)
+            resid = np.linalg.norm(delta - cols @ coef) / norm
+            if resid > EXACT_FIT or np.any(coef == 0):
+                continue
+            out.append(_name_support(A, cands, [members[c] for c in combo], [reps[c] for c in combo], coef))
+        return out
+
+    found = verified([(int(i),) for i in np.flatnonzero(1.0 - proj**2 < 1e-8)])
+    if not found and max_terms >= 2 and R >= 2:
         G = An.T @ An
-        iu, ju = np.triu_indices(len(keep), 1)
+        iu, ju = np.triu_indices(R, 1)
         gij = G[iu, ju]
         det = 1.0 - gij**2
         ok = det > 1e-9
@@ -323,34 +384,121 @@ def explain_difference(delta: np.ndarray, cands: Monomials, max_terms: int = 2) 
         xj = np.where(ok, (proj[ju] - gij * proj[iu]) / np.where(ok, det, 1), 0)
         r2 = np.where(ok, 1.0 - (xi * proj[iu] + xj * proj[ju]), np.inf)
         order = np.argsort(r2)[:64]
-        for t in order:
-            if r2[t] < 1e-6:
-                exact.append((keep[iu[t]], keep[ju[t]]))
-    best = None
-    for combo in exact:
-        cols = A[:, list(combo)]
-        coef, *_ = np.linalg.lstsq(cols, delta, rcond=None)
-        resid = np.linalg.norm(delta - cols @ coef) / norm
-        if resid > EXACT_FIT or np.any(coef == 0):
-            continue
-        score = (len(combo), sum(_nice(float(c))[0] for c in coef), sum(cands.degree[c] for c in combo), combo)
-        if best is None or score < best[0]:
-            best = (score, [float(c) for c in coef], [cands.names[c] for c in combo])
-    if best is None:
+        found = verified([(int(iu[t]), int(ju[t])) for t in order if r2[t] < 1e-6])
+    if not found and cands.factors:
+        found = _factored(delta, cands, max(max_terms, 6))
+    if not found:
         return None
-    return best[1], best[2]
+    _, coefs, names, order = min(found, key=lambda f: f[0])
+    ranked = sorted(range(len(coefs)), key=lambda t: (coefs[t] < 0, order[t]))
+    return [coefs[t] for t in ranked], [names[t] for t in ranked]
+
+
+def _factored(delta: np.ndarray, cands: Monomials, max_terms: int) -> list:
+    """Exact fits of 3 … ``max_terms`` monomials sharing one mass factor: ``m3*(L1 + L2 - L1^2 - L2^2)``.
+
+    One slip in a bracket (``m3*(L1 + L2 + …)`` for ``m3*(L1**2 + L2**2 + …)``) changes
+    several monomials with the same mass factor.  Dividing by each factor leaves a
+    polynomial in the lengths alone; when there are more parameter sets than length
+    products (of degree ≤ 2, or ≤ 3 where the sets allow) the least-squares fit over
+    *all* products is unique, so an exact fit with few non-zero coefficients is the
+    difference itself, not one choice among many.
+    """
+    norm = float(np.linalg.norm(delta))
+    S = delta.shape[0]
+    found = []
+    for max_deg in (3, 2):
+        chosen = [k for k, (_, _, d) in enumerate(cands.products) if d <= max_deg]
+        P_all = np.stack([cands.products[k][1] for k in chosen], axis=-1)
+        groups = _collinear_groups(P_all / np.linalg.norm(P_all, axis=0))   # a rod's L and Lc: one column
+        if len(groups) + 2 <= S:
+            break
+    else:
+        return []
+    P = np.stack([P_all[:, g[0]] for g in groups], axis=-1)
+    if np.linalg.matrix_rank(P) < P.shape[1]:
+        return []
+    for fname, fval in cands.factors:
+        if np.any(fval == 0):
+            continue
+        cols = P * fval[:, None]
+        coef, *_ = np.linalg.lstsq(cols, delta, rcond=None)
+        if np.linalg.norm(delta - cols @ coef) / norm > EXACT_FIT:
+            continue
+        support = [c for c in range(len(coef)) if abs(coef[c]) * np.linalg.norm(cols[:, c]) > 1e-7 * norm]
+        if not 3 <= len(support) <= max_terms:
+            continue
+        coefs, names, deg, nice, order = [], [], 0, 0, []
+        for c in support:
+            best = None
+            for j in groups[c]:
+                cj = float(coef[c]) * float(P_all[:, groups[c][0]] @ P_all[:, j]) / float(P_all[:, j] @ P_all[:, j])
+                key = (_nice(cj)[0], cands.products[chosen[j]][2], j)
+                if best is None or key < best[0]:
+                    best = (key, cj, j)
+            key, cj, j = best
+            pname = cands.products[chosen[j]][0]
+            names.append(fname if pname == "1" else (pname if fname == "1" else f"{fname}*{pname}"))
+            coefs.append(cj)
+            order.append(chosen[j])
+            nice += key[0]
+            deg += key[1]
+        found.append(((len(support), nice, deg, tuple(support)), coefs, names, order))
+    return found
+
+
+def _name_support(A, cands: Monomials, groups: list[list[int]], reps: list[int], coef) -> tuple:
+    """(score, coefficients, names) of an exact fit, each candidate named by its simplest group member."""
+    coefs, names, index, nice, degree = [], [], [], 0, 0
+    for group, rep, c in zip(groups, reps, coef):
+        best = None
+        for j in group:
+            mu = float(A[:, rep] @ A[:, j]) / float(A[:, j] @ A[:, j])
+            cj = float(c) * mu
+            s = (_nice(cj)[0], cands.degree[j], j)
+            if best is None or s < best[0]:
+                best = (s, cj, j)
+        (s_nice, s_deg, _), cj, j = best
+        coefs.append(cj)
+        names.append(cands.names[j])
+        index.append(j)
+        nice += s_nice
+        degree += s_deg
+    return (len(coefs), nice, degree, tuple(sorted(index))), coefs, names, index
+
+
+def _side(coefs: list[float], names: list[str]) -> str:
+    """A sum of monomials with a common factor taken out: ``m3*(L1^2 + L2^2)``."""
+    if len(names) >= 2:
+        factors = [n.split("*") for n in names]
+        common = [f for f in factors[0] if all(f in fs for fs in factors[1:])]
+        rest = []
+        for fs in factors:
+            left = list(fs)
+            for f in common:
+                left.remove(f)
+            rest.append("*".join(left) or "1")
+        if common and all(r != "1" for r in rest):
+            return "*".join(common) + "*(" + format_polynomial(coefs, rest) + ")"
+    return format_polynomial(coefs, names)
 
 
 def reading(coefs: list[float], names: list[str]) -> str:
-    """A plain reading of a difference polynomial (yours − expected)."""
-    if len(coefs) == 2 and coefs[0] * coefs[1] < 0:
-        pos, neg = (0, 1) if coefs[0] > 0 else (1, 0)
-        return (f"yours has {format_polynomial([coefs[pos]], [names[pos]])} where "
-                f"{format_polynomial([-coefs[neg]], [names[neg]])} belongs")
-    if all(c > 0 for c in coefs):
-        return f"yours has {format_polynomial(coefs, names)} too much"
-    if all(c < 0 for c in coefs):
-        return f"yours lacks {format_polynomial([-c for c in coefs], names)}"
+    """A plain reading of a difference polynomial (yours − expected).
+
+    Positive terms are what the user has, negative ones what belongs there:
+    ``m3*L1 + m3*L2 - m3*L1^2 - m3*L2^2`` reads "yours has m3*(L1 + L2) where
+    m3*(L1^2 + L2^2) belongs".
+    """
+    pos = [(c, n) for c, n in zip(coefs, names) if c > 0]
+    neg = [(-c, n) for c, n in zip(coefs, names) if c < 0]
+    if pos and neg:
+        return (f"yours has {_side([c for c, _ in pos], [n for _, n in pos])} where "
+                f"{_side([c for c, _ in neg], [n for _, n in neg])} belongs")
+    if pos:
+        return f"yours has {_side([c for c, _ in pos], [n for _, n in pos])} too much"
+    if neg:
+        return f"yours lacks {_side([c for c, _ in neg], [n for _, n in neg])}"
     return ""
 
 

@@ -165,14 +165,26 @@ def _mark(status: str) -> str:
     return {"ok": "ok", "failed": "FAILED", "note": "note", "skipped": "skipped"}[status]
 
 
+def _explanation_lines(result) -> list[tuple[str, str]]:
+    """(heading, text) per global explanation: one mistake that accounts for several wrong entries."""
+    out = []
+    for ex in result.explanations:
+        entries = ex["entries"]
+        what = f"{len(entries)} wrong entr{'y' if len(entries) == 1 else 'ies'} ({', '.join(entries)})"
+        out.append((f"One mistake explains {what}:", ex["text"]))
+    return out
+
+
 def render_text(result) -> str:
     lines = [f"crossdyn check {result.arm} {result.file}",
              f"  your functions: {_functions_line(result)}",
              f"  compared at {_scope_line(result)}",
              "",
              _verdict_line(result)]
-    wrong = [f for f in result.findings if f.status == "wrong"]
-    notes = [f for f in result.findings if f.status == "note"]
+    for head, text in _explanation_lines(result):
+        lines += ["", head, f"  {text}"]
+    wrong = [f for f in result.findings if f.status == "wrong" and f.explained_by is None]
+    notes = [f for f in result.findings if f.status == "note" and f.explained_by is None]
     used_sets = set()
     for group, title in ((wrong, None), (notes, "Your C matrix differs from the Christoffel one (not an error):")):
         if not group:
@@ -217,8 +229,10 @@ def render_markdown(result) -> str:
            f"- your functions: {_functions_line(result)}",
            f"- compared at {_scope_line(result)}",
            f"- checked in {result.runtime_s:.2f} s", ""]
+    for head, text in _explanation_lines(result):
+        out += [f"## {head.rstrip(':')}", "", text, ""]
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
-        group = [f for f in result.findings if f.status == status]
+        group = [f for f in result.findings if f.status == status and f.explained_by is None]
         if not group:
             continue
         out += [f"## {title}", ""]
@@ -259,8 +273,10 @@ def render_html(result) -> str:
              f"<p class='{cls}'>{e(_verdict_line(result))} (exit code {result.exit_code})</p>",
              f"<ul><li>your functions: {e(_functions_line(result))}</li><li>compared at {e(_scope_line(result))}</li>"
              f"<li>checked in {result.runtime_s:.2f} s</li></ul>"]
+    for head, text in _explanation_lines(result):
+        parts.append(f"<h2 class='wrong'>{e(head.rstrip(':'))}</h2><p>{e(text)}</p>")
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
-        group = [f for f in result.findings if f.status == status]
+        group = [f for f in result.findings if f.status == status and f.explained_by is None]
         if not group:
             continue
         parts.append(f"<h2>{e(title)}</h2>")

@@ -403,3 +403,44 @@ class UserModel:
     def Cqd(self, q, qd, p, ps=None) -> np.ndarray:
         kind, a = self.C(q, qd, p, ps)
         return a @ qd if kind == "matrix" else a
+
+
+# =============================================================================== the file's own number of links
+
+def written_for_links(model: "UserModel", gravity, max_links: int = 12) -> tuple[int, str] | None:
+    """(k, what the functions returned) for the link count k ≠ ``model.n`` at which every function of the file
+    runs and returns k-sized results, or ``None``.
+
+    Used when the file fails at the arm's own n (a wrong shape, or an exception such as "too many values to
+    unpack" from ``q1, q2, q3 = q``): calling it with k joint angles and a k-link ``p`` (uniform rods) for
+    k = 1 … ``max_links`` tells a file written for another arm from a file with a bug.
+    """
+    import copy
+
+    q_all = np.linspace(0.31, -0.47, max_links)
+    for k in range(1, max_links + 1):
+        if k == model.n:
+            continue
+        trial = copy.copy(model)
+        trial.n, trial.c_kind = k, None
+        L = np.linspace(1.0, 0.6, k)
+        m = np.linspace(1.0, 0.5, k)
+        ps = ParamSet(0, L, m, L / 2, m * L**2 / 12, np.zeros(k), np.zeros(k), gravity)
+        q, qd = q_all[:k].copy(), -q_all[:k][::-1].copy()
+        shapes = []
+        try:
+            with quiet():
+                if trial.has("M"):
+                    trial.M(q, ps.user, ps)
+                    shapes.append(f"{trial.name('M')} returns a {k}x{k} matrix")
+                if trial.has("C"):
+                    kind, _ = trial.C(q, qd, ps.user, ps)
+                    shapes.append(f"{trial.name('C')} a {k}x{k} matrix" if kind == "matrix" else
+                                  f"{trial.name('C')} a {k}-vector")
+                if trial.has("G"):
+                    trial.G(q, ps.user, ps)
+                    shapes.append(f"{trial.name('G')} a {k}-vector")
+        except UserFileError:
+            continue
+        return k, ", ".join(shapes) + f" when given {k} joint angles"
+    return None
