@@ -36,10 +36,22 @@ What :func:`check` does
    user's equations are integrated in free motion with crossdyn's RK4
    (E = ½ q̇ᵀ M_user q̇ + U, U the analytic potential; missing functions are
    taken from the reference and the report says so).
-3. For every wrong entry, a diagnosis (:mod:`crossdyn.checking.diagnosis`):
+3. One mistake that explains many entries comes first (:func:`_explanations`):
+   a quantity that is exactly α × the expected one (the opposite sign of G, a
+   factor of 2 throughout M, C or G), C q̇ + G returned as C, a transposed C —
+   and, when most entries are wrong, a preset with as many links whose check the
+   file passes (:func:`_matching_arm`: "your file matches planar2r-pointmass,
+   not planar2r").  The entries it accounts for get no term-by-term lists.
+4. For every other wrong entry, a diagnosis (:mod:`crossdyn.checking.diagnosis`):
    the terms whose coefficients are off, with found and expected values, the
    polynomial the coefficient error follows across the parameter sets, and
    which parameters the entry depends on that it should not (or vice versa).
+   The polynomial is named in the parameters the file uses: when the file reads
+   a rod's (or point mass's) Lc or J, further parameter sets with those free
+   (:func:`_general_sets`, diagnosis only) tell ``m3*L2*Lc3`` from ``1/2*m3*L2*L3``.
+
+A file written for another number of links (it fails at the arm's n but runs,
+with k-sized results, at k links) is reported as such, naming both counts.
 
 A file that cannot be used — import error, missing or non-callable functions,
 wrong shapes, exceptions or non-finite values inside the user's functions —
