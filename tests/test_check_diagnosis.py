@@ -134,6 +134,9 @@ EXPLAINED = {
     "factor 2 throughout C": ("textbook_2r.py", "h = -p.m2 * p.L1 * p.Lc2 * sin(q[1])",
                               "h = -2 * p.m2 * p.L1 * p.Lc2 * sin(q[1])", "planar2r",
                               "your C is exactly 2 times the expected one", {"Cqd1", "Cqd2", "C11", "C12", "C21"}),
+    "transposed C": ("textbook_2r.py", "return [[h * qd[1], h * (qd[0] + qd[1])],\n            [-h * qd[0], 0.0]]",
+                     "return [[h * qd[1], -h * qd[0]],\n            [h * (qd[0] + qd[1]), 0.0]]", "planar2r",
+                     "your C is the transpose of the Christoffel-symbol matrix", {"Cqd1", "Cqd2", "C12", "C21"}),
     "C qd + G returned as C": ("pointmass_2r.py", "k * qd[0]**2])", "k * qd[0]**2]) + gravity(q, p)",
                                "planar2r-pointmass", "your C returns C qd + G", {"Cqd1", "Cqd2"}),
 }
@@ -226,3 +229,14 @@ def test_a_broken_file_is_not_blamed_on_the_link_count(tmp_path):
     f = variant(tmp_path, "textbook_2r.py", "return [[m11, m12], [m12, m22]]", "return [m11, m12, m22]")
     with pytest.raises(UserFileError, match=r"returned shape \(3,\); expected \(2, 2\)"):
         check("planar2r", f, states=20, random_params=0)
+
+
+def test_a_file_that_only_works_for_rods_still_gets_its_diagnosis(tmp_path):
+    # the general sets are for naming only: a file that refuses them is named from the rod sets, not exit 2
+    src = (FILES / "textbook_2r.py").read_text()
+    src = src.replace("def M(q, p):\n", "def M(q, p):\n    assert abs(p.Lc2 - p.L2 / 2) < 1e-12, 'rods only'\n")
+    f = tmp_path / "rods.py"
+    f.write_text(src.replace("m22 = p.J2 + p.m2 * p.Lc2**2", "m22 = p.J2 + p.m2 * p.Lc2"))
+    r = check("planar2r", f, **FAST)
+    assert [x.entry for x in r.wrong] == ["M22"]
+    assert r.finding("M22").terms[0].reading == "yours has m2*Lc2 where m2*Lc2^2 belongs"

@@ -90,6 +90,8 @@ RTOL = 1e-6
 ATOL = 1e-12
 ENERGY_TOL = 1e-6
 """Allowed energy drift in free motion, relative to the arm's energy scale (RK4 at 2 ms gives ~1e-10)."""
+GENERAL_SETS = 24
+"""Parameter sets with a rod's Lc and J free, used only to name differences (see :func:`_general_sets`)."""
 DEFAULT_STATES = 1000
 DEFAULT_RANDOM_PARAMS = 20
 
@@ -741,6 +743,9 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
           _compare_arms: bool = True) -> CheckResult:
     """Check the user's file ``file`` against the analytic model of ``arm`` (preset, TOML path or spec).
 
+    ``_compare_arms=False`` is the quick check :func:`_matching_arm` runs on other presets: no search for
+    matching arms and no term-by-term diagnosis.
+
     Raises :class:`UserFileError` when the file cannot be used, :class:`ValueError` for bad arguments.
     """
     t0 = time.perf_counter()
@@ -866,7 +871,7 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
     explanations = [ex for ex in explanations if ex["entries"]]
 
     # ------------------------------------------------------------ diagnosis
-    to_diagnose = [f for f in findings if f.explained_by is None]
+    to_diagnose = [f for f in findings if f.explained_by is None] if _compare_arms else []   # quick: no diagnosis
     wrong_quantities = sorted({f.quantity for f in to_diagnose if f.status == "wrong"})
     dependence = None
     if wrong_quantities:
@@ -876,7 +881,7 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
     own_special = special_values(own)
     general = None
     if wrong_quantities and random_params >= 3:
-        general = _general_sets(model, spec, sets, kinds, Q, QD, wrong_quantities, max(random_params, 24),
+        general = _general_sets(model, spec, sets, kinds, Q, QD, wrong_quantities, GENERAL_SETS,
                                 np.random.default_rng([seed, 12]), sink)
     _diagnose(to_diagnose, compared, sets, kinds, Q, QD, dependence, own_special, general)
     if any(k != "general" for k in kinds) and findings:
@@ -970,6 +975,8 @@ def _matching_arm(spec: ArmSpec, file, names, states: int, seed: int) -> dict | 
     link kinds (rod, point mass, general) different from the arm's, each checked quickly (no energy check,
     5 random parameter sets) without looking for further arms.
     """
+    import dataclasses
+
     from crossdyn.models.presets import PRESETS, planarNr
 
     kinds = link_kinds(spec)
@@ -980,6 +987,8 @@ def _matching_arm(spec: ArmSpec, file, names, states: int, seed: int) -> dict | 
         if cand.n != spec.n or cand.name == spec.name or ck in seen:
             continue
         seen.add(ck)
+        same_g = tuple(cand.gravity) == tuple(spec.gravity)
+        cand = cand if same_g else dataclasses.replace(cand, gravity=spec.gravity)   # the link kinds differ, only
         try:
             r = check(cand, file, states=states, random_params=5, names=names, seed=seed, energy=False,
                       _compare_arms=False)
@@ -987,8 +996,10 @@ def _matching_arm(spec: ArmSpec, file, names, states: int, seed: int) -> dict | 
             continue
         if r.passed:
             kinds_c = ", ".join(sorted(set(ck)))
+            gnote = "" if same_g else ", with this arm's gravity"
             return {"text": f"your file matches {cand.name}, not {spec.name}: every entry agrees with "
-                            f"{cand.name} ({kinds_c} links) at {states} states x 6 parameter sets; check it "
+                            f"{cand.name} ({kinds_c} links{gnote}) at "
+                            f"{states} states x 6 parameter sets; check it "
                             f"against that arm, or derive it again for {spec.name}'s links "
                             f"({', '.join(sorted(set(kinds)))})", "quantities": ["M", "Cqd", "C", "G"],
                     "arm": cand.name}
@@ -1043,11 +1054,19 @@ def _general_sets(model, spec, sets, kinds, Q, QD, quantities, count: int, rng, 
     ``1/2*m3*L2*L3`` are the same number at every set and a difference cannot tell which the user wrote.
     When the user's functions change with a rod's (or point mass's) Lc or J — found by evaluating them with
     that one value changed — ``count`` further sets draw that Lc inside the link and that J ≥ 0 freely (the
-    other links keep their kind).  These sets never decide whether an entry is wrong (a rod file may
+    other links keep their kind).  A file that fails there (e.g. one that asserts Lc == L/2) simply gets
+    no general sets.  These sets never decide whether an entry is wrong (a rod file may
     rightly write L/2 for Lc); they are used only together with the kind-keeping sets: a difference is named
     in the general parameters when one short polynomial fits both exactly, else as before.  The user's
     functions are evaluated at as few states as the basis of terms needs.
     """
+    try:
+        return _general_sets_or_fail(model, spec, sets, kinds, Q, QD, quantities, count, rng, sink)
+    except UserFileError:
+        return None          # the file fails off its arm's link kinds: name terms from the kind-keeping sets
+
+
+def _general_sets_or_fail(model, spec, sets, kinds, Q, QD, quantities, count: int, rng, sink) -> dict | None:
     read = _reads_lc_j(model, sets[min(1, len(sets) - 1)], kinds, Q[:3], QD[:3], sink)
     if not read:
         return None
