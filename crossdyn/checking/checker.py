@@ -91,6 +91,7 @@ ATOL = 1e-12
 ENERGY_TOL = 1e-6
 """Allowed energy drift in free motion, relative to the arm's energy scale (RK4 at 2 ms gives ~1e-10)."""
 GENERAL_SETS = 24
+GENERAL_MAX_STATES = 200
 """Parameter sets with a rod's Lc and J free, used only to name differences (see :func:`_general_sets`)."""
 DEFAULT_STATES = 1000
 DEFAULT_RANDOM_PARAMS = 20
@@ -675,7 +676,8 @@ def _general_fit(f: EntryFinding, basis, general: dict, gbases: dict) -> np.ndar
     if q not in general["user"] or q not in general["ref"]:
         return None
     if q not in gbases:
-        gbases[q] = diagnosis.make_basis(q, general["Q"], general["QD"])
+        ns = general["states"][q]
+        gbases[q] = diagnosis.make_basis(q, general["Q"][:ns], general["QD"][:ns])
     gb = gbases[q]
     if gb is None or gb.names != basis.names:
         return None
@@ -1023,6 +1025,17 @@ def _check_link_count(model, spec: ArmSpec, sets, Q, QD, sink) -> None:
         model.c_kind = None
 
 
+def _only(model, roles: set):
+    """``model`` restricted to ``roles`` (a Python file's other functions are not called), else ``model``."""
+    if not isinstance(model, UserModel):
+        return model
+    import copy
+
+    trial = copy.copy(model)
+    trial.functions = {r: fn for r, fn in model.functions.items() if r in roles}
+    return trial
+
+
 def _reads_lc_j(model, base: ParamSet, kinds, Q, QD, sink) -> list[tuple[str, int]]:
     """(name, link) for each Lc / J of a rod or point-mass link that the user's functions change with."""
     probes, labels = [], []
@@ -1090,13 +1103,23 @@ def _general_sets_or_fail(model, spec, sets, kinds, Q, QD, quantities, count: in
             if ("J", i) in read:
                 J[i] = m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
         gsets.append(ParamSet(1000 + k, L, m, Lc, J, base.b, base.fc, spec.gravity))
-    need = 0
+    # as many states as each basis needs; C (velocity terms: a basis of n(n+1)/2 x (1 + n(n+1)) for C qd)
+    # only while that stays small (up to 3 links), so that naming never costs more than the check itself
+    need = {}
     for q in quantities:
         b = diagnosis.make_basis(q, Q, QD)
-        if b is not None:
-            need = max(need, 2 * b.size + 8)
-    ns = min(len(Q), max(need, 16))
-    user = _evaluate_user(model, gsets, Q[:ns], QD[:ns], sink)
-    ref = _evaluate_reference(gsets, Q[:ns], QD[:ns], set(quantities))
+        if b is not None and 2 * b.size + 8 <= GENERAL_MAX_STATES:
+            need[q] = min(len(Q), max(2 * b.size + 8, 16))
+    if not need:
+        return None
+    user, ref, states = {}, {}, {}
+    for ns in sorted(set(need.values())):
+        qs = [q for q in need if need[q] == ns]
+        u = _evaluate_user(_only(model, {QUANTITY_ROLE[q] for q in qs}), gsets, Q[:ns], QD[:ns], sink)
+        r = _evaluate_reference(gsets, Q[:ns], QD[:ns], set(qs))
+        for q in qs:
+            if q in u:
+                user[q], ref[q], states[q] = u[q], r[q], ns
     gkinds = ["general" if (("Lc", i) in read or ("J", i) in read) else kinds[i] for i in range(n)]
-    return {"sets": gsets, "kinds": gkinds, "read": read, "Q": Q[:ns], "QD": QD[:ns], "user": user, "ref": ref}
+    return {"sets": gsets, "kinds": gkinds, "read": read, "Q": Q, "QD": QD, "states": states, "user": user,
+            "ref": ref}
