@@ -240,3 +240,14 @@ def test_a_file_that_only_works_for_rods_still_gets_its_diagnosis(tmp_path):
     r = check("planar2r", f, **FAST)
     assert [x.entry for x in r.wrong] == ["M22"]
     assert r.finding("M22").terms[0].reading == "yours has m2*Lc2 where m2*Lc2^2 belongs"
+
+
+def test_point_mass_3r_file_against_the_general_3r_is_told_its_links(tmp_path):
+    # no 3-link point-mass preset exists: the arm made of point masses is the candidate
+    src = (FILES / "textbook_3r.py").read_text()
+    point = tmp_path / "point3r.py"
+    point.write_text(src.replace("p.Lc", "p.L").replace("p.J1", "0.0").replace("p.J2", "0.0").replace("p.J3", "0.0"))
+    r = check("planar3r-general", point, **FAST)
+    assert r.explanations and r.explanations[0]["text"].startswith(
+        "your file is written for point masses at the link ends (Lc = L, J = 0), not planar3r-general's links")
+    assert all(x.terms == [] for x in r.wrong)

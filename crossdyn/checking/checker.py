@@ -971,11 +971,12 @@ def _mostly_wrong(summary: list[dict], compared: dict) -> bool:
 
 
 def _matching_arm(spec: ArmSpec, file, names, states: int, seed: int) -> dict | None:
-    """The first preset with as many links as ``spec`` (other link kinds) whose check the file passes.
+    """The first arm with as many links as ``spec`` but other link kinds whose check the file passes.
 
-    Candidates: the named presets and ``planar<n>r`` with the same number of links, one per combination of
-    link kinds (rod, point mass, general) different from the arm's, each checked quickly (no energy check,
-    5 random parameter sets) without looking for further arms.
+    Candidates: the named presets and ``planar<n>r`` with the same number of links (with this arm's gravity
+    if theirs differs: only the kinds of link are compared), then this arm with every link a point mass
+    (Lc = L, J = 0) and with every link a uniform rod (Lc = L/2, J = mL²/12) — one candidate per combination
+    of link kinds, each checked quickly (no energy check, 5 random parameter sets, no diagnosis).
     """
     import dataclasses
 
@@ -983,28 +984,43 @@ def _matching_arm(spec: ArmSpec, file, names, states: int, seed: int) -> dict | 
 
     kinds = link_kinds(spec)
     seen = {tuple(kinds)}
-    candidates = [f() for f in PRESETS.values()] + [planarNr(spec.n)]
-    for cand in candidates:
+    candidates = [(f(), None) for f in PRESETS.values()] + [(planarNr(spec.n), None)]
+    candidates += [(spec, "point"), (spec, "rod")]
+    for cand, uniform in candidates:
+        if uniform == "point":
+            cand = dataclasses.replace(cand, links=tuple(dataclasses.replace(l, com=l.length, inertia=0.0)
+                                                         for l in cand.links))
+        elif uniform == "rod":
+            cand = dataclasses.replace(cand, links=tuple(dataclasses.replace(
+                l, com=l.length / 2, inertia=l.mass * l.length**2 / 12) for l in cand.links))
         ck = tuple(link_kinds(cand))
-        if cand.n != spec.n or cand.name == spec.name or ck in seen:
+        if cand.n != spec.n or (uniform is None and cand.name == spec.name) or ck in seen:
             continue
         seen.add(ck)
         same_g = tuple(cand.gravity) == tuple(spec.gravity)
-        cand = cand if same_g else dataclasses.replace(cand, gravity=spec.gravity)   # the link kinds differ, only
+        cand = cand if same_g else dataclasses.replace(cand, gravity=spec.gravity)
         try:
             r = check(cand, file, states=states, random_params=5, names=names, seed=seed, energy=False,
                       _compare_arms=False)
         except UserFileError:
             continue
-        if r.passed:
-            kinds_c = ", ".join(sorted(set(ck)))
+        if not r.passed:
+            continue
+        theirs = ", ".join(sorted(set(kinds)))
+        how = f"at {states} states x 6 parameter sets"
+        if uniform is None:
             gnote = "" if same_g else ", with this arm's gravity"
-            return {"text": f"your file matches {cand.name}, not {spec.name}: every entry agrees with "
-                            f"{cand.name} ({kinds_c} links{gnote}) at "
-                            f"{states} states x 6 parameter sets; check it "
-                            f"against that arm, or derive it again for {spec.name}'s links "
-                            f"({', '.join(sorted(set(kinds)))})", "quantities": ["M", "Cqd", "C", "G"],
-                    "arm": cand.name}
+            text = (f"your file matches {cand.name}, not {spec.name}: every entry agrees with {cand.name} "
+                    f"({', '.join(sorted(set(ck)))} links{gnote}) {how}; check it against that arm, or derive it "
+                    f"again for {spec.name}'s links ({theirs})")
+            name = cand.name
+        else:
+            what = ("point masses at the link ends (Lc = L, J = 0)" if uniform == "point" else
+                    "uniform rods (Lc = L/2, J = mL^2/12)")
+            text = (f"your file is written for {what}, not {spec.name}'s links ({theirs}): every entry agrees "
+                    f"with {spec.name} made of {what.split(' (')[0]} {how}")
+            name = f"{spec.name} with {uniform} links"
+        return {"text": text, "quantities": ["M", "Cqd", "C", "G"], "arm": name}
     return None
 
 
