@@ -6,7 +6,9 @@ that are sums of products with one trigonometric factor each) and names the edit
 * ``power``   — ``x**2`` becomes ``x``;
 * ``factor2`` — ``2 * x`` becomes ``x``;
 * ``missing`` — ``a + b`` becomes ``a`` (the term ``b`` is lost);
-* ``extra``   — ``a + b`` becomes ``a + b + p.m1*p.L1*p.L2`` (a term that does not belong);
+* ``extra``   — ``a + b`` becomes ``a + b + p.m1*p.L1*p.L2`` in M, ``a + b + p.m1*p.g*p.L1`` in G (a term
+  that does not belong, of its neighbours' kind: without the mass inside a bracket a mass multiplies,
+  without g inside one g multiplies);
 * ``lc``      — ``Lc3`` becomes ``p.L3`` (L where Lc belongs); for a file without Lc, ``l2`` becomes ``l1``;
 * ``sincos``  — ``cos(...)`` becomes ``sin(...)``;
 * ``sign``    — ``a + b`` becomes ``a - b``.
@@ -35,6 +37,22 @@ def _uses_angles(node: ast.AST) -> bool:
                for x in ast.walk(node))
 
 
+def _is_mass(node: ast.AST) -> bool:
+    """A mass factor: m2, p.m2, (m2 + m3), p.m2 * ..."""
+    return any((isinstance(x, ast.Name) and re.fullmatch(r"m\d", x.id)) or
+               (isinstance(x, ast.Attribute) and re.fullmatch(r"m\d", x.attr)) for x in ast.walk(node))
+
+
+def _is_g(node: ast.AST) -> bool:
+    return any((isinstance(x, ast.Attribute) and x.attr == "g") or (isinstance(x, ast.Name) and x.id == "g")
+               for x in ast.walk(node))
+
+
+def _is_plain_mass(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and bool(re.fullmatch(r"m\d", node.id))) or \
+        (isinstance(node, ast.Attribute) and bool(re.fullmatch(r"m\d", node.attr)))
+
+
 def _assigned(f: ast.FunctionDef, node: ast.AST) -> bool:
     """``node`` is the value of a plain assignment (``Lc3 = p.Lc3``): a use site is wanted instead."""
     return any(isinstance(a, ast.Assign) and any(v is node for v in ast.walk(a.value)) and
@@ -45,6 +63,16 @@ def _sites(tree: ast.Module) -> dict[str, list[ast.AST]]:
     out = {c: [] for c in CATEGORIES}
     funcs = [f for f in tree.body if isinstance(f, ast.FunctionDef)
              and f.name in ROLE_FUNCS["M"] + ROLE_FUNCS["G"]]
+    for f in funcs:                   # mark sums that a mass (or g) multiplies: m2 * (a + b), (a + b) * p.g
+        for node in ast.walk(f):
+            node._in_gravity = f.name in ROLE_FUNCS["G"]
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                for side, other in ((node.left, node.right), (node.right, node.left)):
+                    for x in ast.walk(side):
+                        if _is_mass(other):
+                            x._in_mass_bracket = True
+                        if _is_g(other):
+                            x._in_g_bracket = True
     for f in funcs:
         for node in ast.walk(f):
             if isinstance(node, ast.BinOp):
@@ -56,8 +84,9 @@ def _sites(tree: ast.Module) -> dict[str, list[ast.AST]]:
                                  for x in ast.walk(node.right))
                 if isinstance(node.op, ast.Add) and not _uses_angles(node) and single:
                     out["missing"].append(node)      # b is one term (a product), not a sum
-                    out["extra"].append(node)
                     out["sign"].append(node)
+                    if not _is_plain_mass(node.right):   # not into a sum of masses (m1 + m2)
+                        out["extra"].append(node)
             if isinstance(node, ast.Call):
                 fn = node.func
                 if (isinstance(fn, ast.Name) and fn.id == "cos") or (isinstance(fn, ast.Attribute) and fn.attr == "cos"):
@@ -96,7 +125,16 @@ def _mutate(node: ast.AST, category: str) -> ast.AST:
     if category == "missing":
         return node.left
     if category == "extra":
-        extra = ast.BinOp(ast.BinOp(_p("m1"), ast.Mult(), _p("L1")), ast.Mult(), _p("L2"))
+        # a term of the same kind as its neighbours: m1*L1*L2 in M, m1*g*L1 in G, without the mass inside a
+        # bracket that a mass multiplies, without g inside one that g multiplies
+        parts = [_p("L1"), _p("L2")] if not getattr(node, "_in_gravity", False) else [_p("L1")]
+        if getattr(node, "_in_gravity", False) and not getattr(node, "_in_g_bracket", False):
+            parts.insert(0, _p("g"))
+        if not getattr(node, "_in_mass_bracket", False):
+            parts.insert(0, _p("m1"))
+        extra = parts[0]
+        for x in parts[1:]:
+            extra = ast.BinOp(extra, ast.Mult(), x)
         return ast.BinOp(node, ast.Add(), extra)
     if category == "sign":
         return ast.BinOp(node.left, ast.Sub(), node.right)

@@ -248,7 +248,7 @@ def monomials(L, m, Lc, J, kinds, factor: float = 1.0, factor_name: str = "", ma
     lengths += [(f"Lc{i + 1}", Lc[:, i]) for i in range(n) if kinds[i] != "point"]
     masses = [("", np.ones(S))] + [(f"m{i + 1}", m[:, i]) for i in range(n)]
     masses += [("(" + "+".join(f"m{k + 1}" for k in range(i, n)) + ")", m[:, i:].sum(axis=1))
-               for i in range(1, n - 1)]
+               for i in range(0, n - 1)]
     inertias = [(f"J{i + 1}", J[:, i]) for i in range(n) if kinds[i] != "point" and np.any(J[:, i] != 0)]
     for max_deg in (3, 2, 1):
         count = len(masses) * sum(_n_combos(len(lengths), d) for d in range(max_deg + 1)) + \
