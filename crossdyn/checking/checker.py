@@ -246,7 +246,7 @@ class CheckResult:
     entries: list                # per-entry summary dicts (every entry compared)
     structure: list              # list[StructuralCheck]
     notes: list
-    hints: list
+    hints: list                  # kept in check.json; whole-quantity patterns are now in ``explanations``
     param_sets: list
     runtime_s: float = 0.0
     rtol: float = RTOL

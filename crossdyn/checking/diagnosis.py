@@ -34,6 +34,14 @@ up to three lengths (Lᵢ, Lcᵢ), trying every single monomial and every pair
 (least squares over the parameter sets), and accepts only an *exact* fit — with
 K + 1 ≥ 4 parameter sets an exact fit by one or two monomials cannot happen by
 chance.  "m2*L1 - m2*L1^2" then reads: the user wrote m2 L1 where m2 L1² belongs.
+Monomials that are proportional at every set (a rod's m3*Lc3² and J3) count as
+one candidate, named by the member with the simplest coefficient.  A slip inside
+a bracket changes several monomials with one mass factor ("m3*(L1 + L2) where
+m3*(L1^2 + L2^2) belongs"): those are found by dividing by each mass factor and
+fitting all length products at once, which is unique when there are more
+parameter sets than products.  Which parameters a monomial may name is the
+checker's choice (:func:`crossdyn.checking.checker._general_sets`): the ones the
+user's file actually uses.
 
 Independently, :func:`classify_dependence` turns finite-difference sensitivities
 ∂e/∂ln P of the user's entry, the reference entry and their difference — one
@@ -310,7 +318,7 @@ def _collinear_groups(An: np.ndarray) -> list[list[int]]:
     candidate for the search, and the member with the simplest coefficient names it.
     """
     C = An.shape[1]
-    # a cheap hash: project on a random direction, then confirm with dot products
+    # a cheap hash: |projection| on one fixed direction, then confirm with dot products
     key = np.round(np.abs(An.T @ np.linspace(1.0, 2.0, An.shape[0])), 9)
     order = np.argsort(key, kind="stable")
     groups: list[list[int]] = []
