@@ -7,7 +7,7 @@ Installed with crossdyn (entry point ``pytest11``); it imports nothing heavy unt
         crossdyn_engines_agree("my_arm.toml", engines=["pybullet", "mujoco-rk4", "pinocchio"])
 
     def test_my_equations(crossdyn_equations_match):
-        crossdyn_equations_match("planar3r", "my3r.py")
+        crossdyn_equations_match("planar3r", "my3r.py")   # fails with the check's diagnosis
 
 or without the fixtures::
 
@@ -162,3 +162,42 @@ def crossdyn_engines_agree(request):
         return assert_engines_agree(arm, *args, **kwargs)
 
     return agree
+
+
+def assert_equations_match(arm, file, *, states: int = 1000, random_params: int = 20, names=None, seed: int = 0,
+                           base_dir: str | Path | None = None):
+    """Run ``crossdyn check`` on your equations ``file`` (M, C, G) for ``arm`` and raise ``AssertionError`` whose
+    message is the check's own diagnosis text (which entries and terms are wrong) unless everything matches.
+
+    Paths resolve like :func:`assert_engines_agree`'s.  A file that cannot be used (an import error, a wrong
+    shape) is a :class:`CrossdynUsageError` with the check's message.  Returns the
+    :class:`~crossdyn.checking.checker.CheckResult`.
+    """
+    __tracebackhide__ = True
+    from crossdyn.checking import checker, report
+
+    base = Path(base_dir) if base_dir is not None else _caller_dir()
+    spec = _arm(arm, base)
+    path = _resolve(file, base, "equations file")
+    try:
+        result = checker.check(spec, path, states=states, random_params=random_params, names=names, seed=seed)
+    except checker.UserFileError as e:
+        raise CrossdynUsageError(f"crossdyn check: cannot use {file}\n{report.indent(e.report(), '  ')}") from None
+    except ValueError as e:
+        raise CrossdynUsageError(str(e)) from None
+    if not result.passed:
+        raise AssertionError(report.render_text(result))
+    return result
+
+
+@pytest.fixture
+def crossdyn_equations_match(request):
+    """:func:`assert_equations_match`, with relative paths resolved against the requesting test file's folder."""
+    base = Path(str(request.path)).resolve().parent
+
+    def match(arm, file, **kwargs):
+        __tracebackhide__ = True
+        kwargs.setdefault("base_dir", base)
+        return assert_equations_match(arm, file, **kwargs)
+
+    return match

@@ -93,3 +93,24 @@ def test_disagree(crossdyn_engines_agree):
     assert "engines disagree on my-arm" in out and "user:" in out and "trajectory" in out
     assert "__tracebackhide__" not in out and "def assert_engines_agree" not in out
     assert "compare(spec, opt)" not in out  # none of the plugin's source lines
+
+
+def test_equations_fixture_passes_a_correct_file_and_fails_with_the_checks_diagnosis(pytester, project):
+    tests, elsewhere = project
+    shutil.copy(EXAMPLES / "my_3r_buggy.py", tests / "my_3r_buggy.py")
+    result = run(pytester, tests, elsewhere, """
+def test_correct(crossdyn_equations_match):
+    assert crossdyn_equations_match("planar2r", "my_2r.py").passed
+
+def test_buggy(crossdyn_equations_match):
+    crossdyn_equations_match("planar3r", "my_3r_buggy.py")
+
+def test_missing(crossdyn_equations_match):
+    crossdyn_equations_match("planar3r", "nope.py")
+""")
+    result.assert_outcomes(passed=1, failed=2)
+    out = result.stdout.str()
+    # the check's own text: the verdict line, the entries and the named terms
+    assert "WRONG: 2 entries wrong: M11, M12" in out and "yours lacks m3*L2*Lc3" in out
+    assert "CrossdynUsageError: equations file nope.py: no such file" in out
+    assert "def assert_equations_match" not in out and "render_text(result)" not in out
