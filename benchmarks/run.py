@@ -89,7 +89,7 @@ def raw_pybullet():
         fh.write(to_urdf(get_preset(ARM)))
     body = p.loadURDF(fh.name, useFixedBase=True, flags=p.URDF_USE_INERTIA_FROM_FILE, physicsClientId=cid)
     os.unlink(fh.name)
-    joints = [0, 1, 2]
+    joints = [1, 2, 3]  # PyBullet joint 0 is the URDF's fixed world_to_base
     p.setGravity(0, -9.81, 0, physicsClientId=cid)
     p.setTimeStep(1e-3, physicsClientId=cid)
     for j in [-1] + joints:

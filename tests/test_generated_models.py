@@ -73,17 +73,21 @@ def test_mjcf_damping_included_in_mj_inverse_and_urdf_carries_it():
     d.qpos[:], d.qvel[:], d.qacc[:] = q, qd, qdd
     mujoco.mj_inverse(m, d)
     assert np.allclose(d.qfrc_inverse, analytic.inverse_dynamics(spec, q, qd, qdd), atol=1e-12)
-    joints = ET.fromstring(to_urdf(spec)).findall("joint")
+    joints = ET.fromstring(to_urdf(spec)).findall("joint[@type='revolute']")
     assert [float(j.find("dynamics").get("damping")) for j in joints] == [0.25, 0.25]
 
 
 def test_generated_files_default_to_no_damping_and_explicit_inertia():
     spec = get_preset("planar3r")
     urdf = ET.fromstring(to_urdf(spec))
-    for j in urdf.findall("joint"):
+    joints = urdf.findall("joint")
+    assert [j.get("type") for j in joints] == ["fixed"] + ["revolute"] * spec.n
+    for j in joints[1:]:
         assert float(j.find("dynamics").get("damping")) == 0.0
-        assert j.get("type") == "revolute" and j.find("axis").get("xyz") == "0 0 1"
-    for link, spec_link in zip(urdf.findall("link")[1:], spec.links):
+        assert j.find("axis").get("xyz") == "0 0 1"
+    links = urdf.findall("link")
+    assert [l.get("name") for l in links] == ["world", "base"] + [f"link{i}" for i in range(1, spec.n + 1)]
+    for link, spec_link in zip(links[2:], spec.links):
         inertial = link.find("inertial")
         assert float(inertial.find("mass").get("value")) == spec_link.mass
         assert float(inertial.find("inertia").get("izz")) == spec_link.inertia

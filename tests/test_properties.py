@@ -89,7 +89,7 @@ def test_any_valid_spec_loads_in_dart_and_agrees(spec, seed):
 
 def _assert_engines_agree(spec, seed, engines):
     urdf, mjcf = to_urdf(spec), to_mjcf(spec)
-    assert urdf.count("<joint ") == spec.n and mjcf.count('type="hinge"') == spec.n
+    assert urdf.count('type="revolute"') == spec.n and urdf.count("<collision") == 0 and mjcf.count('type="hinge"') == spec.n
     rng = np.random.default_rng(seed)
     n = spec.n
     q = rng.uniform(-np.pi, np.pi, n)

@@ -140,7 +140,7 @@ class PyBulletEngine(Engine):
         self._params = spec.params()
         self._b = self._params.b
         self._fc = self._params.fc
-        self._joints = list(range(self.n))
+        self._joints: list[int] | None = None  # PyBullet joint indices of joint1 … jointN, set by _load
         self._zeros = [0.0] * self.n
         self._cid = -1
         self._qcid = -1
@@ -175,15 +175,19 @@ class PyBulletEngine(Engine):
     # ------------------------------------------------------------------ build
     def _load(self, cid: int, path: str) -> int:
         flags = p.URDF_USE_INERTIA_FROM_FILE if self.inertia_from_file else 0
-        with _quiet(1):  # "No inertial data for link base" (the fixed base has none, by design)
+        with _quiet(1):  # "No inertial data for link world" (the world link has none, by design)
             body = p.loadURDF(path, useFixedBase=True, flags=flags, physicsClientId=cid)
-        if p.getNumJoints(body, physicsClientId=cid) != self.n:
-            raise EngineError(f"pybullet: loaded {p.getNumJoints(body, physicsClientId=cid)} joints, "
-                              f"expected {self.n}")
-        for j in self._joints:
-            name = p.getJointInfo(body, j, physicsClientId=cid)[1].decode()
-            if name != f"joint{j + 1}":
-                raise EngineError(f"pybullet: joint {j} is {name!r}, expected 'joint{j + 1}'")
+        # the URDF's fixed joint world_to_base is PyBullet joint 0; joint1 … jointN follow it
+        infos = [p.getJointInfo(body, j, physicsClientId=cid) for j in range(p.getNumJoints(body, physicsClientId=cid))]
+        revolute = [(i[0], i[1].decode()) for i in infos if i[2] == p.JOINT_REVOLUTE]
+        expected = [f"joint{k}" for k in range(1, self.n + 1)]
+        if [name for _, name in revolute] != expected:
+            raise EngineError(f"pybullet: loaded revolute joints {[name for _, name in revolute]}, expected {expected}")
+        joints = [j for j, _ in revolute]
+        if self._joints is None:
+            self._joints = joints
+        elif joints != self._joints:
+            raise EngineError(f"pybullet: joint indices {joints} differ from the first client's {self._joints}")
         return body
 
     def _configure(self, cid: int, body: int) -> None:
@@ -208,8 +212,8 @@ class PyBulletEngine(Engine):
         q, qd = _floats(q), _floats(qd)
         if len(q) != self.n or len(qd) != self.n:
             raise EngineError(f"pybullet reset: q and qd must have {self.n} values")
-        for j in self._joints:
-            p.resetJointState(self._body, j, q[j], qd[j], physicsClientId=self._cid)
+        for k, j in enumerate(self._joints):
+            p.resetJointState(self._body, j, q[k], qd[k], physicsClientId=self._cid)
         self._set_motors()
         self._k = 0
         self.time = 0.0
@@ -271,8 +275,8 @@ class PyBulletEngine(Engine):
         q = _floats(q)
         qd_arr = np.asarray(qd, dtype=float)
         T = 0.5 * float(qd_arr @ self.mass_matrix(q) @ qd_arr)
-        for j in self._joints:
-            p.resetJointState(self._qbody, j, q[j], 0.0, physicsClientId=self._qcid)
+        for k, j in enumerate(self._joints):
+            p.resetJointState(self._qbody, j, q[k], 0.0, physicsClientId=self._qcid)
         g = self.spec.gravity
         U = 0.0
         for j, s in enumerate(p.getLinkStates(self._qbody, self._joints, computeForwardKinematics=True,
