@@ -32,6 +32,13 @@ class EngineError(RuntimeError):
     """An engine could not be built or used (not installed, unknown name, library error)."""
 
 
+class EngineUnsupported(EngineError):
+    """The engine cannot represent something the spec asks for (e.g. Drake and Coulomb joint friction).
+
+    Raised when the engine is built, with the reason; a comparison records the engine as ``unsupported``
+    instead of simulating a different arm."""
+
+
 class Engine(abc.ABC):
     """Base class of the engine adapters (see the module docstring for the contract)."""
 
@@ -168,7 +175,8 @@ def available_engines() -> list[str]:
     import importlib.util
 
     libs = {"crossdyn.engines.pybullet_engine": "pybullet", "crossdyn.engines.mujoco_engine": "mujoco",
-            "crossdyn.engines.pinocchio_engine": "pinocchio", "crossdyn.engines.dart_engine": "dartpy"}
+            "crossdyn.engines.pinocchio_engine": "pinocchio", "crossdyn.engines.dart_engine": "dartpy",
+            "crossdyn.engines.drake_engine": "pydrake"}
     out = []
     for name, (module, _, _) in _REGISTRY.items():
         lib = libs.get(module)

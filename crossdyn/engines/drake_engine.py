@@ -1,0 +1,347 @@
+"""Drake (``pydrake``, MultibodyPlant) as an engine, built from the generated URDF.
+
+The plant comes from ``Parser(plant).AddModelsFromString(to_urdf(spec), "urdf")`` inside a diagram made
+by ``AddMultibodyPlantSceneGraph`` (as Drake's users build it, so the visual geometry is registered with a
+SceneGraph); one ``JointActuator`` per joint (gear 1, rotor inertia 0, effort limit ∞) is added before
+``Finalize`` and τ enters through the **actuation input port**, held over each step (zero-order hold).
+It integrates
+
+    M(q) q̈ + C(q, q̇) q̇ + G(q) + B q̇ = τ        (B = diag(b), the URDF ``<dynamics damping>``)
+
+with one of Drake's own schemes (registry names):
+
+=====================  ======================================================================
+``drake``              continuous plant (time_step = 0), Drake's error-controlled RK3
+                       (``runge_kutta3``) at target accuracy ``accuracy`` (1e-10 by default),
+                       at most one step of dt (the torque changes every dt)
+``drake-rk2``          continuous plant, ``runge_kutta2`` (explicit trapezoid), one fixed step of dt
+``drake-rk3``          … ``runge_kutta3`` in fixed-step mode (order 3)
+``drake-rk5``          … ``runge_kutta5`` (Dormand–Prince) in fixed-step mode (order 5)
+``drake-euler``        … ``semi_explicit_euler``: v ← v + dt·v̇, q ← q + dt·v (semi-implicit Euler)
+``drake-implicit``     … ``implicit_euler`` in fixed-step mode (Newton iterations, order 1)
+``drake-discrete``     discrete plant (time_step = dt), Drake's default discrete solver
+                       (SAP, ``discrete_contact_approximation="lagged"``): semi-implicit Euler,
+                       joint damping treated implicitly
+=====================  ======================================================================
+
+Drake has no RK4 integrator (``pydrake.systems.analysis.GetIntegrationSchemes()``).
+
+Traps, each neutralised or stated in :meth:`DrakeEngine.config` and switchable by a keyword
+(``drake@key=value``; tests/test_drake.py shows each one matters):
+
+* **time step** — ``AddMultibodyPlantSceneGraph``/``MultibodyPlantConfig`` default to a *discrete*
+  plant with time_step = 1 ms whatever the simulator's integrator; this adapter sets it explicitly
+  (0 for the continuous variants, dt for ``drake-discrete``). ``time_step="default"`` restores Drake's.
+* **gravity** — Drake's default is (0, 0, −9.81): about the joint axes, i.e. no gravity for a planar
+  arm. Set to the spec's vector; ``drake_gravity=True`` keeps Drake's.
+* **base weld** — a URDF without a ``world`` link leaves ``base`` a free-floating body (7 more
+  coordinates). The generated URDF welds it (``world`` link, fixed joint); ``world_link=False`` strips
+  those two elements, and the adapter then refuses the floating model with that reason.
+* **collision geometry** — the generated URDF has none; ``collision_geometry=True`` adds the links'
+  cylinders as collision geometry: Drake then computes contact between the links of a folded arm.
+* **joint damping** — read from the URDF by Drake (``Joint.GetDampingVector``, checked equal to the
+  spec). Continuous plants apply it as a force; the discrete solver treats it implicitly,
+  (M + dt·B) v⁺ = …, which is why ``drake-discrete`` on a damped arm is not plain semi-implicit Euler
+  (stated; ``explicit_damping=True`` moves it out of the plant into an explicit −B q̇ at the step's
+  start, making ``drake-discrete`` semi-implicit Euler exactly).
+* **Coulomb joint friction** — MultibodyPlant has no joint Coulomb friction (its URDF parser ignores
+  ``<dynamics friction>`` with a warning): a spec with f_c > 0 raises
+  :class:`~crossdyn.engines.base.EngineUnsupported` instead of being simulated without it.
+* **joint limits** — continuous plants ignore joint limits (Drake warns); discrete plants enforce them
+  by a constraint. The generated URDF's limits are ±1e6 rad (never reached) and a spec's ``limits``
+  are recorded but not simulated (stated).
+
+Queries use a second, continuous (time_step = 0) diagram built the same way, so they never disturb the
+simulated state and give the instantaneous dynamics for every variant:
+τ = ``CalcInverseDynamics``(q, q̇, q̈, no external forces) − ``CalcGravityGeneralizedForces`` + B q̇;
+M = ``CalcMassMatrix``; q̈ = the plant's generalized-acceleration output port under τ (Drake's
+articulated-body forward dynamics, damping included); T, U = ``CalcKineticEnergy``,
+``CalcPotentialEnergy`` (−Σ m g·p_c, zero at the base's height, like the analytic model).
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import re
+
+import numpy as np
+from pydrake.multibody.parsing import Parser
+from pydrake.multibody.plant import AddMultibodyPlantSceneGraph, MultibodyPlantConfig
+from pydrake.multibody.tree import MultibodyForces
+from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
+from pydrake.systems.framework import DiagramBuilder
+
+from crossdyn.engines.base import Engine, EngineError, EngineUnsupported
+from crossdyn.models.inertia import engine_inertias
+from crossdyn.models.spec import ArmSpec
+from crossdyn.models.urdf import to_urdf
+
+SCHEMES = {
+    # crossdyn name: (Drake integration scheme, error control, crossdyn scheme name, order)
+    "rk3-adaptive": ("runge_kutta3", True, "drake-rk3-error-controlled", 3),
+    "rk2": ("runge_kutta2", False, "rk2", 2),
+    "rk3": ("runge_kutta3", False, "rk3", 3),
+    "rk5": ("runge_kutta5", False, "rk5", 5),
+    "euler": ("semi_explicit_euler", False, "semi-implicit-euler", 1),
+    "implicit": ("implicit_euler", False, "implicit-euler", 1),
+    "discrete": (None, False, "semi-implicit-euler", 1),  # the discrete plant's own update
+}
+ORDERS = {scheme: order for _, _, scheme, order in SCHEMES.values()}
+"""Order of accuracy of each scheme name an adapter reports (``engine.integrator``)."""
+
+DEFAULT_ACCURACY = 1e-10
+"""Target accuracy of ``drake``'s error-controlled RK3 (Drake's own default is 1e-4)."""
+
+_NAMES = {"rk3-adaptive": "drake", "discrete": "drake-discrete"}
+
+
+def drake_version() -> str:
+    return importlib.metadata.version("drake")
+
+
+def _strip_world_link(urdf: str) -> str:
+    """The generated URDF without its ``world`` link and ``world_to_base`` joint (the ``world_link=False`` trap)."""
+    out = re.sub(r'\s*<link name="world"/>', "", urdf)
+    return re.sub(r'\s*<joint name="world_to_base" type="fixed">.*?</joint>', "", out, flags=re.S)
+
+
+class DrakeEngine(Engine):
+    name = "drake"
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk3-adaptive",
+                 accuracy: float = DEFAULT_ACCURACY, time_step: float | str | None = None,
+                 drake_gravity: bool = False, world_link: bool = True, collision_geometry: bool = False,
+                 explicit_damping: bool = False):
+        super().__init__(spec, dt)
+        if integrator not in SCHEMES:
+            raise EngineError(f"drake integrator: must be one of {', '.join(SCHEMES)}, got {integrator!r}")
+        if not (isinstance(accuracy, (int, float)) and 0 < accuracy < 1):
+            raise EngineError(f"drake accuracy: must be a number in (0, 1), got {accuracy!r}")
+        if any(l.friction > 0 for l in spec.links):
+            raise EngineUnsupported(
+                "drake: Coulomb joint friction (f_c > 0 on joint(s) "
+                f"{', '.join(str(i) for i, l in enumerate(spec.links, 1) if l.friction > 0)}) is unsupported: "
+                "MultibodyPlant has no joint Coulomb friction model (its URDF parser ignores <dynamics friction>), "
+                "so the arm would be simulated without it")
+        self.variant = integrator
+        self.drake_scheme, self.error_control, self.integrator, self.order = SCHEMES[integrator]
+        self.name = _NAMES.get(integrator, f"drake-{integrator}")
+        self.accuracy = float(accuracy)
+        self.discrete = integrator == "discrete"
+        if time_step is None:
+            self.time_step = self.dt if self.discrete else 0.0
+        elif isinstance(time_step, str) and time_step.lower() == "default":
+            self.time_step = float(MultibodyPlantConfig().time_step)
+        elif isinstance(time_step, (int, float)) and time_step >= 0:
+            self.time_step = float(time_step)
+        else:
+            raise EngineError(f"drake time_step: must be a number >= 0 s or 'default', got {time_step!r}")
+        if self.discrete and self.time_step == 0:
+            raise EngineError("drake-discrete: time_step must be > 0 (a discrete plant)")
+        self.drake_gravity = bool(drake_gravity)
+        self.world_link = bool(world_link)
+        self.collision_geometry = bool(collision_geometry)
+        self.explicit_damping = bool(explicit_damping)
+
+        self._diagram, self.plant = self._build(self.time_step, damping=not self.explicit_damping)
+        self._qdiagram, self.qplant = self._build(0.0, damping=True)
+        self._b = np.array([l.damping for l in spec.links], dtype=float)
+
+        self.simulator = Simulator(self._diagram)
+        self._root = self.simulator.get_mutable_context()
+        self._ctx = self.plant.GetMyMutableContextFromRoot(self._root)
+        self._u = self.plant.get_actuation_input_port().FixValue(self._ctx, np.zeros(self.n))
+        self._applied = None
+        if self.explicit_damping:
+            self._applied = self.plant.get_applied_generalized_force_input_port().FixValue(self._ctx, np.zeros(self.n))
+        self._continuous = self.drake_scheme is not None and self.time_step == 0.0
+        if self._continuous:
+            self._integ = ResetIntegratorFromFlags(self.simulator, self.drake_scheme, self.dt)
+        else:  # discrete plant: the simulator only runs its periodic update (no continuous state)
+            self._integ = self.simulator.get_integrator()
+
+        self._qroot = self._qdiagram.CreateDefaultContext()
+        self._qctx = self.qplant.GetMyMutableContextFromRoot(self._qroot)
+        self._qu = self.qplant.get_actuation_input_port().FixValue(self._qctx, np.zeros(self.n))
+        self._forces = MultibodyForces(self.qplant)
+        self._acc_port = self.qplant.get_generalized_acceleration_output_port()
+        self._contact_port = self.qplant.get_generalized_contact_forces_output_port(self._instance)
+        self.reset(np.zeros(self.n), np.zeros(self.n))
+
+    # ------------------------------------------------------------------ build
+    def _build(self, time_step: float, damping: bool):
+        builder = DiagramBuilder()
+        plant, _scene = AddMultibodyPlantSceneGraph(builder, time_step)
+        urdf = to_urdf(self.spec, collision=self.collision_geometry)
+        if not self.world_link:
+            urdf = _strip_world_link(urdf)
+        try:
+            (instance,) = Parser(plant).AddModelsFromString(urdf, "urdf")
+        except (RuntimeError, ValueError) as e:
+            raise EngineError(f"drake: could not parse the URDF of {self.spec.name!r}: {e}") from None
+        self._instance = instance
+        joints = [plant.GetJointByName(f"joint{i}", instance) for i in range(1, self.n + 1)]
+        for i, joint in enumerate(joints, start=1):
+            plant.AddJointActuator(f"tau{i}", joint)  # effort limit ∞, gear 1, rotor inertia 0
+            if not damping:
+                joint.set_default_damping(0.0)
+        plant.Finalize()
+        if plant.num_positions() != self.n or plant.num_velocities() != self.n:
+            floating = " — the base is not welded to the world (no `world` link in the URDF): a free body" \
+                if plant.num_positions() == self.n + 7 else ""
+            raise EngineError(f"drake: model of {self.spec.name!r} has {plant.num_positions()} positions and "
+                              f"{plant.num_velocities()} velocities, expected {self.n}{floating}")
+        if [j.position_start() for j in joints] != list(range(self.n)):
+            raise EngineError(f"drake: unexpected joint order {[j.position_start() for j in joints]}")
+        if not self.drake_gravity:
+            plant.mutable_gravity_field().set_gravity_vector(np.array(self.spec.gravity, dtype=float))
+        return builder.Build(), plant
+
+    # ------------------------------------------------------------------ simulation
+    def reset(self, q, qd) -> None:
+        q = np.array(q, dtype=float).reshape(self.n)
+        qd = np.array(qd, dtype=float).reshape(self.n)
+        self._root.SetTime(0.0)
+        self.plant.SetPositions(self._ctx, q)
+        self.plant.SetVelocities(self._ctx, qd)
+        self._u.GetMutableData().set_value(np.zeros(self.n))
+        self._k = 0
+        if self._continuous:
+            # forget the step-size history, so that a run from reset() equals a fresh engine's; Reset() also
+            # clears the settings, which are therefore (re)applied here
+            integ = self._integ
+            integ.Reset()
+            integ.set_maximum_step_size(self.dt)  # the torque changes every dt
+            if self.error_control:
+                integ.set_target_accuracy(self.accuracy)
+            else:
+                integ.set_fixed_step_mode(True)
+        self.simulator.Initialize()
+
+    @property
+    def time(self) -> float:
+        return self._k * self.dt
+
+    def step(self, tau) -> None:
+        # GetMutableData() each time: it is the call that invalidates Drake's caches depending on the input
+        # (a kept reference would be written without invalidation: stale torque, measured 0.1 rad in 1 s)
+        self._u.GetMutableData().set_value(np.asarray(tau, dtype=float))
+        if self._applied is not None:  # explicit damping: −B q̇ at the step's start, held over the step
+            self._applied.GetMutableData().set_value(-self._b * self.plant.GetVelocities(self._ctx))
+        self._k += 1
+        self.simulator.AdvanceTo(self._k * self.dt)
+
+    def state(self):
+        x = self.plant.GetPositionsAndVelocities(self._ctx)
+        return x[: self.n].copy(), x[self.n:].copy()
+
+    def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
+        x = self.plant.GetPositionsAndVelocities(self._ctx)
+        q_out[:] = x[: self.n]
+        qd_out[:] = x[self.n:]
+
+    # ------------------------------------------------------------------ queries (separate continuous diagram)
+    def _set_query(self, q, qd=None):
+        self.qplant.SetPositions(self._qctx, np.asarray(q, dtype=float))
+        self.qplant.SetVelocities(self._qctx, np.zeros(self.n) if qd is None else np.asarray(qd, dtype=float))
+
+    def inverse_dynamics(self, q, qd, qdd):
+        """τ = M q̈ + C q̇ (``CalcInverseDynamics``, no applied forces) − τ_g (``CalcGravityGeneralizedForces``,
+        Drake's right-hand-side gravity) + B q̇ (B read back from Drake's joints)."""
+        self._set_query(q, qd)
+        self._forces.SetZero()
+        tau = self.qplant.CalcInverseDynamics(self._qctx, np.asarray(qdd, dtype=float), self._forces)
+        tau = tau - self.qplant.CalcGravityGeneralizedForces(self._qctx)
+        return tau + self.damping_read() * np.asarray(qd, dtype=float)
+
+    def mass_matrix(self, q):
+        self._set_query(q)
+        M = self.qplant.CalcMassMatrix(self._qctx)
+        return 0.5 * (M + M.T)
+
+    def forward_dynamics(self, q, qd, tau):
+        self._set_query(q, qd)
+        self._qu.GetMutableData().set_value(np.asarray(tau, dtype=float))
+        return np.array(self._acc_port.Eval(self._qctx), dtype=float)
+
+    def energy(self, q, qd):
+        self._set_query(q, qd)
+        return float(self.qplant.CalcKineticEnergy(self._qctx)), float(self.qplant.CalcPotentialEnergy(self._qctx))
+
+    def contact_forces(self, q, qd=None) -> np.ndarray:
+        """Generalized contact forces Drake computes at (q, q̇) (zero unless ``collision_geometry=True``)."""
+        self._set_query(q, qd)
+        self._qu.GetMutableData().set_value(np.zeros(self.n))
+        return np.array(self._contact_port.Eval(self._qctx), dtype=float)
+
+    def damping_read(self) -> np.ndarray:
+        """Joint damping as Drake holds it in the query plant (parsed from the URDF's ``<dynamics damping>``)."""
+        return np.array([self.qplant.GetJointByName(f"joint{i}", self._instance).default_damping()
+                         for i in range(1, self.n + 1)])
+
+    # ------------------------------------------------------------------ description
+    def config(self) -> dict:
+        _, subs = engine_inertias(self.spec)
+        plant, ctx = self.plant, self._ctx
+        bodies = [plant.GetBodyByName(f"link{i}", self._instance) for i in range(1, self.n + 1)]
+        actuators = [plant.GetJointActuatorByName(f"tau{i}", self._instance) for i in range(1, self.n + 1)]
+        integ = self._integ
+        if self.time_step > 0:
+            integrator = (f"discrete plant update every {self.time_step} s (Drake's default discrete solver, "
+                          "SAP 'lagged'): semi-implicit Euler, joint damping implicit")
+        elif self.error_control:
+            integrator = f"{self.drake_scheme}, error-controlled, target accuracy {integ.get_target_accuracy()}"
+        else:
+            integrator = f"{self.drake_scheme}, fixed step {self.dt} s"
+        gravity = [float(g) for g in plant.gravity_field().gravity_vector()]
+        return {
+            "engine": "drake", "version": drake_version(), "integrator": self.integrator,
+            "drake_integrator": integrator, "dt": self.dt,
+            "error_control": bool(self.error_control and self.time_step == 0),
+            "target_accuracy": self.accuracy if (self.error_control and self.time_step == 0) else None,
+            "max_step_size": integ.get_maximum_step_size() if self.time_step == 0 else None,
+            "time_step": self.time_step,
+            "time_step_note": ("continuous plant (time_step = 0) set explicitly; MultibodyPlantConfig's default "
+                               f"would be a discrete plant with time_step = {MultibodyPlantConfig().time_step} s"
+                               if self.time_step == 0 else
+                               "discrete plant (time_step > 0): the simulator integrator is unused"),
+            "discrete_contact_approximation": plant.get_discrete_contact_approximation().name
+            if self.time_step > 0 else None,
+            "model_source": "generated URDF (Parser.AddModelsFromString) in AddMultibodyPlantSceneGraph"
+                            + ("; world link stripped: base floats" if not self.world_link else ""),
+            "base": "welded to the world by the URDF's world link and fixed joint world_to_base"
+            if self.world_link else "not welded (world_link=False)",
+            "torque_input": "actuation input port, one JointActuator per joint (gear 1, rotor inertia 0, "
+                            "effort limit inf)",
+            "torque_sampling": "zero-order hold at step start",
+            "actuator_effort_limits": [float(a.effort_limit()) if np.isfinite(a.effort_limit()) else "inf"
+                                       for a in actuators],
+            "actuator_rotor_inertia": [float(a.default_rotor_inertia()) for a in actuators],
+            "actuator_gear_ratio": [float(a.default_gear_ratio()) for a in actuators],
+            "gravity": gravity,
+            "gravity_note": "Drake's default (0, 0, -9.81) kept (drake_gravity=True)" if self.drake_gravity
+            else "set to the spec's vector (Drake's default is (0, 0, -9.81))",
+            "joint_damping": [l.damping for l in self.spec.links],
+            "joint_damping_read": [float(b) for b in self.damping_read()],
+            "joint_damping_model": (
+                "explicit -b*qd at step start through the applied generalized force port (explicit_damping=True); "
+                "the simulated plant's joint damping set to 0" if self.explicit_damping else
+                "Drake's joint damping from the URDF: implicit in the discrete solver, (M + dt*B) v+ = ..."
+                if self.time_step > 0 else "Drake's joint damping from the URDF, a force in the continuous dynamics"),
+            "implicit_damping": bool(self.time_step > 0 and not self.explicit_damping),
+            "joint_friction": [l.friction for l in self.spec.links],
+            "friction_model": "unsupported: MultibodyPlant has no joint Coulomb friction; a spec with f_c > 0 "
+                              "is refused (EngineUnsupported)",
+            "joint_limits": "URDF limits +-1e6 rad (never reached); spec limits are recorded, not simulated; "
+                            "Drake ignores joint limits in continuous plants and enforces them by a constraint "
+                            "in discrete plants",
+            "collision_geometry": self.collision_geometry,
+            "contacts": "links' cylinders registered as collision geometry (collision_geometry=True)"
+            if self.collision_geometry else "none: the URDF has visual geometry only",
+            "masses": [float(b.default_mass()) for b in bodies],
+            "com_offsets": [[float(v) for v in b.default_com()] for b in bodies],
+            "inertia_zz": [float(b.default_spatial_inertia().Shift(b.default_com()).CalcRotationalInertia()
+                                 .CopyToFullMatrix3()[2, 2]) for b in bodies],  # about the centre of mass
+            "inertia_substitutions": [s.as_dict() for s in subs],
+            "queries": "second continuous diagram: CalcInverseDynamics - CalcGravityGeneralizedForces + B qd, "
+                       "CalcMassMatrix, generalized acceleration output port, CalcKineticEnergy/CalcPotentialEnergy",
+        }
