@@ -2,8 +2,9 @@
 
 * Any valid arm spec (1-5 links, random lengths, masses, centres of mass within the link, inertias >= 0
   including 0 = point mass, damping, any gravity vector) becomes a URDF and an MJCF that every engine loads
-  (PyBullet, MuJoCo Euler and RK4, Pinocchio, DART, through ``make_engine``) and whose mass matrix, gravity torque
-  and inverse dynamics agree with the analytic model to 1e-9 relative.
+  (PyBullet, MuJoCo Euler and RK4, Pinocchio through ``make_engine``; DART and Drake in 100 examples each of
+  their own) and whose mass matrix, gravity torque and inverse dynamics agree with the analytic model to 1e-9
+  relative.
 * Any invalid spec dict or TOML file gets :class:`SpecError` naming the field, never another exception;
   arbitrary values in any field, and arbitrary text as a TOML file, never raise anything else.
 * Any valid torque CSV loads and reproduces its rows; any corrupted one gets :class:`ProfileError` naming the
@@ -16,6 +17,7 @@ CSVs: 2,100 in all.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import math
 from dataclasses import replace
 import tempfile
@@ -119,6 +121,13 @@ def _assert_engines_agree(spec, seed, engines):
             assert np.max(np.abs(G - G_ref)) <= 1e-9 * t_scale, (name, G, G_ref)
             tau = np.asarray(engine.inverse_dynamics(q, qd, qdd))
             assert np.max(np.abs(tau - tau_ref)) <= 1e-9 * t_scale, (name, tau, tau_ref)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pydrake") is None, reason="drake not installed")
+@settings(max_examples=100, **FAST)  # Drake builds two diagrams per arm: fewer examples (~2 s)
+@given(spec=specs(), seed=st.integers(0, 2**32 - 1))
+def test_any_valid_spec_loads_in_drake_and_agrees(spec, seed):
+    _assert_engines_agree(spec, seed, ("drake",))
 
 
 # ------------------------------------------------------------------------------------------ invalid specs
