@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("pydrake")
 
 from crossdyn import analytic  # noqa: E402
-from crossdyn.comparisons.profiles import hanging_configuration, make_profile  # noqa: E402
-from crossdyn.comparisons.runner import run_engine  # noqa: E402
+from crossdyn.drive.profiles import hanging_configuration, make_profile  # noqa: E402
+from crossdyn.drive.runner import run_engine  # noqa: E402
 from crossdyn.engines import EngineError, EngineUnsupported, available_engines, make_engine  # noqa: E402
 from crossdyn.engines.drake_engine import ORDERS  # noqa: E402
 from crossdyn.models import get_preset  # noqa: E402
@@ -250,3 +250,24 @@ def test_bad_options_are_engine_errors():
     for bad in ("drake@accuracy=2", "drake@time_step=-1", "drake@time_step=fast"):
         with pytest.raises(EngineError):
             make_engine(bad, spec, DT)
+
+
+def test_compare_reports_drake_unsupported_for_coulomb_friction(tmp_path):
+    """In a comparison, a spec with f_c > 0 makes Drake 'unsupported' with the reason (status, terminal
+    table, notes), never a silent run without friction; the other engines are compared as usual."""
+    import json
+
+    from crossdyn.cli import main
+
+    spec_file = tmp_path / "arm.toml"
+    spec_file.write_text('name = "fric"\n[[links]]\nlength = 1.0\nmass = 1.0\ncom = 0.5\ninertia = 0.0833\n'
+                         'friction = 0.05\n')
+    out = tmp_path / "out"
+    code = main(["compare", str(spec_file), "--engines", "mujoco-rk4,drake", "--duration", "0.2", "--states", "50",
+                 "--quiet", "--no-plots", "--out", str(out)])
+    summary = json.loads((out / "summary.json").read_text())
+    drake = summary["engines"]["drake"]
+    assert drake["status"] == "unsupported" and "Coulomb joint friction" in drake["reason"]
+    assert any(note.startswith("drake was not compared") for note in summary["notes"])
+    assert not any(f.startswith("drake") for f in summary["failures"])
+    assert summary["engines"]["mujoco-rk4"]["status"] == "ok" and code in (0, 1)

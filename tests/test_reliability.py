@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from crossdyn.cli import main
+from crossdyn.comparison.compare import DEFAULT_ENGINES
 from crossdyn.engines import available_engines, make_engine, register
 from crossdyn.engines.base import Engine
 
@@ -388,7 +389,7 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
     skipped = [k for k, v in e.items() if v["status"] == "skipped"]
     assert skipped and finished not in skipped
     assert all("interrupted (Ctrl-C)" in e[k]["reason"] for k in skipped)
-    assert set(e) == {"analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio"} | ({"dart"} & set(available_engines()))
+    assert set(e) == {name for name in DEFAULT_ENGINES if name in available_engines()}
     # it says so: in the terminal, in the failures, in the report
     assert f"wrote the results of {finished}" in err and all(k in err.split("skipped:")[1] for k in skipped)
     assert any("interrupted" in f for f in s["failures"])

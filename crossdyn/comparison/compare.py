@@ -33,10 +33,12 @@ from crossdyn.version import __version__
 from crossdyn.analytic.integrators import ORDERS
 from crossdyn.comparison import metrics
 from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.engines.base import EngineUnsupported
 from crossdyn.models.spec import ArmSpec
 
-DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart")
-"""Engines of a default comparison (those installed): MuJoCo with Euler and RK4, DART (semi-implicit Euler)."""
+DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart", "drake", "drake-discrete")
+"""Engines of a default comparison (those installed): MuJoCo with Euler and RK4, DART (semi-implicit Euler),
+Drake continuous (error-controlled RK3) and discrete."""
 
 ORDER = {**ORDERS, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
 """Order of accuracy of every scheme an engine reports (crossdyn's integrators, plus MuJoCo's implicit ones)."""
@@ -182,13 +184,16 @@ def same_integrator(engine) -> str | None:
     if isinstance(engine, AnalyticEngine):
         return None  # it *is* the analytic model
     scheme = str(getattr(engine, "integrator", ""))
-    if engine.spec.has_damping and engine.config().get("eulerdamp"):
-        return None
+    config = engine.config()
+    if engine.spec.has_damping and (config.get("eulerdamp") or config.get("implicit_damping")):
+        return None  # MuJoCo Euler with eulerdamp, Drake's discrete solver: damping implicit
     return scheme if scheme in ("rk4", "semi-implicit-euler", "euler") else None
 
 
 def integration_order(engine) -> int:
-    return ORDER.get(str(getattr(engine, "integrator", "")), 1)
+    """The engine's own ``order`` where it states one (Drake's RK2/RK3/RK5), else from :data:`ORDER`."""
+    order = getattr(engine, "order", None)
+    return int(order) if order else ORDER.get(str(getattr(engine, "integrator", "")), 1)
 
 
 def held(profile, period: float):
@@ -240,7 +245,7 @@ def _versions() -> dict:
     from importlib import metadata
 
     out = {"crossdyn": __version__, "python": platform.python_version()}
-    for dist in ("numpy", "scipy", "mujoco", "pybullet", "pin", "sympy", "dartpy"):
+    for dist in ("numpy", "scipy", "mujoco", "pybullet", "pin", "sympy", "dartpy", "drake"):
         try:
             out["pinocchio" if dist == "pin" else dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -359,7 +364,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     failures = []
     for name, run in runs.items():
         if run.status != "ok":
-            if run.status != "skipped":
+            if run.status not in ("skipped", "unsupported"):
                 failures.append(f"{name}: {run.status}: {run.reason}")
             continue
         for metric, values in run.summary.items():
@@ -377,6 +382,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                      "analytic model, stick-slip constraints in PyBullet (velocity motor), MuJoCo (frictionloss) "
                      "and DART (joint Coulomb friction constraint); "
                      "expect disagreement wherever a joint slows to rest, and a reference that cannot follow sticking")
+    for name, run in runs.items():
+        if run.status == "unsupported":
+            notes.append(f"{name} was not compared: {run.reason}")
     if opt.convergence_dts and dense is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
@@ -415,6 +423,9 @@ def _engine_job(name: str, job: EngineJob, same_cache: dict, say) -> EngineRun:
     except KeyboardInterrupt:
         run.status, run.reason = "skipped", "interrupted (Ctrl-C) while this engine ran"
         return run
+    except EngineUnsupported as e:  # the engine cannot represent this arm (e.g. Drake, Coulomb friction)
+        run.status, run.reason = "unsupported", str(e)
+        say(f"[{spec.name}] {name}: unsupported: {run.reason}")
     except Exception as e:  # noqa: BLE001 — contain any engine failure, report it, go on
         run.status, run.reason = "failed", f"{type(e).__name__}: {e}"
         say(f"[{spec.name}] {name}: failed: {run.reason}")

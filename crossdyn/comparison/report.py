@@ -346,9 +346,9 @@ METRICS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", 
 
 def engine_result(e: dict) -> str:
     """An engine's result beside its run status: ``pass``, ``FAIL: trajectory, energy`` (the metrics out of
-    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped``."""
-    if e["status"] == "skipped":
-        return "skipped"
+    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped`` / ``unsupported`` (not failures)."""
+    if e["status"] in ("skipped", "unsupported"):
+        return e["status"]
     fails = [m for m in METRICS if isinstance(e.get(m), dict) and e[m].get("pass") is False]
     if e["status"] != "ok":
         return f"FAIL: run {e['status']}" + (f"; {', '.join(fails)}" if fails else "")
