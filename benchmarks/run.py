@@ -9,6 +9,7 @@ repeated blocks, with the adapter loop and the raw loop of each engine
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -198,6 +199,99 @@ def raw_dart_rk4():
     return run
 
 
+def raw_drake(name: str):
+    """A plain pydrake loop: the generated URDF in AddMultibodyPlantSceneGraph, actuators, Simulator.AdvanceTo.
+
+    ``drake-discrete``: a discrete plant (time_step = 1 ms); ``drake-rk3``: continuous, RK3 at a fixed 1 ms
+    step; ``drake``: continuous, error-controlled RK3 at accuracy 1e-10, steps of at most 1 ms."""
+    from pydrake.multibody.parsing import Parser
+    from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
+    from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
+    from pydrake.systems.framework import DiagramBuilder
+
+    from crossdyn.models import to_urdf
+
+    dt = 1e-3
+    builder = DiagramBuilder()
+    plant, _ = AddMultibodyPlantSceneGraph(builder, dt if name == "drake-discrete" else 0.0)
+    Parser(plant).AddModelsFromString(to_urdf(get_preset(ARM)), "urdf")
+    for i in (1, 2, 3):
+        plant.AddJointActuator(f"tau{i}", plant.GetJointByName(f"joint{i}"))
+    plant.Finalize()
+    plant.mutable_gravity_field().set_gravity_vector([0.0, -9.81, 0.0])
+    sim = Simulator(builder.Build())
+    root = sim.get_mutable_context()
+    ctx = plant.GetMyMutableContextFromRoot(root)
+    u = plant.get_actuation_input_port().FixValue(ctx, np.zeros(3))
+    integ = None if name == "drake-discrete" else ResetIntegratorFromFlags(sim, "runge_kutta3", dt)
+    tau = TAU.copy()
+
+    def run(steps):
+        root.SetTime(0.0)
+        plant.SetPositions(ctx, Q0)
+        plant.SetVelocities(ctx, np.zeros(3))
+        if integ is not None:
+            integ.Reset()
+            integ.set_maximum_step_size(dt)
+            if name == "drake":
+                integ.set_target_accuracy(1e-10)
+            else:
+                integ.set_fixed_step_mode(True)
+        sim.Initialize()
+        for k in range(1, steps + 1):
+            u.GetMutableData().set_value(tau)
+            sim.AdvanceTo(k * dt)
+            plant.GetPositions(ctx), plant.GetVelocities(ctx)
+    return run
+
+
+def speed_accuracy(names, dts=(4e-3, 2e-3, 1e-3, 5e-4), duration: float = 1.0) -> dict:
+    """Error against the analytic DOP853 reference after ``duration`` of a sine drive, and compute time per
+    simulated second, of each engine at each dt (the points of the speed–accuracy plot)."""
+    from crossdyn.comparisons.profiles import make_profile
+    from crossdyn.comparisons.runner import run_engine
+
+    spec = get_preset(ARM)
+    profile = make_profile("sine", spec, amplitude=[3.0, 1.0, 0.3], frequency=1.5, phase=[0.0, 1.0, 2.0])
+    out: dict = {}
+    for dt in dts:
+        with make_engine("analytic-reference", spec, dt) as ref_engine:
+            ref = run_engine(ref_engine, profile, Q0, np.zeros(3), duration).q
+        for name in names:
+            with make_engine(name, spec, dt) as engine:
+                t = time.perf_counter()
+                run = run_engine(engine, profile, Q0, np.zeros(3), duration)
+                wall = time.perf_counter() - t
+            err = float(np.max(np.abs(run.q - ref))) if run.status == "ok" else None
+            out.setdefault(name, []).append({"dt_s": dt, "max_abs_error_rad": err, "compute_s_per_sim_s": wall / duration})
+    return out
+
+
+def plot_speed_accuracy(points: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    markers = "os^vD<>phX*P"
+    for i, (name, pts) in enumerate(points.items()):
+        pts = [p for p in pts if p["max_abs_error_rad"]]
+        x = [p["compute_s_per_sim_s"] for p in pts]
+        y = [max(p["max_abs_error_rad"], 1e-16) for p in pts]
+        ax.loglog(x, y, marker=markers[i % len(markers)], ls="-" if i < 10 else "--", label=name)
+        for p, xx, yy in zip(pts, x, y):
+            ax.annotate(f"{p['dt_s'] * 1e3:g} ms", (xx, yy), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    ax.set_xlabel("compute time per simulated second [s]")
+    ax.set_ylabel("max |q - q_ref| after 1 s [rad]")
+    ax.set_title(f"speed-accuracy, {ARM}, sine drive (labels: dt)")
+    ax.grid(True, which="both", lw=0.3)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def raw_analytic():
     """The generated float-only RK4 called directly (what the adapter wraps)."""
     from crossdyn.analytic.codegen import compile_model
@@ -292,9 +386,13 @@ def main() -> int:
         pairs["dart-rk4"] = (make_engine("dart-rk4", spec, 1e-3), raw_dart_rk4())
     except ImportError:
         print("dartpy not installed: DART not benchmarked (pip install -e '.[engines]')")
+    if importlib.util.find_spec("pydrake") is not None:
+        for name in ("drake-discrete", "drake-rk3", "drake"):
+            pairs[name] = (make_engine(name, spec, 1e-3), raw_drake(name))
     per_engine = {}
     for name, (engine, raw) in pairs.items():
-        us = alternate({"adapter": adapter_loop(engine), "raw": raw}, steps, blocks)
+        # Drake's error-controlled RK3 at accuracy 1e-10 takes ~12 substeps per ms: a tenth of the steps
+        us = alternate({"adapter": adapter_loop(engine), "raw": raw}, steps // 10 if name == "drake" else steps, blocks)
         per_engine[name] = {"adapter_us_per_step": us["adapter"], "raw_us_per_step": us["raw"],
                             "ratio": us["adapter"] / us["raw"]}
     results["engines"] = per_engine
@@ -311,6 +409,13 @@ def main() -> int:
     results["batched_id_states_per_s"] = {a: states_per_s(a, "inverse_dynamics") for a in ("planar2r", "planar3r")}
     results["batched_fd_states_per_s"] = {a: states_per_s(a, "forward_dynamics") for a in ("planar2r", "planar3r")}
 
+    sa_engines = ["analytic-euler", "analytic", "mujoco", "mujoco-rk4", "mujoco-implicit"]
+    if importlib.util.find_spec("pydrake") is not None:
+        sa_engines += ["drake", "drake-rk2", "drake-rk3", "drake-rk5", "drake-implicit", "drake-discrete"]
+    results["speed_accuracy"] = speed_accuracy(sa_engines, dts=(4e-3, 2e-3, 1e-3) if args.quick else
+                                               (4e-3, 2e-3, 1e-3, 5e-4))
+    plot_speed_accuracy(results["speed_accuracy"], HERE / "speed_accuracy.png")
+
     with tempfile.TemporaryDirectory() as tmp:
         results["help_wall_s"] = min(wall_and_memory(["--help"])[0] for _ in range(3))
         results["compare_planar3r_wall_s"], results["compare_planar3r_peak_mib"] = wall_and_memory(
@@ -322,9 +427,9 @@ def main() -> int:
     (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
     print(f"crossdyn benchmarks ({ARM}, dt = 1 ms; medians of {blocks} alternating blocks of {steps} steps)")
-    print(f"{'engine':12s} {'adapter us/step':>16s} {'raw us/step':>12s} {'ratio':>6s}")
+    print(f"{'engine':14s} {'adapter us/step':>16s} {'raw us/step':>12s} {'ratio':>6s}")
     for name, v in per_engine.items():
-        print(f"{name:12s} {v['adapter_us_per_step']:16.2f} {v['raw_us_per_step']:12.2f} {v['ratio']:6.2f}")
+        print(f"{name:14s} {v['adapter_us_per_step']:16.2f} {v['raw_us_per_step']:12.2f} {v['ratio']:6.2f}")
     print(f"analytic RK4 / MuJoCo RK4 mj_step: {results['analytic_rk4_us_per_step']:.2f} / "
           f"{results['mujoco_rk4_us_per_step']:.2f} us = {results['analytic_rk4_vs_mujoco_rk4']:.2f}")
     print(f"batched analytic RK4 / mujoco.rollout RK4 (N = 1000, per trajectory-step): "
@@ -334,7 +439,13 @@ def main() -> int:
     print(f"crossdyn --help: {results['help_wall_s']:.3f} s; compare planar3r: {results['compare_planar3r_wall_s']:.1f} s, "
           f"{results['compare_planar3r_peak_mib']:.0f} MiB; demo (2R + 3R): {results['demo_wall_s']:.1f} s, "
           f"{results['demo_peak_mib']:.0f} MiB")
-    print(f"wrote {HERE / 'results.json'}")
+    print("speed-accuracy (error after 1 s [rad] @ compute s per simulated s), dt = "
+          + ", ".join(f"{p['dt_s'] * 1e3:g}" for p in next(iter(results["speed_accuracy"].values()))) + " ms:")
+    for name, pts in results["speed_accuracy"].items():
+        print(f"  {name:16s} " + "  ".join(
+            f"{p['max_abs_error_rad']:.1e}@{p['compute_s_per_sim_s']:.3f}" if p["max_abs_error_rad"] is not None
+            else "failed" for p in pts))
+    print(f"wrote {HERE / 'results.json'}, {HERE / 'speed_accuracy.png'}")
     return 0
 
 
