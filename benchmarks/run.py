@@ -248,8 +248,8 @@ def raw_drake(name: str):
 def speed_accuracy(names, dts=(4e-3, 2e-3, 1e-3, 5e-4), duration: float = 1.0) -> dict:
     """Error against the analytic DOP853 reference after ``duration`` of a sine drive, and compute time per
     simulated second, of each engine at each dt (the points of the speed–accuracy plot)."""
-    from crossdyn.comparisons.profiles import make_profile
-    from crossdyn.comparisons.runner import run_engine
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
 
     spec = get_preset(ARM)
     profile = make_profile("sine", spec, amplitude=[3.0, 1.0, 0.3], frequency=1.5, phase=[0.0, 1.0, 2.0])
