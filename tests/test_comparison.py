@@ -55,6 +55,10 @@ def test_default_compare_planar3r_passes(default_run):
         assert abs(summary["engines"]["dart"]["convergence"]["empirical_order"] - 1) < 0.2
         assert summary["engines"]["dart"]["trajectory"]["same_integrator_error_rad"] < 1e-12
         assert summary["versions"]["dartpy"]
+    if "drake" in summary["engines"]:  # error-controlled RK3: its error is set by the accuracy, not by dt
+        conv = summary["engines"]["drake"]["convergence"]
+        assert conv["expected_order"] == 0 and max(conv["max_abs_error_rad"]) < 1e-9  # measured 3.7-4.0e-11
+        assert abs(summary["engines"]["drake-discrete"]["convergence"]["empirical_order"] - 1) < 0.2
     for f in ("summary.json", "timeseries.csv", "timeseries.parquet", "report.md", "report.html",
               "angles.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png", "animation.gif"):
         assert (out / f).stat().st_size > 0, f

@@ -53,7 +53,7 @@ def baseline_from_summary(summary: dict) -> dict:
 
 
 TOP_KEYS = ("schema", "arm", "dof", "dt", "duration", "profile", "versions", "engines")
-STATUSES = ("ok", "diverged", "failed", "skipped")
+STATUSES = ("ok", "diverged", "failed", "skipped", "unsupported")
 
 
 def load_baseline(path: str | Path) -> dict:

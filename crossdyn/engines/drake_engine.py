@@ -167,6 +167,11 @@ class DrakeEngine(Engine):
         self._contact_port = self.qplant.get_generalized_contact_forces_output_port(self._instance)
         self.reset(np.zeros(self.n), np.zeros(self.n))
 
+    @property
+    def error_controlled(self) -> bool:
+        """True when the step error, not dt, sets the accuracy (``drake``: its error is ~independent of dt)."""
+        return bool(self.error_control and self._continuous)
+
     # ------------------------------------------------------------------ build
     def _build(self, time_step: float, damping: bool):
         builder = DiagramBuilder()
@@ -296,8 +301,8 @@ class DrakeEngine(Engine):
         return {
             "engine": "drake", "version": drake_version(), "integrator": self.integrator,
             "drake_integrator": integrator, "dt": self.dt,
-            "error_control": bool(self.error_control and self.time_step == 0),
-            "target_accuracy": self.accuracy if (self.error_control and self.time_step == 0) else None,
+            "error_control": self.error_controlled,
+            "target_accuracy": self.accuracy if self.error_controlled else None,
             "max_step_size": integ.get_maximum_step_size() if self.time_step == 0 else None,
             "time_step": self.time_step,
             "time_step_note": ("continuous plant (time_step = 0) set explicitly; MultibodyPlantConfig's default "
