@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
+from dataclasses import replace
 
 import numpy as np
 from pydrake.multibody.parsing import Parser
@@ -92,6 +93,8 @@ DEFAULT_ACCURACY = 1e-10
 """Target accuracy of ``drake``'s error-controlled RK3 (Drake's own default is 1e-4)."""
 
 _NAMES = {"rk3-adaptive": "drake", "discrete": "drake-discrete"}
+MODEL_NAME = "crossdyn_arm"
+"""The model instance name Drake is given (the URDF's robot name), whatever the arm is called."""
 
 
 def drake_version() -> str:
@@ -176,7 +179,9 @@ class DrakeEngine(Engine):
     def _build(self, time_step: float, damping: bool):
         builder = DiagramBuilder()
         plant, _scene = AddMultibodyPlantSceneGraph(builder, time_step)
-        urdf = to_urdf(self.spec, collision=self.collision_geometry)
+        # the arm's own name is not passed on: Drake reads "::" in a model name as a scope separator and aborts
+        # the whole process (not an exception) on an empty one, e.g. an arm named "::"
+        urdf = to_urdf(replace(self.spec, name=MODEL_NAME), collision=self.collision_geometry)
         if not self.world_link:
             urdf = _strip_world_link(urdf)
         try:
@@ -311,7 +316,8 @@ class DrakeEngine(Engine):
                                "discrete plant (time_step > 0): the simulator integrator is unused"),
             "discrete_contact_approximation": plant.get_discrete_contact_approximation().name
             if self.time_step > 0 else None,
-            "model_source": "generated URDF (Parser.AddModelsFromString) in AddMultibodyPlantSceneGraph"
+            "model_source": f"generated URDF (Parser.AddModelsFromString) in AddMultibodyPlantSceneGraph, robot "
+                            f"name {MODEL_NAME!r} (Drake aborts on some names, e.g. '::')"
                             + ("; world link stripped: base floats" if not self.world_link else ""),
             "base": "welded to the world by the URDF's world link and fixed joint world_to_base"
             if self.world_link else "not welded (world_link=False)",
