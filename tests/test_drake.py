@@ -271,3 +271,34 @@ def test_compare_reports_drake_unsupported_for_coulomb_friction(tmp_path):
     assert any(note.startswith("drake was not compared") for note in summary["notes"])
     assert not any(f.startswith("drake") for f in summary["failures"])
     assert summary["engines"]["mujoco-rk4"]["status"] == "ok" and code in (0, 1)
+
+
+def test_continuous_plants_ignore_joint_limits_discrete_plants_enforce_them():
+    """What config()["joint_limits"] states, shown with Drake itself on the generated URDF given limits of
+    ±0.5 rad: a 1R released horizontal falls through the lower limit in a continuous plant (measured −3.13 rad
+    after 1 s) and stops at it in a discrete one (−0.50000001)."""
+    from pydrake.multibody.parsing import Parser
+    from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
+    from pydrake.systems.analysis import Simulator
+    from pydrake.systems.framework import DiagramBuilder
+
+    from crossdyn.models import to_urdf
+    from crossdyn.models.presets import planarNr
+
+    urdf = to_urdf(planarNr(1))
+    limited = urdf.replace('lower="-1000000.0" upper="1000000.0"', 'lower="-0.5" upper="0.5"')
+    assert limited != urdf
+    final = {}
+    for time_step in (0.0, 1e-3):
+        builder = DiagramBuilder()
+        plant, _ = AddMultibodyPlantSceneGraph(builder, time_step)
+        Parser(plant).AddModelsFromString(limited, "urdf")
+        plant.Finalize()
+        plant.mutable_gravity_field().set_gravity_vector([0.0, -9.81, 0.0])
+        simulator = Simulator(builder.Build())
+        context = plant.GetMyContextFromRoot(simulator.get_mutable_context())
+        plant.SetPositions(context, [0.0])
+        simulator.AdvanceTo(1.0)
+        final[time_step] = plant.GetPositions(context)[0]
+    assert final[0.0] < -1.0  # through the limit
+    assert final[1e-3] == pytest.approx(-0.5, abs=1e-3)  # held at it

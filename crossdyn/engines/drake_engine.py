@@ -14,9 +14,9 @@ with one of Drake's own schemes (registry names):
 ``drake``              continuous plant (time_step = 0), Drake's error-controlled RK3
                        (``runge_kutta3``) at target accuracy ``accuracy`` (1e-10 by default),
                        at most one step of dt (the torque changes every dt)
-``drake-rk2``          continuous plant, ``runge_kutta2`` (explicit trapezoid), one fixed step of dt
+``drake-rk2``          continuous plant, ``runge_kutta2`` (second-order explicit RK), one step of dt
 ``drake-rk3``          … ``runge_kutta3`` in fixed-step mode (order 3)
-``drake-rk5``          … ``runge_kutta5`` (Dormand–Prince) in fixed-step mode (order 5)
+``drake-rk5``          … ``runge_kutta5`` (5th order, embedded 4th) in fixed-step mode (order 5)
 ``drake-euler``        … ``semi_explicit_euler``: v ← v + dt·v̇, q ← q + dt·v (semi-implicit Euler)
 ``drake-implicit``     … ``implicit_euler`` in fixed-step mode (Newton iterations, order 1)
 ``drake-discrete``     discrete plant (time_step = dt), Drake's default discrete solver
@@ -39,16 +39,16 @@ Traps, each neutralised or stated in :meth:`DrakeEngine.config` and switchable b
   those two elements, and the adapter then refuses the floating model with that reason.
 * **collision geometry** — the generated URDF has none; ``collision_geometry=True`` adds the links'
   cylinders as collision geometry: Drake then computes contact between the links of a folded arm.
-* **joint damping** — read from the URDF by Drake (``Joint.GetDampingVector``, checked equal to the
-  spec). Continuous plants apply it as a force; the discrete solver treats it implicitly,
+* **joint damping** — read from the URDF by Drake (``Joint.default_damping()``, reported in ``config()`` and
+  checked equal to the spec by the tests). Continuous plants apply it as a force; the discrete solver treats it implicitly,
   (M + dt·B) v⁺ = …, which is why ``drake-discrete`` on a damped arm is not plain semi-implicit Euler
   (stated; ``explicit_damping=True`` moves it out of the plant into an explicit −B q̇ at the step's
   start, making ``drake-discrete`` semi-implicit Euler exactly).
 * **Coulomb joint friction** — MultibodyPlant has no joint Coulomb friction (its URDF parser ignores
   ``<dynamics friction>`` with a warning): a spec with f_c > 0 raises
   :class:`~crossdyn.engines.base.EngineUnsupported` instead of being simulated without it.
-* **joint limits** — continuous plants ignore joint limits (Drake warns); discrete plants enforce them
-  by a constraint. The generated URDF's limits are ±1e6 rad (never reached) and a spec's ``limits``
+* **joint limits** — continuous plants ignore joint limits (silently: no warning in Drake 1.51); discrete
+  plants enforce them by a constraint (tests/test_drake.py shows both on a URDF with limits). The generated URDF's limits are ±1e6 rad (never reached) and a spec's ``limits``
   are recorded but not simulated (stated).
 
 Queries use a second, continuous (time_step = 0) diagram built the same way, so they never disturb the
