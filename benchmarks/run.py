@@ -410,6 +410,8 @@ def main() -> int:
     results["batched_fd_states_per_s"] = {a: states_per_s(a, "forward_dynamics") for a in ("planar2r", "planar3r")}
 
     sa_engines = ["analytic-euler", "analytic", "mujoco", "mujoco-rk4", "mujoco-implicit"]
+    if importlib.util.find_spec("dartpy") is not None:
+        sa_engines += ["dart", "dart-rk4"]
     if importlib.util.find_spec("pydrake") is not None:
         sa_engines += ["drake", "drake-rk2", "drake-rk3", "drake-rk5", "drake-implicit", "drake-discrete"]
     results["speed_accuracy"] = speed_accuracy(sa_engines, dts=(4e-3, 2e-3, 1e-3) if args.quick else
