@@ -293,7 +293,7 @@ def format_table(summary: dict) -> str:
              f"profile {summary['profile'].get('name')}"]
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-    lines.append("  run: did the engine run to the end (ok, diverged, failed, skipped); result: pass, or the metrics "
+    lines.append("  run: did the engine run to the end (ok, diverged, failed, skipped, unsupported); result: pass, or the metrics "
                  "out of tolerance; energy: free-swing drift (or work-energy residual) / energy scale")
     return "\n".join(lines)
 

@@ -465,7 +465,8 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
             for s in summary["inertia_substitutions"])))
     b += arm_blocks(summary, images)
     b.append(("h", 2, "Status"))
-    b.append(("p", "Run: did the engine run to the end (ok, diverged, failed, skipped). Result: pass, or the "
+    b.append(("p", "Run: did the engine run to the end (ok, diverged, failed, skipped; unsupported: it cannot "
+                   "represent this arm, see the notes). Result: pass, or the "
                    "metrics out of tolerance."))
     b.append(("table", ["engine", "run", "result", "reason"],
               [[k, v["status"], engine_result(v), v.get("reason") or ""] for k, v in eng.items()]))
