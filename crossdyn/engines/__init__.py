@@ -13,6 +13,9 @@ mujoco-euler           … Euler (same as ``mujoco``)
 mujoco-rk4             … RK4
 mujoco-implicit        … implicit
 mujoco-implicitfast    … implicitfast
+mjx                    MuJoCo MJX (JAX, float32), Euler (semi-implicit, eulerdamp disabled)
+mjx-euler              … Euler (same as ``mjx``)
+mjx-rk4                … RK4
 pinocchio              Pinocchio ABA + crossdyn's RK4
 pinocchio-rk4          … RK4 (same as ``pinocchio``)
 pinocchio-euler        … + crossdyn's semi-implicit Euler
@@ -39,6 +42,9 @@ register("mujoco-euler", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integ
 register("mujoco-rk4", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="RK4")
 register("mujoco-implicit", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="implicit")
 register("mujoco-implicitfast", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="implicitfast")
+register("mjx", "crossdyn.engines.mjx_engine", "MJXEngine", integrator="Euler")
+register("mjx-euler", "crossdyn.engines.mjx_engine", "MJXEngine", integrator="Euler")
+register("mjx-rk4", "crossdyn.engines.mjx_engine", "MJXEngine", integrator="RK4")
 register("pinocchio", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
 register("pinocchio-rk4", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
 register("pinocchio-euler", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="semi-implicit-euler")

@@ -176,7 +176,7 @@ def available_engines() -> list[str]:
 
     libs = {"crossdyn.engines.pybullet_engine": "pybullet", "crossdyn.engines.mujoco_engine": "mujoco",
             "crossdyn.engines.pinocchio_engine": "pinocchio", "crossdyn.engines.dart_engine": "dartpy",
-            "crossdyn.engines.drake_engine": "pydrake"}
+            "crossdyn.engines.drake_engine": "pydrake", "crossdyn.engines.mjx_engine": "mujoco.mjx"}
     out = []
     for name, (module, _, _) in _REGISTRY.items():
         lib = libs.get(module)
