@@ -280,7 +280,30 @@ def params_to_jax(arm, dtype="float64") -> ArmParams:
     return ArmParams(*(jnp.asarray(np.asarray(x, dtype=np.float64), dtype=d) for x in p))
 
 
-def _call(core_key, arm, arrays, dtype, precision, extra=(), extra_axes=()):
+_EXECUTABLES: dict = {}
+
+
+def run_timed(fn, args, key, timing: dict | None):
+    """Call the jitted ``fn`` on ``args`` through an ahead-of-time compiled executable (cached under ``key`` and
+    the arguments' shapes), filling ``timing`` with ``compile_s`` (0 when cached) and ``run_s`` (to completion)."""
+    import time
+
+    sig = (key, tuple((tuple(x.shape), str(x.dtype)) for x in jax.tree_util.tree_leaves(args)))
+    t0 = time.perf_counter()
+    exe = _EXECUTABLES.get(sig)
+    if exe is None:
+        exe = fn.lower(*args).compile()
+        if len(_EXECUTABLES) > 64:
+            _EXECUTABLES.clear()
+        _EXECUTABLES[sig] = exe
+    t1 = time.perf_counter()
+    out = jax.block_until_ready(exe(*args))
+    if timing is not None:
+        timing.update(compile_s=t1 - t0, run_s=time.perf_counter() - t1)
+    return out
+
+
+def _call(core_key, arm, arrays, dtype, precision, extra=(), extra_axes=(), timing=None):
     d = _dtype(dtype)
     with _Scope(d, precision):
         p = params_to_jax(arm, d)
@@ -293,7 +316,9 @@ def _call(core_key, arm, arrays, dtype, precision, extra=(), extra_axes=()):
                 raise ValueError(f"expected states with {n} joints (last axis), got shape {a.shape}")
         axes = tuple(0 if a.ndim == 2 else None for a in arrs) + tuple(extra_axes)
         fn = _compiled(core_key, p_axes, axes, d == np.float64, precision)
-        return fn(p, *arrs, *extra)
+        if timing is None:
+            return fn(p, *arrs, *extra)
+        return run_timed(fn, (p, *arrs, *extra), (core_key, p_axes, axes, d == np.float64, precision), timing)
 
 
 def mass_matrix(arm, q, dtype="float64", precision="highest"):
@@ -339,7 +364,7 @@ def total_energy(arm, q, qd, dtype="float64", precision="highest"):
 
 
 def rollout(arm, q0, qd0, tau, dt: float, steps: int | None = None, method: str = "rk4",
-            save_every: int | None = None, dtype="float64", precision="highest"):
+            save_every: int | None = None, dtype="float64", precision="highest", timing: dict | None = None):
     """Integrate from (q0, q̇0) with the torque held over each step (zero-order hold).
 
     ``tau``: a sequence, (K, n) shared by every arm or (N, K, n) one per arm; or, when ``steps`` is given,
@@ -347,6 +372,7 @@ def rollout(arm, q0, qd0, tau, dt: float, steps: int | None = None, method: str 
     or ``euler`` (one step as in :mod:`crossdyn.analytic.integrators`).  Returns (q, q̇) at steps
     0, s, 2s, …, K (s = ``save_every``, default K: start and end only), shape (K/s + 1, n), or
     (N, K/s + 1, n) when anything is batched.  A diverging arm turns non-finite; nothing stops the batch.
+    ``timing`` (a dict) receives ``compile_s`` and ``run_s`` (see :func:`run_timed`).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -371,7 +397,7 @@ def rollout(arm, q0, qd0, tau, dt: float, steps: int | None = None, method: str 
         dt_j = jnp.asarray(dt, dtype=d)
     # the torque's vmap axis: 0 if batched; shape checks through _call for the states
     return _call((method, K, s, const), arm, [q0, qd0], d, precision, extra=(tau_j, dt_j),
-                 extra_axes=(0 if tau_batched else None, None))
+                 extra_axes=(0 if tau_batched else None, None), timing=timing)
 
 
 def device_kind() -> str:

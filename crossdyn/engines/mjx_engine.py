@@ -284,13 +284,16 @@ def _batch_fn(steps: int, save_every: int, const_tau: bool, tau_batched: bool):
 
 def rollout_batch(spec: ArmSpec, params: ArmParams, q0, qd0, tau, dt: float, steps: int | None = None,
                   integrator: str = "RK4", save_every: int | None = None, dtype: str = "float32",
-                  precision: str = "highest", eulerdamp: bool = False):
+                  precision: str = "highest", eulerdamp: bool = False, timing: dict | None = None):
     """N arms at once on MJX: ``params`` fields (N, n) (gravity and the MJCF's other options from ``spec``),
     starts (N, n), torque (K, n) / (N, K, n), or held constant ((n,) / (N, n)) for ``steps``.
 
     The model is ``spec``'s generated MJCF with :data:`BATCHED_FIELDS` replaced per arm and mapped with
     ``vmap``.  Returns (q, q̇) at steps 0, s, …, K as NumPy float64 copies of MJX's values, (N, K/s + 1, n).
+    ``timing`` (a dict) receives ``compile_s`` and ``run_s``.
     """
+    from crossdyn.analytic.jax_model import run_timed
+
     mj_integrator = _check(integrator, dtype, precision)
     m = build_mj_model(spec, dt, mj_integrator, eulerdamp)
     tau = np.asarray(tau, dtype=float)
@@ -308,8 +311,11 @@ def rollout_batch(spec: ArmSpec, params: ArmParams, q0, qd0, tau, dt: float, ste
         mx = mx.tree_replace(fields)
         axes = jax.tree_util.tree_map(lambda _: None, mx).tree_replace({k: 0 for k in fields})
         fn = _batch_fn(K, s, const, tau_batched)
-        Q, QD = fn(mx, _Hashable(axes), d0, jnp.asarray(np.asarray(q0, f)), jnp.asarray(np.asarray(qd0, f)),
-                   jnp.asarray(tau.astype(f)))
+        static = _Hashable(axes)
+        args = (mx, d0, jnp.asarray(np.asarray(q0, f)), jnp.asarray(np.asarray(qd0, f)), jnp.asarray(tau.astype(f)))
+        run = jax.jit(lambda *a: fn(a[0], static, *a[1:]))
+        Q, QD = run_timed(run, args, ("mjx", mj_integrator, K, s, const, tau_batched, dtype, precision, eulerdamp,
+                                      spec.n, float(dt), str(jax.tree_util.tree_structure((mx, d0)))), timing)
         return np.asarray(Q, dtype=float), np.asarray(QD, dtype=float)
 
 

@@ -1,0 +1,277 @@
+"""``crossdyn compare ARM --batch N``: N random arms of ARM's kind on every batched engine at once.
+
+Every arm gets its own parameter set and start (:mod:`crossdyn.batch.sampling`) and all share one
+open-loop torque sequence (zero-order hold).  Each engine's trajectories are compared, arm by arm, with
+crossdyn's analytic model on JAX in float64 with the **same integrator** (``jax-rk4`` / ``jax-euler``),
+so what is left is the engine's own error — rounding (float32!) and modelling — not integration error.
+
+Per engine the summary gives
+
+* the distribution over the batch of each arm's discrepancy e_i = max_t max_j |q_ij(t) − q_ref,ij(t)|
+  (sampled every ``save_every`` steps): percentiles 50/90/99, max, mean, non-finite arms, and the worst
+  arms with their parameters and starts;
+* its error growth against time (percentiles over arms of max_j |q − q_ref| at each sample);
+* for a float32 engine, the same discrepancy measured against C MuJoCo in float64 (``mujoco-rk4`` /
+  ``mujoco``, when run): an independent float64 reference, so the float32 figure does not rest on
+  crossdyn's model alone;
+* speed: wall, compile (JIT, or per-arm model compilation) and stepping time, µs per trajectory-step.
+
+Tolerances: float64 engines within ``trajectory_same_integrator_rad`` (:mod:`crossdyn.comparisons.tolerances`,
+1e-8 rad: rounding of a float64 integration); float32 engines within :data:`FLOAT32_RAD`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from crossdyn.batch import sampling
+from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES, REFERENCE, BatchRun, run_batch_engine
+from crossdyn.models.spec import ArmParams, ArmSpec
+
+FLOAT32_RAD = 1e-3
+"""Largest float32 discrepancy accepted (rad).  Not a rounding bound: float32 rounding (6e-8 per operation)
+grows along a trajectory, faster on a chaotic one; measured here 1e-7 … 1e-5 rad on gentle runs of a few
+seconds.  1e-3 rad (0.06°) is the point where a float32 trajectory stops being usable for control work;
+every figure is reported whatever it is."""
+PERCENTILES = (50, 90, 99)
+WORST = 5
+SAMPLE_INTERVAL_S = 0.01
+
+
+@dataclass
+class BatchOptions:
+    N: int = 1000
+    duration: float = 1.0
+    dt: float = 1e-3
+    engines: tuple = DEFAULT_ENGINES
+    seed: int = 0
+    spread: float = 0.2
+    start_spread: float = 0.2
+    profile: object = None        # an open-loop Profile; None: multisine of amplitude 1 N m
+    precision: str = "highest"
+    same_integrator_rad: float = 1e-8
+    float32_rad: float = FLOAT32_RAD
+    progress: object = None
+
+
+@dataclass
+class BatchResult:
+    summary: dict
+    params: ArmParams
+    q0: np.ndarray
+    runs: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)   # engine -> (N,) per-arm discrepancy
+    times: np.ndarray | None = None
+    interrupted: bool = False
+
+
+def _stats(e: np.ndarray) -> dict:
+    finite = e[np.isfinite(e)]
+    out = {f"p{p}": (float(np.percentile(e, p)) if len(finite) else None) for p in PERCENTILES}
+    out.update(max=float(np.max(e)) if len(e) else None, mean=float(np.mean(finite)) if len(finite) else None,
+               nonfinite_arms=int(np.sum(~np.isfinite(e))))
+    for k, v in out.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            out[k] = None  # JSON: non-finite arms are counted, not averaged
+    return out
+
+
+def per_arm_error(q: np.ndarray, q_ref: np.ndarray) -> np.ndarray:
+    """e_i = max over samples and joints of |q − q_ref| (inf where either is non-finite): (N,)."""
+    d = np.abs(q - q_ref)
+    d = np.where(np.isfinite(d), d, np.inf)
+    return d.max(axis=(1, 2))
+
+
+def _growth(q, q_ref, times) -> dict:
+    d = np.abs(q - q_ref)
+    d = np.where(np.isfinite(d), d, np.inf).max(axis=2)  # (N, S)
+    return {"t": [float(t) for t in times], "p50": np.percentile(d, 50, axis=0).tolist(),
+            "p99": np.percentile(d, 99, axis=0).tolist(), "max": d.max(axis=0).tolist()}
+
+
+def default_profile(spec: ArmSpec):
+    from crossdyn.comparisons.profiles import make_profile
+
+    return make_profile("multisine", spec)
+
+
+def batch_compare(spec: ArmSpec, opt: BatchOptions) -> BatchResult:
+    """Run every engine of ``opt`` on the same N arms; summary and per-arm errors (see the module docstring)."""
+    say = opt.progress or (lambda msg: None)
+    K = int(round(opt.duration / opt.dt))
+    s = max(1, int(round(SAMPLE_INTERVAL_S / opt.dt)))
+    while K % s:
+        s -= 1
+    p = sampling.random_params(spec, opt.N, opt.seed, opt.spread)
+    q0, qd0 = sampling.random_starts(spec, opt.N, opt.seed, opt.start_spread)
+    profile = opt.profile or default_profile(spec)
+    tau = np.asarray(profile.sample(np.arange(K) * opt.dt), dtype=float)
+    times = np.arange(K // s + 1) * s * opt.dt
+    names = list(dict.fromkeys([REFERENCE[ENGINES[e].integrator] for e in opt.engines] + list(opt.engines)))
+    result = BatchResult({}, p, q0, times=times)
+    for name in names:
+        say(f"  {name}: {opt.N:,} arms × {K:,} steps …")
+        try:
+            run = run_batch_engine(name, spec, p, q0, qd0, tau, opt.dt, s, opt.precision)
+        except KeyboardInterrupt:
+            result.interrupted = True
+            break
+        result.runs[name] = run
+        say(f"  {name}: {run.status} in {run.wall_s:.2f} s" + (f" ({run.message})" if run.message else ""))
+    for name in names:
+        result.runs.setdefault(name, BatchRun(name, None, None, "skipped", "interrupted (Ctrl-C)"))
+    result.summary = _summarise(spec, opt, result, K, s, profile, names)
+    return result
+
+
+def _summarise(spec, opt, result: BatchResult, K, s, profile, names) -> dict:
+    runs, times = result.runs, result.times
+    engines, failures, notes = {}, [], []
+    for name in names:
+        run, eng = runs[name], ENGINES[name]
+        ref_name = REFERENCE[eng.integrator]
+        ref = runs[ref_name]
+        e: dict = {"status": run.status, "message": run.message, "integrator": eng.integrator, "dtype": eng.dtype,
+                   "description": eng.description, "reference": ref_name, "config": run.config}
+        if run.status == "ok":
+            steps = opt.N * K
+            e["speed"] = {"wall_s": run.wall_s, "compile_s": run.compile_s, "run_s": run.run_s,
+                          "us_per_trajectory_step": run.run_s / steps * 1e6,
+                          "us_per_trajectory_step_with_compile": (run.run_s + (run.compile_s or 0.0)) / steps * 1e6}
+        if run.status == "ok" and ref.status == "ok" and name != ref_name:
+            err = per_arm_error(run.q, ref.q)
+            result.errors[name] = err
+            tol = opt.float32_rad if eng.dtype == "float32" else opt.same_integrator_rad
+            st = _stats(err)
+            worst = np.argsort(-np.where(np.isfinite(err), err, np.inf))[:WORST]
+            e["discrepancy_rad"] = st
+            e["tolerance_rad"] = tol
+            e["worst"] = [{"arm": int(i), "error_rad": float(err[i]) if np.isfinite(err[i]) else None,
+                           "params": sampling.arm_dict(result.params, int(i)),
+                           "q0": [float(x) for x in result.q0[i]]} for i in worst]
+            e["error_growth"] = _growth(run.q, ref.q, times)
+            e["pass"] = bool(st["nonfinite_arms"] == 0 and st["max"] is not None and st["max"] <= tol)
+            if st["nonfinite_arms"]:
+                failures.append(f"{name}: {st['nonfinite_arms']} of {opt.N} arms non-finite (diverged)")
+            elif not e["pass"]:
+                failures.append(f"{name}: discrepancy {st['max']:.3g} rad > {tol:g} rad "
+                                f"(arm {e['worst'][0]['arm']})")
+            mj = "mujoco-rk4" if eng.integrator == "rk4" else "mujoco"
+            if eng.dtype == "float32" and mj in runs and runs[mj].status == "ok":
+                err_mj = per_arm_error(run.q, runs[mj].q)
+                result.errors[f"{name} vs {mj}"] = err_mj
+                e["vs_float64_mujoco"] = {"engine": mj, "discrepancy_rad": _stats(err_mj)}
+        elif name == ref_name and run.status == "ok":
+            e["pass"] = True
+            e["note"] = "reference of the engines with this integrator"
+            if not np.all(np.isfinite(run.q)):
+                bad = int(np.sum(~np.all(np.isfinite(run.q), axis=(1, 2))))
+                notes.append(f"{name}: {bad} arms diverged in the float64 reference itself")
+        if run.status == "failed":
+            failures.append(f"{name}: failed: {run.message}")
+        elif run.status == "ok" and name != ref_name and ref.status != "ok":
+            failures.append(f"{name}: no reference ({ref_name} {ref.status})")
+        elif run.status == "skipped":
+            notes.append(f"{name}: skipped: {run.message}")
+        engines[name] = e
+    if result.interrupted:
+        failures.append("interrupted (Ctrl-C): the engines marked skipped did not run")
+    return {
+        "kind": "batch", "arm": spec.name, "dof": spec.n, "N": opt.N, "dt": opt.dt, "duration": opt.duration,
+        "steps": K, "sample_every_steps": s, "seed": opt.seed, "spread": opt.spread, "start_spread": opt.start_spread,
+        "profile": profile.params(), "precision": opt.precision,
+        "parameters": "L, m, Lc/L, J scaled per arm by U[1-spread, 1+spread]; damping, friction, gravity: the spec's",
+        "starts": "hanging equilibrium + U[-start_spread, start_spread] rad per joint, at rest",
+        "discrepancy": "per arm: max over samples and joints of |q - q_ref| (rad), q_ref = jax float64, same integrator",
+        "engines": engines, "failures": failures, "notes": notes, "interrupted": result.interrupted,
+        "verdict": "fail" if failures else "pass",
+    }
+
+
+# ------------------------------------------------------------------------------------------ outputs
+def _g(v, fmt=".2e"):
+    return "-" if v is None else format(v, fmt)
+
+
+def format_table(summary: dict) -> str:
+    head = ["engine", "status", "dtype", "p50 [rad]", "p99 [rad]", "max [rad]", "vs MuJoCo f64 max", "us/traj-step",
+            "compile s", "result"]
+    rows = [head]
+    for name, e in summary["engines"].items():
+        d = e.get("discrepancy_rad", {})
+        v = e.get("vs_float64_mujoco", {}).get("discrepancy_rad", {})
+        sp = e.get("speed", {})
+        res = e["status"] if e["status"] != "ok" else ("ref" if "note" in e else ("pass" if e.get("pass") else "FAIL"))
+        rows.append([name, e["status"], e["dtype"], _g(d.get("p50")), _g(d.get("p99")), _g(d.get("max")),
+                     _g(v.get("max")), _g(sp.get("us_per_trajectory_step"), ".4f"), _g(sp.get("compile_s"), ".1f"),
+                     res])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [f"{summary['arm']} ({summary['dof']}R) × {summary['N']:,} random arms (spread ±{summary['spread']:.0%}), "
+             f"dt = {summary['dt']:g} s, {summary['duration']:g} s, profile {summary['profile'].get('name')}"]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def report_markdown(summary: dict) -> str:
+    out = [f"# crossdyn batch comparison: {summary['arm']} × {summary['N']:,} arms", "",
+           f"**Verdict: {summary['verdict'].upper()}**", "", "```", format_table(summary), "```", "",
+           f"- Parameters: {summary['parameters']} (spread {summary['spread']}, seed {summary['seed']}).",
+           f"- Starts: {summary['starts']} (start_spread {summary['start_spread']}).",
+           f"- Discrepancy: {summary['discrepancy']}; sampled every {summary['sample_every_steps']} steps.",
+           f"- Matmul precision knob: `{summary['precision']}`.", ""]
+    for f in summary["failures"]:
+        out.append(f"- FAIL {f}")
+    for n in summary["notes"]:
+        out.append(f"- note: {n}")
+    for name, e in summary["engines"].items():
+        if "error_growth" not in e:
+            continue
+        g = e["error_growth"]
+        idx = sorted(set(np.linspace(0, len(g["t"]) - 1, min(len(g["t"]), 11)).round().astype(int).tolist()))
+        out += ["", f"## {name}: error growth against time ({e['dtype']}, vs {e['reference']})", "",
+                "| t [s] | median [rad] | p99 [rad] | max [rad] |", "|---|---|---|---|"]
+        out += [f"| {g['t'][i]:.3f} | {g['p50'][i]:.2e} | {g['p99'][i]:.2e} | {g['max'][i]:.2e} |" for i in idx]
+        out += ["", f"Worst arms of {name}:", "", "| arm | error [rad] | L | m | Lc | J | q0 |", "|---|---|---|---|---|---|---|"]
+        for w in e["worst"]:
+            pr = w["params"]
+            fmt = lambda xs: "[" + ", ".join(f"{x:.4g}" for x in xs) + "]"  # noqa: E731
+            out.append(f"| {w['arm']} | {_g(w['error_rad'])} | {fmt(pr['L'])} | {fmt(pr['m'])} | {fmt(pr['Lc'])} | "
+                       f"{fmt(pr['J'])} | {fmt(w['q0'])} |")
+    return "\n".join(out) + "\n"
+
+
+def report_html(summary: dict) -> str:
+    import html
+
+    return ("<!doctype html><meta charset='utf-8'><title>crossdyn batch " + html.escape(summary["arm"]) +
+            "</title><pre>" + html.escape(report_markdown(summary)) + "</pre>\n")
+
+
+def write_batch_outputs(result: BatchResult, out) -> list:
+    """batch_summary.json, batch_report.md, batch_report.html and batch_arms.csv in ``out``, each written atomically."""
+    from pathlib import Path
+
+    from crossdyn.io import write_json_atomic, write_text_atomic
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    s = result.summary
+    written = [write_json_atomic(out / "batch_summary.json", s),
+               write_text_atomic(out / "batch_report.md", report_markdown(s)),
+               write_text_atomic(out / "batch_report.html", report_html(s))]
+    p, n = result.params, s["dof"]
+    cols = [f"{k}{j + 1}" for k in ("L", "m", "Lc", "J") for j in range(n)] + [f"q0_{j + 1}" for j in range(n)]
+    names = list(result.errors)
+    lines = [",".join(["arm"] + cols + [f"error_rad[{k}]" for k in names])]
+    for i in range(s["N"]):
+        vals = [np.asarray(getattr(p, k))[i, j] for k in ("L", "m", "Lc", "J") for j in range(n)]
+        vals += list(result.q0[i])
+        vals += [result.errors[k][i] for k in names]
+        lines.append(",".join([str(i)] + [repr(float(v)) for v in vals]))
+    written.append(write_text_atomic(out / "batch_arms.csv", "\n".join(lines) + "\n"))
+    return written
+
+

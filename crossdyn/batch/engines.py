@@ -1,0 +1,192 @@
+"""Batched engines: N arms (one parameter set and start each) under one shared open-loop torque sequence.
+
+Every runner has the signature ``run(spec, p, q0, qd0, tau, dt, save_every) -> BatchRun`` with ``p`` an
+:class:`~crossdyn.models.spec.ArmParams` of (N, n) fields, starts (N, n), ``tau`` (K, n) held over each step
+(zero-order hold), and returns q, q̇ at steps 0, s, 2s, …, K as float64 arrays (N, K/s + 1, n).
+
+=================  =============================================================  =========  ========
+name               engine                                                         integrator dtype
+=================  =============================================================  =========  ========
+jax-rk4            crossdyn's analytic model on JAX (:mod:`crossdyn.analytic.jax_model`)  rk4   float64
+jax-rk4-f32        … in float32                                                   rk4        float32
+jax-euler          … semi-implicit Euler                                          s-i Euler  float64
+jax-euler-f32      … semi-implicit Euler in float32                               s-i Euler  float32
+numpy-rk4          the NumPy model, batched (``analytic.integrators`` steps)      rk4        float64
+numpy-euler        … semi-implicit Euler                                          s-i Euler  float64
+mujoco-rk4         C MuJoCo, ``mujoco.rollout`` with one compiled model per arm   rk4        float64
+mujoco             … Euler (eulerdamp disabled)                                   s-i Euler  float64
+mjx-rk4            MuJoCo MJX, ``vmap`` over arms with per-arm model fields       rk4        float32
+mjx                … Euler (eulerdamp disabled)                                   s-i Euler  float32
+=================  =============================================================  =========  ========
+
+The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from crossdyn.models.spec import ArmParams, ArmSpec
+
+MUJOCO_MAX_ARMS = 20_000
+"""``mujoco`` / ``mujoco-rk4`` compile one C MuJoCo model per arm (≈ 1 ms each): beyond this many arms they are skipped."""
+
+
+@dataclass(frozen=True)
+class BatchEngine:
+    name: str
+    library: str
+    integrator: str       # as in crossdyn.analytic.integrators
+    dtype: str
+    description: str
+
+
+ENGINES = {e.name: e for e in [
+    BatchEngine("jax-rk4", "jax", "rk4", "float64", "crossdyn analytic model on JAX, RK4, float64"),
+    BatchEngine("jax-rk4-f32", "jax", "rk4", "float32", "crossdyn analytic model on JAX, RK4, float32"),
+    BatchEngine("jax-euler", "jax", "semi-implicit-euler", "float64", "crossdyn analytic model on JAX, semi-implicit Euler, float64"),
+    BatchEngine("jax-euler-f32", "jax", "semi-implicit-euler", "float32", "crossdyn analytic model on JAX, semi-implicit Euler, float32"),
+    BatchEngine("numpy-rk4", "numpy", "rk4", "float64", "crossdyn analytic model, NumPy batch, RK4"),
+    BatchEngine("numpy-euler", "numpy", "semi-implicit-euler", "float64", "crossdyn analytic model, NumPy batch, semi-implicit Euler"),
+    BatchEngine("mujoco-rk4", "mujoco", "rk4", "float64", "C MuJoCo via mujoco.rollout, one model per arm, RK4"),
+    BatchEngine("mujoco", "mujoco", "semi-implicit-euler", "float64", "C MuJoCo via mujoco.rollout, one model per arm, Euler"),
+    BatchEngine("mjx-rk4", "mjx", "rk4", "float32", "MuJoCo MJX, vmap over per-arm model fields, RK4"),
+    BatchEngine("mjx", "mjx", "semi-implicit-euler", "float32", "MuJoCo MJX, vmap over per-arm model fields, Euler"),
+]}
+DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4")
+REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
+
+
+@dataclass
+class BatchRun:
+    name: str
+    q: np.ndarray | None
+    qd: np.ndarray | None
+    status: str = "ok"             # ok | failed | skipped
+    message: str = ""
+    wall_s: float = 0.0            # whole call
+    compile_s: float | None = None  # JIT compilation (JAX engines), or per-arm model compilation (mujoco)
+    run_s: float = 0.0             # stepping alone
+    config: dict = field(default_factory=dict)
+
+
+def _jax(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+    from crossdyn.analytic import jax_model
+
+    timing: dict = {}
+    Q, QD = jax_model.rollout(p, q0, qd0, tau, dt, method=engine.integrator, save_every=s, dtype=engine.dtype,
+                              precision=precision, timing=timing)
+    cfg = {"dtype": engine.dtype, "precision": precision, "device": jax_model.device_kind(),
+           "x64": f"scoped jax.enable_x64({engine.dtype == 'float64'})"}
+    return np.asarray(Q, float), np.asarray(QD, float), timing["compile_s"], timing["run_s"], cfg
+
+
+def _mjx(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+    from crossdyn.engines import mjx_engine
+
+    timing: dict = {}
+    integ = "RK4" if engine.integrator == "rk4" else "Euler"
+    Q, QD = mjx_engine.rollout_batch(spec, p, q0, qd0, tau, dt, integrator=integ, save_every=s, precision=precision,
+                                     timing=timing)
+    import jax
+
+    cfg = {"dtype": "float32", "precision": precision, "device": str(jax.devices()[0]),
+           "cleared_options": dict(mjx_engine.CLEARED_OPTIONS), "batched_fields": list(mjx_engine.BATCHED_FIELDS)}
+    return Q, QD, timing["compile_s"], timing["run_s"], cfg
+
+
+def _numpy(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+    from crossdyn.analytic.dynamics import forward_dynamics
+    from crossdyn.analytic.integrators import STEPS
+
+    step = STEPS[engine.integrator]
+
+    def fd(q, qd, u):
+        return forward_dynamics(p, q, qd, u)
+
+    K = tau.shape[0]
+    q, qd = np.array(q0, float), np.array(qd0, float)
+    Q = np.empty((q.shape[0], K // s + 1, q.shape[1]))
+    QD = np.empty_like(Q)
+    Q[:, 0], QD[:, 0] = q, qd
+    t = time.perf_counter()
+    with np.errstate(all="ignore"):
+        for k in range(K):
+            q, qd = step(fd, q, qd, tau[k], dt)
+            if (k + 1) % s == 0:
+                Q[:, (k + 1) // s], QD[:, (k + 1) // s] = q, qd
+    return Q, QD, None, time.perf_counter() - t, {"dtype": "float64", "method": "auto (closed form 2R/3R)"}
+
+
+def mujoco_models(spec: ArmSpec, p: ArmParams, dt: float, integrator: str) -> list:
+    """One C MuJoCo model per arm, each compiled from that arm's own generated MJCF (as the ``mujoco`` engine)."""
+    from crossdyn.batch.sampling import arm_spec
+
+    from crossdyn.engines.mujoco_engine import MuJoCoEngine
+
+    return [MuJoCoEngine(arm_spec(spec, p, i), dt, integrator=integrator).model for i in range(p.L.shape[0])]
+
+
+def _mujoco(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+    import mujoco
+    from mujoco import rollout as _rollout
+
+    N, n = q0.shape
+    if N > MUJOCO_MAX_ARMS:
+        raise _Skip(f"{N:,} arms: C MuJoCo needs one compiled model per arm (limit {MUJOCO_MAX_ARMS:,})")
+    t = time.perf_counter()
+    integ = "RK4" if engine.integrator == "rk4" else "Euler"
+    models = mujoco_models(spec, p, dt, integ)
+    compile_s = time.perf_counter() - t
+    spec_bits = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    nstate = mujoco.mj_stateSize(models[0], spec_bits)
+    iq = mujoco.mj_stateSize(models[0], mujoco.mjtState.mjSTATE_TIME)
+    iv = iq + n
+    datas = [mujoco.MjData(models[0]) for _ in range(2)]
+    state = np.empty((N, nstate))
+    for i in range(N):
+        d = datas[0]
+        mujoco.mj_resetData(models[i], d)
+        d.qpos[:], d.qvel[:] = q0[i], qd0[i]
+        mujoco.mj_getState(models[i], d, state[i], spec_bits)
+    K = tau.shape[0]
+    Q = np.empty((N, K // s + 1, n))
+    QD = np.empty_like(Q)
+    Q[:, 0], QD[:, 0] = q0, qd0
+    t = time.perf_counter()
+    for c in range(K // s):  # chunks of s steps: memory N × s × nstate
+        ctrl = np.ascontiguousarray(np.broadcast_to(tau[c * s:(c + 1) * s], (N, s, n)))
+        states, _ = _rollout.rollout(models, datas, state, ctrl)
+        state = np.ascontiguousarray(states[:, -1])
+        Q[:, c + 1], QD[:, c + 1] = state[:, iq:iq + n], state[:, iv:iv + n]
+    return Q, QD, compile_s, time.perf_counter() - t, {"dtype": "float64", "version": mujoco.__version__,
+                                                        "threads": len(datas), "models": "one per arm"}
+
+
+class _Skip(Exception):
+    pass
+
+
+_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco}
+
+
+def run_batch_engine(name: str, spec: ArmSpec, p: ArmParams, q0, qd0, tau, dt: float, save_every: int,
+                     precision: str = "highest") -> BatchRun:
+    """Run the batched engine ``name``; a failing library is contained (status ``failed`` with the message)."""
+    engine = ENGINES[name]
+    t = time.perf_counter()
+    try:
+        Q, QD, compile_s, run_s, cfg = _RUNNERS[engine.library](engine, spec, p, np.asarray(q0, float),
+                                                                np.asarray(qd0, float), np.asarray(tau, float), dt,
+                                                                save_every, precision)
+    except _Skip as e:
+        return BatchRun(name, None, None, "skipped", str(e), time.perf_counter() - t)
+    except ImportError as e:
+        return BatchRun(name, None, None, "skipped", f"not installed ({e}); pip install 'crossdyn[jax]'",
+                        time.perf_counter() - t)
+    except Exception as e:  # noqa: BLE001 — a library error is a result, not a crash
+        return BatchRun(name, None, None, "failed", f"{type(e).__name__}: {e}", time.perf_counter() - t)
+    cfg = {"engine": name, "description": engine.description, "integrator": engine.integrator, **cfg}
+    return BatchRun(name, Q, QD, "ok", "", time.perf_counter() - t, compile_s, run_s, cfg)
