@@ -16,7 +16,7 @@ Per engine the summary gives
   crossdyn's model alone;
 * speed: wall, compile (JIT, or per-arm model compilation) and stepping time, µs per trajectory-step.
 
-Tolerances: float64 engines within ``trajectory_same_integrator_rad`` (:mod:`crossdyn.comparisons.tolerances`,
+Tolerances: float64 engines within ``trajectory_same_integrator_rad`` (:mod:`crossdyn.comparison.tolerances`,
 1e-8 rad: rounding of a float64 integration); float32 engines within :data:`FLOAT32_RAD`.
 """
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _growth(q, q_ref, times) -> dict:
 
 
 def default_profile(spec: ArmSpec):
-    from crossdyn.comparisons.profiles import make_profile
+    from crossdyn.drive.profiles import make_profile
 
     return make_profile("multisine", spec)
 

@@ -40,6 +40,13 @@ def add_parser(sub) -> None:
     p.add_argument("--identify", action="store_true",
                    help="also identify each engine's base parameters from its own data and name those that "
                         "differ from the spec's (identification.json, identification.md)")
+    p.add_argument("--batch", type=int, metavar="N",
+                   help="N random arms of ARM's kind at once on the batched engines (jax-rk4, jax-rk4-f32, mjx-rk4, "
+                        "mujoco-rk4, numpy-rk4; --engines picks others); writes batch_summary.json, batch_report.md")
+    p.add_argument("--spread", type=float, default=0.2, metavar="F",
+                   help="with --batch: each L, m, Lc/L, J scaled by U[1-F, 1+F] (default 0.2)")
+    p.add_argument("--precision", default="highest", metavar="P",
+                   help="with --batch: JAX/MJX matmul precision, highest (default), high or default (TF32 on GPUs)")
     p.set_defaults(func=cmd_compare)
 
 
@@ -309,8 +316,85 @@ def cmd_compare(args) -> int:
     if args.arm is None:
         raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
     spec = load_arm(args.arm)
+    if args.batch is not None:
+        return cmd_compare_batch(spec, args)
     if args.update_baseline and not args.baseline:
         raise _usage("--update-baseline needs --baseline FILE (where to write it)")
     out = Path(args.out) if args.out else Path("crossdyn-report") / spec.name
     code, _ = run_one(spec, args, out, args.baseline, args.update_baseline)
     return code
+
+
+MAX_BATCH = 10_000_000
+MAX_BATCH_VALUES = 60_000_000
+"""Most saved joint angles per engine (N × samples × n, 8 bytes each, q and q̇ kept): bounds memory."""
+
+
+def cmd_compare_batch(spec, args) -> int:
+    """``compare ARM --batch N``: see :mod:`crossdyn.batch.compare`."""
+    from crossdyn.batch.compare import SAMPLE_INTERVAL_S, BatchOptions, batch_compare, format_table, write_batch_outputs
+    from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES
+    from crossdyn.batch.sampling import MAX_SPREAD
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
+
+    N = args.batch
+    if not 1 <= N <= MAX_BATCH:
+        raise _usage(f"--batch: must be between 1 and {MAX_BATCH:,} arms, got {N:,}")
+    for opt in ("duration", "dt"):
+        v = getattr(args, opt)
+        if not (math.isfinite(v) and v > 0):
+            raise _usage(f"--{opt}: must be a positive number of seconds, got {v!r}")
+    K = round(args.duration / args.dt)
+    if K < 1 or abs(K * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
+        raise _usage(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")
+    samples = K // max(1, round(SAMPLE_INTERVAL_S / args.dt)) + 1
+    if N * samples * spec.n > MAX_BATCH_VALUES:
+        raise _usage(f"--batch {N:,} over --duration {args.duration:g} s keeps {N * samples * spec.n:,} joint angles "
+                     f"per engine (at most {MAX_BATCH_VALUES:,}): fewer arms or a shorter --duration")
+    if not (math.isfinite(args.spread) and 0 <= args.spread <= MAX_SPREAD):
+        raise _usage(f"--spread: must be between 0 and {MAX_SPREAD}, got {args.spread!r}")
+    if args.precision not in ("highest", "high", "default"):
+        raise _usage(f"--precision: must be highest, high or default, got {args.precision!r}")
+    if args.seed < 0:
+        raise _usage(f"--seed: must be an integer >= 0, got {args.seed}")
+    for flag in ("baseline", "update_baseline"):
+        if getattr(args, flag):
+            raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch (its summary has no baseline form)")
+    engines = DEFAULT_ENGINES
+    if args.engines is not None:
+        engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
+        bad = [e for e in engines if e not in ENGINES]
+        if bad or not engines:
+            raise _usage(f"--engines: {', '.join(bad) or repr(args.engines)} is not a batched engine; with --batch the "
+                         f"engines are: {', '.join(ENGINES)}")
+    profile = None
+    if args.profile is not None:
+        profile = _resolve_profile(args, spec)
+        if getattr(profile, "closed_loop", False) or not hasattr(profile, "sample"):
+            raise _usage(f"--profile {args.profile}: closed-loop profiles are not batched; with --batch use an "
+                         "open-loop profile (zero, constant, step, sine, chirp, multisine) or a CSV file")
+    tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
+    out = Path(args.out) if args.out else Path("crossdyn-report") / f"{spec.name}-batch"
+    _check_out_dir(out)
+    progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    opt = BatchOptions(N=N, duration=args.duration, dt=args.dt, engines=engines, seed=args.seed, spread=args.spread,
+                       profile=profile, precision=args.precision,
+                       same_integrator_rad=tol.trajectory_same_integrator_rad, progress=progress)
+    result = batch_compare(spec, opt)
+    try:
+        write_batch_outputs(result, out)
+    except KeyboardInterrupt:
+        print(f"crossdyn: interrupted (Ctrl-C) while writing the outputs to {out}: every file there is complete "
+              "(written atomically), but some may be missing or left from an earlier run", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    s = result.summary
+    print(format_table(s))
+    print(f"verdict: {s['verdict'].upper()}  ({out / 'batch_report.md'})")
+    for f in s["failures"]:
+        print(f"  FAIL {f}")
+    for note in s["notes"]:
+        print(f"  note: {note}")
+    if result.interrupted:
+        print(f"crossdyn: interrupted (Ctrl-C): wrote what finished to {out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK if s["verdict"] == "pass" else EXIT_FAIL

@@ -1,0 +1,164 @@
+"""MuJoCo MJX adapters (mjx, mjx-rk4) and their batch path, against C MuJoCo in float64.
+
+MJX compiles slowly on a CPU (seconds per function): the tests share few compiled functions (Euler
+mostly; one RK4 batch, marked slow)."""
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+mjx_engine = pytest.importorskip("crossdyn.engines.mjx_engine")
+
+import mujoco  # noqa: E402
+
+from crossdyn.engines import make_engine  # noqa: E402
+from crossdyn.models import get_preset  # noqa: E402
+from crossdyn.models.spec import ArmSpec, LinkSpec, params_from_arrays  # noqa: E402
+
+F32_REL = 2e-5
+"""float32 queries against float64 C MuJoCo: a few ulps (1.2e-7) of the largest term, times the condition
+of M for the forward dynamics (≈ 10–50 for these arms)."""
+
+
+@pytest.fixture(scope="module")
+def engines():
+    spec = get_preset("planar3r").with_links(damping=0.3)
+    return spec, make_engine("mjx", spec, 1e-3), make_engine("mujoco", spec, 1e-3)
+
+
+def test_queries_match_c_mujoco_in_float32(engines):
+    spec, e, c = engines
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        q, qd, x = rng.uniform(-2, 2, 3), rng.uniform(-2, 2, 3), rng.uniform(-5, 5, 3)
+        for f, a in [("inverse_dynamics", (q, qd, x)), ("mass_matrix", (q,)), ("forward_dynamics", (q, qd, x))]:
+            got, ref = np.asarray(getattr(e, f)(*a)), np.asarray(getattr(c, f)(*a))
+            assert np.max(np.abs(got - ref)) <= F32_REL * max(1.0, np.abs(ref).max()), f
+            assert np.max(np.abs(got - ref)) > 0  # float32, not a float64 copy
+        T, U = e.energy(q, qd)
+        Tr, Ur = c.energy(q, qd)
+        assert abs(T - Tr) <= F32_REL * spec.energy_scale() and abs(U - Ur) <= F32_REL * spec.energy_scale()
+
+
+def test_steps_follow_c_mujoco_and_stay_float32_under_global_x64(engines):
+    spec, e, c = engines
+    q0, tau = np.array([-1.2, 0.3, -0.2]), np.array([0.5, -0.2, 0.1])
+    with jax.enable_x64(True):  # as if the user had turned x64 on globally
+        e.reset(q0, np.zeros(3))
+        for _ in range(200):
+            e.step(tau)
+        assert e.data.qpos.dtype == np.float32
+    c.reset(q0, np.zeros(3))
+    for _ in range(200):
+        c.step(tau)
+    err = np.max(np.abs(e.state()[0] - c.state()[0]))
+    assert 0 < err <= 1e-5  # float32 rounding over 200 steps (measured ~2e-7)
+
+
+def test_mjx_under_global_x64_would_run_float64_which_the_adapter_prevents():
+    # the trap the adapter's scoped x64 exists for: MJX 3.17 allocates data in JAX's default float type
+    m = mjx_engine.build_mj_model(get_preset("planar2r"), 1e-3, "Euler")
+    with jax.enable_x64(True):
+        assert mjx_engine.mjx.make_data(mjx_engine.mjx.put_model(m)).qpos.dtype == np.float64
+    with jax.enable_x64(False):
+        assert mjx_engine.mjx.make_data(mjx_engine.mjx.put_model(m)).qpos.dtype == np.float32
+
+
+def test_energy_flag_is_cleared_because_mjx_rejects_it_and_config_says_so(engines):
+    spec, e, _ = engines
+    m = mujoco.MjModel.from_xml_string(mjx_engine.to_mjcf(spec))
+    assert m.opt.enableflags & int(mujoco.mjtEnableBit.mjENBL_ENERGY)  # the generated MJCF sets it
+    with pytest.raises(NotImplementedError, match="ENERGY"):
+        mjx_engine.mjx.put_model(m)
+    cfg = e.config()
+    assert "energy" in cfg["cleared_options"] and "mjENBL_ENERGY" not in cfg["enableflags"]
+    assert cfg["dtype"] == "float32" and cfg["precision"] == "highest" and cfg["integrator"] == "semi-implicit-euler"
+
+
+def test_precision_knob_reaches_the_matrix_products():
+    # on a CPU TF32 does not exist, so the knob's effect is shown where it acts: the lowered MJX step's dot ops
+    m = mjx_engine.build_mj_model(get_preset("planar2r"), 1e-3, "Euler")
+    texts = {}
+    for prec in ("highest", "default"):
+        with mjx_engine._Scope("float32", prec):
+            mx = mjx_engine.mjx.put_model(m)
+            d = mjx_engine.mjx.make_data(mx)
+            texts[prec] = jax.jit(mjx_engine.mjx.step).lower(mx, d).as_text()
+    assert "HIGHEST" in texts["highest"]
+    assert "HIGHEST" not in texts["default"]
+
+
+def test_bad_options_are_errors():
+    from crossdyn.engines import EngineError
+
+    spec = get_preset("planar2r")
+    with pytest.raises(EngineError, match="precision"):
+        make_engine("mjx@precision=tf32", spec)
+    with pytest.raises(EngineError, match="integrator"):
+        make_engine("mjx@integrator=implicit", spec)
+
+
+def _random_arms(n, N, seed):
+    rng = np.random.default_rng(seed)
+    L = rng.uniform(0.5, 1.5, (N, n))
+    m = rng.uniform(0.5, 2.0, (N, n))
+    return params_from_arrays(L, m, L * rng.uniform(0.3, 0.7, (N, n)), m * L**2 * rng.uniform(0.05, 0.1, (N, n)),
+                              b=rng.uniform(0, 0.3, (N, n)))
+
+
+def _c_mujoco(p, i, q0, tau, steps, integrator):
+    """Arm i compiled by C MuJoCo from its own generated MJCF, stepped in float64 (independent of the batch path)."""
+    n = p.L.shape[1]
+    spec = ArmSpec(tuple(LinkSpec(p.L[i, k], p.m[i, k], p.Lc[i, k], p.J[i, k], p.b[i, k]) for k in range(n)))
+    c = make_engine(integrator, spec, 1e-3)
+    c.reset(q0, np.zeros(n))
+    for _ in range(steps):
+        c.step(tau)
+    return c.state()[0]
+
+
+def test_reported_mjx_float32_discrepancy_matches_independent_float64_c_mujoco():
+    # `compare --batch` reports MJX's error against crossdyn's float64 JAX model; an independent float64 run of
+    # the same arms in C MuJoCo (one model per arm, mj_step loop) must give the same per-arm figure, to the
+    # float64 disagreement of the two references (~1e-14, far below the float32 error ~1e-7).  This also checks the
+    # batch path's per-arm model fields (body_pos, body_ipos, body_mass, body_inertia, …, replaced per arm instead of
+    # compiling N models): each arm follows its own C-MuJoCo-compiled model.
+    from crossdyn.batch import BatchOptions, batch_compare
+    from crossdyn.batch.sampling import arm_spec
+
+    spec = get_preset("planar2r")
+    opt = BatchOptions(N=6, duration=0.2, dt=1e-3, engines=("mjx", "mujoco"), seed=3)
+    r = batch_compare(spec, opt)
+    s = r.summary
+    assert s["verdict"] == "pass", s["failures"]
+    reported = r.errors["mjx"]
+    from crossdyn.batch.compare import default_profile
+
+    T = default_profile(spec).sample(np.arange(200) * 1e-3)
+    mjx_q = r.runs["mjx"].q
+    sample = s["sample_every_steps"]
+    for i in range(opt.N):
+        c = make_engine("mujoco", arm_spec(spec, r.params, i), 1e-3)
+        c.reset(r.q0[i], np.zeros(2))
+        ref = [c.state()[0]]
+        for k in range(200):
+            c.step(T[k])
+            if (k + 1) % sample == 0:
+                ref.append(c.state()[0])
+        independent = np.max(np.abs(mjx_q[i] - np.array(ref)))
+        assert abs(independent - reported[i]) <= 1e-12, i
+        assert reported[i] > 1e-9  # a float32 error, not zero
+    assert np.max(np.abs(mjx_q[:, -1] - mjx_q[0, -1])) > 1e-3  # the arms really differ
+    assert s["profile"]["name"] == "multisine"
+    assert s["engines"]["mjx"]["vs_float64_mujoco"]["discrepancy_rad"]["max"] == pytest.approx(reported.max(), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_mjx_rk4_batch_follows_c_mujoco_rk4():
+    spec = get_preset("planar2r")
+    N = 4
+    p = _random_arms(2, N, seed=7)
+    q0 = np.tile([-1.0, 0.4], (N, 1))
+    tau = np.array([0.3, -0.1])
+    Q, _ = mjx_engine.rollout_batch(spec, p, q0, np.zeros((N, 2)), tau, 1e-3, steps=100, integrator="RK4")
+    errs = [np.max(np.abs(Q[i, -1] - _c_mujoco(p, i, q0[i], tau, 100, "mujoco-rk4"))) for i in range(N)]
+    assert 0 < max(errs) <= 1e-5
