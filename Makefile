@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "crossdyn needs Python >= 3.11, found " + sys.version)'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,bench,identify,engines,sweep]'
+	$(PY) -m pip install --quiet -e '.[dev,bench,identify,engines,sweep,jax]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -22,6 +22,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/sweep.py
+	$(PY) benchmarks/batch.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

@@ -1,0 +1,97 @@
+"""`crossdyn compare ARM --batch N`: outputs, figures that can be reproduced arm by arm, exit codes.
+
+One small batch shape throughout (N = 12, 0.1 s) so the JAX functions compile once."""
+import csv
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+from crossdyn.cli import main  # noqa: E402
+
+ARGS = ["compare", "planar2r", "--batch", "12", "--duration", "0.1", "--engines", "jax-rk4-f32,numpy-rk4,mujoco-rk4",
+        "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("batch")
+    code = main(ARGS + ["--out", str(out)])
+    return code, out, json.loads((out / "batch_summary.json").read_text())
+
+
+def test_outputs_and_distribution(run):
+    code, out, s = run
+    assert code == 0 and s["verdict"] == "pass"
+    assert {p.name for p in out.iterdir()} >= {"batch_summary.json", "batch_report.md", "batch_report.html",
+                                               "batch_arms.csv"}
+    assert s["N"] == 12 and s["steps"] == 100 and list(s["engines"]) == ["jax-rk4", "jax-rk4-f32", "numpy-rk4",
+                                                                          "mujoco-rk4"]
+    for name, e in s["engines"].items():
+        assert e["status"] == "ok", name
+        assert e["speed"]["us_per_trajectory_step"] > 0
+        if name == "jax-rk4":
+            continue
+        d = e["discrepancy_rad"]
+        assert d["p50"] <= d["p90"] <= d["p99"] <= d["max"] and d["nonfinite_arms"] == 0
+        assert len(e["error_growth"]["t"]) == 11 and len(e["worst"]) == 5
+    # float64 engines agree with the float64 JAX model to rounding; float32 is visibly float32
+    assert s["engines"]["numpy-rk4"]["discrepancy_rad"]["max"] <= 1e-13
+    assert s["engines"]["mujoco-rk4"]["discrepancy_rad"]["max"] <= 1e-13
+    f32 = s["engines"]["jax-rk4-f32"]
+    assert 1e-9 < f32["discrepancy_rad"]["max"] < 1e-4
+    assert f32["vs_float64_mujoco"]["discrepancy_rad"]["max"] == pytest.approx(f32["discrepancy_rad"]["max"], rel=1e-6)
+    rows = list(csv.DictReader((out / "batch_arms.csv").open()))
+    assert len(rows) == 12 and "error_rad[jax-rk4-f32]" in rows[0]
+    assert "error growth against time" in (out / "batch_report.md").read_text()
+
+
+def test_worst_arm_is_reproduced_from_its_reported_parameters(run):
+    # an independent re-run of the reported worst float32 arm, from the JSON's parameters and start alone
+    from crossdyn.analytic import jax_model as jm
+    from crossdyn.batch.compare import default_profile
+    from crossdyn.models import get_preset
+    from crossdyn.models.spec import params_from_arrays
+
+    _, _, s = run
+    w = s["engines"]["jax-rk4-f32"]["worst"][0]
+    spec = get_preset("planar2r")
+    pr = w["params"]
+    p = params_from_arrays(*(np.array([pr[k]]) for k in ("L", "m", "Lc", "J")), gravity=spec.gravity)
+    tau = default_profile(spec).sample(np.arange(100) * 1e-3)
+    q0 = np.array([w["q0"]])
+    q64, _ = jm.rollout(p, q0, np.zeros((1, 2)), np.broadcast_to(tau, (1, 100, 2)), 1e-3, save_every=10)
+    q32, _ = jm.rollout(p, q0, np.zeros((1, 2)), np.broadcast_to(tau, (1, 100, 2)), 1e-3, save_every=10,
+                        dtype="float32")
+    err = np.max(np.abs(np.asarray(q32, float) - np.asarray(q64)))
+    assert err == pytest.approx(w["error_rad"], rel=1e-9)
+    worst = max(float(r) for r in [e["error_rad"] for e in s["engines"]["jax-rk4-f32"]["worst"]])
+    assert worst == s["engines"]["jax-rk4-f32"]["discrepancy_rad"]["max"]
+
+
+def test_out_of_tolerance_is_exit_1(tmp_path, capsys):
+    tol = tmp_path / "tol.toml"
+    tol.write_text("trajectory_same_integrator_rad = 1e-30\n")
+    code = main(ARGS + ["--out", str(tmp_path / "o"), "--tolerances", str(tol)])
+    assert code == 1
+    s = json.loads((tmp_path / "o" / "batch_summary.json").read_text())
+    assert s["verdict"] == "fail" and any(f.startswith("numpy-rk4: discrepancy") for f in s["failures"])
+    assert "FAIL numpy-rk4" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--batch", "0"], "--batch: must be between 1"),
+    (["--batch", "5", "--engines", "pybullet"], "pybullet is not a batched engine"),
+    (["--batch", "5", "--spread", "2"], "--spread: must be between 0 and 0.9"),
+    (["--batch", "5", "--profile", "pd-gravity"], "closed-loop profiles are not batched"),
+    (["--batch", "5", "--precision", "tf32"], "--precision: must be highest"),
+    (["--batch", "5", "--baseline", "b.json"], "--baseline does not apply to --batch"),
+    (["--batch", "1000000", "--duration", "10"], "joint angles per engine"),
+])
+def test_bad_input_is_exit_2_with_one_line(extra, message, tmp_path, capsys):
+    code = main(["compare", "planar2r", "--out", str(tmp_path / "o")] + extra)
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
