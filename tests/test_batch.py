@@ -95,3 +95,33 @@ def test_bad_input_is_exit_2_with_one_line(extra, message, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "crossdyn.cli"] + [a for a in ARGS if a != "--quiet"] + ["--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    try:
+        for line in proc.stderr:
+            lines.append(line)
+            if "jax-rk4: ok in" in line:  # the reference finished; the float32 engine is compiling next
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        stdout, rest = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err = "".join(lines) + rest
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err + stdout
+    s = json.loads((out / "batch_summary.json").read_text())
+    assert s["interrupted"] is True and s["verdict"] == "fail"
+    assert s["engines"]["jax-rk4"]["status"] == "ok"
+    assert s["engines"]["mujoco-rk4"]["status"] == "skipped"
+    assert "interrupted" in err

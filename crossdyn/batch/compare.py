@@ -112,15 +112,14 @@ def batch_compare(spec: ArmSpec, opt: BatchOptions) -> BatchResult:
     times = np.arange(K // s + 1) * s * opt.dt
     names = list(dict.fromkeys([REFERENCE[ENGINES[e].integrator] for e in opt.engines] + list(opt.engines)))
     result = BatchResult({}, p, q0, times=times)
-    for name in names:
-        say(f"  {name}: {opt.N:,} arms × {K:,} steps …")
-        try:
+    try:
+        for name in names:
+            say(f"  {name}: {opt.N:,} arms × {K:,} steps …")
             run = run_batch_engine(name, spec, p, q0, qd0, tau, opt.dt, s, opt.precision)
-        except KeyboardInterrupt:
-            result.interrupted = True
-            break
-        result.runs[name] = run
-        say(f"  {name}: {run.status} in {run.wall_s:.2f} s" + (f" ({run.message})" if run.message else ""))
+            result.runs[name] = run
+            say(f"  {name}: {run.status} in {run.wall_s:.2f} s" + (f" ({run.message})" if run.message else ""))
+    except KeyboardInterrupt:  # Ctrl-C: what finished is kept and reported, the rest marked skipped
+        result.interrupted = True
     for name in names:
         result.runs.setdefault(name, BatchRun(name, None, None, "skipped", "interrupted (Ctrl-C)"))
     result.summary = _summarise(spec, opt, result, K, s, profile, names)
