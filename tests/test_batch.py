@@ -88,6 +88,7 @@ def test_out_of_tolerance_is_exit_1(tmp_path, capsys):
     (["--batch", "5", "--profile", "pd-gravity"], "closed-loop profiles are not batched"),
     (["--batch", "5", "--precision", "tf32"], "--precision: must be highest"),
     (["--batch", "5", "--baseline", "b.json"], "--baseline does not apply to --batch"),
+    (["--batch", "5", "--identify"], "--identify does not apply to --batch"),
     (["--batch", "1000000", "--duration", "10"], "joint angles per engine"),
 ])
 def test_bad_input_is_exit_2_with_one_line(extra, message, tmp_path, capsys):

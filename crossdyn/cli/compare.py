@@ -357,9 +357,9 @@ def cmd_compare_batch(spec, args) -> int:
         raise _usage(f"--precision: must be highest, high or default, got {args.precision!r}")
     if args.seed < 0:
         raise _usage(f"--seed: must be an integer >= 0, got {args.seed}")
-    for flag in ("baseline", "update_baseline"):
+    for flag in ("baseline", "update_baseline", "identify"):
         if getattr(args, flag):
-            raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch (its summary has no baseline form)")
+            raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch")
     engines = DEFAULT_ENGINES
     if args.engines is not None:
         engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
