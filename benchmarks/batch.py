@@ -4,7 +4,8 @@ mujoco.rollout and the NumPy batch, for planar3r, dt = 1 ms, RK4, constant torqu
     python benchmarks/batch.py [--quick] [--sizes 1000,10000] [--no-mjx]
 
 On a CPU: N = 1e3, 1e4, 1e5 (MJX to 1e4: it compiles slowly and steps at ~10 µs); on a GPU (when JAX sees one):
-N up to 1e6, the CPU engines to 1e5.  Times exclude compilation (reported apart): JAX/MJX through an
+N up to 1e6 with 1,000 steps, the CPU engines to 1e4.  ``--precision default`` runs MJX with JAX's default
+matmul precision (TF32 on NVIDIA GPUs) to measure what ``highest`` costs.  Times exclude compilation (reported apart): JAX/MJX through an
 ahead-of-time compiled executable, best of two runs; mujoco.rollout with one model for every arm (the per-arm
 model compilation that `compare --batch` does is not stepping).  Writes the figures under the key "batch" of
 benchmarks/results.json (other keys kept) and prints ratios measured in this one run.
@@ -52,13 +53,17 @@ def run_jax(p, q0, K, dtype):
     return best, compile_s, np.asarray(Q, dtype=float)[:, -1]
 
 
+PRECISION = "highest"
+
+
 def run_mjx(spec, p, q0, K):
     from crossdyn.engines.mjx_engine import rollout_batch
 
     best, compile_s, Q = None, None, None
     for _ in range(2):
         t: dict = {}
-        Q, _ = rollout_batch(spec, p, q0, np.zeros_like(q0), TAU, DT, steps=K, integrator="RK4", timing=t)
+        Q, _ = rollout_batch(spec, p, q0, np.zeros_like(q0), TAU, DT, steps=K, integrator="RK4", timing=t,
+                             precision=PRECISION)
         compile_s = t["compile_s"] if compile_s is None else compile_s
         best = t["run_s"] if best is None else min(best, t["run_s"])
     return best, compile_s, Q[:, -1]
@@ -115,8 +120,12 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="N = 1e3 and 1e4 only, no MJX (a smoke run)")
     ap.add_argument("--sizes", help="comma-separated N values (overrides the defaults)")
     ap.add_argument("--no-mjx", action="store_true", help="skip MJX (it compiles for tens of seconds on a CPU)")
+    ap.add_argument("--precision", default="highest", choices=("highest", "high", "default"),
+                    help="MJX matmul precision (default highest; 'default' is TF32 for float32 on NVIDIA GPUs)")
     ap.add_argument("--out", default=str(HERE / "results.json"))
     a = ap.parse_args()
+    global PRECISION
+    PRECISION = a.precision
     dev = jax.devices()[0]
     gpu = dev.platform == "gpu"
     sizes = [1000, 10_000, 100_000, 1_000_000] if gpu else [1000, 10_000, 100_000]
@@ -125,11 +134,12 @@ def main() -> int:
     if a.sizes:
         sizes = [int(float(x)) for x in a.sizes.split(",")]
     mjx_max = 1_000_000 if gpu else 10_000
-    cpu_max = 100_000
+    cpu_max = 10_000 if gpu else 100_000  # on a GPU the CPU engines run 1,000 steps: kept to minutes
     spec = get_preset(ARM)
     print(f"crossdyn batch benchmark: {ARM}, dt = 1 ms, RK4, constant torque; JAX {jax.__version__} on "
           f"{jm.device_kind()}; times exclude compilation (best of 2)")
-    rows, results = [], {"device": jm.device_kind(), "jax_version": jax.__version__, "arm": ARM, "sizes": {}}
+    rows, results = [], {"device": jm.device_kind(), "jax_version": jax.__version__, "arm": ARM,
+                         "mjx_precision": a.precision, "sizes": {}}
     for N in sizes:
         K = steps_for(N, gpu)
         p = random_params(spec, N, seed=0, spread=0.2)
