@@ -114,11 +114,30 @@ def _gamma(p, th):
     return p.gravity[0] * jnp.sin(th) - p.gravity[1] * jnp.cos(th)
 
 
+def _cos_sin(th):
+    """cos(θk − θl) and sin(θk − θl), (n, n).  Up to :data:`UNROLL_MAX_N` links only the n(n−1)/2 pairs k < l are
+    evaluated (cos symmetric, sin antisymmetric, diagonal 1 and 0): a third of the trigonometry for 3R."""
+    n = th.shape[-1]
+    if n > UNROLL_MAX_N:
+        d = th[:, None] - th[None, :]
+        return jnp.cos(d), jnp.sin(d)
+    one, zero = jnp.ones_like(th[0]), jnp.zeros_like(th[0])
+    c = [[one] * n for _ in range(n)]
+    s = [[zero] * n for _ in range(n)]
+    for k in range(n):
+        for l in range(k + 1, n):
+            d = th[l] - th[k]
+            c[k][l] = c[l][k] = jnp.cos(d)
+            sd = jnp.sin(d)
+            s[k][l], s[l][k] = -sd, sd
+    return jnp.stack([jnp.stack(r) for r in c]), jnp.stack([jnp.stack(r) for r in s])
+
+
 def _A_S(p, th):
     h, K = _coefficients(p)
-    d = th[:, None] - th[None, :]
-    A = K * jnp.cos(d) + jnp.diag(p.J)
-    S = K * jnp.sin(d)
+    cos, sin = _cos_sin(th)
+    A = K * cos + jnp.diag(p.J)
+    S = K * sin
     return h, A, S
 
 
