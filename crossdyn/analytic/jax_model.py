@@ -327,8 +327,7 @@ def _call(core_key, arm, arrays, dtype, precision, extra=(), extra_axes=(), timi
     with _Scope(d, precision):
         p = params_to_jax(arm, d)
         n = p.L.shape[-1]
-        p_axes = tuple(0 if (x.ndim == 2 and name != "gravity") or (name == "gravity" and x.ndim == 2) else None
-                       for name, x in zip(ArmParams._fields, p))
+        p_axes = tuple(0 if x.ndim == 2 else None for x in p)  # (N, n) fields, (N, 2) gravity: one per arm
         arrs = [jnp.asarray(a, dtype=d) for a in arrays]
         for a in arrs:
             if a.shape[-1] != n:
