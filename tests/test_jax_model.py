@@ -155,3 +155,18 @@ def test_beyond_the_unrolled_solve_ten_links():
     assert np.max(np.abs(got - ref)) <= 1e-12 * np.abs(ref).max()
     ref = analytic.inverse_dynamics(spec, q, qd, tau)
     assert np.max(np.abs(np.asarray(jm.inverse_dynamics(spec, q, qd, tau)) - ref)) <= 1e-12 * np.abs(ref).max()
+
+
+def test_cpu_chunks_give_the_same_numbers(monkeypatch):
+    # large CPU batches run in chunks of CPU_CHUNK arms (lax.map over vmap), padded to whole chunks: a batch of 30
+    # arms in chunks of 8 (two padded) must give the NumPy model's numbers, for states and for rollouts
+    monkeypatch.setattr(jm, "CPU_CHUNK", 8)
+    p, (q, qd, _, tau) = random_batch(2, seed=8)
+    p = p._replace(**{k: getattr(p, k)[:30] for k in ("L", "m", "Lc", "J", "b", "fc", "gravity")})
+    q, qd, tau = q[:30], qd[:30], tau[:30]
+    ref = analytic.forward_dynamics(p, q, qd, tau)
+    got = np.asarray(jm.forward_dynamics(p, q, qd, tau))
+    assert got.shape == (30, 2) and np.max(np.abs(got - ref)) <= 1e-12 * np.abs(ref).max()
+    Q, _ = jm.rollout(p, q / 3, np.zeros_like(q), tau[0] / 3, 1e-3, steps=20)
+    sim = analytic.simulate(p, q / 3, np.zeros_like(q), lambda t, a, b: tau[0] / 3, dt=1e-3, duration=0.02)
+    assert np.asarray(Q).shape == (30, 2, 2) and np.max(np.abs(np.asarray(Q)[:, -1] - sim.q[-1])) <= 1e-13

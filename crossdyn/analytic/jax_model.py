@@ -282,14 +282,39 @@ _CORES = {
 }
 
 
+CPU_CHUNK = 4096
+"""On a CPU, batches larger than this run in chunks of this many arms (``lax.map`` over ``vmap``), each chunk through
+all its steps while its working set stays in cache; on a GPU the whole batch runs at once."""
+
+
 @lru_cache(maxsize=256)
-def _compiled(core_key, p_axes: tuple, arg_axes: tuple, x64: bool, precision: str):
-    """jit(vmap(core)) for one pattern of batched/shared arguments (cached; jit caches shapes)."""
+def _compiled(core_key, p_axes: tuple, arg_axes: tuple, x64: bool, precision: str, chunk: int | None = None):
+    """jit(vmap(core)) for one pattern of batched/shared arguments (cached; jit caches shapes).  With ``chunk``, the
+    batched arguments (length a multiple of ``chunk``) go through ``lax.map`` over chunks of that many arms."""
     core = _CORES[core_key] if isinstance(core_key, str) else _rollout_core(*core_key)
-    fn = core
-    if any(a == 0 for a in p_axes) or any(a == 0 for a in arg_axes):
-        fn = jax.vmap(core, in_axes=(ArmParams(*p_axes),) + arg_axes)
-    return jax.jit(fn)
+    axes = (ArmParams(*p_axes),) + arg_axes
+    if not (any(a == 0 for a in p_axes) or any(a == 0 for a in arg_axes)):
+        return jax.jit(core)
+    vm = jax.vmap(core, in_axes=axes)
+    if chunk is None:
+        return jax.jit(vm)
+
+    def chunked(*args):
+        leaves, treedef = jax.tree_util.tree_flatten(args)
+        ax = jax.tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
+        idx = [i for i, a in enumerate(ax) if a == 0]
+        xs = [leaves[i].reshape((-1, chunk) + leaves[i].shape[1:]) for i in idx]
+
+        def body(part):
+            cur = list(leaves)
+            for i, x in zip(idx, part):
+                cur[i] = x
+            return vm(*jax.tree_util.tree_unflatten(treedef, cur))
+
+        out = jax.lax.map(body, xs)
+        return jax.tree_util.tree_map(lambda o: o.reshape((-1,) + o.shape[2:]), out)
+
+    return jax.jit(chunked)
 
 
 def params_to_jax(arm, dtype="float64") -> ArmParams:
@@ -333,10 +358,22 @@ def _call(core_key, arm, arrays, dtype, precision, extra=(), extra_axes=(), timi
             if a.shape[-1] != n:
                 raise ValueError(f"expected states with {n} joints (last axis), got shape {a.shape}")
         axes = tuple(0 if a.ndim == 2 else None for a in arrs) + tuple(extra_axes)
-        fn = _compiled(core_key, p_axes, axes, d == np.float64, precision)
+        args = (p, *arrs, *extra)
+        leaves, treedef = jax.tree_util.tree_flatten(args)
+        ax = jax.tree_util.tree_leaves((ArmParams(*p_axes),) + axes, is_leaf=lambda x: x is None)
+        N = max((x.shape[0] for x, a in zip(leaves, ax) if a == 0), default=0)
+        chunk = CPU_CHUNK if (CPU_CHUNK and N > CPU_CHUNK and jax.default_backend() == "cpu") else None
+        if chunk:  # pad the batch to whole chunks with copies of the last arm; trimmed below
+            pad = -N % chunk
+            leaves = [jnp.concatenate([x, jnp.repeat(x[-1:], pad, axis=0)]) if a == 0 and pad else x
+                      for x, a in zip(leaves, ax)]
+            args = jax.tree_util.tree_unflatten(treedef, leaves)
+        fn = _compiled(core_key, p_axes, axes, d == np.float64, precision, chunk)
         if timing is None:
-            return fn(p, *arrs, *extra)
-        return run_timed(fn, (p, *arrs, *extra), (core_key, p_axes, axes, d == np.float64, precision), timing)
+            out = fn(*args)
+        else:
+            out = run_timed(fn, args, (core_key, p_axes, axes, d == np.float64, precision, chunk), timing)
+        return jax.tree_util.tree_map(lambda o: o[:N], out) if chunk else out
 
 
 def mass_matrix(arm, q, dtype="float64", precision="highest"):
