@@ -426,6 +426,9 @@ def main() -> int:
 
     for name in pairs:
         pairs[name][0].close()
+    from check_matlab import matlab_vs_python  # noqa: E402  (benchmarks/check_matlab.py)
+
+    results["check_matlab_vs_python"] = matlab_vs_python()
     (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
     print(f"crossdyn benchmarks ({ARM}, dt = 1 ms; medians of {blocks} alternating blocks of {steps} steps)")
@@ -447,6 +450,9 @@ def main() -> int:
         print(f"  {name:16s} " + "  ".join(
             f"{p['max_abs_error_rad']:.1e}@{p['compute_s_per_sim_s']:.3f}" if p["max_abs_error_rad"] is not None
             else "failed" for p in pts))
+    mc = results["check_matlab_vs_python"]
+    print("check planar3r, MATLAB vs Python: " + ("skipped (no octave-cli)" if mc is None else
+          f"{mc['matlab_s']:.2f} / {mc['python_s']:.2f} s = {mc['ratio']:.2f} (target <= 3)"))
     print(f"wrote {HERE / 'results.json'}, {HERE / 'speed_accuracy.png'}")
     return 0
 

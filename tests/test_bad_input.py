@@ -24,6 +24,7 @@ import pytest
 import crossdyn
 from crossdyn.cli import main
 from crossdyn.conventions import MAX_LINKS
+from crossdyn.models.octave_session import find_octave
 
 PKG_DIR = str(Path(crossdyn.__file__).parent)
 
@@ -79,6 +80,7 @@ class Case:
     files: dict = field(default_factory=dict)
     fragments: list[str] = field(default_factory=list)
     user_traceback: bool = False  # the user's own traceback is shown on purpose (frames in their file only)
+    octave: bool = False          # a MATLAB case: needs GNU Octave (skipped, with the reason, without it)
 
 
 # common command prefixes; a case's own options come after and win (argparse keeps the last)
@@ -86,6 +88,8 @@ CMP = ["compare", "planar2r", "--out", "{d}/out", "--quiet", "--no-plots", "--en
        "--duration", "0.1", "--states", "10", "--jobs", "1"]
 CHK = ["check", "planar2r", "{d}/eq.py", "--states", "10", "--random-params", "1", "--out", "{d}/ck"]
 TOML = "{d}/arm.toml"
+CHKM = ["check", "planar2r", "{d}/eq.m", "--states", "10", "--random-params", "1", "--out", "{d}/ck"]
+M_HEAD = "1;\nfunction out = M(q, p)\n"   # lines 1-2 of every MATLAB file below; line 3 is the body
 
 
 def c(id, argv, files=None, fragments=(), **kw):
@@ -385,6 +389,47 @@ CASES = [
       ["eq.py", "line 3", "ZeroDivisionError", "G"], user_traceback=True),
     c("eq-unknown-parameter", CHK, {"eq.py": EQ_HEAD + "def G(q, p):\n    return [p.mass1, 0]\n"},
       ["eq.py", "line 3", "p.mass1", "'mass1'", "p.m1"], user_traceback=True),
+    # ------------------------------------------------------------------------------ MATLAB equations (Octave)
+    c("eq-m-parse-error", CHKM, {"eq.m": M_HEAD + "  out = [1 2; 3 4;\nend\n"}, ["eq.m", "line 4", "parse"],
+      octave=True),
+    c("eq-m-undefined-name", CHKM, {"eq.m": M_HEAD + "  out = eye(2) * undefined_thing;\nend\n"},
+      ["eq.m", "line 3", "M(q, p)", "'undefined_thing' undefined", "at q = ["], octave=True),
+    c("eq-m-no-such-field", CHKM, {"eq.m": M_HEAD + "  out = eye(2) * p.mass1;\nend\n"},
+      ["eq.m", "line 3", "M(q, p)", "mass1"], octave=True),
+    c("eq-m-error-call", CHKM, {"eq.m": M_HEAD + "  error('M is not ready');\nend\n"},
+      ["eq.m", "line 3", "M is not ready"], octave=True),
+    c("eq-m-wrong-shape", CHKM, {"eq.m": M_HEAD + "  out = [1 2 3];\nend\n"}, ["eq.m", "M(q, p)", "size [1 3]"],
+      octave=True),
+    c("eq-m-returns-text", CHKM, {"eq.m": M_HEAD + "  out = 'abcd';\nend\n"},
+      ["M(q, p)", "char", "not an array of real numbers"], octave=True),
+    c("eq-m-complex", CHKM, {"eq.m": M_HEAD + "  out = [1i 0; 0 1];\nend\n"}, ["M(q, p)", "complex"], octave=True),
+    c("eq-m-nan", CHKM, {"eq.m": M_HEAD + "  out = [NaN 0; 0 1];\nend\n"}, ["M(q, p)", "NaN", "M11"], octave=True),
+    c("eq-m-no-functions", CHKM, {"eq.m": "1;\nx = 3;\n"}, ["eq.m", "defines none of M"], octave=True),
+    c("eq-m-no-arguments", CHKM, {"eq.m": "1;\nfunction out = M()\n  out = eye(2);\nend\n"},
+      ["eq.m", "M takes 0 arguments", "M(q, p) or M(q)"], octave=True),
+    c("eq-m-endless-loop", [*CHKM, "--timeout", "2"], {"eq.m": M_HEAD + "  while true\n  end\nend\n"},
+      ["eq.m", "did not return within 2 s", "stopped"], octave=True),
+    c("eq-m-names-missing", [*CHKM, "--names", "M=inertia"], {"eq.m": M_HEAD + "  out = eye(2);\nend\n"},
+      ["eq.m", "--names maps M to 'inertia'"], octave=True),
+    c("eq-m-folder-parse-error", ["check", "planar2r", "{d}/fns", "--out", "{d}/ck"],
+      {"fns/M.m": "function out = M(q, p)\n  out = [1 0; 0 1;\nend\n", "fns/G.m": "function out = G(q, p)\n  out = [0; 0];\nend\n"},
+      ["fns/M.m", "line 3", "parse"], octave=True),
+    c("eq-folder-without-m", ["check", "planar2r", "{d}/sub", "--out", "{d}/ck"], {"sub/notes.txt": "x"},
+      ["sub", "is a folder without .m files", "--summary"]),
+    c("engine-user-m-parse-error", [*CMP, "--engines", "user:{d}/eq.m"], {"eq.m": M_HEAD + "  out = [1 2;\nend\n"},
+      ["eq.m", "line 4", "parse"], octave=True),
+    c("check-timeout-zero", [*CHK, "--timeout", "0"], {"eq.py": EQ_HEAD}, ["--timeout", "0"]),
+    c("check-timeout-nan", [*CHK, "--timeout", "nan"], {"eq.py": EQ_HEAD}, ["--timeout", "nan"]),
+    c("check-jobs-zero", ["check", "planar2r", "{d}", "--summary", "{d}/g.csv", "--jobs", "0"], {},
+      ["--jobs", "0"]),
+    c("check-summary-on-a-file", ["check", "planar2r", "{d}/eq.py", "--summary", "{d}/g.csv"], {"eq.py": EQ_HEAD},
+      ["--summary", "needs a folder", "eq.py"]),
+    c("check-summary-not-csv", ["check", "planar2r", "{d}", "--summary", "{d}/g.xlsx"], {},
+      ["--summary", "g.xlsx", ".csv"]),
+    # --------------------------------------------------------------------------------------------- derive
+    c("derive-too-many-links", ["derive", "planar9r"], {}, ["planar9r", "9 links", "up to 8"]),
+    c("derive-bad-format", ["derive", "planar2r", "--format", "word"], {}, ["--format", "'word'", "matlab"]),
+    c("derive-out-is-a-directory", ["derive", "planar2r", "--out", "{d}"], {}, ["--out {d}", "directory"]),
     # ---------------------------------------------------------------------------------------------- export
     c("export-no-output", ["export", "planar2r"], {}, ["--urdf", "--mjcf", "--toml"]),
     c("export-dt-zero", ["export", "planar2r", "--mjcf", "{d}/a.xml", "--dt", "0"], {}, ["--dt", "0.0"]),
@@ -429,6 +474,8 @@ def _crossdyn_frames(text: str) -> list[str]:
 def test_bad_input_exits_2_naming_file_place_and_value(case, tmp_path, capsys, monkeypatch):
     if "/proc/" in " ".join(case.argv) and not os.path.isdir("/proc/self"):
         pytest.skip("no /proc on this system")
+    if case.octave and find_octave() is None:
+        pytest.skip("GNU Octave (octave-cli) is not installed; 'make test' installs it")
     monkeypatch.chdir(tmp_path)  # nothing may be written into the repository
     argv, fragments = _materialise(case, tmp_path)
     code = run_main(argv)

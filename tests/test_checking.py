@@ -249,7 +249,7 @@ UNUSABLE = {
     "NaN": ("textbook_2r.py", "h = -p.m2 * p.L1 * p.Lc2 * sin(q[1])",
             "h = -p.m2 * p.L1 * p.Lc2 * sin(q[1]) * (float('nan') if q[1] > 3 else 1.0)", "C"),
     "bad parameter name": ("textbook_2r.py", "c2 = cos(q[1])", "c2 = cos(q[1]) + 0 * p.mass1", "M"),
-    "wrong arity": ("textbook_2r.py", "def G(q, p):", "def G(q):", "G"),
+    "wrong arity": ("textbook_2r.py", "def G(q, p):", "def G(q, p, extra):", "G"),
 }
 
 

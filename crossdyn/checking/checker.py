@@ -80,6 +80,7 @@ from crossdyn import analytic
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.checking import diagnosis
 from crossdyn.models import ArmSpec, load_arm
+from crossdyn.models.equations import load_model, param_rows
 from crossdyn.models.user_equations import (  # noqa: F401  (names the checker's users also reach here)
     ROLE_ARGS, ROLE_NAMES, ParamSet, UserFileError, UserModel, UserParams, fmt_vec, own_params, parse_names, quiet,
     written_for_links,
@@ -177,6 +178,24 @@ def special_values(own: ParamSet) -> list[tuple[set, str]]:
     return out
 
 
+def _roles_ignoring_p(model, own: ParamSet, Q, QD, sink) -> list[str]:
+    """Roles whose function takes no p, or returns the same numbers for two different parameter sets."""
+    out = [r for r in ROLE_NAMES if model.has(r) and not model.takes_p(r)]
+    probe = [r for r in ROLE_NAMES if model.has(r) and model.takes_p(r)]
+    if probe:
+        other = ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3 + 0.1, own.J * 2.2 + 0.01, own.b, own.fc,
+                         own.gravity)
+        vals = _evaluate_user(model, [own, other], Q[:4], QD[:4], sink, roles=probe)
+        refs = _evaluate_reference([own, other], Q[:4], QD[:4], {"M", "Cqd", "G"})
+        for r in probe:
+            key = {"M": "M", "C": "C" if "C" in vals else "Cqd", "G": "G"}[r]
+            rkey = {"M": "M", "C": "Cqd", "G": "G"}[r]
+            # it ignores p when its numbers stay put where the right ones change (a 1R's C = 0 does not count)
+            if np.array_equal(vals[key][0], vals[key][1]) and not np.array_equal(refs[rkey][0], refs[rkey][1]):
+                out.append(r)
+    return [r for r in ROLE_NAMES if r in out]
+
+
 # =============================================================================== results
 
 @dataclass
@@ -251,6 +270,8 @@ class CheckResult:
     runtime_s: float = 0.0
     rtol: float = RTOL
     explanations: list = field(default_factory=list)   # list[dict]: one mistake that explains many entries, first
+    params_note: str = ""        # set when the functions do not read p (then only the arm's own parameters)
+    language: str = "python"     # "python" | "matlab" (run by GNU Octave)
 
     @property
     def exit_code(self) -> int:
@@ -278,6 +299,7 @@ class CheckResult:
             "findings": [f.to_dict() for f in self.findings], "entries": self.entries,
             "structure": [s.to_dict() for s in self.structure], "notes": self.notes, "hints": self.hints,
             "param_sets": self.param_sets, "runtime_s": self.runtime_s, "explanations": self.explanations,
+            "params_note": self.params_note, "language": self.language,
         }
 
 
@@ -288,26 +310,34 @@ def entry_name(prefix: str, index: tuple, n: int) -> str:
     return prefix + sep.join(str(i + 1) for i in index)
 
 
-def _evaluate_user(model: UserModel, sets: list[ParamSet], Q, QD, sink) -> dict:
+def _evaluate_user(model: UserModel, sets: list[ParamSet], Q, QD, sink, roles=("M", "C", "G")) -> dict:
+    """The user's M, C, G at every state × parameter set: "M" (S, N, n, n), "Cqd" (S, N, n), "C" (when a
+    matrix), "G" (S, N, n).  A model with ``evaluate`` (Octave) does the whole batch in one call."""
     n, S, N = model.n, len(sets), len(Q)
     out = {}
-    Mu = np.empty((S, N, n, n)) if model.has("M") else None
-    Gu = np.empty((S, N, n)) if model.has("G") else None
-    Cu = None
-    with quiet(sink):
-        for k, ps in enumerate(sets):
-            p = ps.user
-            for i in range(N):
-                q = Q[i]
-                if Mu is not None:
-                    Mu[k, i] = model.M(q, p, ps)
-                if model.has("C"):
-                    kind, c = model.C(q, QD[i], p, ps)
-                    if Cu is None:
-                        Cu = np.empty((S, N) + c.shape)
-                    Cu[k, i] = c
-                if Gu is not None:
-                    Gu[k, i] = model.G(q, p, ps)
+    if hasattr(model, "evaluate"):
+        raw = model.evaluate(Q, QD, param_rows(sets), roles=roles,
+                             labels=[f"{ps.label} ({ps.describe()})" for ps in sets])
+        _finite_batch(model, raw, sets, Q, QD)
+        Mu, Cu, Gu = raw.get("M"), raw.get("C"), raw.get("G")
+    else:
+        Mu = np.empty((S, N, n, n)) if model.has("M") and "M" in roles else None
+        Gu = np.empty((S, N, n)) if model.has("G") and "G" in roles else None
+        Cu = None
+        with quiet(sink):
+            for k, ps in enumerate(sets):
+                p = ps.user
+                for i in range(N):
+                    q = Q[i]
+                    if Mu is not None:
+                        Mu[k, i] = model.M(q, p, ps)
+                    if model.has("C") and "C" in roles:
+                        kind, c = model.C(q, QD[i], p, ps)
+                        if Cu is None:
+                            Cu = np.empty((S, N) + c.shape)
+                        Cu[k, i] = c
+                    if Gu is not None:
+                        Gu[k, i] = model.G(q, p, ps)
     if Mu is not None:
         out["M"] = Mu
     if Gu is not None:
@@ -319,6 +349,22 @@ def _evaluate_user(model: UserModel, sets: list[ParamSet], Q, QD, sink) -> dict:
         else:
             out["Cqd"] = Cu
     return out
+
+
+def _finite_batch(model, raw: dict, sets, Q, QD) -> None:
+    """UserFileError at the first NaN / infinite value of a batch, naming the function, entry and state."""
+    for role, a in raw.items():
+        bad = ~np.isfinite(a)
+        if not bad.any():
+            continue
+        idx = tuple(int(x) for x in np.argwhere(bad)[0])
+        k, i, entry = idx[0], idx[1], idx[2:]
+        prefix = role if a.ndim == 4 or role != "C" else "C"
+        what = "NaN" if np.isnan(a[idx]) else "an infinite value"
+        where = f"at q = {fmt_vec(Q[i])}" + (f", qd = {fmt_vec(QD[i])}" if role == "C" else "")
+        where += f", with {sets[k].label} ({sets[k].describe()})"
+        raise UserFileError(f"{model.signature(role)} returned {what} (in {prefix}{''.join(str(j + 1) for j in entry)})",
+                            function=model.name(role), where=where)
 
 
 def _evaluate_reference(sets: list[ParamSet], Q, QD, want: set) -> dict:
@@ -401,18 +447,16 @@ def _check_skew(model: UserModel, sets, Q, QD, Cu: np.ndarray, Mr_scale: np.ndar
     worst, where = 0.0, None
     rel_worst = 0.0
     n_states = min(per_set, len(Q))
-    with quiet(sink):
-        for k, ps in enumerate(sets):
-            p = ps.user
-            qd_scale = float(np.max(np.abs(QD[:n_states]))) or 1.0
-            for i in range(n_states):
-                q, qd = Q[i], QD[i]
-                Mdot = (model.M(q + eps * qd, p, ps) - model.M(q - eps * qd, p, ps)) / (2 * eps)
-                N_ = Mdot - 2 * Cu[k, i]
-                s = float(np.max(np.abs(N_ + N_.T)))
-                rel = s / (max(Mr_scale[k], 1e-300) * qd_scale)
-                if rel > rel_worst:
-                    rel_worst, worst, where = rel, s, (k, i)
+    Qs, QDs = Q[:n_states], QD[:n_states]
+    Mplus = _evaluate_user(model, sets, Qs + eps * QDs, QDs, sink, roles=("M",))["M"]
+    Mminus = _evaluate_user(model, sets, Qs - eps * QDs, QDs, sink, roles=("M",))["M"]
+    N_ = (Mplus - Mminus) / (2 * eps) - 2 * Cu[:, :n_states]                     # (S, states, n, n)
+    sym = np.max(np.abs(N_ + np.swapaxes(N_, -1, -2)), axis=(-1, -2))            # (S, states)
+    qd_scale = float(np.max(np.abs(QDs))) or 1.0
+    rel = sym / (np.maximum(Mr_scale, 1e-300)[:, None] * qd_scale)
+    if rel.size:
+        k, i = np.unravel_index(np.argmax(rel), rel.shape)
+        rel_worst, worst, where = float(rel[k, i]), float(sym[k, i]), (int(k), int(i))
     msg = f"max |N + N^T| = {worst:.3g} N m s for N = Mdot - 2C (Mdot by central differences of your M)"
     status = "ok" if rel_worst <= 1e-5 else "failed"
     details = {}
@@ -437,9 +481,14 @@ def _check_energy(model: UserModel, spec: ArmSpec, own: ParamSet, rng, sink, sta
     where = "in the energy check (free motion from a random start)"
 
     def fd(q, qd, tau):
-        M = model.M(q, p, where)
-        h = model.Cqd(q, qd, p, where) if model.has("C") else analytic.coriolis(arm, q, qd)
-        h = h + (model.G(q, p, where) if model.has("G") else analytic.gravity(arm, q))
+        if hasattr(model, "parts"):                  # one call for all three (Octave)
+            M, c, g = model.parts(q, qd, p, where)
+        else:
+            M = model.M(q, p, where)
+            c = model.Cqd(q, qd, p, where) if model.has("C") else None
+            g = model.G(q, p, where) if model.has("G") else None
+        h = c if c is not None else analytic.coriolis(arm, q, qd)
+        h = h + (g if g is not None else analytic.gravity(arm, q))
         return np.linalg.solve(M, tau - h)
 
     def fd_ref(q, qd, tau):
@@ -452,6 +501,7 @@ def _check_energy(model: UserModel, spec: ArmSpec, own: ParamSet, rng, sink, sta
         return float(analytic.total_energy(arm, q, qd))
 
     step = STEPS["rk4"]
+    fast = hasattr(model, "free_swing") and not subs
     steps = int(round(duration / dt))
     scale = spec.energy_scale()
     drift, ref_drift, worst_start = 0.0, 0.0, None
@@ -462,6 +512,17 @@ def _check_energy(model: UserModel, spec: ArmSpec, own: ParamSet, rng, sink, sta
             q0 = rng.uniform(-np.pi, np.pi, spec.n)
             qd0 = rng.uniform(-1.0, 1.0, spec.n)
             for f, e, is_ref in ((fd, energy, False), (fd_ref, energy_ref, True)):
+                if not is_ref and fast:          # the whole swing in one Octave call, the same RK4 steps
+                    status, k, qs, T, T0 = model.free_swing(q0, qd0, p, dt, steps, every=5)
+                    if status != "ok":
+                        what = "your M became singular" if status == "singular" else "your equations diverged"
+                        return StructuralCheck(name, "failed", f"{what} at t = {k * dt:.3g} s of a free swing from "
+                                               f"q0 = {fmt_vec(q0)}, qd0 = {fmt_vec(qd0)}", None)
+                    E0 = T0 + float(analytic.potential_energy(arm, q0))
+                    d = float(np.max(np.abs(T + analytic.potential_energy(arm, qs) - E0))) / scale
+                    if d > drift:
+                        drift, worst_start = d, (q0, qd0)
+                    continue
                 q, qd = q0.copy(), qd0.copy()
                 E0 = e(q, qd)
                 for k in range(steps):
@@ -505,36 +566,14 @@ def _dependence(model: UserModel, quantities: dict, sets: list[ParamSet], kinds,
     params = free_parameters(kinds, own)
     labels = [f"{name}{i + 1}" for name, i in params]
     Qs, QDs = Q[:n_states], QD[:n_states]
-    roles = {QUANTITY_ROLE[q] for q in quantities}
-    out_user = {q: [] for q in quantities}
-    out_ref = {q: [] for q in quantities}
-    with quiet(sink):
-        for name, i in params:
-            vals_u = {q: [] for q in quantities}
-            vals_r = {q: [] for q in quantities}
-            for factor in (1 + h, 1 - h):
-                ps = perturbed(ps0, kinds, name, i, factor)
-                p = ps.user
-                user = {}
-                if "M" in roles:
-                    user["M"] = np.stack([model.M(q, p, ps) for q in Qs])
-                if "G" in roles:
-                    user["G"] = np.stack([model.G(q, p, ps) for q in Qs])
-                if "C" in roles:
-                    cs = [model.C(q, qd, p, ps)[1] for q, qd in zip(Qs, QDs)]
-                    c = np.stack(cs)
-                    user["C"] = c
-                    user["Cqd"] = np.einsum("kij,kj->ki", c, QDs) if model.c_kind == "matrix" else c
-                ref = _evaluate_reference([ps], Qs, QDs, set(quantities))
-                for q in quantities:
-                    vals_u[q].append(user[q])
-                    vals_r[q].append(ref[q][0])
-            for q in quantities:
-                out_user[q].append((vals_u[q][0] - vals_u[q][1]) / (2 * h))
-                out_ref[q].append((vals_r[q][0] - vals_r[q][1]) / (2 * h))
+    roles = tuple(sorted({QUANTITY_ROLE[q] for q in quantities}))
+    psets = [perturbed(ps0, kinds, name, i, factor) for name, i in params for factor in (1 + h, 1 - h)]
+    user = _evaluate_user(model, psets, Qs, QDs, sink, roles=roles)           # (2P, states, …)
+    ref = _evaluate_reference(psets, Qs, QDs, set(quantities))
     result = {}
     for q in quantities:
-        du, dr = np.stack(out_user[q]), np.stack(out_ref[q])       # (P, states, …)
+        du = (user[q][0::2] - user[q][1::2]) / (2 * h)                          # (P, states, …)
+        dr = (ref[q][0::2] - ref[q][1::2]) / (2 * h)
         result[q] = (base, (labels, np.abs(du).max(axis=1), np.abs(dr).max(axis=1), np.abs(du - dr).max(axis=1)))
     return result
 
@@ -742,9 +781,11 @@ def _term_phrase(term: str) -> str:
 
 def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAULT_RANDOM_PARAMS,
           names: dict[str, str] | str | None = None, seed: int = 0, energy: bool = True,
-          _compare_arms: bool = True) -> CheckResult:
+          _compare_arms: bool = True, timeout: float | None = None) -> CheckResult:
     """Check the user's file ``file`` against the analytic model of ``arm`` (preset, TOML path or spec).
 
+    ``file``: a Python file, or MATLAB (a .m script of local functions or a folder of function files,
+    run by GNU Octave; ``timeout`` limits each Octave call).
     ``_compare_arms=False`` is the quick check :func:`_matching_arm` runs on other presets: no search for
     matching arms and no term-by-term diagnosis.
 
@@ -759,15 +800,23 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
         names = parse_names(names)
     spec = load_arm(arm)
     n = spec.n
-    model = UserModel(file, n, names)
+    model = load_model(file, n, names, timeout=timeout)
     rng = np.random.default_rng(seed)
     Q = rng.uniform(-np.pi, np.pi, (states, n))
     QD = rng.uniform(-2.0, 2.0, (states, n))
     own = own_params(spec)
     sets = [own] + random_param_sets(spec, random_params, rng)
     kinds = link_kinds(spec)
-    S = len(sets)
     sink = io.StringIO()
+    params_note = ""
+    no_p = _roles_ignoring_p(model, own, Q, QD, sink)
+    if no_p:
+        # parameters written as numbers: other arms' parameters cannot reach the equations
+        which = ", ".join(model.signature(r) for r in no_p)
+        params_note = (f"{which} {'does' if len(no_p) == 1 else 'do'} not read p (parameters written as numbers), so "
+                       "random parameter sets cannot apply: everything is checked at the arm's own parameters only")
+        sets, random_params = [own], 0
+    S = len(sets)
 
     _check_link_count(model, spec, sets[:1], Q[:1], QD[:1], sink)
     user = _evaluate_user(model, sets, Q, QD, sink)
@@ -894,13 +943,13 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
         notes.append(f"terms are named in the parameters your file uses: {len(general['sets'])} more parameter sets "
                      f"with {_free_list(general['read'], n)} independent of L and m (your file reads them) serve only "
                      "to tell, e.g., m3*L2*Lc3 from 1/2*m3*L2*L3; they do not decide what is wrong")
-    if random_params == 0:
+    if random_params == 0 and not params_note:
         msg = ("--random-params 0: only the arm's own parameters were tested, so an error hidden by their "
                "special values would go unnoticed")
         if own_special:
             msg += f" (this arm has {'; '.join(text for _, text in own_special)})"
         notes.append(msg)
-    g = sink.getvalue()
+    g = sink.getvalue() + "".join(line + "\n" for line in getattr(model, "printed", []))
     if g:
         lines = g.splitlines()
         notes.append(f"your file printed {len(lines)} lines while being checked (not shown; first: {lines[0][:80]!r})")
@@ -911,7 +960,8 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
         arm=spec.name, arm_spec=spec.to_dict(), file=str(file), n=n, functions=model.describe(),
         c_form=model.c_kind, states=states, random_params=random_params, seed=seed, verdict=verdict,
         findings=findings, entries=summary, structure=structure, notes=notes, hints=hints,
-        param_sets=[ps.to_dict() for ps in sets], runtime_s=time.perf_counter() - t0, explanations=explanations)
+        param_sets=[ps.to_dict() for ps in sets], runtime_s=time.perf_counter() - t0, explanations=explanations,
+        params_note=params_note, language=getattr(model, "language", "python"))
 
 
 def _explanations(compared: dict, sets: list, Q) -> list[dict]:

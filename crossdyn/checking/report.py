@@ -98,6 +98,7 @@ def render_text(result) -> str:
     lines = [f"crossdyn check {result.arm} {result.file}",
              f"  your functions: {_functions_line(result)}",
              f"  compared at {_scope_line(result)}",
+             *([f"  {result.params_note}"] if getattr(result, "params_note", "") else []),
              "",
              _verdict_line(result)]
     for head, text in _explanation_lines(result):
@@ -147,6 +148,7 @@ def render_markdown(result) -> str:
            f"**{_verdict_line(result)}** (exit code {result.exit_code})", "",
            f"- your functions: {_functions_line(result)}",
            f"- compared at {_scope_line(result)}",
+           *([f"- {result.params_note}"] if getattr(result, "params_note", "") else []),
            f"- checked in {result.runtime_s:.2f} s", ""]
     for head, text in _explanation_lines(result):
         out += [f"## {head.rstrip(':')}", "", text, ""]
@@ -191,7 +193,8 @@ def render_html(result) -> str:
              f"<h1>crossdyn check: <code>{e(result.file)}</code> against <code>{e(result.arm)}</code></h1>",
              f"<p class='{cls}'>{e(_verdict_line(result))} (exit code {result.exit_code})</p>",
              f"<ul><li>your functions: {e(_functions_line(result))}</li><li>compared at {e(_scope_line(result))}</li>"
-             f"<li>checked in {result.runtime_s:.2f} s</li></ul>"]
+             + (f"<li>{e(result.params_note)}</li>" if getattr(result, "params_note", "") else "")
+             + f"<li>checked in {result.runtime_s:.2f} s</li></ul>"]
     for head, text in _explanation_lines(result):
         parts.append(f"<h2 class='wrong'>{e(head.rstrip(':'))}</h2><p>{e(text)}</p>")
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):

@@ -21,15 +21,21 @@ MAX_RANDOM_PARAMS = 1_000
 def add_parser(sub) -> None:
     """Register ``check`` on the ``crossdyn`` subparsers object."""
     p = sub.add_parser(
-        "check", help="check hand-derived M, C, G (a Python file) against the analytic model",
+        "check", help="check hand-derived M, C, G (Python or MATLAB; one file or a whole class) against the "
+                      "analytic model",
         description="Check your hand-derived M(q, p), C(q, qd, p) and G(q, p) against crossdyn's analytic model "
                     "at random states and random parameter sets, and say which entries and terms are wrong.  "
                     "FILE defines M (or mass_matrix), C (or coriolis / bias; the n x n matrix or the vector C qd) "
                     "and G (or gravity), with M q'' + C q' + G = tau; any may be missing.  p gives p.m, p.L, p.Lc, "
                     "p.J, p.b (0-based sequences), p.m1, p.L1 (= p.l1), p.Lc1 (= p.lc1), p.J1 (= p.I1), ... "
-                    "(1-based) and p.g.  Exit code 0: all match; 1: something is wrong; 2: FILE cannot be used.")
+                    "(1-based) and p.g.  MATLAB (.m, run by GNU Octave): a script of local functions or a folder of function "
+                    "files, p a struct with p.m, p.L, p.Lc, p.J (1-based vectors), p.m1, p.L1, ..., p.g.  Functions "
+                    "without p (parameters written as numbers) are checked at the arm's own parameters.  "
+                    "With --summary, FILE is a folder of submissions (one file or sub-folder each).  "
+                    "Exit code 0: all match; 1: something is wrong; 2: FILE cannot be used.")
     p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
-    p.add_argument("file", metavar="FILE", help="your Python file defining M, C and/or G")
+    p.add_argument("file", metavar="FILE", help="your Python file or MATLAB .m file (or folder of .m function files) "
+                   "defining M, C and/or G; with --summary, a folder of submissions")
     p.add_argument("--states", type=int, default=1000, metavar="N", help="random states per parameter set "
                    "(default 1000)")
     p.add_argument("--random-params", type=int, default=20, metavar="K",
@@ -37,6 +43,13 @@ def add_parser(sub) -> None:
     p.add_argument("--names", metavar="M=...,C=...,G=...", help="names of your functions if not M/C/G")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"report folder (default {DEFAULT_OUT})")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="seconds a MATLAB evaluation may run before Octave is stopped (default 60); with --summary, "
+                        "seconds per submission (default 120)")
+    p.add_argument("--summary", metavar="CSV", help="FILE is a folder of submissions: check each (in parallel) and "
+                   "write one row per submission to CSV, with an HTML table beside it (same name, .html)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="with --summary: submissions checked at once (default: the number of cores)")
     p.set_defaults(func=run)
 
 
@@ -57,6 +70,14 @@ def run(args) -> int:
         raise UsageError(f"check: --random-params must be <= {MAX_RANDOM_PARAMS:,}, got {args.random_params:,}")
     if args.seed < 0:
         raise UsageError(f"check: --seed must be an integer >= 0, got {args.seed}")
+    if args.timeout is not None and not (args.timeout > 0 and args.timeout < float("inf")):
+        raise UsageError(f"check: --timeout must be a positive number of seconds, got {args.timeout:g}")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
+    if args.jobs is not None and not args.summary:
+        raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
+    if args.summary:
+        return run_summary(args)
     try:
         names = checker.parse_names(args.names)
     except ValueError as e:
@@ -67,12 +88,13 @@ def run(args) -> int:
     check_out_dir(out, "check: --out")  # before the check runs, not after
     try:
         result = checker.check(args.arm, args.file, states=args.states, random_params=args.random_params,
-                               names=names, seed=args.seed)
+                               names=names, seed=args.seed, timeout=args.timeout)
     except checker.UserFileError as e:
         print(f"crossdyn check: cannot use {args.file}", file=sys.stderr)
         print(report.indent(e.report(), "  "), file=sys.stderr)
         data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file, "verdict": "unusable", "exit_code": 2,
-                "function": e.function, "error": e.message, "where": e.where, "user_traceback": e.user_traceback}
+                "function": e.function, "error": e.message, "where": e.where, "user_traceback": e.user_traceback,
+                "timeout": bool(getattr(e, "timed_out", False))}
         write_json_atomic(out / "check.json", data)
         write_text_atomic(out / "check.md", report.render_unusable_markdown(data))
         write_text_atomic(out / "check.html", report.render_unusable_html(data))
@@ -83,3 +105,51 @@ def run(args) -> int:
     write_text_atomic(out / "check.html", report.render_html(result))
     print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
     return result.exit_code
+def run_summary(args) -> int:
+    """``check ARM FOLDER --summary grades.csv``: every submission in FOLDER, one row each."""
+    from pathlib import Path
+
+    from crossdyn.checking import grading
+    from crossdyn.checking import checker
+    from crossdyn.io import UsageError, check_out_dir, check_out_file
+    from crossdyn.io import write_text_atomic
+    from crossdyn.models import load_arm
+
+    folder = Path(args.file)
+    if not folder.is_dir():
+        raise UsageError(f"check: --summary needs a folder of submissions, and {args.file} is "
+                         + ("not a folder" if folder.exists() else "missing"))
+    csv_path = Path(args.summary)
+    if csv_path.suffix.lower() != ".csv":
+        raise UsageError(f"check: --summary {args.summary}: give a .csv file name (the HTML table goes beside it)")
+    check_out_file(csv_path, "check: --summary")
+    check_out_dir(Path(args.out), "check: --out")
+    try:
+        checker.parse_names(args.names)
+    except ValueError as e:
+        raise UsageError(f"check: {e}") from None
+    spec = load_arm(args.arm)        # a bad arm is one error, not one per submission
+    subs, skipped = grading.find_submissions(folder)
+    if not subs:
+        raise UsageError(f"check: {args.file} holds no submissions (.py or .m files, or sub-folders with them)")
+    timeout = args.timeout or grading.DEFAULT_TIMEOUT
+    print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
+          f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
+
+    def progress(row):
+        print(f"  {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
+
+    rows, _ = grading.grade(str(args.arm), folder, Path(args.out), jobs=args.jobs, timeout=timeout,
+                            states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
+                            progress=progress)
+    html_path = csv_path.with_suffix(".html")
+    write_text_atomic(csv_path, grading.to_csv(rows, spec.n))
+    write_text_atomic(html_path, grading.to_html(rows, spec.n, f"crossdyn check {spec.name}: {folder.name}",
+                                                 reports=Path(args.out), html_dir=html_path.parent))
+    counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
+    print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
+          + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))
+    print(f"summary: {csv_path}, {html_path}; reports: {args.out}/<submission>/")
+    return 0 if counts["correct"] == len(rows) else 1
+
+

@@ -27,7 +27,8 @@ from crossdyn.version import __version__
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.engines.base import Engine, EngineError
 from crossdyn.models.spec import ArmSpec
-from crossdyn.models.user_equations import ROLE_NAMES, UserFileError, UserModel, own_params, parse_names
+from crossdyn.models.equations import load_model, param_rows
+from crossdyn.models.user_equations import ROLE_NAMES, UserFileError, own_params, parse_names
 
 
 class UserModelEngine(Engine):
@@ -57,12 +58,14 @@ class UserModelEngine(Engine):
         self.name = f"user:{path}"
         self.integrator = integrator
         self._step = STEPS[integrator]
-        self.model = UserModel(self.path, spec.n, names, strict=False)
+        self.model = load_model(self.path, spec.n, names, strict=False)   # Python, or MATLAB through Octave
+        self._octave = hasattr(self.model, "evaluate")
         missing = [r for r in ROLE_NAMES if not self.model.has(r)]
         if missing:
             raise EngineError(f"user engine: {self.path} must define M, C and G; missing "
                               + ", ".join(f"{r} (looked for {' / '.join(ROLE_NAMES[r])})" for r in missing))
         own = own_params(spec)
+        self._row = param_rows([own])
         self.p = own.user
         self.params = own.arm
         self._label = f"in the user engine ({spec.name})"
@@ -70,10 +73,16 @@ class UserModelEngine(Engine):
         self._qd = np.zeros(self.n)
         probe = 0.3 * np.arange(1, self.n + 1)
         self._parts(probe, -0.5 * probe)          # shapes checked now, and C's form (matrix or vector) known
+        self._octave_steps = self._octave and integrator == "rk4"
+        if self._octave_steps:                    # RK4 steps inside Octave: one round trip per step
+            self.model.engine_init(self.p)
 
     # ------------------------------------------------------------------ model
     def _parts(self, q, qd):
         m = self.model
+        if self._octave:                          # one Octave call for the three
+            M, c, g = m.parts(q, qd, self.p, self._label)
+            return M, c + g
         M = m.M(q, self.p, self._label)
         h = m.Cqd(q, qd, self.p, self._label) + m.G(q, self.p, self._label)
         return M, h
@@ -82,6 +91,22 @@ class UserModelEngine(Engine):
         M, h = self._parts(q, qd)
         rhs = tau - h - analytic.friction(self.params, qd)
         return np.linalg.solve(M, rhs)
+
+    def _octave_batch(self, q, qd=None):
+        """M, C q̇, G at every state of a batch in one Octave call."""
+        q = np.asarray(q, float)
+        shape = q.shape[:-1]
+        Q = q.reshape(-1, self.n)
+        QD = None if qd is None else np.broadcast_to(np.asarray(qd, float), q.shape).reshape(-1, self.n)
+        roles = ("M",) if qd is None else ("M", "C", "G")
+        out = self.model.evaluate(Q, QD, self._row, roles=roles, labels=[self._label])
+        M = out["M"][0]
+        if qd is None:
+            return M.reshape(shape + (self.n, self.n)), None
+        c = out["C"][0]
+        if self.model.c_kind == "matrix":
+            c = np.einsum("kij,kj->ki", c, QD)
+        return M.reshape(shape + (self.n, self.n)), (c + out["G"][0]).reshape(shape + (self.n,))
 
     def _batched(self, fn, *arrays):
         arrays = [np.asarray(a, dtype=float) for a in arrays]
@@ -99,6 +124,9 @@ class UserModelEngine(Engine):
 
     def step(self, tau) -> None:
         tau = np.asarray(tau, dtype=float).reshape(self.n)
+        if self._octave_steps:
+            self._q, self._qd = self.model.engine_step(self._q, self._qd, tau, self.dt, self._label)
+            return
         with np.errstate(all="ignore"):
             self._q, self._qd = self._step(self._fd, self._q, self._qd, tau, self.dt)
 
@@ -106,15 +134,26 @@ class UserModelEngine(Engine):
         return self._q.copy(), self._qd.copy()
 
     def inverse_dynamics(self, q, qd, qdd):
+        if self._octave and np.ndim(q) > 1:
+            q, qd, qdd = np.broadcast_arrays(*(np.asarray(a, float) for a in (q, qd, qdd)))
+            M, h = self._octave_batch(q, qd)
+            return np.einsum("...ij,...j->...i", M, qdd) + h + analytic.friction(self.params, qd)
+
         def one(q, qd, qdd):
             M, h = self._parts(q, qd)
             return M @ qdd + h + analytic.friction(self.params, qd)
         return self._batched(one, q, qd, qdd)
 
     def mass_matrix(self, q):
+        if self._octave and np.ndim(q) > 1:
+            return self._octave_batch(q)[0]
         return self._batched(lambda q: self.model.M(q, self.p, self._label), q)
 
     def forward_dynamics(self, q, qd, tau):
+        if self._octave and np.ndim(q) > 1:
+            q, qd, tau = np.broadcast_arrays(*(np.asarray(a, float) for a in (q, qd, tau)))
+            M, h = self._octave_batch(q, qd)
+            return np.linalg.solve(M, (tau - h - analytic.friction(self.params, qd))[..., None])[..., 0]
         return self._batched(self._fd, q, qd, tau)
 
     def energy(self, q, qd):
@@ -129,6 +168,7 @@ class UserModelEngine(Engine):
             digest = None
         return {
             "engine": "user", "file": str(self.path.resolve()), "sha256": digest, "version": __version__,
+            "language": getattr(self.model, "language", "python"),
             "functions": self.model.describe(), "c_form": self.model.c_kind,
             "integrator": self.integrator, "dt": self.dt, "torque_sampling": "zero-order hold at step start",
             "joint_damping": [l.damping for l in self.spec.links],

@@ -36,6 +36,7 @@ from crossdyn.models.spec import ArmSpec, params_from_arrays
 
 ROLE_NAMES = {"M": ("M", "mass_matrix"), "C": ("C", "coriolis", "bias"), "G": ("G", "gravity")}
 ROLE_ARGS = {"M": "(q, p)", "C": "(q, qd, p)", "G": "(q, p)"}
+ROLE_ARGS_NO_P = {"M": "(q)", "C": "(q, qd)", "G": "(q)"}
 
 
 # =============================================================================== errors
@@ -162,6 +163,8 @@ class ParamSet:
 
     @property
     def label(self) -> str:
+        if self.index < 0:
+            return "a probe parameter set (testing whether your functions read p)"
         return "the arm's own parameters" if self.index == 0 else f"random parameter set {self.index}"
 
     def with_values(self, **changes) -> "ParamSet":
@@ -260,22 +263,30 @@ def resolve_functions(module, path: Path, names: dict[str, str] | None = None) -
         if not callable(fn):
             raise UserFileError(f"{path}: {name} is a {type(fn).__name__}, not a function {name}{ROLE_ARGS[role]}",
                                 function=name)
-        nargs = 3 if role == "C" else 2
-        try:
-            sig = inspect.signature(fn)
-        except (TypeError, ValueError):
-            sig = None
-        if sig is not None:
-            try:
-                sig.bind(*([None] * nargs))
-            except TypeError:
-                raise UserFileError(f"{path}: {name}{sig} cannot be called as {name}{ROLE_ARGS[role]} "
-                                    f"({nargs} arguments)", function=name) from None
+        takes_p(fn, role, path, name)        # raises when it takes neither (q, [qd,] p) nor (q, [qd])
         found[role] = (name, fn)
     if not found:
         raise UserFileError(f"{path}: defines none of M / mass_matrix, C / coriolis / bias, G / gravity "
                             "(use --names M=...,C=...,G=... for other names)")
     return found
+
+
+def takes_p(fn, role: str, path, name: str) -> bool:
+    """True when ``fn`` is called as M(q, p) / C(q, qd, p) / G(q, p), False for M(q) / C(q, qd) / G(q)
+    (parameters written as numbers); :class:`UserFileError` when it can be called neither way."""
+    nargs = 3 if role == "C" else 2
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True
+    for k in (nargs, nargs - 1):
+        try:
+            sig.bind(*([None] * k))
+            return k == nargs
+        except TypeError:
+            pass
+    raise UserFileError(f"{path}: {name}{sig} cannot be called as {name}{ROLE_ARGS[role]} ({nargs} arguments) "
+                        f"or {name}{ROLE_ARGS_NO_P[role]}", function=name)
 
 
 @contextlib.contextmanager
@@ -300,7 +311,11 @@ class UserModel:
         self.strict = strict
         self.module = load_user_module(self.path)
         self.functions = resolve_functions(self.module, self.path, names)
+        self._takes_p = {role: takes_p(fn, role, self.path, name) for role, (name, fn) in self.functions.items()}
         self.c_kind: str | None = None
+
+    def takes_p(self, role: str) -> bool:
+        return self._takes_p[role]
 
     def has(self, role: str) -> bool:
         return role in self.functions
@@ -309,7 +324,7 @@ class UserModel:
         return self.functions[role][0]
 
     def signature(self, role: str) -> str:
-        return self.name(role) + ROLE_ARGS[role]
+        return self.name(role) + (ROLE_ARGS if self.takes_p(role) else ROLE_ARGS_NO_P)[role]
 
     def describe(self) -> dict[str, str | None]:
         return {role: (self.signature(role) if role in self.functions else None) for role in ROLE_NAMES}
@@ -325,10 +340,12 @@ class UserModel:
 
     def _call(self, role: str, args: tuple, q, qd, ps):
         name, fn = self.functions[role]
+        if not self._takes_p[role]:
+            args = args[:-1]
         try:
             out = fn(*args)
         except (Exception, SystemExit) as e:
-            raise UserFileError(f"{name}{ROLE_ARGS[role]} raised {type(e).__name__}: {e}", function=name,
+            raise UserFileError(f"{self.signature(role)} raised {type(e).__name__}: {e}", function=name,
                                 where=self._where(q, qd, ps), user_traceback=user_traceback(e, self.path)) from None
         try:
             a = np.asarray(out)
@@ -339,14 +356,14 @@ class UserModel:
             else:
                 a = a.astype(float, copy=False)
         except (TypeError, ValueError) as e:
-            raise UserFileError(f"{name}{ROLE_ARGS[role]} returned {type(out).__name__} that is not an array of real "
+            raise UserFileError(f"{self.signature(role)} returned {type(out).__name__} that is not an array of real "
                                 f"numbers ({str(e).splitlines()[0]})", function=name,
                                 where=self._where(q, qd, ps)) from None
         return a
 
     def _bad_shape(self, role, a, expected, q, qd, ps):
         name = self.name(role)
-        raise UserFileError(f"{name}{ROLE_ARGS[role]} returned shape {a.shape}; expected {expected} for this "
+        raise UserFileError(f"{self.signature(role)} returned shape {a.shape}; expected {expected} for this "
                             f"{self.n}-link arm", function=name, where=self._where(q, qd, ps))
 
     def _finite(self, role, a, prefix, q, qd, ps):
@@ -355,7 +372,7 @@ class UserModel:
             entry = prefix + "".join(str(i + 1) for i in bad) if a.ndim else prefix
             what = "NaN" if np.isnan(a[tuple(bad)]) else "an infinite value"
             name = self.name(role)
-            raise UserFileError(f"{name}{ROLE_ARGS[role]} returned {what} (in {entry})", function=name,
+            raise UserFileError(f"{self.signature(role)} returned {what} (in {entry})", function=name,
                                 where=self._where(q, qd, ps))
 
     def M(self, q, p, ps=None) -> np.ndarray:

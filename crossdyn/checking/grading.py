@@ -1,0 +1,282 @@
+"""Checking a whole class at once: ``crossdyn check ARM submissions/ --summary grades.csv``.
+
+Every Python (``.py``) and MATLAB (``.m``) submission in the folder — one file, or one
+sub-folder, each — is checked by ``crossdyn check`` in a process of its own, several at a time
+(``jobs``, default: the number of cores).  A submission that cannot be used, crashes the
+check or does not finish within ``timeout`` seconds (its process group is killed) is recorded
+as such and does not stop the others.  One row per submission: the verdict, pass/fail per
+entry of M, C q̇, C (when a matrix is returned) and G, the structural checks, and a one-line
+diagnosis; written as CSV and as an HTML table beside it (atomically).
+
+Verdicts: ``correct`` (exit 0), ``wrong`` (1), ``unusable`` (2: the file cannot be used —
+syntax error, missing functions, wrong shapes, an exception inside a function …), ``timeout``,
+``crashed`` (the check process died).
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_TIMEOUT = 120.0
+STRUCTURE = ("M symmetric", "M positive definite", "Mdot - 2C skew-symmetric", "C is the Christoffel matrix",
+             "energy conserved in free motion")
+
+
+@dataclass
+class Submission:
+    name: str           # the folder entry's name
+    path: Path          # what is checked: a .py file, a .m file or a folder of .m files
+    language: str       # "python" | "matlab"
+
+
+@dataclass
+class GradeRow:
+    submission: str
+    language: str
+    verdict: str                        # correct | wrong | unusable | timeout | crashed
+    diagnosis: str
+    entries: dict = field(default_factory=dict)     # "M11" -> True/False
+    structure: dict = field(default_factory=dict)   # check name -> ok | failed | note | skipped
+    runtime_s: float = 0.0
+    file: str = ""
+
+
+def find_submissions(folder: str | Path) -> tuple[list[Submission], list[str]]:
+    """(submissions, skipped entry names) in ``folder``, sorted by name.
+
+    A ``.py`` or ``.m`` file is one submission; a sub-folder is one submission: its only ``.py``
+    file (or the one defining M/C/G when there are several), else its ``.m`` files (function files,
+    or its only ``.m`` script).
+    """
+    folder = Path(folder)
+    subs, skipped = [], []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.is_file():
+            ext = entry.suffix.lower()
+            if ext in (".py", ".m"):
+                subs.append(Submission(entry.name, entry, "python" if ext == ".py" else "matlab"))
+            else:
+                skipped.append(entry.name)
+        elif entry.is_dir():
+            py = sorted(p for p in entry.glob("*.py") if not p.name.startswith("_"))
+            ms = sorted(entry.glob("*.m"))
+            if py:
+                pick = py[0] if len(py) == 1 else next((p for p in py if _defines_roles(p)), py[0])
+                subs.append(Submission(entry.name, pick, "python"))
+            elif len(ms) == 1 and not ms[0].stem in ("M", "C", "G", "mass_matrix", "coriolis", "gravity", "bias"):
+                subs.append(Submission(entry.name, ms[0], "matlab"))
+            elif ms:
+                subs.append(Submission(entry.name, entry, "matlab"))
+            else:
+                skipped.append(entry.name + "/")
+    return subs, skipped
+
+
+def _defines_roles(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(f"def {n}(" in text for n in ("M", "C", "G", "mass_matrix", "coriolis", "gravity"))
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _one_line(text: str, limit: int = 240) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def diagnosis_line(data: dict) -> str:
+    """The one-line diagnosis of a ``check.json``."""
+    verdict = data.get("verdict")
+    if verdict == "unusable":
+        s = data.get("error", "cannot be used")
+        if data.get("where"):
+            s += f" ({data['where']})"
+        return _one_line(s)
+    if verdict == "correct":
+        notes = [s["name"] for s in data.get("structure", []) if s.get("status") == "note"]
+        n = len(data.get("entries", []))
+        return f"all {n} entries match" + (f" (note: {', '.join(notes)})" if notes else "")
+    parts = []
+    parts += list(data.get("hints", []))[:1]
+    for f in data.get("findings", []):
+        if f.get("status") != "wrong":
+            continue
+        t = next((t for t in f.get("terms", []) if t.get("reading")), None)
+        reading = None
+        if t is not None:
+            what = "constant term" if t["term"] == "1" else f"{t['term']} term"
+            reading = f"{what}: {t['reading']}"
+        if reading is None and f.get("terms"):
+            t = f["terms"][0]
+            what = "constant term" if t["term"] == "1" else f"{t['term']} term"
+            reading = f"{what} {t['found']:.4g}, expected {t['expected']:.4g}"
+        if reading is None:
+            reading = f"max error {f['max_abs_error']:.3g} {f['unit']}"
+        parts.append(f"{f['entry']}: {reading}")
+    failed = [s["name"] for s in data.get("structure", []) if s.get("status") == "failed"]
+    if failed:
+        parts.append("failed: " + ", ".join(failed))
+    return _one_line("; ".join(parts) or "wrong")
+
+
+def check_one(arm: str, sub: Submission, out_dir: Path, *, timeout: float, states: int | None = None,
+              random_params: int | None = None, seed: int | None = None, names: str | None = None) -> GradeRow:
+    """Run ``crossdyn check`` on one submission in a process of its own (killed after ``timeout`` s)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "crossdyn", "check", str(arm), str(sub.path), "--out", str(out_dir),
+           "--timeout", f"{timeout:g}"]
+    for opt, val in (("--states", states), ("--random-params", random_params), ("--seed", seed), ("--names", names)):
+        if val is not None:
+            cmd += [opt, str(val)]
+    t0 = time.perf_counter()
+    row = GradeRow(sub.name, sub.language, "crashed", "", file=str(sub.path))
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+                                env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            row.verdict, row.diagnosis = "timeout", f"did not finish within {timeout:g} s (stopped)"
+            row.runtime_s = time.perf_counter() - t0
+            return row
+        except BaseException:
+            _kill_group(proc)
+            raise
+        log.seek(0)
+        err = log.read().decode("utf-8", "replace")
+    row.runtime_s = time.perf_counter() - t0
+    data = None
+    try:
+        data = json.loads((out_dir / "check.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    if rc not in (0, 1, 2) or data is None or data.get("exit_code") != rc:
+        tail = [l for l in err.splitlines() if l.strip()]
+        row.diagnosis = _one_line(f"the check process ended with exit code {rc}"
+                                  + (f": {tail[-1]}" if tail else ""))
+        return row
+    if data.get("timeout"):
+        row.verdict, row.diagnosis = "timeout", _one_line(data.get("error", "timed out"))
+        return row
+    row.verdict = {0: "correct", 1: "wrong", 2: "unusable"}[rc]
+    row.diagnosis = diagnosis_line(data)
+    row.entries = {e["entry"]: bool(e["ok"]) for e in data.get("entries", [])}
+    row.structure = {s["name"]: s["status"] for s in data.get("structure", [])}
+    return row
+
+
+def grade(arm: str, folder: str | Path, out_dir: str | Path, *, jobs: int | None = None,
+          timeout: float = DEFAULT_TIMEOUT, states: int | None = None, random_params: int | None = None,
+          seed: int | None = None, names: str | None = None, progress=None) -> tuple[list[GradeRow], list[str]]:
+    """Check every submission in ``folder`` (``jobs`` at a time); per-submission reports go to ``out_dir``/NAME."""
+    subs, skipped = find_submissions(folder)
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    out_dir = Path(out_dir)
+
+    def run(sub):
+        row = check_one(arm, sub, out_dir / _safe(sub.name), timeout=timeout, states=states,
+                        random_params=random_params, seed=seed, names=names)
+        if progress is not None:
+            progress(row)
+        return row
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        rows = list(pool.map(run, subs))
+    return rows, skipped
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "_"
+
+
+# ============================================================================ tables
+
+def columns(rows: list[GradeRow], n: int) -> tuple[list[str], list[str]]:
+    """(entry columns, structure columns) in a fixed order: M11…Mnn, Cqd1…, C11…, G1…; checks."""
+    sep = "," if n >= 10 else ""
+    M = [f"M{i}{sep}{j}" for i in range(1, n + 1) for j in range(1, n + 1)]
+    Cqd = [f"Cqd{i}" for i in range(1, n + 1)]
+    C = [f"C{i}{sep}{j}" for i in range(1, n + 1) for j in range(1, n + 1)]
+    G = [f"G{i}" for i in range(1, n + 1)]
+    present = set().union(*(r.entries for r in rows)) if rows else set()
+    entries = [c for c in M + Cqd + C + G if c in present]
+    checks = [s for s in STRUCTURE if any(s in r.structure for r in rows)]
+    return entries, checks
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "pass" if v else "fail"
+    return {"ok": "pass", "failed": "fail"}.get(v, v)
+
+
+def to_csv(rows: list[GradeRow], n: int) -> str:
+    entries, checks = columns(rows, n)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["submission", "language", "verdict", *entries, *checks, "diagnosis", "runtime_s"])
+    for r in rows:
+        w.writerow([r.submission, r.language, r.verdict, *(_cell(r.entries.get(e)) for e in entries),
+                    *(_cell(r.structure.get(c)) for c in checks), r.diagnosis, f"{r.runtime_s:.2f}"])
+    return buf.getvalue()
+
+
+_CSS = ("body{font-family:system-ui,sans-serif;margin:2rem;line-height:1.35}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:left;vertical-align:top;font-size:.9rem}"
+        ".pass,.correct{background:#e3f4e6;color:#176f2c}.fail,.wrong{background:#fbe3e6;color:#b00020}"
+        ".unusable,.timeout,.crashed{background:#fff0d0;color:#8a5a00}.note{color:#8a5a00}")
+
+
+def to_html(rows: list[GradeRow], n: int, title: str, reports: str | Path = ".", html_dir: str | Path = ".") -> str:
+    """The table as a page; each submission links to its report ``reports``/NAME/check.html (relative to
+    ``html_dir``, where the page is written)."""
+    e = html.escape
+    entries, checks = columns(rows, n)
+    counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
+    summary = ", ".join(f"{c} {v}" for v, c in counts.items() if c)
+    out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title><style>{_CSS}</style>"
+           f"</head><body><h1>{e(title)}</h1><p>{len(rows)} submissions: {e(summary)}</p><table><tr>"
+           "<th>submission</th><th>language</th><th>verdict</th>"
+           + "".join(f"<th>{e(c)}</th>" for c in entries + checks) + "<th>diagnosis</th><th>s</th></tr>"]
+    for r in rows:
+        link = Path(os.path.relpath(Path(reports) / _safe(r.submission) / "check.html", html_dir)).as_posix()
+        cells = [f"<td><a href='{e(link)}'>{e(r.submission)}</a></td>",
+                 f"<td>{e(r.language)}</td>", f"<td class='{e(r.verdict)}'>{e(r.verdict)}</td>"]
+        for c in entries:
+            v = _cell(r.entries.get(c))
+            cells.append(f"<td class='{v}'>{v}</td>")
+        for c in checks:
+            v = _cell(r.structure.get(c))
+            cells.append(f"<td class='{e(v)}'>{e(v)}</td>")
+        cells.append(f"<td>{e(r.diagnosis)}</td><td>{r.runtime_s:.1f}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table></body></html>")
+    return "\n".join(out) + "\n"

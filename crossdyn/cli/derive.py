@@ -1,0 +1,51 @@
+"""``crossdyn derive ARM``: print the correct M, C (Christoffel) and G of an arm.
+
+``--format text|latex|matlab|python|sympy``; ``--symbols`` (default: m1, L1, Lc1, J1, g, … with the
+textbook a1…aK groups defined) or ``--numeric`` (the arm's numbers written in; the functions then
+take no p).  The MATLAB and Python outputs are valid input to ``crossdyn check``.  ``--out FILE``
+writes the text to a file (atomically) instead of standard output.  The maths is
+:mod:`crossdyn.analytic.derive`; importing this module is cheap (argparse only).
+"""
+from __future__ import annotations
+
+FORMATS = ("text", "latex", "matlab", "python", "sympy")
+
+
+def add_parser(sub) -> None:
+    """Register ``derive`` on the ``crossdyn`` subparsers object."""
+    p = sub.add_parser(
+        "derive", help="print the correct M, C and G of an arm (text, LaTeX, MATLAB, Python or SymPy)",
+        description="Print the correct mass matrix M, the Christoffel Coriolis matrix C and the gravity vector G "
+                    "(M qdd + C qd + G = tau) of an arm, in symbols grouped in the textbook a1...aK form with the "
+                    "groups defined, or with the arm's numbers.  The MATLAB and Python outputs pass "
+                    "'crossdyn check'.")
+    p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path (at most 8 links)")
+    p.add_argument("--format", default="text", choices=FORMATS, help="output format (default text)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--symbols", dest="numeric", action="store_false",
+                      help="parameters as symbols m1, L1, Lc1, J1, g, ... (default)")
+    mode.add_argument("--numeric", dest="numeric", action="store_true",
+                      help="the arm's numbers written in (functions without p)")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    p.set_defaults(func=run, numeric=False)
+
+
+def run(args) -> int:
+    from crossdyn.analytic import derive
+    from crossdyn.io import UsageError, check_out_file
+    from crossdyn.io import write_text_atomic
+    from crossdyn.models import load_arm
+
+    spec = load_arm(args.arm)
+    if spec.n > derive.MAX_N:
+        raise UsageError(f"derive: {args.arm} has {spec.n} links; derive writes out arms of up to {derive.MAX_N} "
+                         "links (C has ~n^3 terms)")
+    if args.out:
+        check_out_file(args.out, "derive: --out")
+    text = derive.render(derive.derive(spec, symbols=not args.numeric), args.format)
+    if args.out:
+        write_text_atomic(args.out, text)
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0

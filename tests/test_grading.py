@@ -1,0 +1,74 @@
+"""`crossdyn check ARM FOLDER --summary grades.csv`: a whole class at once.
+
+A folder holding a correct MATLAB file, a broken Python file, a MATLAB file that errors, a Python file that
+never returns and a sub-folder of MATLAB function files gives one row each with the right verdict; the
+never-ending one is stopped at the timeout and does not hold up the others (they run in parallel processes).
+"""
+import csv
+import time
+from pathlib import Path
+
+import pytest
+
+from crossdyn.cli import main
+from crossdyn.models.octave_session import find_octave
+
+FILES = Path(__file__).parent / "check_files"
+TIMEOUT = 20     # seconds per submission: a 100-state check takes ~2 s idle, ~10 s on a loaded 2-core machine
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
+def test_a_class_folder_gives_one_row_per_submission(tmp_path, capsys):
+    sub = tmp_path / "submissions"
+    sub.mkdir()
+    (sub / "alice.m").write_text((FILES / "matlab/textbook_2r.m").read_text())
+    (sub / "bob.py").write_text((FILES / "textbook_2r.py").read_text().replace(
+        "m12 = p.J2 + p.m2 * (p.Lc2**2 + p.L1 * p.Lc2 * c2)", "m12 = p.J2 + p.m2 * (p.Lc2**2 + p.L1 * c2)"))
+    (sub / "carol.m").write_text((FILES / "matlab/textbook_2r.m").read_text().replace(
+        "  g2 = p.m2*p.g*p.Lc2*cos(q(1) + q(2));", "  g2 = p.m2*p.g*p.Lc2*cos(q(1) + q(2)) + undefined_thing;"))
+    (sub / "dave.py").write_text((FILES / "textbook_2r.py").read_text().replace(
+        "def G(q, p):\n", "def G(q, p):\n    while True:\n        pass\n"))
+    (sub / "erin").mkdir()
+    for f in (FILES / "matlab/pointmass_2r").iterdir():      # M, C, G as function files, for point masses
+        (sub / "erin" / f.name).write_text(f.read_text())
+    (sub / "notes.txt").write_text("not a submission")
+    grades = tmp_path / "grades.csv"
+    t0 = time.perf_counter()
+    code = main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "reports"),
+                 "--timeout", str(TIMEOUT), "--states", "100", "--random-params", "2"])
+    wall = time.perf_counter() - t0
+    assert code == 1                                           # not everyone is correct
+    out = capsys.readouterr().out
+    assert "skipped (not .py/.m): notes.txt" in out
+    rows = {r["submission"]: r for r in csv.DictReader(grades.open())}
+    assert list(rows) == ["alice.m", "bob.py", "carol.m", "dave.py", "erin"]
+    verdict = {k: r["verdict"] for k, r in rows.items()}
+    assert verdict == {"alice.m": "correct", "bob.py": "wrong", "carol.m": "unusable", "dave.py": "timeout",
+                       "erin": "wrong"}                        # erin's point-mass equations, on rods
+    # per entry: bob's M12 (and its mirror M21) fail, the rest pass
+    assert rows["bob.py"]["M12"] == rows["bob.py"]["M21"] == "fail"
+    assert rows["bob.py"]["M11"] == rows["bob.py"]["G1"] == rows["bob.py"]["C21"] == "pass"
+    assert all(rows["alice.m"][c] == "pass" for c in ("M11", "M12", "C11", "C21", "G1", "G2", "M symmetric"))
+    assert "M12" in rows["bob.py"]["diagnosis"] and "cos(q2)" in rows["bob.py"]["diagnosis"]
+    assert "undefined_thing" in rows["carol.m"]["diagnosis"] and "line 19" in rows["carol.m"]["diagnosis"]
+    assert f"did not finish within {TIMEOUT} s" in rows["dave.py"]["diagnosis"]
+    assert rows["erin"]["language"] == "matlab" and rows["erin"]["C11"] == ""   # C qd only: no matrix entries
+    # the endless one was stopped at the timeout while the others ran beside it
+    assert float(rows["dave.py"]["runtime_s"]) < TIMEOUT + 10
+    assert wall < 2 * TIMEOUT + 30
+    html = grades.with_suffix(".html").read_text()
+    assert html.count("<tr>") == 6 and "class='timeout'" in html and "alice.m/check.html" in html
+    assert (tmp_path / "reports" / "alice.m" / "check.json").is_file()
+
+
+def test_summary_needs_a_folder_and_a_csv(tmp_path, capsys):
+    f = FILES / "textbook_2r.py"
+    assert main(["check", "planar2r", str(f), "--summary", str(tmp_path / "g.csv")]) == 2
+    assert "needs a folder of submissions" in capsys.readouterr().err
+    assert main(["check", "planar2r", str(tmp_path), "--summary", str(tmp_path / "g.txt")]) == 2
+    assert "give a .csv file name" in capsys.readouterr().err
+    assert main(["check", "planar2r", str(tmp_path), "--summary", str(tmp_path / "g.csv")]) == 2
+    assert "holds no submissions" in capsys.readouterr().err
+    assert main(["check", "planar2r", str(f), "--jobs", "2"]) == 2
+    assert "--jobs applies to a class folder" in capsys.readouterr().err
