@@ -37,7 +37,7 @@ def variant(tmp_path, base: str, old: str, new: str, name: str = "mine.m") -> st
 
 
 def text_of(result) -> str:
-    from crossdyn.cli.check import render_text
+    from crossdyn.checking.report import render_text
     out = render_text(result).splitlines()
     return "\n".join(l for l in out[1:] if not l.startswith("checked in"))     # drop the file name and timing
 
@@ -146,7 +146,7 @@ def test_flipped_sign_in_coriolis_matrix_named(tmp_path):
 def test_gravity_on_the_wrong_side_gets_the_hint(tmp_path):
     f = variant(tmp_path, "textbook_2r.m", "out = [g1; g2];", "out = -[g1; g2];")
     r = check("planar2r", f, **FAST)
-    assert any("exactly the negative" in h and "left-hand side" in h for h in r.hints)
+    assert any("exactly the negative" in x["text"] and "left-hand side" in x["text"] for x in r.explanations)
 
 
 # ----------------------------------------------------------------------------- functions without p (issue 11, 7)

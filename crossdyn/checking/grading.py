@@ -122,9 +122,14 @@ def diagnosis_line(data: dict) -> str:
         n = len(data.get("entries", []))
         return f"all {n} entries match" + (f" (note: {', '.join(notes)})" if notes else "")
     parts = []
-    parts += list(data.get("hints", []))[:1]
+    explained = set()
+    for x in data.get("explanations", []):          # one mistake that explains several entries comes first
+        parts.append(x["text"])
+        explained.update(x.get("entries", []))
+    if not parts:
+        parts += list(data.get("hints", []))[:1]
     for f in data.get("findings", []):
-        if f.get("status") != "wrong":
+        if f.get("status") != "wrong" or f["entry"] in explained:
             continue
         t = next((t for t in f.get("terms", []) if t.get("reading")), None)
         reading = None
