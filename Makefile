@@ -16,8 +16,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/crossdyn demo --out reports/demo
 
+# JAX starts threads when it is imported; the comparison tests fork worker processes.  The JAX tests run in a
+# pytest session of their own so that no test process forks after importing JAX.
+JAX_TESTS := tests/test_jax_model.py tests/test_mjx.py tests/test_batch.py
+
 test: $(STAMP) octave
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 $(addprefix --ignore=,$(JAX_TESTS))
+	$(PY) -m pytest -q -n 2 $(JAX_TESTS)
 
 # GNU Octave runs MATLAB equation files (crossdyn check my_arm.m).  Installed when missing and possible
 # (root and apt-get: the Debian package `octave`, ~135 packages, ~300 MB, ~1 min); elsewhere the MATLAB

@@ -347,14 +347,13 @@ def _interrupt_after_first_engine(cmd):
 
     Returns (return code, stdout, stderr, the engine that finished, the child processes seen then).
     """
-    def as_from_a_shell():
-        # a program started from a terminal has Ctrl-C at its default disposition and unblocked, whatever the
-        # test runner's own process (a pytest-xdist worker) inherited
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=as_from_a_shell)
+    # a program started from a terminal has Ctrl-C at its default disposition and unblocked, whatever the test
+    # runner's own process (a pytest-xdist worker) inherited; set so, then exec'd (no fork of this process
+    # after JAX or other threads started, as preexec_fn would need)
+    shell = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); os.execv(sys.argv[1], sys.argv[1:])")
+    proc = subprocess.Popen([sys.executable, "-c", shell, *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     finished, lines, children = None, [], []
     try:
         for line in proc.stderr:
