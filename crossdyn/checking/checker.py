@@ -123,19 +123,32 @@ def random_param_sets(spec: ArmSpec, count: int, rng: np.random.Generator) -> li
     base = own_params(spec)
     out = []
     for k in range(1, count + 1):
-        L = rng.uniform(0.4, 1.6, spec.n)
-        m = rng.uniform(0.5, 2.5, spec.n)
-        Lc, J = np.empty(spec.n), np.empty(spec.n)
-        for i, kind in enumerate(kinds):
-            if kind == "rod":
-                Lc[i], J[i] = L[i] / 2, m[i] * L[i] ** 2 / 12
-            elif kind == "point":
-                Lc[i], J[i] = L[i], 0.0
-            else:
-                Lc[i] = L[i] * rng.uniform(0.15, 0.85)
-                J[i] = 0.0 if base.J[i] == 0 else m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+        L, m, Lc, J = _draw_links(rng, kinds, base.J)
         out.append(ParamSet(k, L, m, Lc, J, base.b, base.fc, spec.gravity))
     return out
+
+
+def _draw_links(rng: np.random.Generator, kinds: list[str], own_J, free=frozenset()):
+    """Random L in [0.4, 1.6] m and m in [0.5, 2.5] kg per link, with Lc and J following each link's kind (a rod:
+    L/2, mL²/12; a point mass: L, 0; a general link: Lc inside the link, J ≥ 0, kept 0 where the arm's is 0);
+    then, for (name, link) in ``free``, Lc or J drawn freely whatever the kind."""
+    n = len(kinds)
+    L = rng.uniform(0.4, 1.6, n)
+    m = rng.uniform(0.5, 2.5, n)
+    Lc, J = np.empty(n), np.empty(n)
+    for i, kind in enumerate(kinds):
+        if kind == "rod":
+            Lc[i], J[i] = L[i] / 2, m[i] * L[i] ** 2 / 12
+        elif kind == "point":
+            Lc[i], J[i] = L[i], 0.0
+        else:
+            Lc[i] = L[i] * rng.uniform(0.15, 0.85)
+            J[i] = 0.0 if own_J[i] == 0 else m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+        if ("Lc", i) in free:
+            Lc[i] = L[i] * rng.uniform(0.15, 0.85)
+        if ("J", i) in free:
+            J[i] = m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+    return L, m, Lc, J
 
 
 def free_parameters(kinds: list[str], own: ParamSet) -> list[tuple[str, int]]:
@@ -183,7 +196,9 @@ def _roles_ignoring_p(model, own: ParamSet, Q, QD, sink) -> list[str]:
     out = [r for r in ROLE_NAMES if model.has(r) and not model.takes_p(r)]
     probe = [r for r in ROLE_NAMES if model.has(r) and model.takes_p(r)]
     if probe:
-        other = ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3 + 0.1, own.J * 2.2 + 0.01, own.b, own.fc,
+        # lengths x1.3, masses x1.7: every link keeps its kind (a rod's Lc = L/2 and J = mL²/12, a point mass's
+        # Lc = L and J = 0), so a file written for its arm's kind of links runs there too
+        other = ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3, own.J * 1.7 * 1.3**2, own.b, own.fc,
                          own.gravity)
         vals = _evaluate_user(model, [own, other], Q[:4], QD[:4], sink, roles=probe)
         refs = _evaluate_reference([own, other], Q[:4], QD[:4], {"M", "Cqd", "G"})
@@ -809,6 +824,7 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
     kinds = link_kinds(spec)
     sink = io.StringIO()
     params_note = ""
+    _check_link_count(model, spec, [own], Q[:1], QD[:1], sink)  # a file for another number of links: say so first
     no_p = _roles_ignoring_p(model, own, Q, QD, sink)
     if no_p:
         # parameters written as numbers: other arms' parameters cannot reach the equations
@@ -818,7 +834,6 @@ def check(arm, file, *, states: int = DEFAULT_STATES, random_params: int = DEFAU
         sets, random_params = [own], 0
     S = len(sets)
 
-    _check_link_count(model, spec, sets[:1], Q[:1], QD[:1], sink)
     user = _evaluate_user(model, sets, Q, QD, sink)
     notes: list[str] = []
     hints: list[str] = []
@@ -1153,21 +1168,7 @@ def _general_sets_or_fail(model, spec, sets, kinds, Q, QD, quantities, count: in
     gsets = []
     base = sets[0]
     for k in range(count):
-        L = rng.uniform(0.4, 1.6, n)
-        m = rng.uniform(0.5, 2.5, n)
-        Lc, J = np.empty(n), np.empty(n)
-        for i, kind in enumerate(kinds):
-            if kind == "rod":
-                Lc[i], J[i] = L[i] / 2, m[i] * L[i] ** 2 / 12
-            elif kind == "point":
-                Lc[i], J[i] = L[i], 0.0
-            else:
-                Lc[i] = L[i] * rng.uniform(0.15, 0.85)
-                J[i] = 0.0 if base.J[i] == 0 else m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
-            if ("Lc", i) in read:
-                Lc[i] = L[i] * rng.uniform(0.15, 0.85)
-            if ("J", i) in read:
-                J[i] = m[i] * L[i] ** 2 * rng.uniform(0.01, 0.12)
+        L, m, Lc, J = _draw_links(rng, kinds, base.J, read)
         gsets.append(ParamSet(1000 + k, L, m, Lc, J, base.b, base.fc, spec.gravity))
     # as many states as each basis needs; C (velocity terms: a basis of n(n+1)/2 x (1 + n(n+1)) for C qd)
     # only while that stays small (up to 3 links), so that naming never costs more than the check itself
