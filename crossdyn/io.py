@@ -136,6 +136,19 @@ def read_input_text(path: str | os.PathLike, what: str, missing: str | None = No
         raise InputError(f"{path}: cannot read {what}: {e}", str(path)) from None
 
 
+def read_toml(path: str | os.PathLike, what: str, missing: str | None = None,
+              error: type[InputError] = InputError) -> tuple[str, dict]:
+    """(text, data) of a TOML input file; ``error`` (an :class:`InputError`) naming the file, and the line for a
+    syntax error, otherwise.  ``what`` and ``missing`` as for :func:`read_input_text`."""
+    try:
+        text = read_input_text(path, what, missing)
+        return text, parse_toml(text, path)
+    except InputError as e:
+        if error is InputError:
+            raise
+        raise error(str(e), e.where, e.value) from None
+
+
 def number_cell(cell: str, where: str, error: type[Exception] = InputError) -> float:
     """A table cell (CSV) as a finite float; ``error`` naming ``where`` (file, line, column) and the cell otherwise."""
     try:

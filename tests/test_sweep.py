@@ -165,7 +165,10 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
     _wait_for_chunk(out, proc)
     with Client(scheduler, timeout="30s") as client:
         pids = client.run(os.getpid)  # worker address -> pid of the worker process (its nanny restarts it)
-        busy = [w for w, keys in client.processing().items() if keys]
+        busy, deadline = [], time.monotonic() + 30
+        while not busy and time.monotonic() < deadline and proc.poll() is None:  # a worker in the middle of a chunk
+            busy = [w for w, keys in client.processing().items() if keys]
+            time.sleep(0.02)
         victim = (busy or list(pids))[0]
         os.kill(pids[victim], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=300)

@@ -72,11 +72,10 @@ def load_tolerances(path: str | Path) -> Tolerances:
     """Read a TOML file of overrides (keys as in :class:`Tolerances`, all optional)."""
     from crossdyn.models.spec_io import _line_of
 
-    from crossdyn.io import parse_toml, read_input_text
+    from crossdyn.io import read_toml
 
     path = Path(path)
-    text = read_input_text(path, "tolerance file")
-    data = parse_toml(text, path)
+    text, data = read_toml(path, "tolerance file")
     known = {f.name for f in fields(Tolerances)}
     values = {}
     for key, value in data.items():

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crossdyn.io import InputError, parse_toml, read_input_text
+from crossdyn.io import InputError, read_toml
 from crossdyn.models.spec import ArmSpec
 
 
@@ -69,11 +69,7 @@ def load_trajectory(path: str | os.PathLike, spec: ArmSpec):
     from crossdyn.drive.trajectories import cubic, joint_waypoints, quintic
 
     path = Path(path)
-    try:
-        text = read_input_text(path, "trajectory file", missing="no such trajectory file")
-        data = parse_toml(text, path)
-    except InputError as e:
-        raise TrajectoryFileError(str(e), e.where, e.value) from None
+    text, data = read_toml(path, "trajectory file", missing="no such trajectory file", error=TrajectoryFileError)
 
     def fail(msg, point=None, key=None, value=None):
         line = _line(text, point, key)

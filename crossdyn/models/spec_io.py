@@ -93,14 +93,10 @@ def _link_from_dict(ld, i: int, source: str) -> LinkSpec:
 
 def load_spec(path: str | os.PathLike) -> ArmSpec:
     """Load a TOML arm spec; raise :class:`SpecError` naming the file, line or key, and value."""
-    from crossdyn.io import InputError, parse_toml, read_input_text
+    from crossdyn.io import read_toml
 
     path = Path(path)
-    try:
-        text = read_input_text(path, "arm spec", missing="no such file")
-        data = parse_toml(text, path)
-    except InputError as e:
-        raise SpecError(str(e), e.where, e.value) from None
+    text, data = read_toml(path, "arm spec", missing="no such file", error=SpecError)
     try:
         return spec_from_dict(data, str(path))
     except SpecError as e:

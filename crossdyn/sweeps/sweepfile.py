@@ -87,11 +87,10 @@ def _where(path, text: str, key: str) -> str:
 
 def load_sweep(path: str | os.PathLike, check_engines: bool = True) -> Sweep:
     """Read and validate a sweep file (see the module docstring)."""
-    from crossdyn.io import parse_toml, read_input_text
+    from crossdyn.io import read_toml
 
     path = Path(path)
-    text = read_input_text(path, "sweep file", missing="no such sweep file")
-    data = parse_toml(text, path)
+    text, data = read_toml(path, "sweep file", missing="no such sweep file")
     return sweep_from_dict(data, path, text, check_engines=check_engines)
 
 
