@@ -18,7 +18,9 @@ shape (n,) or (N, n) (a batch of parameter sets).
     M23 = a3 + a5 c3
     M33 = a3
 
-2R is the same with link 3 removed (a3 = a5 = a6 = 0).  C is the Christoffel
+2R is the same with link 3 removed (a3 = a5 = a6 = 0).  Rotor armature I_a (reflected
+rotor inertia, kinetic energy ½ I_ai q̇i²) adds I_ai to M_ii and nothing else (it is
+constant, so C and G do not change); it is added only when the arm has some.  C is the Christoffel
 matrix  C_ij = Σ_k ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i) q̇_k, so Ṁ − 2C is
 skew-symmetric.  Gravity enters through the lever γ(θ) = gx sin θ − gy cos θ
 (= g cos θ for g = (0, −g)) of each absolute angle θ:
@@ -31,12 +33,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.models.spec import ArmParams
+from crossdyn.models.spec import ArmParams, armature_of
 
 
 def _lever(p: ArmParams, theta: np.ndarray) -> np.ndarray:
     """γ(θ) = gx sin θ − gy cos θ, the gravity torque per unit (mass × distance)."""
     return p.gravity[..., 0] * np.sin(theta) - p.gravity[..., 1] * np.cos(theta)
+
+
+def _with_armature(p: ArmParams, diagonal: tuple) -> tuple:
+    """The diagonal entries (M11, M22, …) plus the armature I_a1, I_a2, … (unchanged without armature)."""
+    Ia = armature_of(p)
+    if Ia is None:
+        return diagonal
+    return tuple(d + Ia[..., i] for i, d in enumerate(diagonal))
 
 
 def _sym(entries: dict, n: int, shape) -> np.ndarray:
@@ -66,7 +76,8 @@ def mass_matrix_2r(p: ArmParams, q: np.ndarray) -> np.ndarray:
     a1, a2, a4 = coefficients_2r(p)
     c2 = np.cos(q[..., 1])
     shape = np.broadcast_shapes(q.shape[:-1], np.shape(a1))
-    return _sym({(0, 0): a1 + a2 + 2 * a4 * c2, (0, 1): a2 + a4 * c2, (1, 1): a2 + 0 * c2}, 2, shape)
+    d1, d2 = _with_armature(p, (a1 + a2 + 2 * a4 * c2, a2 + 0 * c2))
+    return _sym({(0, 0): d1, (0, 1): a2 + a4 * c2, (1, 1): d2}, 2, shape)
 
 
 def coriolis_matrix_2r(p: ArmParams, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
@@ -113,13 +124,15 @@ def mass_matrix_3r(p: ArmParams, q: np.ndarray) -> np.ndarray:
     a1, a2, a3, a4, a5, a6 = coefficients_3r(p)
     c2, c3, c23 = np.cos(q[..., 1]), np.cos(q[..., 2]), np.cos(q[..., 1] + q[..., 2])
     shape = np.broadcast_shapes(q.shape[:-1], np.shape(a1))
+    d1, d2, d3 = _with_armature(p, (a1 + a2 + a3 + 2 * a4 * c2 + 2 * a5 * c3 + 2 * a6 * c23,
+                                    a2 + a3 + 2 * a5 * c3, a3 + 0 * c3))
     return _sym({
-        (0, 0): a1 + a2 + a3 + 2 * a4 * c2 + 2 * a5 * c3 + 2 * a6 * c23,
+        (0, 0): d1,
         (0, 1): a2 + a3 + a4 * c2 + 2 * a5 * c3 + a6 * c23,
         (0, 2): a3 + a5 * c3 + a6 * c23,
-        (1, 1): a2 + a3 + 2 * a5 * c3,
+        (1, 1): d2,
         (1, 2): a3 + a5 * c3,
-        (2, 2): a3 + 0 * c3,
+        (2, 2): d3,
     }, 3, shape)
 
 
@@ -168,10 +181,11 @@ def gravity_3r(p: ArmParams, q: np.ndarray) -> np.ndarray:
 #     C(q, q̇) q̇ = Ṁ q̇ − ½ ∇_q (q̇ᵀ M q̇)      (Christoffel symbols summed against q̇ twice)
 
 def mass_entries_2r(p: ArmParams, q: np.ndarray):
-    """(M11, M12, M22) of the 2R model."""
+    """(M11, M12, M22) of the 2R model (armature included)."""
     a1, a2, a4 = coefficients_2r(p)
     c2 = np.cos(q[..., 1])
-    return a1 + a2 + 2 * a4 * c2, a2 + a4 * c2, a2 + 0 * c2
+    m11, m22 = _with_armature(p, (a1 + a2 + 2 * a4 * c2, a2 + 0 * c2))
+    return m11, a2 + a4 * c2, m22
 
 
 def coriolis_2r(p: ArmParams, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
@@ -183,7 +197,7 @@ def coriolis_2r(p: ArmParams, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
 
 
 def mass_entries_3r(p: ArmParams, q: np.ndarray):
-    """(M11, M12, M13, M22, M23, M33) of the 3R model."""
+    """(M11, M12, M13, M22, M23, M33) of the 3R model (armature included)."""
     a1, a2, a3, a4, a5, a6 = coefficients_3r(p)
     c2, c3, c23 = np.cos(q[..., 1]), np.cos(q[..., 2]), np.cos(q[..., 1] + q[..., 2])
     a5c3 = a5 * c3
@@ -191,7 +205,8 @@ def mass_entries_3r(p: ArmParams, q: np.ndarray):
     a23 = a2 + a3
     m13 = a3 + a5c3 + a6c23
     m12 = a23 + a4 * c2 + 2 * a5c3 + a6c23
-    return (a1 + a23 + 2 * (a4 * c2 + a5c3 + a6c23), m12, m13, a23 + 2 * a5c3, a3 + a5c3, a3 + 0 * c3)
+    m11, m22, m33 = _with_armature(p, (a1 + a23 + 2 * (a4 * c2 + a5c3 + a6c23), a23 + 2 * a5c3, a3 + 0 * c3))
+    return (m11, m12, m13, m22, a3 + a5c3, m33)
 
 
 def coriolis_3r(p: ArmParams, q: np.ndarray, qd: np.ndarray) -> np.ndarray:

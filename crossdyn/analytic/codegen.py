@@ -17,6 +17,9 @@ plain Python over floats with the arm's parameters folded into constants:
 
   with h_k = m_k Lc_k + L_k Σ_{i>k} m_i, γ(θ) = gx sin θ − gy cos θ, and
   u = τ − F(q̇) the net joint torques (u_{n+1} = 0: τ·q̇ = Σ θ̇_k (u_k − u_{k+1})).
+  Rotor armature I_a (kinetic energy ½ I_ai q̇i², q̇i = ωi − ω_{i−1}) adds the constant
+  tridiagonal I_ai (e_i − e_{i−1})(e_i − e_{i−1})ᵀ to A: A_ii += I_ai, A_{i−1,i−1} += I_ai,
+  A_{i−1,i} −= I_ai (nothing is generated for an arm without armature).
   A is factored by an unrolled LDLᵀ (no square roots), and q̈_k = θ̈_k − θ̈_{k−1}.
   n(n−1)/2 relative-angle sines and cosines and n gravity cosines per call.
 * ``rk4(q, qd, tau, dt) -> (q, qd)``, ``semi_implicit_euler(...)`` and
@@ -113,10 +116,15 @@ def _fd_source(spec: ArmSpec) -> list[str]:
             rhs += f" {sgn} {f(K[k][l])} * {sname} * w{l} * w{l}"
         lines.append(f"    r{k} = {rhs}")
     # A and its LDLᵀ factorisation: D_j = A_jj − Σ L_jk² D_k ; L_ij = (A_ij − Σ L_ik L_jk D_k) / D_j
+    Ia = [l.armature for l in spec.links] + [0.0]
     for k in range(n):
-        lines.append(f"    A{k}_{k} = {f(K[k][k] + J[k])}")
+        diag = K[k][k] + J[k]
+        if Ia[k] or Ia[k + 1]:  # armature of joint k (rotor k) and of joint k + 1 (ω_{k+1} − ω_k)
+            diag += Ia[k] + Ia[k + 1]
+        lines.append(f"    A{k}_{k} = {f(diag)}")
         for l in range(k + 1, n):
-            lines.append(f"    A{k}_{l} = {f(K[k][l])} * c{k}_{l}")
+            off = f" - {f(Ia[l])}" if l == k + 1 and Ia[l] else ""
+            lines.append(f"    A{k}_{l} = {f(K[k][l])} * c{k}_{l}{off}")
     for j in range(n):
         acc = "".join(f" - L{j}_{k} * L{j}_{k} * D{k}" for k in range(j))
         lines.append(f"    D{j} = A{j}_{j}{acc}")

@@ -13,6 +13,8 @@ Each takes the arm (an :class:`~crossdyn.models.spec.ArmSpec` or
 Equation (conventions in :mod:`crossdyn.conventions`):
 
     τ = M(q) q̈ + C(q, q̇) q̇ + G(q) + F(q̇),     F(q̇) = b ⊙ q̇ + f_c ⊙ sign(q̇)
+
+with the rotor armature (``ArmParams.Ia``) on the diagonal of M in every derivation.
 """
 from __future__ import annotations
 
@@ -169,11 +171,12 @@ def forward_dynamics(arm, q, qd, tau, method: str = "auto") -> np.ndarray:
     return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
-def regressor(arm, q, qd, qdd) -> np.ndarray:
-    """Y(q, q̇, q̈) with τ_rigid = Y θ (see :func:`crossdyn.analytic.rnea.regressor`)."""
-    return _rnea.regressor(as_params(arm), q, qd, qdd)
+def regressor(arm, q, qd, qdd, armature: bool = False) -> np.ndarray:
+    """Y(q, q̇, q̈) with τ_rigid = Y θ (see :func:`crossdyn.analytic.rnea.regressor`; ``armature=True``
+    appends one column per joint for the rotor armature)."""
+    return _rnea.regressor(as_params(arm), q, qd, qdd, armature)
 
 
-def parameter_vector(arm) -> np.ndarray:
-    """θ = (m1, m1 Lc1, J1 + m1 Lc1², …), the regressor's parameters."""
-    return _rnea.parameter_vector(as_params(arm))
+def parameter_vector(arm, armature: bool = False) -> np.ndarray:
+    """θ = (m1, m1 Lc1, J1 + m1 Lc1², …), the regressor's parameters (then I_a1, …, I_an with ``armature``)."""
+    return _rnea.parameter_vector(as_params(arm), armature)

@@ -16,14 +16,16 @@ in which the dynamics is linear:
     nᵢ = n_{i+1} + Li eᵢ × f_{i+1} + Ii αi + hi eᵢ × a_Oi     (moment about joint i, z component)
     τi = nᵢ
 
-(a × b = ax by − ay bx).  Joint friction F(q̇) = b q̇ + f_c sign(q̇) is added by
+(a × b = ax by − ay bx).  Rotor armature I_a (reflected rotor inertia) adds τi += I_ai q̈i:
+the rotor's torque to accelerate itself, transmitted through the gearbox (not a link's inertia,
+so it enters after the recursion).  Joint friction F(q̇) = b q̇ + f_c sign(q̇) is added by
 :func:`crossdyn.analytic.dynamics.inverse_dynamics`, not here.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.models.spec import ArmParams
+from crossdyn.models.spec import ArmParams, armature_of
 
 
 def inertial_parameters(p: ArmParams) -> np.ndarray:
@@ -75,26 +77,35 @@ def rnea_theta(L: np.ndarray, gravity: np.ndarray, theta: np.ndarray,
 
 
 def rnea(p: ArmParams, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
-    """Rigid-body inverse dynamics τ = M q̈ + C q̇ + G by recursive Newton–Euler."""
-    return rnea_theta(p.L, p.gravity, inertial_parameters(p), q, qd, qdd)
+    """Rigid-body inverse dynamics τ = M q̈ + C q̇ + G by recursive Newton–Euler (+ I_a ⊙ q̈, armature)."""
+    tau = rnea_theta(p.L, p.gravity, inertial_parameters(p), q, qd, qdd)
+    Ia = armature_of(p)
+    return tau if Ia is None else tau + Ia * np.asarray(qdd, dtype=float)
 
 
 def crba(p: ArmParams, q: np.ndarray) -> np.ndarray:
-    """Mass matrix from inverse dynamics: column j = rnea(q, 0, eⱼ) with gravity off."""
+    """Mass matrix from inverse dynamics: column j = rnea(q, 0, eⱼ) with gravity off (+ diag(I_a))."""
     q = np.asarray(q, dtype=float)
     n = q.shape[-1]
     theta = inertial_parameters(p)
     zero_g = np.zeros_like(p.gravity)
     cols = [rnea_theta(p.L, zero_g, theta, q, np.zeros(n), np.eye(n)[j]) for j in range(n)]
-    return np.stack(cols, axis=-1)
+    M = np.stack(cols, axis=-1)
+    Ia = armature_of(p)
+    if Ia is not None:
+        idx = np.arange(n)
+        M[..., idx, idx] += Ia
+    return M
 
 
-def regressor(p: ArmParams, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
+def regressor(p: ArmParams, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, armature: bool = False) -> np.ndarray:
     """Y(q, q̇, q̈) with τ_rigid = Y θ, θ = (m1, m1 Lc1, J1 + m1 Lc1², m2, …): shape (..., n, 3n).
 
     Column k is the rigid-body torque of an arm whose only nonzero inertial
     parameter is θ_k = 1 (possible because τ is linear in θ).  Depends on the link
-    lengths and gravity, not on the inertial parameters.
+    lengths and gravity, not on the inertial parameters.  ``armature=True`` appends n
+    columns, one per joint j: q̈_j in row j (τ_j += I_aj q̈_j), for θ's tail (I_a1, …, I_an)
+    (see :func:`parameter_vector`); shape (..., n, 4n).
     """
     q = np.asarray(q, dtype=float)
     n = q.shape[-1]
@@ -103,10 +114,25 @@ def regressor(p: ArmParams, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> n
         unit = np.zeros((n, 3))
         unit[k // 3, k % 3] = 1.0
         cols.append(rnea_theta(p.L, p.gravity, unit, q, qd, qdd))
-    return np.stack(cols, axis=-1)
+    Y = np.stack(cols, axis=-1)
+    if not armature:
+        return Y
+    qdd = np.broadcast_to(np.asarray(qdd, dtype=float), Y.shape[:-1])
+    diag = np.zeros(Y.shape[:-1] + (n,))
+    idx = np.arange(n)
+    diag[..., idx, idx] = qdd
+    return np.concatenate([Y, diag], axis=-1)
 
 
-def parameter_vector(p: ArmParams) -> np.ndarray:
-    """θ flattened in the regressor's column order: shape (..., 3n)."""
+def parameter_vector(p: ArmParams, armature: bool = False) -> np.ndarray:
+    """θ flattened in the regressor's column order: shape (..., 3n); with ``armature=True``
+    followed by (I_a1, …, I_an) (zeros for an arm without armature): shape (..., 4n)."""
     th = inertial_parameters(p)
-    return th.reshape(th.shape[:-2] + (-1,))
+    flat = th.reshape(th.shape[:-2] + (-1,))
+    if not armature:
+        return flat
+    Ia = armature_of(p)
+    Ia = np.zeros(p.L.shape) if Ia is None else np.broadcast_to(Ia, p.L.shape)
+    batch = np.broadcast_shapes(flat.shape[:-1], Ia.shape[:-1])
+    return np.concatenate([np.broadcast_to(flat, batch + flat.shape[-1:]),
+                           np.broadcast_to(Ia, batch + Ia.shape[-1:])], axis=-1)

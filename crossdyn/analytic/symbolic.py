@@ -6,7 +6,10 @@ Derivation (Euler–Lagrange): with θi = q1 + … + qi and link i's centre of m
 
 the kinetic and potential energies are
 
-    T = ½ Σ_i ( mi |ṗ_ci|² + Ji θ̇i² ),      U = −Σ_i mi g·p_ci,
+    T = ½ Σ_i ( mi |ṗ_ci|² + Ji θ̇i² ) [+ ½ Σ_i I_ai q̇i²],      U = −Σ_i mi g·p_ci,
+
+(the bracket: rotor armature I_a, reflected rotor inertia, derived only with ``armature=True``,
+used for arms that have some, so the derivation of an arm without armature is unchanged),
 
 and   M_jk = ∂²T/∂q̇j∂q̇k,   G_i = ∂U/∂qi,
       C_ij = Σ_k Γ_ijk q̇k,  Γ_ijk = ½ (∂M_ij/∂qk + ∂M_ik/∂qj − ∂M_jk/∂qi)   (Christoffel symbols).
@@ -26,7 +29,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
-from crossdyn.models.spec import ArmParams
+from crossdyn.models.spec import ArmParams, armature_of
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class SymbolicModel:
     n: int
     q: tuple
     qd: tuple
-    params: tuple  # L1..Ln, m1..mn, Lc1..Lcn, J1..Jn, gx, gy
+    params: tuple  # L1..Ln, m1..mn, Lc1..Lcn, J1..Jn, gx, gy (then Ia1..Ian with armature=True)
     M: sp.Matrix
     C: sp.Matrix
     G: sp.Matrix
@@ -59,11 +62,16 @@ def _symbols(n: int):
 
 
 @lru_cache(maxsize=None)
-def derive(n: int) -> SymbolicModel:
-    """Derive (once per n and process) the planar nR model by Euler–Lagrange."""
+def derive(n: int, armature: bool = False) -> SymbolicModel:
+    """Derive (once per n and process) the planar nR model by Euler–Lagrange.
+
+    ``armature=True`` adds the rotor kinetic energy ½ Σ I_ai q̇i² to T (symbols ``Ia1..Ian``
+    appended to ``params``).
+    """
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     q, qd, L, m, Lc, J, gx, gy = _symbols(n)
+    Ia = sp.symbols(f"Ia1:{n + 1}", nonnegative=True) if armature else ()
     theta = [sum(q[: i + 1]) for i in range(n)]
     T = sp.Integer(0)
     U = sp.Integer(0)
@@ -78,12 +86,14 @@ def derive(n: int) -> SymbolicModel:
         U += -m[i] * (gx * px + gy * py)
         base_x += L[i] * sp.cos(theta[i])
         base_y += L[i] * sp.sin(theta[i])
+    for i, Ii in enumerate(Ia):  # rotor i spins with joint i: its kinetic energy is ½ I_ai q̇i²
+        T += sp.Rational(1, 2) * Ii * qd[i] ** 2
     M = sp.Matrix(n, n, lambda j, k: sp.diff(T, qd[j], qd[k]))
     G = sp.Matrix(n, 1, lambda i, _: sp.diff(U, q[i]))
     dM = [M.diff(q[k]) for k in range(n)]
     C = sp.Matrix(n, n, lambda i, j: sum(
         sp.Rational(1, 2) * (dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) * qd[k] for k in range(n)))
-    params = (*L, *m, *Lc, *J, gx, gy)
+    params = (*L, *m, *Lc, *J, gx, gy, *Ia)
     upper = [M[i, j] for i in range(n) for j in range(i, n)]
     fM = sp.lambdify((q, params), upper, modules="numpy", cse=True)
     fC = sp.lambdify((q, qd, params), list(C), modules="numpy", cse=True)
@@ -91,11 +101,18 @@ def derive(n: int) -> SymbolicModel:
     return SymbolicModel(n, q, qd, params, M, C, G, T, U, fM, fC, fG)
 
 
+def _model(p: ArmParams) -> SymbolicModel:
+    """The derivation for this arm: with the armature terms only if it has armature."""
+    return derive(p.n, armature_of(p) is not None)
+
+
 def _param_args(p: ArmParams) -> tuple:
     n = p.n
     cols = [p.L[..., i] for i in range(n)] + [p.m[..., i] for i in range(n)] + \
            [p.Lc[..., i] for i in range(n)] + [p.J[..., i] for i in range(n)]
-    return (*cols, p.gravity[..., 0], p.gravity[..., 1])
+    Ia = armature_of(p)
+    extra = [] if Ia is None else [np.broadcast_to(Ia, p.L.shape)[..., i] for i in range(n)]
+    return (*cols, p.gravity[..., 0], p.gravity[..., 1], *extra)
 
 
 def _batch_shape(p: ArmParams, *arrays) -> tuple:
@@ -105,7 +122,7 @@ def _batch_shape(p: ArmParams, *arrays) -> tuple:
 def mass_matrix(p: ArmParams, q: np.ndarray) -> np.ndarray:
     q = np.asarray(q, float)
     n = p.n
-    model = derive(n)
+    model = _model(p)
     shape = _batch_shape(p, q)
     vals = model._M(tuple(q[..., i] for i in range(n)), _param_args(p))
     M = np.empty(shape + (n, n))
@@ -120,7 +137,7 @@ def mass_matrix(p: ArmParams, q: np.ndarray) -> np.ndarray:
 def coriolis_matrix(p: ArmParams, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
     q, qd = np.asarray(q, float), np.asarray(qd, float)
     n = p.n
-    model = derive(n)
+    model = _model(p)
     shape = _batch_shape(p, q, qd)
     vals = model._C(tuple(q[..., i] for i in range(n)), tuple(qd[..., i] for i in range(n)), _param_args(p))
     C = np.empty(shape + (n * n,))
@@ -132,7 +149,7 @@ def coriolis_matrix(p: ArmParams, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
 def gravity(p: ArmParams, q: np.ndarray) -> np.ndarray:
     q = np.asarray(q, float)
     n = p.n
-    model = derive(n)
+    model = _model(p)
     shape = _batch_shape(p, q)
     vals = model._G(tuple(q[..., i] for i in range(n)), _param_args(p))
     G = np.empty(shape + (n,))

@@ -124,7 +124,7 @@ def random_param_sets(spec: ArmSpec, count: int, rng: np.random.Generator) -> li
     out = []
     for k in range(1, count + 1):
         L, m, Lc, J = _draw_links(rng, kinds, base.J)
-        out.append(ParamSet(k, L, m, Lc, J, base.b, base.fc, spec.gravity))
+        out.append(ParamSet(k, L, m, Lc, J, base.b, base.fc, spec.gravity, base.armature))  # armature kept
     return out
 
 

@@ -581,6 +581,11 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
     engine = make_engine(name, spec, dt)
     try:
         run.config = engine.config()
+        reasons = engine.unsupported()
+        if reasons:  # the engine cannot represent this arm (e.g. PyBullet and armature): say so, measure nothing
+            run.status, run.reason = "unsupported", "; ".join(reasons)
+            say(f"[{spec.name}] {name}: unsupported: {run.reason}")
+            return
         say(f"[{spec.name}] {name}: driven run ({profile.name}) and free swing")
         t0 = time.perf_counter()
         # one library call for both where the engine can (MuJoCo: mujoco.rollout, two trajectories)

@@ -26,6 +26,7 @@ _FAST_STEPS = {"rk4": "rk4", "semi-implicit-euler": "semi_implicit_euler", "eule
 
 class AnalyticEngine(Engine):
     name = "analytic"
+    supports = frozenset({"armature"})
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk4", method: str = "auto",
                  fast: bool = True, rtol: float = 1e-12, atol: float = 1e-12):
@@ -88,6 +89,8 @@ class AnalyticEngine(Engine):
             "friction_model": "F = b*qd + fc*sign(qd)",
             "inertia_substitutions": [],
         }
+        if self.spec.has_armature:
+            cfg["armature"] = [l.armature for l in self.spec.links]
         if self.integrator == "reference":
             cfg.update(reference="scipy DOP853, restarted every step", rtol=self.rtol, atol=self.atol)
         return cfg

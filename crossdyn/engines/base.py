@@ -44,6 +44,22 @@ class Engine(abc.ABC):
 
     name: str = "engine"
     integrator: str = ""
+    supports: frozenset = frozenset()
+    """Optional physics of the spec this adapter represents (``"armature"``).  An adapter that does not
+    list one is reported "unsupported" for an arm that uses it (:meth:`unsupported`), never run silently
+    without it."""
+
+    def unsupported(self) -> list[str]:
+        """Why this engine cannot represent this arm (empty: it can).  Each reason names the physics
+        and the engine; ``compare`` marks such an engine "unsupported" instead of measuring it."""
+        out = []
+        if self.spec.has_armature and "armature" not in self.supports:
+            links = [i for i, l in enumerate(self.spec.links, 1) if l.armature > 0]
+            out.append(f"{self.name}: armature (reflected rotor inertia, joints {', '.join(map(str, links))}) "
+                       f"is not modelled by this engine{self._unsupported_why.get('armature', '')}")
+        return out
+
+    _unsupported_why: dict = {}
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3):
         if not (isinstance(dt, (int, float)) and dt > 0 and np.isfinite(dt)):

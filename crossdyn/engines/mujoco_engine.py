@@ -2,7 +2,7 @@
 
 The model comes from :func:`crossdyn.models.mjcf.to_mjcf` (radians,
 ``inertiafromgeom="false"``, no balancing/bounding of inertia, contacts
-disabled, armature 0, damping/frictionloss from the spec, one ``motor``
+disabled, armature (reflected rotor inertia), damping and frictionloss from the spec, one ``motor``
 actuator per joint with gear 1 and no control limits, energy flag on).
 
 Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
@@ -72,6 +72,7 @@ def _flag_names(flags: int, enum) -> list[str]:
 
 
 class MuJoCoEngine(Engine):
+    supports = frozenset({"armature"})
     name = "mujoco"
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,

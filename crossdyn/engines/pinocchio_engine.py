@@ -10,6 +10,9 @@
   (it stores them in ``model.damping``/``model.friction``), so the spec's joint
   friction F(q̇) = b ⊙ q̇ + f_c ⊙ sign(q̇) is added/subtracted explicitly — exactly
   the analytic model's friction law.
+* Armature (reflected rotor inertia): the URDF has no field for it; the adapter sets
+  ``model.armature`` from the spec, which ``crba``, ``rnea``, ``aba`` and
+  ``computeKineticEnergy`` add on the diagonal of M (Pinocchio 4; tested against the analytic model).
 * Energy: ``computeKineticEnergy`` and ``computePotentialEnergy`` (−Σ m g·p_c).
 * Time stepping: ABA as the forward dynamics inside crossdyn's integrators
   (:data:`crossdyn.analytic.integrators.STEPS`; ``rk4`` by default, ``semi-implicit-euler``
@@ -29,6 +32,7 @@ from crossdyn.models.urdf import to_urdf
 
 class PinocchioEngine(Engine):
     name = "pinocchio"
+    supports = frozenset({"armature"})
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk4"):
         super().__init__(spec, dt)
@@ -49,6 +53,8 @@ class PinocchioEngine(Engine):
                 [j.idx_q for j in m.joints][1:] != list(range(self.n)):
             raise EngineError(f"pinocchio: unexpected joint order {names}")
         m.gravity.linear = np.array(spec.gravity, dtype=float)
+        if spec.has_armature:  # the URDF cannot carry it
+            m.armature = np.array([l.armature for l in spec.links], dtype=float)
         self.data = m.createData()
         params = spec.params()
         self._b = params.b
@@ -114,6 +120,8 @@ class PinocchioEngine(Engine):
             "urdf_damping_read": [float(x) for x in m.damping],
             "urdf_friction_read": [float(x) for x in m.friction],
             "armature": [float(x) for x in m.armature],
+            **({"armature_source": "model.armature set from the spec (the URDF has no armature field)"}
+               if self.spec.has_armature else {}),
             "masses": [float(m.inertias[i].mass) for i in range(1, self.n + 1)],
             "com_offsets": [[float(v) for v in m.inertias[i].lever] for i in range(1, self.n + 1)],
             "inertia_zz": [float(m.inertias[i].inertia[2, 2]) for i in range(1, self.n + 1)],

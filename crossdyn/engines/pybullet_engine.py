@@ -19,6 +19,9 @@ time step 1/240 s, gravity 0   ``setTimeStep(dt)``,                —
 
 Other facts this adapter relies on (see ``/work/shared/engine-notes.md``):
 
+* PyBullet has no joint armature (reflected rotor inertia): for an arm with armature > 0 the
+  adapter builds the arm without it and reports itself unsupported (:meth:`unsupported`,
+  ``config()["armature"]``); ``compare`` then marks it "unsupported" with that reason.
 * PyBullet integrates with semi-implicit Euler only (``integrator`` is fixed).
 * Joint damping b comes from the URDF ``<dynamics damping>`` (= the spec) and is
   applied by PyBullet as an explicit torque −b q̇ at the start of each step.
@@ -115,6 +118,8 @@ def _file_safe(name: str) -> str:
 class PyBulletEngine(Engine):
     name = "pybullet"
     integrator = "semi-implicit-euler"
+    _unsupported_why = {"armature": ": PyBullet has no joint armature (no URDF field, no changeDynamics "
+                                    "argument), so its M would lack I_a on the diagonal"}
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, inertia_from_file: bool = True,
                  disable_velocity_motors: bool = True, link_damping: float = 0.0,
@@ -329,6 +334,9 @@ class PyBulletEngine(Engine):
             "masses": lib["masses"], "local_inertia_diagonal": lib["local_inertia_diagonal"],
             "com_offsets": lib["com_offsets"],
             "inertia_substitutions": [s.as_dict() for s in subs],
+            **({"armature": "unsupported: PyBullet has no joint armature; this arm's armature "
+                            f"{[l.armature for l in self.spec.links]} kg m^2 is NOT simulated"}
+               if self.spec.has_armature else {}),
             "self_collision": False, "contacts": "none (no other bodies)",
             "query_args": "plain lists of Python floats",
         }

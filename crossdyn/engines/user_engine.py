@@ -35,6 +35,7 @@ class UserModelEngine(Engine):
     """An engine running the equations of motion written in a user's Python file."""
 
     name = "user"
+    supports = frozenset({"armature"})  # the user's M carries it (p.armature / p.Ia1 …), as crossdyn check tests
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, path: str | Path | None = None, integrator: str = "rk4",
                  names: dict[str, str] | str | None = None):

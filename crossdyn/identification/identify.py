@@ -145,6 +145,10 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
 
     ``engine=None`` and no CSV: the analytic model's own inverse dynamics along the excitation.
     """
+    if spec.has_armature:  # the regressor has the columns (full_regressor(armature=True)); the data paths do not yet
+        raise D.DataError(f"{spec.name}: identification of an arm with armature is not supported yet (the step and "
+                          "energy rows have no rotor-armature columns); the regressor has them: "
+                          "crossdyn.identification.full_regressor(..., armature=True)", "armature")
     noise = noise or D.NoiseModel()
     rng = np.random.default_rng(seed)
     base = closed_form_base(spec, friction)

@@ -8,9 +8,9 @@ followed by the joint friction b_1 … b_n (viscous, N m s/rad) and f_c1 … f_c
 
     τ = Y(q, q̇, q̈) θ,   Y = [Y_rigid | diag(q̇) | diag(sign q̇)]
 
-with Y_rigid from :func:`crossdyn.analytic.rnea.regressor`.  Armature (a rotor inertia I_a,i q̈_i per joint)
-would add the columns diag(q̈); the spec has no armature field yet, so :data:`ARMATURE_SUPPORTED` is False and
-:func:`full_parameters` raises if asked for it — the hook is ``armature=True``.
+with Y_rigid from :func:`crossdyn.analytic.rnea.regressor`.  With ``armature=True`` the rotor armature
+I_a1 … I_an (τ_i += I_ai q̈_i) follows, with the columns diag(q̈): Y = [… | diag(q̈)].  Link 1's rotational
+column is q̈_1 in row 1 too, so I_a1 merges into ZZ_1R; I_a2 … I_an are base parameters of their own.
 
 Base parameters in closed form (planar nR, joints about +z, gravity g in the plane): a mass m_k sits at
 joint k, a point fixed on link k−1 at distance L_{k−1} along it, so its column is that of a point mass
@@ -39,8 +39,8 @@ from crossdyn.analytic.rnea import regressor as rigid_regressor
 from crossdyn.analytic.rnea import rnea_theta
 from crossdyn.models.spec import ArmParams, ArmSpec
 
-ARMATURE_SUPPORTED = False
-"""The arm spec has no armature field yet; when it does, full_parameters(armature=True) adds diag(q̈) columns."""
+ARMATURE_SUPPORTED = True
+"""full_parameters / full_regressor / closed_form_base / numerical_base take ``armature=True`` (diag(q̈) columns)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class ParameterSet:
     """Names and (when known) values of the full parameter vector θ."""
 
     names: tuple[str, ...]
-    kinds: tuple[str, ...]          # "m", "mx", "Izz", "b", "fc"
+    kinds: tuple[str, ...]          # "m", "mx", "Izz", "b", "fc", "Ia"
     joints: tuple[int, ...]         # 1-based joint/link index
     values: np.ndarray              # θ of the spec
 
@@ -58,10 +58,7 @@ class ParameterSet:
 
 
 def full_parameters(spec: ArmSpec, friction: bool = True, armature: bool = False) -> ParameterSet:
-    """θ of ``spec`` in the column order of :func:`full_regressor`."""
-    if armature:
-        raise NotImplementedError("armature columns: the arm spec has no armature field yet "
-                                  "(add diag(qdd) columns here when it does)")
+    """θ of ``spec`` in the column order of :func:`full_regressor` (``armature``: I_a1 … I_an last)."""
     n, p = spec.n, spec.params()
     names, kinds, joints, values = [], [], [], []
     for i in range(n):
@@ -77,20 +74,28 @@ def full_parameters(spec: ArmSpec, friction: bool = True, armature: bool = False
                 kinds.append(kind)
                 joints.append(i + 1)
                 values.append(arr[i])
+    if armature:
+        for i, link in enumerate(spec.links):
+            names.append(f"Ia{i + 1}")
+            kinds.append("Ia")
+            joints.append(i + 1)
+            values.append(link.armature)
     return ParameterSet(tuple(names), tuple(kinds), tuple(joints), np.array(values, dtype=float))
 
 
-def full_regressor(p: ArmParams, q, qd, qdd, friction: bool = True) -> np.ndarray:
-    """Y(q, q̇, q̈) with τ = Y θ (friction included): shape (..., n, 3n [+ 2n])."""
+def full_regressor(p: ArmParams, q, qd, qdd, friction: bool = True, armature: bool = False) -> np.ndarray:
+    """Y(q, q̇, q̈) with τ = Y θ (friction included): shape (..., n, 3n [+ 2n] [+ n armature])."""
     q, qd, qdd = (np.asarray(a, dtype=float) for a in (q, qd, qdd))
     Y = rigid_regressor(p, q, qd, qdd)
-    if not friction:
-        return Y
     n = q.shape[-1]
     eye = np.eye(n)
-    Yb = qd[..., :, None] * eye            # τ_i = b_i q̇_i
-    Yc = np.sign(qd)[..., :, None] * eye   # τ_i = f_ci sign(q̇_i)
-    return np.concatenate([Y, Yb, Yc], axis=-1)
+    blocks = [Y]
+    if friction:
+        blocks.append(qd[..., :, None] * eye)            # τ_i = b_i q̇_i
+        blocks.append(np.sign(qd)[..., :, None] * eye)   # τ_i = f_ci sign(q̇_i)
+    if armature:
+        blocks.append(np.broadcast_to(qdd, Y.shape[:-1])[..., :, None] * eye)  # τ_i = I_ai q̈_i
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-1)
 
 
 def energy_regressor(p: ArmParams, q, qd) -> np.ndarray:
@@ -149,14 +154,15 @@ class BaseParameters:
         n = q.shape[-1]
         cols = []
         for k in self.columns:
+            kind = self.full.kinds[k]
             if k < 3 * n:
                 unit = np.zeros((n, 3))
                 unit[k // 3, k % 3] = 1.0
                 cols.append(rnea_theta(p.L, p.gravity, unit, q, qd, qdd))
             else:
-                j = (k - 3 * n) % n
-                col = np.zeros(q.shape)
-                col[..., j] = qd[..., j] if k < 4 * n else np.sign(qd[..., j])
+                j = self.full.joints[k] - 1
+                col = np.zeros(np.broadcast_shapes(q.shape, qd.shape, qdd.shape))
+                col[..., j] = {"b": qd, "fc": np.sign(qd), "Ia": qdd}[kind][..., j]
                 cols.append(col)
         return np.stack(cols, axis=-1)
 
@@ -165,9 +171,10 @@ def _sum_names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else "(" + " + ".join(names) + ")"
 
 
-def closed_form_base(spec: ArmSpec, friction: bool = True) -> BaseParameters:
-    """The closed-form base parameters of a planar nR arm (see the module docstring)."""
-    full = full_parameters(spec, friction)
+def closed_form_base(spec: ArmSpec, friction: bool = True, armature: bool = False) -> BaseParameters:
+    """The closed-form base parameters of a planar nR arm (see the module docstring); with ``armature``,
+    ZZ_1R includes I_a1 and I_a2 … I_an are base parameters of their own."""
+    full = full_parameters(spec, friction, armature)
     n = spec.n
     L = [l.length for l in spec.links]
     gravity = np.hypot(*spec.gravity[:2]) > 0
@@ -183,11 +190,14 @@ def closed_form_base(spec: ArmSpec, friction: bool = True) -> BaseParameters:
             row[idx[f"{kind}{j}"]] = 1.0
             for k in range(j + 1, n + 1):
                 row[idx[f"m{k}"]] = L[i] ** power
+            if armature and kind == "Izz" and j == 1:
+                row[idx["Ia1"]] = 1.0  # both columns are q̈_1 in row 1
             rows.append(row)
             columns.append(idx[f"{kind}{j}"])
             if kind == "Izz":
                 symbols.append(f"ZZ{j}R")
-                txt = f"J{j} + m{j}·Lc{j}²" + (f" + {_sum_names(beyond)}·L{j}²" if beyond else "")
+                txt = f"J{j} + m{j}·Lc{j}²" + (f" + {_sum_names(beyond)}·L{j}²" if beyond else "") + \
+                    (" + Ia1" if armature and j == 1 else "")
             else:
                 symbols.append(f"MX{j}R")
                 txt = f"m{j}·Lc{j}" + (f" + {_sum_names(beyond)}·L{j}" if beyond else "")
@@ -201,6 +211,14 @@ def closed_form_base(spec: ArmSpec, friction: bool = True) -> BaseParameters:
                 columns.append(idx[f"{kind}{j}"])
                 symbols.append(f"{kind}{j}")
                 names.append(f"{kind}{j}")
+    if armature:
+        for j in range(2, n + 1):
+            row = np.zeros(full.p)
+            row[idx[f"Ia{j}"]] = 1.0
+            rows.append(row)
+            columns.append(idx[f"Ia{j}"])
+            symbols.append(f"Ia{j}")
+            names.append(f"Ia{j}")
     return BaseParameters(tuple(symbols), tuple(names), np.array(rows), tuple(columns), full)
 
 
@@ -225,7 +243,8 @@ class NumericalBase:
     tolerance: float
 
 
-def numerical_base(spec: ArmSpec, friction: bool = True, states: int = 200, seed: int = 0) -> NumericalBase:
+def numerical_base(spec: ArmSpec, friction: bool = True, states: int = 200, seed: int = 0,
+                   armature: bool = False) -> NumericalBase:
     """Base parameters from QR with column pivoting of Y stacked at ``states`` random states.
 
     Rank: |R_kk| > tol = max(rows, cols) · eps · |R_11| (numpy's matrix_rank rule).
@@ -234,7 +253,8 @@ def numerical_base(spec: ArmSpec, friction: bool = True, states: int = 200, seed
 
     rng = np.random.default_rng(seed)
     q, qd, qdd = random_states(spec.n, states, rng)
-    W = full_regressor(spec.params(), q, qd, qdd, friction).reshape(-1, 3 * spec.n + (2 * spec.n if friction else 0))
+    W = full_regressor(spec.params(), q, qd, qdd, friction, armature)
+    W = W.reshape(-1, W.shape[-1])
     _, R, P = scipy.linalg.qr(W, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     tol = max(W.shape) * np.finfo(float).eps * d[0]

@@ -5,8 +5,8 @@ and explicit ``<inertial>`` elements; the compiler is told ``angle="radian"``,
 ``inertiafromgeom="false"`` and never to balance or bound inertia, so the file
 carries the spec's physics exactly (point masses: see
 :mod:`crossdyn.models.inertia`).  Contacts are disabled (geoms are visual only,
-``contype = conaffinity = 0``), armature is 0, and ``frictionloss``/``damping``
-come from the spec.  One ``motor`` actuator per joint, gear 1, no control
+``contype = conaffinity = 0``), ``armature`` (reflected rotor inertia, added by MuJoCo
+to the diagonal of M) and ``frictionloss``/``damping`` come from the spec.  One ``motor`` actuator per joint, gear 1, no control
 limits, so ``ctrl`` is τ in N m.  The energy flag is on.
 
 ``eulerdamp``: with the Euler integrator MuJoCo by default integrates joint
@@ -25,6 +25,10 @@ INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 
 def _f(x: float) -> str:
     return repr(float(x))
+
+
+def _armature(a: float) -> str:
+    return _f(a) if a else "0"
 
 
 def _quat(com: float) -> str:
@@ -57,7 +61,7 @@ def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", e
     for i, (link, J) in enumerate(zip(spec.links, inertias), start=1):
         out += [
             f'{indent}<body name="link{i}" pos="{_f(offset)} 0 0">',
-            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" limited="false" armature="0" '
+            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" limited="false" armature="{_armature(link.armature)}" '
             f'damping="{_f(link.damping)}" frictionloss="{_f(link.friction)}"/>',
             f'{indent}  <inertial pos="{_f(link.com)} 0 0"{_quat(link.com)} mass="{_f(link.mass)}" '
             f'diaginertia="{_f(J)} {_f(J)} {_f(J)}"/>',

@@ -1,4 +1,5 @@
-"""Preset arms: ``planar2r``, ``planar3r``, ``planar2r-pointmass``, ``planar3r-general``, ``planarNr``.
+"""Preset arms: ``planar2r``, ``planar3r``, ``planar2r-pointmass``, ``planar3r-general``, ``planar3r-geared``,
+``planarNr``.
 
 Uniform rods have Lc = L/2 and J = mL²/12; a point mass sits at the link's end
 (Lc = L, J = 0); the general 3R has arbitrary Lc and J (the textbook a1…a6 form).
@@ -6,6 +7,7 @@ Uniform rods have Lc = L/2 and J = mL²/12; a point mass sits at the link's end
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError
@@ -45,6 +47,18 @@ def planar3r_general() -> ArmSpec:
     return ArmSpec(links, name="planar3r-general", notes="3R with arbitrary centres of mass and inertias")
 
 
+GEARED_ARMATURE = (0.05, 0.03, 0.01)
+"""kg m²: reflected rotor inertias of ``planar3r-geared`` (gear ratio² × rotor inertia, e.g. 100² × 5e-6 kg m²
+at the shoulder): comparable to the links' own inertia about their joints, as on a geared robot."""
+
+
+def planar3r_geared() -> ArmSpec:
+    """planar3r with geared motors: rotor armature on every joint."""
+    links = tuple(replace(l, armature=a) for l, a in zip(planar3r().links, GEARED_ARMATURE))
+    return ArmSpec(links, name="planar3r-geared",
+                   notes="planar3r with rotor armature (0.05, 0.03, 0.01) kg m^2 (reflected motor inertia)")
+
+
 def planarNr(n: int) -> ArmSpec:
     """n uniform rods, lengths 1.0 → 0.6 m and masses 1.0 → 0.5 kg from base to tip."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -59,6 +73,7 @@ PRESETS = {
     "planar3r": planar3r,
     "planar2r-pointmass": planar2r_pointmass,
     "planar3r-general": planar3r_general,
+    "planar3r-geared": planar3r_geared,
 }
 """Named presets; ``planar<N>r`` (e.g. ``planar5r``) is also accepted for any N ≥ 1."""
 

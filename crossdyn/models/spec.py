@@ -66,6 +66,11 @@ class LinkSpec:
         f_c, N m, Coulomb friction at the proximal joint (≥ 0).
     limits : (lower, upper) or None
         Joint limits in rad; informational (engines are built with limits off).
+    armature : float
+        I_a, kg m², reflected rotor inertia at the proximal joint (≥ 0; gear ratio² × rotor
+        inertia): adds I_a to the diagonal entry M_ii of the mass matrix, i.e. the kinetic energy
+        ½ I_a q̇_i² of a rotor spinning with the joint (the MuJoCo/Pinocchio ``armature`` model;
+        the rotor's own gyroscopic coupling to the link's rotation is neglected).
     """
 
     length: float
@@ -75,10 +80,11 @@ class LinkSpec:
     damping: float = 0.0
     friction: float = 0.0
     limits: tuple[float, float] | None = None
+    armature: float = 0.0
 
     def validate(self, where: str = "link") -> None:
         """Raise :class:`SpecError` naming ``where`` and the field if a value is invalid."""
-        for name in ("length", "mass", "com", "inertia", "damping", "friction"):
+        for name in ("length", "mass", "com", "inertia", "damping", "friction", "armature"):
             object.__setattr__(self, name, _number(getattr(self, name), f"{where}.{name}"))
         if self.length <= 0:
             raise SpecError(f"{where}.length: must be > 0 m, got {self.length!r}", f"{where}.length", self.length)
@@ -90,6 +96,9 @@ class LinkSpec:
             raise SpecError(f"{where}.damping: must be >= 0 N m s/rad, got {self.damping!r}", f"{where}.damping", self.damping)
         if self.friction < 0:
             raise SpecError(f"{where}.friction: must be >= 0 N m, got {self.friction!r}", f"{where}.friction", self.friction)
+        if self.armature < 0:
+            raise SpecError(f"{where}.armature: must be >= 0 kg m^2, got {self.armature!r}", f"{where}.armature",
+                            self.armature)
         if self.com < 0 or self.com > self.length:
             warnings.warn(
                 f"{where}.com = {self.com!r} m lies outside the link [0, {self.length!r}] m; "
@@ -112,6 +121,8 @@ class ArmParams(NamedTuple):
 
     Every field has shape (n,) — or (N, n) for a batch of N parameter sets —
     except ``gravity`` which is (2,) or (N, 2) (the in-plane components gx, gy).
+    ``Ia`` (armature, kg m², added to the diagonal of M) may be None: no armature (the default,
+    so ``ArmParams(L, m, Lc, J, b, fc, gravity)`` keeps working); see :func:`armature_of`.
     """
 
     L: np.ndarray
@@ -121,10 +132,26 @@ class ArmParams(NamedTuple):
     b: np.ndarray
     fc: np.ndarray
     gravity: np.ndarray
+    Ia: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return self.L.shape[-1]
+
+
+def armature_of(p: ArmParams):
+    """``p.Ia`` as an array, or None when the arm has no armature (None or all zeros).
+
+    Derivations add it to M only when it is not None, so an arm without armature gets
+    exactly the numbers it got before armature existed.
+    """
+    Ia = getattr(p, "Ia", None)
+    if Ia is None:
+        return None
+    import numpy as np
+
+    Ia = np.asarray(Ia, dtype=float)
+    return Ia if np.any(Ia) else None
 
 
 @dataclass(frozen=True)
@@ -184,11 +211,16 @@ class ArmSpec:
         return ArmParams(
             L=arr("length"), m=arr("mass"), Lc=arr("com"), J=arr("inertia"),
             b=arr("damping"), fc=arr("friction"), gravity=np.array(self.gravity[:2], dtype=float),
+            Ia=arr("armature") if self.has_armature else None,
         )
 
     @property
     def has_friction(self) -> bool:
         return any(l.friction > 0 for l in self.links)
+
+    @property
+    def has_armature(self) -> bool:
+        return any(l.armature > 0 for l in self.links)
 
     @property
     def has_damping(self) -> bool:
@@ -239,11 +271,13 @@ class ArmSpec:
                  "damping": l.damping, "friction": l.friction}
             if l.limits is not None:
                 d["limits"] = list(l.limits)
+            if l.armature:  # written only when set: specs without it keep their exact form
+                d["armature"] = l.armature
             out["links"].append(d)
         return out
 
 
-def params_from_arrays(L, m, Lc, J, gravity=(0.0, -9.81), b=None, fc=None) -> ArmParams:
+def params_from_arrays(L, m, Lc, J, gravity=(0.0, -9.81), b=None, fc=None, Ia=None) -> ArmParams:
     """Build :class:`ArmParams` from arrays (possibly batched, shape (N, n)).
 
     Used for batches of parameter sets, which an :class:`ArmSpec` cannot hold.
@@ -255,5 +289,5 @@ def params_from_arrays(L, m, Lc, J, gravity=(0.0, -9.81), b=None, fc=None) -> Ar
     return ArmParams(
         L=L, m=np.asarray(m, float), Lc=np.asarray(Lc, float), J=np.asarray(J, float),
         b=zeros if b is None else np.asarray(b, float), fc=zeros if fc is None else np.asarray(fc, float),
-        gravity=np.asarray(gravity, float)[..., :2],
+        gravity=np.asarray(gravity, float)[..., :2], Ia=None if Ia is None else np.asarray(Ia, float),
     )

@@ -91,25 +91,29 @@ def fmt_vec(x) -> str:
 
 # =============================================================================== the p object
 
-_SEQUENCES = {"L": "L", "l": "L", "m": "m", "Lc": "Lc", "lc": "Lc", "J": "J", "I": "J", "b": "b", "fc": "fc"}
+_SEQUENCES = {"L": "L", "l": "L", "m": "m", "Lc": "Lc", "lc": "Lc", "J": "J", "I": "J", "b": "b", "fc": "fc",
+              "armature": "armature", "Ia": "armature"}
 
 
 class UserParams:
     """The ``p`` passed to the user's functions (read-only).
 
     0-based sequences (read-only NumPy arrays): ``p.L`` (= ``p.l``), ``p.m``,
-    ``p.Lc`` (= ``p.lc``), ``p.J`` (= ``p.I``), ``p.b``, ``p.fc``.
+    ``p.Lc`` (= ``p.lc``), ``p.J`` (= ``p.I``), ``p.b``, ``p.fc``, ``p.armature`` (= ``p.Ia``).
     1-based scalars: ``p.L1`` (= ``p.l1``), ``p.m1``, ``p.Lc1`` (= ``p.lc1``),
-    ``p.J1`` (= ``p.I1``), ``p.b1``, ``p.fc1``, … up to the number of links.
+    ``p.J1`` (= ``p.I1``), ``p.b1``, ``p.fc1``, ``p.armature1`` (= ``p.Ia1``), … up to the number of links.
+    ``armature`` is the reflected rotor inertia I_a (kg m², 0 unless the spec sets it): it belongs on
+    the diagonal of M (M_ii += I_ai).
     Gravity: ``p.g`` = in-plane magnitude |(gx, gy)|, ``p.gx``, ``p.gy``,
     ``p.gravity`` = (gx, gy, gz).  ``p.n`` = number of links.  ``p["m1"]`` works too.
     """
 
-    def __init__(self, L, m, Lc, J, b, fc, gravity):
+    def __init__(self, L, m, Lc, J, b, fc, gravity, armature=None):
         n = len(L)
         d = self.__dict__
         arrays = {}
-        for key, value in (("L", L), ("m", m), ("Lc", Lc), ("J", J), ("b", b), ("fc", fc)):
+        armature = np.zeros(n) if armature is None else armature
+        for key, value in (("L", L), ("m", m), ("Lc", Lc), ("J", J), ("b", b), ("fc", fc), ("armature", armature)):
             a = np.array(value, dtype=float)
             a.setflags(write=False)
             arrays[key] = a
@@ -131,7 +135,8 @@ class UserParams:
             raise AttributeError(f"p.{name}: this arm has {n} links (p.{base}1 … p.{base}{n})")
         raise AttributeError(
             f"p has no parameter {name!r}; available: sequences p.m, p.L (p.l), p.Lc (p.lc), p.J (p.I), p.b, "
-            f"p.fc (0-based), scalars p.m1 … p.m{n}, p.L1, p.Lc1, p.J1, … (1-based), p.g, p.gx, p.gy, p.n")
+            f"p.fc, p.armature (p.Ia) (0-based), scalars p.m1 … p.m{n}, p.L1, p.Lc1, p.J1, p.Ia1, … (1-based), "
+            "p.g, p.gx, p.gy, p.n")
 
     def __setattr__(self, name, value):
         raise AttributeError("p is read-only")
@@ -153,13 +158,15 @@ class UserParams:
 class ParamSet:
     """One set of arm parameters, as crossdyn's :class:`ArmParams` and as the user's ``p``."""
 
-    def __init__(self, index: int, L, m, Lc, J, b, fc, gravity):
+    def __init__(self, index: int, L, m, Lc, J, b, fc, gravity, armature=None):
         self.index = index
         self.L, self.m, self.Lc, self.J = (np.array(v, float) for v in (L, m, Lc, J))
         self.b, self.fc = np.array(b, float), np.array(fc, float)
+        self.armature = np.zeros(len(self.L)) if armature is None else np.array(armature, float)
         self.gravity = tuple(float(v) for v in gravity)
-        self.arm = params_from_arrays(self.L, self.m, self.Lc, self.J, gravity=self.gravity[:2], b=self.b, fc=self.fc)
-        self.user = UserParams(self.L, self.m, self.Lc, self.J, self.b, self.fc, self.gravity)
+        self.arm = params_from_arrays(self.L, self.m, self.Lc, self.J, gravity=self.gravity[:2], b=self.b, fc=self.fc,
+                                      Ia=self.armature if np.any(self.armature) else None)
+        self.user = UserParams(self.L, self.m, self.Lc, self.J, self.b, self.fc, self.gravity, self.armature)
 
     @property
     def label(self) -> str:
@@ -168,21 +175,27 @@ class ParamSet:
         return "the arm's own parameters" if self.index == 0 else f"random parameter set {self.index}"
 
     def with_values(self, **changes) -> "ParamSet":
-        vals = {k: getattr(self, k).copy() for k in ("L", "m", "Lc", "J", "b", "fc")}
+        vals = {k: getattr(self, k).copy() for k in ("L", "m", "Lc", "J", "b", "fc", "armature")}
         vals.update(changes)
         return ParamSet(self.index, **vals, gravity=self.gravity)
 
     def to_dict(self) -> dict:
-        return {"index": self.index, "label": self.label, "L": self.L.tolist(), "m": self.m.tolist(),
-                "Lc": self.Lc.tolist(), "J": self.J.tolist()}
+        out = {"index": self.index, "label": self.label, "L": self.L.tolist(), "m": self.m.tolist(),
+               "Lc": self.Lc.tolist(), "J": self.J.tolist()}
+        if np.any(self.armature):
+            out["armature"] = self.armature.tolist()
+        return out
 
     def describe(self) -> str:
-        return (f"L = {fmt_vec(self.L)} m, m = {fmt_vec(self.m)} kg, Lc = {fmt_vec(self.Lc)} m, J = {fmt_vec(self.J)} kg m^2")
+        text = f"L = {fmt_vec(self.L)} m, m = {fmt_vec(self.m)} kg, Lc = {fmt_vec(self.Lc)} m, J = {fmt_vec(self.J)} kg m^2"
+        if np.any(self.armature):
+            text += f", armature = {fmt_vec(self.armature)} kg m^2"
+        return text
 
 
 def own_params(spec: ArmSpec) -> ParamSet:
     p = spec.params()
-    return ParamSet(0, p.L, p.m, p.Lc, p.J, p.b, p.fc, spec.gravity)
+    return ParamSet(0, p.L, p.m, p.Lc, p.J, p.b, p.fc, spec.gravity, p.Ia)
 
 
 # =============================================================================== the user's file
