@@ -130,6 +130,8 @@ CASES = [
       ["arm.toml", "line 12", "links[2].friction", "-0.2"]),
     c("arm-armature-negative", ["info", TOML], {"arm.toml": arm(armature="-0.05")},
       ["arm.toml", "line 12", "links[2].armature", "-0.05"]),
+    c("arm-effort-zero", ["info", TOML], {"arm.toml": arm(effort="0.0")},
+      ["arm.toml", "line 12", "links[2].effort", "0.0"]),
     c("arm-limits-reversed", ["info", TOML], {"arm.toml": arm(limits="[1.0, -1.0]")},
       ["arm.toml", "line 12", "links[2].limits", "[1.0, -1.0]"]),
     c("arm-limits-string", ["info", TOML], {"arm.toml": arm(limits='"wide"')},

@@ -322,6 +322,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     reference_free = run_engine(ref_engine, free_profile, q0, qd0, duration)
     same_cache: dict = {}
     qs, qds, qdds, taus = _states(spec, opt.n_states, opt.seed)
+    if spec.has_effort:  # forward dynamics is judged on torques an actuator can give (MuJoCo's motors clamp)
+        limit = spec.effort_limits()
+        taus = np.clip(taus, -limit, limit)
     tau_ref = analytic.inverse_dynamics(spec, qs, qds, qdds)
     M_ref = analytic.mass_matrix(spec, qs)
     qdd_ref = analytic.forward_dynamics(spec, qs, qds, taus)
@@ -385,6 +388,16 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     for name, run in runs.items():
         if run.status == "unsupported":
             notes.append(f"{name} was not compared: {run.reason}")
+    efforts = {name: run.summary["effort"] for name, run in runs.items() if "effort" in run.summary}
+    ignoring = [f"{name} (joint {', '.join(map(str, e['native_ignored_joints']))})"
+                for name, e in efforts.items() if e["native_ignored_joints"]]
+    if ignoring:
+        honouring = [name for name, e in efforts.items() if not e["native_ignored_joints"]]
+        notes.append("effort limit: ignored natively by " + ", ".join(ignoring) + " (given 3x the limit for one "
+                     "step they applied all of it)" + (f"; honoured natively by {', '.join(honouring)}"
+                                                       if honouring else "")
+                     + ". crossdyn saturates the torque itself before every engine (applied mode), so the runs "
+                       "above are comparable; an engine driven directly would exceed the limit")
     if opt.convergence_dts and dense is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
@@ -564,6 +577,19 @@ def _without_progress(opt: CompareOptions) -> CompareOptions:
     return replace(opt, progress=None)
 
 
+def _effort_group(engine, driven) -> dict:
+    """Metric group ``effort``: the applied-mode saturation of the driven run, and whether the engine
+    honours the limit natively (:func:`crossdyn.drive.effort.native_effort_check`).  Informational: the
+    comparison itself runs in applied mode, so every engine integrates the same saturated torque."""
+    from crossdyn.drive.effort import native_effort_check
+
+    native = native_effort_check(engine)
+    info = (driven.info or {}).get("effort", {})
+    return {"mode": "applied: crossdyn saturates the commanded torque to [-effort, effort] before every engine",
+            "limit_nm": info.get("limit_nm"), "saturated_steps": info.get("saturated_steps"),
+            "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
+
+
 def _check(value, limit) -> bool:
     return value is not None and limit is not None and value <= limit
 
@@ -722,6 +748,8 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
 
         # speed
         run.summary["speed"] = {"us_per_step": wall / steps * 1e6, "steps": steps}
+        if spec.has_effort:
+            run.summary["effort"] = _effort_group(engine, driven)
 
         # convergence (free motion, dense DOP853 reference)
         if dense is not None:

@@ -545,6 +545,7 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
                           str(c["expected_order"]), _fmt(s["us_per_step"] if s else None)])
     dts = " / ".join(f"{d * 1e3:g}" for d in next((v["convergence"]["dt_s"] for v in eng.values() if v.get("convergence")), []))
     b.append(("table", ["engine", f"error at dt = {dts} ms [rad]", "order", "expected", "µs/step"], conv_rows))
+    b += _effort_blocks(summary)
     b.append(("h", 2, "Engine configuration audit"))
     b.append(("p", "Every setting that can change the physics, as each adapter reports it."))
     for k, v in eng.items():
@@ -560,6 +561,28 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
         if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
             b.append(("img", img, captions.get(img, img)))
     return b
+
+
+def _effort_blocks(summary: dict) -> list[tuple]:
+    """Section "Effort limits" (arms with ``effort``): applied-mode saturation and each engine's native
+    behaviour per joint.  Nothing for an arm without effort limits."""
+    eng = {k: v["effort"] for k, v in summary["engines"].items() if v.get("effort")}
+    if not eng:
+        return []
+    rows = []
+    for k, e in eng.items():
+        native = {r["joint"]: r for r in e["native"]}
+        for j, (limit, sat) in enumerate(zip(e["limit_nm"], e["saturated_steps"]), start=1):
+            if limit is None:
+                continue
+            r = native.get(j)
+            rows.append([k, str(j), _fmt(limit), str(sat),
+                         "–" if r is None else ("honoured" if r["honoured"] else "**ignored**")])
+    return [("h", 2, "Effort limits"),
+            ("p", "Applied mode: crossdyn saturates the commanded torque to ±effort before every engine, so all "
+                  "integrate the same torque (steps at the limit counted per joint). Native: the engine's own "
+                  "limit from the generated model, given 3× the limit for one step from rest."),
+            ("table", ["engine", "joint", "effort [N m]", "saturated steps (applied)", "native"], rows)]
 
 
 def render_markdown(blocks) -> str:

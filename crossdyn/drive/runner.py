@@ -8,6 +8,12 @@ called every step.  On MuJoCo an open-loop profile goes through ``mujoco.rollout
 :func:`run_engine_many` puts several open-loop runs of one model into one call on parallel threads; both are
 bit-identical to the step loop (tests/test_fast_paths.py).
 
+**Effort limits** (applied mode): when the arm's spec has ``effort`` limits, every torque is saturated to
+[−effort, effort] here, before the engine gets it, for every engine alike (``Trajectory.tau`` is the applied
+torque; ``info["effort"]`` counts the saturated steps per joint).  ``saturate=False`` hands the commanded
+torque to the engine unchanged (native mode: the engine's own limit, if it has one;
+:mod:`crossdyn.drive.effort`).
+
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
 
@@ -37,8 +43,14 @@ CHECK_BLOCK = 16
 exactly, the engine merely runs a few steps past it."""
 
 
-def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float):
-    """Validate a run and allocate it: (q0, q̇0, Q, QD, times, TAU, per_step)."""
+def _effort(engine: Engine, saturate: bool):
+    """The per-joint effort limits (N m) to saturate to, or None (none in the spec, or native mode)."""
+    spec = getattr(engine, "spec", None)
+    return spec.effort_limits() if saturate and spec is not None else None
+
+
+def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float, saturate: bool = True):
+    """Validate a run and allocate it: (q0, q̇0, Q, QD, times, TAU, per_step); open-loop torques saturated."""
     n, dt = engine.n, engine.dt
     steps = n_steps(duration, dt)
     validate = getattr(profile, "validate", None)
@@ -58,6 +70,9 @@ def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float):
     if not per_step and not np.all(np.isfinite(TAU)):
         raise ValueError(f"profile {getattr(profile, 'name', profile)!r}: non-finite torque in sample() "
                          f"at t = {times[np.nonzero(~np.isfinite(TAU))[0][0]]!r} s")
+    limit = _effort(engine, saturate)
+    if limit is not None and not per_step:
+        TAU = np.clip(TAU, -limit, limit)
     return q0, qd0, Q, QD, times, TAU, per_step
 
 
@@ -83,7 +98,7 @@ def _rollout_ok(TAU) -> bool:
 
 
 def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
-                    use_rollout: bool = True) -> list[Trajectory]:
+                    use_rollout: bool = True, saturate: bool = True) -> list[Trajectory]:
     """Several runs ``[(profile, q0, q̇0), …]`` of one engine.
 
     When every profile is open loop and the engine has ``rollout_many`` (MuJoCo), all runs go through
@@ -91,9 +106,9 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
     (bit-identical, tested).  Otherwise the runs are made one after the other.
     """
     many = getattr(engine, "rollout_many", None) if use_rollout else None
-    prepared = [_prepare(engine, profile, q0, qd0, duration) for profile, q0, qd0 in runs]
+    prepared = [_prepare(engine, profile, q0, qd0, duration, saturate) for profile, q0, qd0 in runs]
     if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared):
-        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout)
+        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate)
                 for profile, q0, qd0 in runs]
     try:
         Qs, QDs = many(np.array([p[0] for p in prepared]), np.array([p[1] for p in prepared]),
@@ -111,14 +126,16 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
 
 
 def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
-               velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True) -> Trajectory:
+               velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True,
+               saturate: bool = True) -> Trajectory:
     """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
 
     An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
     call (``use_rollout=False`` forces the step loop; both give bit-identical states).
     """
-    q0, qd0, Q, QD, times, TAU, per_step = _prepare(engine, profile, q0, qd0, duration)
+    q0, qd0, Q, QD, times, TAU, per_step = _prepare(engine, profile, q0, qd0, duration, saturate)
     n, dt, steps = engine.n, engine.dt, len(TAU)
+    effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
 
@@ -159,6 +176,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                 msg = (f"profile {getattr(profile, 'name', '?')!r} gave a non-finite torque {tau.tolist()} "
                        f"at t = {t_bad:.6g} s")
                 break
+            if effort is not None:
+                np.clip(tau, -effort, effort, out=tau)  # saturate the commanded torque before it is applied
         q, qd = q_rows[k + 1], qd_rows[k + 1]
         try:
             step(tau)
@@ -220,5 +239,10 @@ def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg) -> Trajectory:
     params = getattr(profile, "params", None)
     info = {"engine": engine.name, "config": config,
             "profile": params() if params is not None else {"name": getattr(profile, "name", repr(profile))}}
+    spec = getattr(engine, "spec", None)
+    limit = spec.effort_limits() if spec is not None else None
+    if limit is not None:  # steps whose applied torque sits at the limit (saturated, in applied mode)
+        at = np.abs(TAU) >= limit * (1 - 1e-12)
+        info["effort"] = {"limit_nm": [l.effort for l in spec.links], "saturated_steps": at.sum(axis=0).tolist()}
     t = np.arange(Q.shape[0]) * dt
     return Trajectory(t, Q, QD, TAU, engine.integrator, dt, status, t_bad, msg, info)

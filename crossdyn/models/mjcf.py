@@ -7,7 +7,8 @@ carries the spec's physics exactly (point masses: see
 :mod:`crossdyn.models.inertia`).  Contacts are disabled (geoms are visual only,
 ``contype = conaffinity = 0``), ``armature`` (reflected rotor inertia, added by MuJoCo
 to the diagonal of M) and ``frictionloss``/``damping`` come from the spec.  One ``motor`` actuator per joint, gear 1, no control
-limits, so ``ctrl`` is τ in N m.  The energy flag is on.
+limits, so ``ctrl`` is τ in N m; a spec effort limit becomes the motor's ``forcerange`` (MuJoCo clamps
+the actuator force to it).  The energy flag is on.
 
 ``eulerdamp``: with the Euler integrator MuJoCo by default integrates joint
 damping implicitly; crossdyn disables that by default (``eulerdamp=False``) so
@@ -75,7 +76,9 @@ def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", e
         out.append(f"{indent}</body>")
     out.append("  </worldbody>")
     out.append("  <actuator>")
-    for i in range(1, spec.n + 1):
-        out.append(f'    <motor name="tau{i}" joint="joint{i}" gear="1" ctrllimited="false"/>')
+    for i, link in enumerate(spec.links, start=1):
+        force = "" if link.effort is None else \
+            f' forcelimited="true" forcerange="{_f(-link.effort)} {_f(link.effort)}"'  # the effort limit, N m
+        out.append(f'    <motor name="tau{i}" joint="joint{i}" gear="1" ctrllimited="false"{force}/>')
     out += ["  </actuator>", "</mujoco>"]
     return "\n".join(out) + "\n"

@@ -52,11 +52,16 @@ GEARED_ARMATURE = (0.05, 0.03, 0.01)
 at the shoulder): comparable to the links' own inertia about their joints, as on a geared robot."""
 
 
+GEARED_EFFORT = (2.0, 0.8, 0.16)
+"""N m: effort limits of ``planar3r-geared``'s motors (the default profile, peaks 2.67, 1.09, 0.215 N m, saturates them)."""
+
+
 def planar3r_geared() -> ArmSpec:
-    """planar3r with geared motors: rotor armature on every joint."""
-    links = tuple(replace(l, armature=a) for l, a in zip(planar3r().links, GEARED_ARMATURE))
+    """planar3r with geared motors: rotor armature and an effort limit on every joint."""
+    links = tuple(replace(l, armature=a, effort=e) for l, a, e in zip(planar3r().links, GEARED_ARMATURE, GEARED_EFFORT))
     return ArmSpec(links, name="planar3r-geared",
-                   notes="planar3r with rotor armature (0.05, 0.03, 0.01) kg m^2 (reflected motor inertia)")
+                   notes="planar3r with rotor armature (0.05, 0.03, 0.01) kg m^2 (reflected motor inertia) and "
+                         "effort limits (2, 0.8, 0.16) N m (the default profile saturates them)")
 
 
 def planarNr(n: int) -> ArmSpec:

@@ -71,6 +71,9 @@ class LinkSpec:
         inertia): adds I_a to the diagonal entry M_ii of the mass matrix, i.e. the kinetic energy
         ½ I_a q̇_i² of a rotor spinning with the joint (the MuJoCo/Pinocchio ``armature`` model;
         the rotor's own gyroscopic coupling to the link's rotation is neglected).
+    effort : float or None
+        N m, symmetric actuator effort limit of the proximal joint (> 0; None: unlimited): the commanded
+        torque is saturated to [−effort, effort] before it is applied (:mod:`crossdyn.drive.runner`).
     """
 
     length: float
@@ -81,6 +84,7 @@ class LinkSpec:
     friction: float = 0.0
     limits: tuple[float, float] | None = None
     armature: float = 0.0
+    effort: float | None = None
 
     def validate(self, where: str = "link") -> None:
         """Raise :class:`SpecError` naming ``where`` and the field if a value is invalid."""
@@ -99,6 +103,12 @@ class LinkSpec:
         if self.armature < 0:
             raise SpecError(f"{where}.armature: must be >= 0 kg m^2, got {self.armature!r}", f"{where}.armature",
                             self.armature)
+        if self.effort is not None:
+            e = _number(self.effort, f"{where}.effort")
+            if not e > 0:
+                raise SpecError(f"{where}.effort: must be > 0 N m (a symmetric limit; omit it for none), got "
+                                f"{self.effort!r}", f"{where}.effort", self.effort)
+            object.__setattr__(self, "effort", e)
         if self.com < 0 or self.com > self.length:
             warnings.warn(
                 f"{where}.com = {self.com!r} m lies outside the link [0, {self.length!r}] m; "
@@ -223,6 +233,18 @@ class ArmSpec:
         return any(l.armature > 0 for l in self.links)
 
     @property
+    def has_effort(self) -> bool:
+        return any(l.effort is not None for l in self.links)
+
+    def effort_limits(self):
+        """Per-joint effort limits in N m (inf where a joint has none), or None when no joint has one."""
+        if not self.has_effort:
+            return None
+        import numpy as np
+
+        return np.array([math.inf if l.effort is None else l.effort for l in self.links])
+
+    @property
     def has_damping(self) -> bool:
         return any(l.damping > 0 for l in self.links)
 
@@ -273,6 +295,8 @@ class ArmSpec:
                 d["limits"] = list(l.limits)
             if l.armature:  # written only when set: specs without it keep their exact form
                 d["armature"] = l.armature
+            if l.effort is not None:
+                d["effort"] = l.effort
             out["links"].append(d)
         return out
 

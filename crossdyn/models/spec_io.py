@@ -13,6 +13,7 @@ The format (all values SI)::
     friction = 0.0   # N m, Coulomb, at the proximal joint (optional, default 0)
     limits = [-3.14, 3.14]  # rad (optional)
     armature = 0.0   # kg m^2, reflected rotor inertia at the proximal joint, added to M_ii (optional, default 0)
+    effort = 10.0    # N m, symmetric actuator limit: the commanded torque is saturated (optional, default none)
 
 ``name`` and ``gravity`` are optional (defaults: the file's stem, (0, −9.81, 0)).
 Unknown keys are errors, so that a typo (``mas = 1``) cannot silently fall back to a default.
@@ -28,7 +29,7 @@ from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
 from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError, SpecWarning
 
 LINK_REQUIRED = ("length", "mass", "com", "inertia")
-LINK_OPTIONAL = ("damping", "friction", "limits", "armature")
+LINK_OPTIONAL = ("damping", "friction", "limits", "armature", "effort")
 TOP_KEYS = ("name", "gravity", "links")
 
 
@@ -82,7 +83,7 @@ def _link_from_dict(ld, i: int, source: str) -> LinkSpec:
             f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: "
             f"{', '.join(LINK_REQUIRED + LINK_OPTIONAL)}", f"{where}.{extra[0]}")
     link = LinkSpec(ld["length"], ld["mass"], ld["com"], ld["inertia"], ld.get("damping", 0.0),
-                    ld.get("friction", 0.0), ld.get("limits"), ld.get("armature", 0.0))
+                    ld.get("friction", 0.0), ld.get("limits"), ld.get("armature", 0.0), ld.get("effort"))
     try:
         link.validate(where)
     except SpecError as e:
@@ -152,6 +153,7 @@ _UNITS = {
     "friction": "N m, Coulomb, at the proximal joint",
     "limits": "rad",
     "armature": "kg m^2, reflected rotor inertia at the proximal joint (added to M_ii)",
+    "effort": "N m, symmetric actuator effort limit (the commanded torque is saturated)",
 }
 
 

@@ -7,7 +7,7 @@ as a fixed frame), then ``link1 … linkN`` joined by ``revolute`` joints
 one coordinate per joint; limits are ±1e6 rad, never reached).  Every link carries
 an explicit ``<inertial>`` (centre of mass at ``com`` along x, isotropic J, see
 :mod:`crossdyn.models.inertia`); engines must be told to use it (PyBullet:
-``URDF_USE_INERTIA_FROM_FILE``).  Joint damping/friction come from the spec
+``URDF_USE_INERTIA_FROM_FILE``).  ``effort`` is the spec's effort limit (1e9 when none).  Joint damping/friction come from the spec
 (zero unless set).  A thin cylinder along each link is its *visual* geometry; it carries no mass.
 There is no ``<collision>`` element unless ``collision=True`` is asked for: engines that enable
 collisions (Drake with a SceneGraph, PyBullet) would otherwise compute contact between the links of a
@@ -51,7 +51,8 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False) -> str
             f'    <child link="link{i}"/>',
             f'    <origin xyz="{_f(offset)} 0 0" rpy="0 0 0"/>',
             '    <axis xyz="0 0 1"/>',
-            f'    <limit lower="{_f(-JOINT_LIMIT)}" upper="{_f(JOINT_LIMIT)}" effort="1e9" velocity="1e9"/>',
+            f'    <limit lower="{_f(-JOINT_LIMIT)}" upper="{_f(JOINT_LIMIT)}" '
+            f'effort="{"1e9" if link.effort is None else _f(link.effort)}" velocity="1e9"/>',
             f'    <dynamics damping="{_f(link.damping)}" friction="{_f(link.friction)}"/>',
             "  </joint>",
             f'  <link name="link{i}">',
