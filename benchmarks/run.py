@@ -355,6 +355,27 @@ def states_per_s(name: str, fn: str, N: int = 100_000, reps: int = 10) -> float:
     return N / statistics.median(best)
 
 
+def effort_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio")) -> dict:
+    """µs per step of the runner's closed-loop path (pd-gravity, the torque saturated every step) on planar3r
+    with effort limits (never reached, 1e3 N m) against the same arm without: the applied-mode cost."""
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
+
+    spec = get_preset(ARM)
+    limited = spec.with_links(effort=1e3)
+    out = {}
+    for name in engines:
+        runs = {}
+        for label, arm in (("plain", spec), ("effort", limited)):
+            eng = make_engine(name, arm, 1e-3)
+            prof = make_profile("pd-gravity", arm, target=[-1.0, 0.3, 0.0])
+            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
+        us = alternate(runs, steps, blocks)
+        out[name] = {"plain_us_per_step": us["plain"], "effort_us_per_step": us["effort"],
+                     "ratio": us["effort"] / us["plain"]}
+    return out
+
+
 def wall_and_memory(argv: list[str]) -> tuple[float, float]:
     """Wall time (s) and peak RSS (MiB) of a crossdyn command in a fresh process."""
     exe = str(Path(sys.executable).with_name("crossdyn"))
@@ -402,6 +423,8 @@ def main() -> int:
     results["mujoco_rk4_us_per_step"] = mj["mujoco_rk4"]
     results["analytic_rk4_vs_mujoco_rk4"] = mj["analytic"] / mj["mujoco_rk4"]
 
+    results["effort_applied_overhead"] = effort_overhead(steps, blocks)
+
     b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3)
     results["batched_rk4_us_per_traj_step"] = b["batched"]
     results["rollout_rk4_us_per_traj_step"] = b["rollout"]
@@ -439,6 +462,8 @@ def main() -> int:
           f"{results['mujoco_rk4_us_per_step']:.2f} us = {results['analytic_rk4_vs_mujoco_rk4']:.2f}")
     print(f"batched analytic RK4 / mujoco.rollout RK4 (N = 1000, per trajectory-step): "
           f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f}")
+    print("effort limits, applied mode (closed loop, saturated every step) / no limits: " + ", ".join(
+        f"{k} {v['ratio']:.2f}" for k, v in results["effort_applied_overhead"].items()))
     for key in ("batched_id_states_per_s", "batched_fd_states_per_s"):
         print(f"{key}: " + ", ".join(f"{a} {v / 1e6:.2f} M/s" for a, v in results[key].items()))
     print(f"crossdyn --help: {results['help_wall_s']:.3f} s; compare planar3r: {results['compare_planar3r_wall_s']:.1f} s, "
