@@ -1,0 +1,194 @@
+"""The compliant joint-limit law and an event-exact reference for it (first part of limits, issue 12).
+
+Law, per joint with limits [lo, hi], stiffness k (N m/rad) and damping c (N m s/rad):
+
+    τ_lim = min(0, −k (q − hi) − c q̇)    for q > hi     (pushes back, never pulls)
+    τ_lim = max(0, −k (q − lo) − c q̇)    for q < lo
+    τ_lim = 0                            for lo ≤ q ≤ hi
+
+so the arm obeys M q̈ + C q̇ + G + F = τ + τ_lim.  τ_lim is discontinuous where a joint enters a limit with
+c q̇ ≠ 0 and has a kink where the clipped force −k(q − hi) − c q̇ reaches 0 (the stop *releases* the joint
+before it is back inside: the damper would pull).  :func:`simulate_limits` integrates this exactly at those
+switches: adaptive DOP853 with dense output, every sign change of an event function located by Brent's method
+on the dense output and the integrator restarted there, so no step ever straddles a switch.  Event functions
+per joint: q − hi, q − lo (entry/exit) and the clipped forces (release/re-engage).  The commanded torque is a
+zero-order hold of period ``hold`` (the integrator restarts at each hold boundary too), as the engines get it.
+
+Not yet wired into the spec, the runner or ``compare`` (the next step: ``limit_stiffness``/``limit_damping``
+keys, the applied mode through :mod:`crossdyn.drive.runner`, native MuJoCo/PyBullet characterisation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from scipy.integrate import DOP853
+from scipy.optimize import brentq
+
+from crossdyn.analytic.dynamics import as_params, forward_dynamics
+
+
+@dataclass(frozen=True)
+class LimitLaw:
+    """Limits and the compliant law's coefficients, one entry per joint (±inf: no limit on that side)."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    stiffness: np.ndarray
+    damping: np.ndarray
+
+    @classmethod
+    def from_spec(cls, spec, stiffness, damping) -> "LimitLaw":
+        """The spec's ``limits`` (joints without limits: ±inf) with stiffness k and damping c (scalars or per joint)."""
+        n = spec.n
+        lo = np.array([-np.inf if l.limits is None else l.limits[0] for l in spec.links])
+        hi = np.array([np.inf if l.limits is None else l.limits[1] for l in spec.links])
+        k = np.broadcast_to(np.asarray(stiffness, dtype=float), (n,)).copy()
+        c = np.broadcast_to(np.asarray(damping, dtype=float), (n,)).copy()
+        if np.any(k <= 0) or np.any(c < 0) or not np.all(np.isfinite(k)) or not np.all(np.isfinite(c)):
+            raise ValueError(f"limit law: stiffness must be > 0 and damping >= 0 (finite), got k = {k}, c = {c}")
+        return cls(lo, hi, k, c)
+
+    def torque(self, q, qd) -> np.ndarray:
+        """τ_lim(q, q̇) (see the module docstring); batched over leading axes."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        with np.errstate(invalid="ignore"):  # inf − inf where a side has no limit: masked out below
+            up = np.minimum(0.0, -self.stiffness * (q - self.upper) - self.damping * qd)
+            down = np.maximum(0.0, -self.stiffness * (q - self.lower) - self.damping * qd)
+        return np.where(q > self.upper, up, 0.0) + np.where(q < self.lower, down, 0.0)
+
+    def events(self, q, qd) -> np.ndarray:
+        """The event functions (4n): q − hi, q − lo, and the unclipped forces at hi and at lo."""
+        f_up = -self.stiffness * (q - self.upper) - self.damping * qd
+        f_down = -self.stiffness * (q - self.lower) - self.damping * qd
+        return np.concatenate([q - self.upper, q - self.lower, f_up, f_down])
+
+
+@dataclass
+class LimitRun:
+    """Result of :func:`simulate_limits`: states on the output grid and every switch located."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    events: list = field(default_factory=list)
+    """(time s, joint 1-based, what) with what one of "enter upper", "exit upper", "enter lower", "exit lower",
+    "release upper", "engage upper", "release lower", "engage lower"."""
+    steps: int = 0
+
+
+_KINDS = ("upper", "lower", "force upper", "force lower")
+
+
+def _what(kind: int, rising: bool) -> str:
+    side = "upper" if kind in (0, 2) else "lower"
+    if kind < 2:  # position: rising through hi enters upper, rising through lo exits lower
+        entering = rising if side == "upper" else not rising
+        return ("enter " if entering else "exit ") + side
+    # force: at the upper stop the clipped force min(0, f) releases when f rises through 0
+    releasing = rising if side == "upper" else not rising
+    return ("release " if releasing else "engage ") + side
+
+
+def simulate_limits(arm, law: LimitLaw, q0, qd0, duration: float, torque: Callable | None = None,
+                    hold: float | None = None, output_dt: float = 1e-3, rtol: float = 1e-11, atol: float = 1e-11,
+                    max_steps: int = 1_000_000) -> LimitRun:
+    """Integrate M q̈ + C q̇ + G + F = τ(t) + τ_lim(q, q̇) from (q0, q̇0), exact at every switch.
+
+    ``torque(t)`` is the commanded torque (default 0), sampled at the start of each hold interval of length
+    ``hold`` and held (``hold=None``: evaluated continuously).  States are returned every ``output_dt``.
+    """
+    p = as_params(arm)
+    n = p.n
+    x = np.concatenate([np.asarray(q0, float), np.asarray(qd0, float)])
+    tau_fn = torque if torque is not None else (lambda t: np.zeros(n))
+    held = {"tau": np.asarray(tau_fn(0.0), float)}
+
+    def rhs(t, y):
+        tau = held["tau"] if hold is not None else np.asarray(tau_fn(t), float)
+        q, qd = y[:n], y[n:]
+        return np.concatenate([qd, forward_dynamics(p, q, qd, tau + law.torque(q, qd))])
+
+    def g(y):
+        return law.events(y[:n], y[n:])
+
+    grid = np.arange(int(np.floor(duration / output_dt + 1e-9)) + 1) * output_dt  # never beyond duration
+    out_q, out_qd = np.empty((len(grid), n)), np.empty((len(grid), n))
+    out_q[0], out_qd[0] = x[:n], x[n:]
+    filled = 1
+    events: list = []
+    t, steps = 0.0, 0
+    bounds = (np.arange(hold, duration, hold).tolist() if hold is not None else []) + [duration]
+    for t_end in bounds:
+        if hold is not None:
+            held["tau"] = np.asarray(tau_fn(t), float)
+        while t < t_end - 1e-15:
+            solver = DOP853(rhs, t, x, t_end, rtol=rtol, atol=atol)
+            g_old = g(x)
+            t_restart = t
+            restarted = False
+            while solver.status == "running":
+                solver.step()
+                steps += 1
+                if steps > max_steps:
+                    raise FloatingPointError(f"limit reference: more than {max_steps} steps by t = {solver.t:.6g} s")
+                dense = solver.dense_output()
+                g_new = g(solver.y)
+                cross = np.nonzero((g_old * g_new < 0) & np.isfinite(g_old) & np.isfinite(g_new))[0]
+                hits = []
+                for i in cross:
+                    t_i = brentq(lambda s: g(dense(s))[i], solver.t_old, solver.t, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+                    kind, joint = divmod(int(i), n)
+                    if kind >= 2:  # a force switch matters only while the joint is beyond that limit
+                        q_i = dense(t_i)[joint]
+                        if not (q_i > law.upper[joint] if kind == 2 else q_i < law.lower[joint]):
+                            continue
+                    if t_i > t_restart + 1e-13:  # not the switch we restarted at
+                        hits.append((t_i, i))
+                t_stop = min(hits)[0] if hits else solver.t
+                while filled < len(grid) and grid[filled] <= t_stop + 1e-15:
+                    y = dense(grid[filled]) if grid[filled] < solver.t else solver.y
+                    out_q[filled], out_qd[filled] = y[:n], y[n:]
+                    filled += 1
+                if hits:
+                    t_ev = t_stop
+                    x = dense(t_ev)
+                    for t_i, i in sorted(hits):
+                        if t_i <= t_ev + 1e-13:
+                            kind, joint = divmod(int(i), n)
+                            events.append((float(t_i), joint + 1, _what(kind, g_new[i] > g_old[i])))
+                    t = t_ev
+                    restarted = True
+                    break
+                g_old = g_new
+            if not restarted:
+                if solver.status == "failed":
+                    raise FloatingPointError(f"limit reference: DOP853 failed at t = {solver.t:.6g} s")
+                t, x = solver.t, solver.y
+    while filled < len(grid):
+        out_q[filled], out_qd[filled] = x[:n], x[n:]
+        filled += 1
+    return LimitRun(grid, out_q, out_qd, events, steps)
+
+
+def rk4_limits(arm, law: LimitLaw, q0, qd0, duration: float, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-step RK4 of the same dynamics with the law evaluated inside every stage (no event handling):
+    the independent check that :func:`simulate_limits` is what fixed steps converge to as dt → 0."""
+    p = as_params(arm)
+    n = p.n
+
+    def f(q, qd):
+        return forward_dynamics(p, q, qd, law.torque(q, qd))
+
+    q, qd = np.asarray(q0, float).copy(), np.asarray(qd0, float).copy()
+    for _ in range(int(round(duration / dt))):
+        a1 = f(q, qd)
+        v2 = qd + 0.5 * dt * a1
+        a2 = f(q + 0.5 * dt * qd, v2)
+        v3 = qd + 0.5 * dt * a2
+        a3 = f(q + 0.5 * dt * v2, v3)
+        v4 = qd + dt * a3
+        a4 = f(q + dt * v3, v4)
+        q, qd = q + dt / 6 * (qd + 2 * v2 + 2 * v3 + v4), qd + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+    return q, qd

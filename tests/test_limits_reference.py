@@ -1,0 +1,84 @@
+"""The compliant joint-limit law and its event-exact reference (crossdyn.analytic.limits).
+
+Independent references: a 1R arm without gravity, whose contact is a linear spring–damper with a closed-form
+solution (entry time, release time found by bisection on the closed form, exit time and velocity); and
+fixed-step RK4 with the law inside every stage converging to the reference as dt → 0 on a 2R arm with gravity.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import bisect
+
+from crossdyn.analytic.limits import LimitLaw, rk4_limits, simulate_limits
+from crossdyn.models.presets import planar2r, planarNr
+
+
+def test_law_pushes_back_and_never_pulls():
+    law = LimitLaw(np.array([-1.0]), np.array([0.5]), np.array([100.0]), np.array([2.0]))
+    assert law.torque([0.0], [5.0])[0] == 0.0                               # inside: nothing
+    assert law.torque([0.6], [1.0])[0] == pytest.approx(-100 * 0.1 - 2.0)  # beyond hi, moving out
+    assert law.torque([0.6], [-10.0])[0] == 0.0                             # −k x − c q̇ = +10: would pull
+    assert law.torque([-1.1], [-1.0])[0] == pytest.approx(100 * 0.1 + 2.0)  # symmetric below lo
+    assert law.torque([-1.1], [10.0])[0] == 0.0
+
+
+def test_one_joint_contact_matches_the_closed_form():
+    spec = planarNr(1)
+    spec = spec.with_link(0, limits=(-1.0, 0.5)).__class__(spec.with_link(0, limits=(-1.0, 0.5)).links,
+                                                           gravity=(0.0, 0.0, 0.0), name="1r")
+    link = spec.links[0]
+    I = link.inertia + link.mass * link.com**2                 # 1/3 kg m² about the joint
+    k, c, v0 = 100.0, 2.0, 2.0
+    law = LimitLaw.from_spec(spec, k, c)
+    w = math.sqrt(k / I)
+    z = c / (2 * math.sqrt(k * I))
+    wd = w * math.sqrt(1 - z * z)
+    x = lambda s: v0 / wd * math.exp(-z * w * s) * math.sin(wd * s)  # noqa: E731 — penetration after entry
+    v = lambda s: v0 * math.exp(-z * w * s) * (math.cos(wd * s) - z * w / wd * math.sin(wd * s))  # noqa: E731
+    force = lambda s: -k * x(s) - c * v(s)  # noqa: E731
+    t_in = 0.5 / v0
+    s_rel = bisect(force, 1e-9, math.pi / wd, xtol=1e-15)       # the damper would start to pull here
+    x_r, v_r = x(s_rel), v(s_rel)
+    t_out = t_in + s_rel + x_r / -v_r                          # free again: straight back to hi
+    run = simulate_limits(spec, law, [0.0], [v0], t_out + 0.05, output_dt=1e-3)
+    kinds = [(j, what) for _, j, what in run.events]
+    assert kinds == [(1, "enter upper"), (1, "release upper"), (1, "exit upper")]
+    times = [t for t, _, _ in run.events]
+    # event times located on the dense output to ~1e-12 s; rtol = atol = 1e-11 integration
+    assert times == pytest.approx([t_in, t_in + s_rel, t_out], abs=1e-9)
+    assert run.qd[-1, 0] == pytest.approx(v_r, abs=1e-9)
+    assert run.q[-1, 0] == pytest.approx(0.5 + v_r * (run.t[-1] - t_out), abs=1e-9)
+    inside = (run.t > t_in) & (run.t < t_in + s_rel)       # in contact: the damped oscillator's closed form
+    assert inside.sum() > 20
+    np.testing.assert_allclose(run.q[inside, 0], [0.5 + x(t - t_in) for t in run.t[inside]], atol=1e-9)
+
+
+def test_fixed_step_rk4_converges_to_the_reference_with_gravity():
+    spec = planar2r().with_link(0, limits=(-2.2, -1.2)).with_link(1, limits=(-0.4, 0.4))
+    law = LimitLaw.from_spec(spec, 200.0, 3.0)
+    q0, qd0, T = [-1.3, 0.0], [0.0, 2.0], 0.6
+    ref = simulate_limits(spec, law, q0, qd0, T, output_dt=T / 6)
+    assert {what for _, _, what in ref.events} >= {"enter upper", "exit upper"}  # the limit is really reached
+    errs = []
+    for dt in (4e-3, 2e-3, 1e-3, 5e-4):
+        q, qd = rk4_limits(spec, law, q0, qd0, T, dt)
+        errs.append(float(np.max(np.abs(q - ref.q[-1]))))
+    # errors fall as dt falls, at least first order (steps straddle the switches), and reach < 1e-5 rad
+    assert all(b < a for a, b in zip(errs, errs[1:])), errs
+    assert errs[-1] < 1e-5 and errs[0] / errs[-1] > 8, errs
+
+
+def test_held_torque_and_no_limits_equal_the_plain_model():
+    from crossdyn.analytic.integrators import simulate
+
+    spec = planar2r()
+    law = LimitLaw.from_spec(spec, 100.0, 1.0)  # no limits in the spec: ±inf, the law never acts
+    tau = np.array([0.3, -0.1])
+    run = simulate_limits(spec, law, [-1.4, 0.1], [0.0, 0.0], 0.2, torque=lambda t: tau, hold=1e-3, output_dt=1e-3)
+    plain = simulate(spec, np.array([-1.4, 0.1]), np.zeros(2), torque=lambda t, q, qd: tau, dt=1e-3, duration=0.2,
+                     method="reference")
+    assert run.events == []
+    np.testing.assert_allclose(run.q, plain.q, atol=1e-9)  # both DOP853 restarted each ms, rtol 1e-11 vs 1e-12
