@@ -132,6 +132,8 @@ CASES = [
       ["arm.toml", "line 12", "links[2].armature", "-0.05"]),
     c("arm-effort-zero", ["info", TOML], {"arm.toml": arm(effort="0.0")},
       ["arm.toml", "line 12", "links[2].effort", "0.0"]),
+    c("arm-limit-stiffness-without-limits", ["info", TOML], {"arm.toml": arm(limit_stiffness="50.0")},
+      ["arm.toml", "line 12", "links[2].limit_stiffness", "50.0", "needs limits"]),
     c("arm-limits-reversed", ["info", TOML], {"arm.toml": arm(limits="[1.0, -1.0]")},
       ["arm.toml", "line 12", "links[2].limits", "[1.0, -1.0]"]),
     c("arm-limits-string", ["info", TOML], {"arm.toml": arm(limits='"wide"')},

@@ -82,3 +82,60 @@ def test_held_torque_and_no_limits_equal_the_plain_model():
                      method="reference")
     assert run.events == []
     np.testing.assert_allclose(run.q, plain.q, atol=1e-9)  # both DOP853 restarted each ms, rtol 1e-11 vs 1e-12
+
+
+# ------------------------------------------------------------------------------------------ spec and applied mode
+def test_spec_keys_validated_and_round_trip(tmp_path):
+    from crossdyn.models import get_preset
+    from crossdyn.models.spec import SpecError
+    from crossdyn.models.spec_io import dumps_spec, load_spec, spec_from_dict
+
+    spec = get_preset("planar2r-limits")
+    assert spec.has_limit_law and not planar2r().has_limit_law
+    path = tmp_path / "l.toml"
+    path.write_text(dumps_spec(spec))
+    assert load_spec(path) == spec and "limit_stiffness = 50.0  # N m/rad" in path.read_text()
+    base = {"length": 1, "mass": 1, "com": 0.5, "inertia": 0.1}
+    for extra, msg in (({"limit_stiffness": 10.0}, r"limit_stiffness: needs limits"),
+                       ({"limits": [-1, 1], "limit_damping": 1.0}, r"limit_damping: needs limit_stiffness > 0"),
+                       ({"limits": [-1, 1], "limit_stiffness": -1.0}, r"limit_stiffness: must be >= 0 N m/rad")):
+        with pytest.raises(SpecError, match=rf"links\[1\]\.{msg}"):
+            spec_from_dict({"links": [{**base, **extra}]})
+
+
+def test_applied_mode_converges_to_the_event_exact_reference():
+    """The runner's zero-order-hold limit torque (from the engine's state each step) tends to the continuous
+    law as dt → 0: about first order, the hold being first order."""
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r-limits")
+    law = LimitLaw.of(spec)
+    q0, qd0, T = np.array([-1.5, 0.0]), np.array([0.0, 2.0]), 0.4
+    ref = simulate_limits(spec, law, q0, qd0, T, output_dt=T / 4)
+    assert any(what == "enter upper" for _, j, what in ref.events if j == 2)
+    zero = make_profile("zero", spec)
+    errs = []
+    for dt in (2e-3, 1e-3, 5e-4):
+        with make_engine("analytic", spec, dt) as eng:
+            run = run_engine(eng, zero, q0, qd0, T)
+        errs.append(float(np.max(np.abs(run.q[-1] - ref.q[-1]))))
+        if dt == 1e-3:
+            assert np.any(run.tau != 0)  # the recorded (applied) torque is the limit torque
+            with make_engine("analytic", spec, dt) as eng:
+                free = run_engine(eng, zero, q0, qd0, T, limit_law=False)
+            assert free.q[:, 1].max() > run.q[:, 1].max() + 0.05  # without the law joint 2 runs through
+    assert errs[0] > errs[1] > errs[2] and 1.5 < errs[0] / errs[1] < 3 and errs[2] < 2e-3, errs
+
+
+def test_compare_passes_in_applied_mode_and_says_how():
+    from crossdyn.comparison.compare import compare
+
+    s = compare("planar2r-limits", duration=1.0, engines=("pybullet", "mujoco-rk4", "pinocchio"), n_states=20,
+                convergence_dts=(4e-3, 2e-3)).summary
+    assert s["verdict"] == "pass", s["failures"]
+    assert any(n.startswith("joint limits: crossdyn applies the compliant limit law") for n in s["notes"])
+    assert s["engines"]["mujoco-rk4"]["energy"]["max_rel_drift"] is None
+    assert "convergence" not in s["engines"]["pinocchio"]  # skipped (its dense reference has no limits)

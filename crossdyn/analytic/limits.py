@@ -14,8 +14,8 @@ on the dense output and the integrator restarted there, so no step ever straddle
 per joint: q − hi, q − lo (entry/exit) and the clipped forces (release/re-engage).  The commanded torque is a
 zero-order hold of period ``hold`` (the integrator restarts at each hold boundary too), as the engines get it.
 
-Not yet wired into the spec, the runner or ``compare`` (the next step: ``limit_stiffness``/``limit_damping``
-keys, the applied mode through :mod:`crossdyn.drive.runner`, native MuJoCo/PyBullet characterisation).
+The spec keys ``limit_stiffness``/``limit_damping`` give the law (:meth:`LimitLaw.of`); the runner applies
+it (applied mode, :mod:`crossdyn.drive.runner`).  Not yet: the native MuJoCo/PyBullet characterisation.
 """
 from __future__ import annotations
 
@@ -49,6 +49,16 @@ class LimitLaw:
         if np.any(k <= 0) or np.any(c < 0) or not np.all(np.isfinite(k)) or not np.all(np.isfinite(c)):
             raise ValueError(f"limit law: stiffness must be > 0 and damping >= 0 (finite), got k = {k}, c = {c}")
         return cls(lo, hi, k, c)
+
+    @classmethod
+    def of(cls, spec) -> "LimitLaw | None":
+        """The law the spec sets (``limit_stiffness``/``limit_damping`` per link; links without: no limit), or None."""
+        if not spec.has_limit_law:
+            return None
+        on = [l.limit_stiffness > 0 for l in spec.links]
+        return cls(np.array([l.limits[0] if o else -np.inf for l, o in zip(spec.links, on)]),
+                   np.array([l.limits[1] if o else np.inf for l, o in zip(spec.links, on)]),
+                   np.array([l.limit_stiffness for l in spec.links]), np.array([l.limit_damping for l in spec.links]))
 
     def torque(self, q, qd) -> np.ndarray:
         """τ_lim(q, q̇) (see the module docstring); batched over leading axes."""

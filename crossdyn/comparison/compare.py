@@ -329,7 +329,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     M_ref = analytic.mass_matrix(spec, qs)
     qdd_ref = analytic.forward_dynamics(spec, qs, qds, taus)
     conv_q0 = q0 + 0.5 * np.array([(-1) ** i for i in range(spec.n)])
-    dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) if opt.convergence_dts else None
+    dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) \
+        if opt.convergence_dts and not spec.has_limit_law else None
 
     static = StaticStates(qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref)
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense)
@@ -398,7 +399,13 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                                                        if honouring else "")
                      + ". crossdyn saturates the torque itself before every engine (applied mode), so the runs "
                        "above are comparable; an engine driven directly would exceed the limit")
-    if opt.convergence_dts and dense is None:
+    if spec.has_limit_law:
+        notes.append("joint limits: crossdyn applies the compliant limit law (limit_stiffness, limit_damping) from "
+                     "each engine's own state at every step, held over the step (applied mode), and the reference "
+                     "gets it the same way; the engines' own limits are off. Not measured with it: the free-swing "
+                     "energy drift (the law stores and dissipates energy), the convergence study (its dense "
+                     "reference has no limits), the native limit behaviour")
+    elif opt.convergence_dts and dense is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
     summary["notes"] = notes
@@ -735,7 +742,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             res_half = metrics.work_energy_residual(q_half, half.qd[::2], half.tau[::2], e_half, dt, b, fc)
             wer_estimate = float(np.max(np.abs(residual - res_half))) * metrics.richardson_factor(order) / escale
         wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
-        energy = {"max_rel_drift": drift if not spec.has_damping and not spec.has_friction else None,
+        energy = {"max_rel_drift": drift if not (spec.has_damping or spec.has_friction or spec.has_limit_law) else None,
                   "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
                   "work_energy_tolerance": wer_tol, "energy_scale_j": escale, "tolerance": energy_tol,
                   "free_status": free.status}

@@ -14,6 +14,12 @@ torque; ``info["effort"]`` counts the saturated steps per joint).  ``saturate=Fa
 torque to the engine unchanged (native mode: the engine's own limit, if it has one;
 :mod:`crossdyn.drive.effort`).
 
+**Joint limits** (applied mode): when the spec sets a compliant limit law (``limit_stiffness`` > 0), the
+limit torque τ_lim(q_k, q̇_k) of :class:`crossdyn.analytic.limits.LimitLaw` is computed from the engine's own
+state at the start of every step and added to the (saturated) commanded torque, held over the step like it;
+``Trajectory.tau`` is the sum.  Such runs take the step loop (no ``mujoco.rollout``).  ``limit_law=False``
+leaves it out.
+
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
 
@@ -97,8 +103,18 @@ def _rollout_ok(TAU) -> bool:
     return float(np.max(np.abs(TAU), initial=0.0)) < 1e10
 
 
+def _law(engine: Engine, limit_law: bool):
+    """The compliant limit law to apply (applied mode), or None."""
+    spec = getattr(engine, "spec", None)
+    if not limit_law or spec is None or not spec.has_limit_law:
+        return None
+    from crossdyn.analytic.limits import LimitLaw
+
+    return LimitLaw.of(spec)
+
+
 def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
-                    use_rollout: bool = True, saturate: bool = True) -> list[Trajectory]:
+                    use_rollout: bool = True, saturate: bool = True, limit_law: bool = True) -> list[Trajectory]:
     """Several runs ``[(profile, q0, q̇0), …]`` of one engine.
 
     When every profile is open loop and the engine has ``rollout_many`` (MuJoCo), all runs go through
@@ -107,8 +123,9 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
     """
     many = getattr(engine, "rollout_many", None) if use_rollout else None
     prepared = [_prepare(engine, profile, q0, qd0, duration, saturate) for profile, q0, qd0 in runs]
-    if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared):
-        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate)
+    if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared) \
+            or _law(engine, limit_law) is not None:
+        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate, limit_law)
                 for profile, q0, qd0 in runs]
     try:
         Qs, QDs = many(np.array([p[0] for p in prepared]), np.array([p[1] for p in prepared]),
@@ -127,7 +144,7 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
 
 def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True,
-               saturate: bool = True) -> Trajectory:
+               saturate: bool = True, limit_law: bool = True) -> Trajectory:
     """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
 
     An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
@@ -136,6 +153,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     q0, qd0, Q, QD, times, TAU, per_step = _prepare(engine, profile, q0, qd0, duration, saturate)
     n, dt, steps = engine.n, engine.dt, len(TAU)
     effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
+    law = _law(engine, limit_law)
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
 
@@ -150,7 +168,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
         return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
                        f"{engine.name}: reset failed: {type(e).__name__}: {e}")
-    rollout = None if per_step or not use_rollout else getattr(engine, "rollout", None)
+    rollout = None if per_step or not use_rollout or law is not None else getattr(engine, "rollout", None)
     if rollout is not None and _rollout_ok(TAU):
         # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
         try:
@@ -165,7 +183,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     q_rows, qd_rows, tau_rows = list(Q), list(QD), list(TAU)
     # states are checked in blocks of CHECK_BLOCK steps (one vectorised check instead of a few µs per step);
     # closed-loop profiles see every state, so there every state is checked before the profile uses it
-    block = 1 if per_step else CHECK_BLOCK
+    block = 1 if per_step or law is not None else CHECK_BLOCK
     good = 0  # rows 0 … good are checked and fine
     for k in range(steps):
         tau = tau_rows[k]
@@ -178,6 +196,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                 break
             if effort is not None:
                 np.clip(tau, -effort, effort, out=tau)  # saturate the commanded torque before it is applied
+        if law is not None:  # the limit torque from the engine's own state, held over the step
+            tau += law.torque(q_rows[k], qd_rows[k])
         q, qd = q_rows[k + 1], qd_rows[k + 1]
         try:
             step(tau)

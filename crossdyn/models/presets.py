@@ -64,6 +64,16 @@ def planar3r_geared() -> ArmSpec:
                          "effort limits (2, 0.8, 0.16) N m (the default profile saturates them)")
 
 
+def planar2r_limits() -> ArmSpec:
+    """planar2r with joint limits its default profile reaches (about the hanging pose q = (−π/2, 0)), and the
+    compliant limit law k = 50 N m/rad, c = 0.5 N m s/rad on both joints."""
+    arm = planar2r()
+    links = (replace(arm.links[0], limits=(-1.65, -1.40), limit_stiffness=50.0, limit_damping=0.5),
+             replace(arm.links[1], limits=(-0.10, 0.12), limit_stiffness=50.0, limit_damping=0.5))
+    return ArmSpec(links, name="planar2r-limits",
+                   notes="planar2r with limits (-1.65, -1.40), (-0.10, 0.12) rad and a compliant limit law")
+
+
 def planarNr(n: int) -> ArmSpec:
     """n uniform rods, lengths 1.0 → 0.6 m and masses 1.0 → 0.5 kg from base to tip."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -79,6 +89,7 @@ PRESETS = {
     "planar2r-pointmass": planar2r_pointmass,
     "planar3r-general": planar3r_general,
     "planar3r-geared": planar3r_geared,
+    "planar2r-limits": planar2r_limits,
 }
 """Named presets; ``planar<N>r`` (e.g. ``planar5r``) is also accepted for any N ≥ 1."""
 

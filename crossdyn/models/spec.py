@@ -71,6 +71,9 @@ class LinkSpec:
         inertia): adds I_a to the diagonal entry M_ii of the mass matrix, i.e. the kinetic energy
         ½ I_a q̇_i² of a rotor spinning with the joint (the MuJoCo/Pinocchio ``armature`` model;
         the rotor's own gyroscopic coupling to the link's rotation is neglected).
+    limit_stiffness, limit_damping : float
+        k (N m/rad) and c (N m s/rad) of the compliant limit law (:mod:`crossdyn.analytic.limits`), applied
+        by the runner when k > 0 (needs ``limits``); 0: limits stay informational.
     effort : float or None
         N m, symmetric actuator effort limit of the proximal joint (> 0; None: unlimited): the commanded
         torque is saturated to [−effort, effort] before it is applied (:mod:`crossdyn.drive.runner`).
@@ -85,10 +88,13 @@ class LinkSpec:
     limits: tuple[float, float] | None = None
     armature: float = 0.0
     effort: float | None = None
+    limit_stiffness: float = 0.0
+    limit_damping: float = 0.0
 
     def validate(self, where: str = "link") -> None:
         """Raise :class:`SpecError` naming ``where`` and the field if a value is invalid."""
-        for name in ("length", "mass", "com", "inertia", "damping", "friction", "armature"):
+        for name in ("length", "mass", "com", "inertia", "damping", "friction", "armature", "limit_stiffness",
+                     "limit_damping"):
             object.__setattr__(self, name, _number(getattr(self, name), f"{where}.{name}"))
         if self.length <= 0:
             raise SpecError(f"{where}.length: must be > 0 m, got {self.length!r}", f"{where}.length", self.length)
@@ -103,6 +109,16 @@ class LinkSpec:
         if self.armature < 0:
             raise SpecError(f"{where}.armature: must be >= 0 kg m^2, got {self.armature!r}", f"{where}.armature",
                             self.armature)
+        for name, unit in (("limit_stiffness", "N m/rad"), ("limit_damping", "N m s/rad")):
+            if getattr(self, name) < 0:
+                raise SpecError(f"{where}.{name}: must be >= 0 {unit}, got {getattr(self, name)!r}", f"{where}.{name}",
+                                getattr(self, name))
+        if self.limit_stiffness > 0 and self.limits is None:
+            raise SpecError(f"{where}.limit_stiffness: needs limits = [lower, upper] on this link, got "
+                            f"{self.limit_stiffness!r} without limits", f"{where}.limit_stiffness", self.limit_stiffness)
+        if self.limit_damping > 0 and not self.limit_stiffness > 0:
+            raise SpecError(f"{where}.limit_damping: needs limit_stiffness > 0 on this link, got {self.limit_damping!r}",
+                            f"{where}.limit_damping", self.limit_damping)
         if self.effort is not None:
             e = _number(self.effort, f"{where}.effort")
             if not e > 0:
@@ -233,6 +249,11 @@ class ArmSpec:
         return any(l.armature > 0 for l in self.links)
 
     @property
+    def has_limit_law(self) -> bool:
+        """Some joint has limits and a compliant limit law (limit_stiffness > 0): the runner applies it."""
+        return any(l.limit_stiffness > 0 for l in self.links)
+
+    @property
     def has_effort(self) -> bool:
         return any(l.effort is not None for l in self.links)
 
@@ -297,6 +318,10 @@ class ArmSpec:
                 d["armature"] = l.armature
             if l.effort is not None:
                 d["effort"] = l.effort
+            if l.limit_stiffness:
+                d["limit_stiffness"] = l.limit_stiffness
+            if l.limit_damping:
+                d["limit_damping"] = l.limit_damping
             out["links"].append(d)
         return out
 

@@ -14,6 +14,8 @@ The format (all values SI)::
     limits = [-3.14, 3.14]  # rad (optional)
     armature = 0.0   # kg m^2, reflected rotor inertia at the proximal joint, added to M_ii (optional, default 0)
     effort = 10.0    # N m, symmetric actuator limit: the commanded torque is saturated (optional, default none)
+    limit_stiffness = 0.0  # N m/rad, compliant limit law beyond `limits` (optional; 0: limits not simulated)
+    limit_damping = 0.0    # N m s/rad, its damping (optional, needs limit_stiffness > 0)
 
 ``name`` and ``gravity`` are optional (defaults: the file's stem, (0, −9.81, 0)).
 Unknown keys are errors, so that a typo (``mas = 1``) cannot silently fall back to a default.
@@ -29,7 +31,7 @@ from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
 from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError, SpecWarning
 
 LINK_REQUIRED = ("length", "mass", "com", "inertia")
-LINK_OPTIONAL = ("damping", "friction", "limits", "armature", "effort")
+LINK_OPTIONAL = ("damping", "friction", "limits", "armature", "effort", "limit_stiffness", "limit_damping")
 TOP_KEYS = ("name", "gravity", "links")
 
 
@@ -83,7 +85,8 @@ def _link_from_dict(ld, i: int, source: str) -> LinkSpec:
             f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: "
             f"{', '.join(LINK_REQUIRED + LINK_OPTIONAL)}", f"{where}.{extra[0]}")
     link = LinkSpec(ld["length"], ld["mass"], ld["com"], ld["inertia"], ld.get("damping", 0.0),
-                    ld.get("friction", 0.0), ld.get("limits"), ld.get("armature", 0.0), ld.get("effort"))
+                    ld.get("friction", 0.0), ld.get("limits"), ld.get("armature", 0.0), ld.get("effort"),
+                    ld.get("limit_stiffness", 0.0), ld.get("limit_damping", 0.0))
     try:
         link.validate(where)
     except SpecError as e:
@@ -154,6 +157,8 @@ _UNITS = {
     "limits": "rad",
     "armature": "kg m^2, reflected rotor inertia at the proximal joint (added to M_ii)",
     "effort": "N m, symmetric actuator effort limit (the commanded torque is saturated)",
+    "limit_stiffness": "N m/rad, compliant limit law beyond limits",
+    "limit_damping": "N m s/rad, compliant limit law beyond limits",
 }
 
 
