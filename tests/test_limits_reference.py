@@ -139,3 +139,16 @@ def test_compare_passes_in_applied_mode_and_says_how():
     assert any(n.startswith("joint limits: crossdyn applies the compliant limit law") for n in s["notes"])
     assert s["engines"]["mujoco-rk4"]["energy"]["max_rel_drift"] is None
     assert "convergence" not in s["engines"]["pinocchio"]  # skipped (its dense reference has no limits)
+
+
+def test_effort_counts_only_the_commanded_torque_with_a_limit_law():
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r-limits").with_links(effort=0.05)
+    with make_engine("analytic", spec) as eng:
+        run = run_engine(eng, make_profile("zero", spec), [-1.5, 0.0], [0.0, 2.0], 0.3)
+    assert np.max(np.abs(run.tau)) > 0.05                # the limit torque exceeds the effort limit …
+    assert run.info["effort"]["saturated_steps"] == [0, 0]  # … but it is not the actuator's, nothing saturated

@@ -154,6 +154,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     n, dt, steps = engine.n, engine.dt, len(TAU)
     effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
     law = _law(engine, limit_law)
+    LIM = np.zeros_like(TAU) if law is not None else None  # limit torques, kept apart from the commanded ones
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
 
@@ -197,7 +198,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
             if effort is not None:
                 np.clip(tau, -effort, effort, out=tau)  # saturate the commanded torque before it is applied
         if law is not None:  # the limit torque from the engine's own state, held over the step
-            tau += law.torque(q_rows[k], qd_rows[k])
+            LIM[k] = law.torque(q_rows[k], qd_rows[k])
+            tau += LIM[k]
         q, qd = q_rows[k + 1], qd_rows[k + 1]
         try:
             step(tau)
@@ -225,7 +227,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
         break
     if status != "ok":
         Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[:k]
-    return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg)
+    return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, LIM)
 
 
 def _classify(engine, Q, QD, k: int, times, velocity_bound: float, clamp) -> tuple[str, float, str]:
@@ -251,7 +253,7 @@ def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:
     return lo + int(np.argmin(ok))
 
 
-def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg) -> Trajectory:
+def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, limit_tau=None) -> Trajectory:
     try:
         config = engine.config()
     except Exception as e:  # noqa: BLE001
@@ -262,7 +264,8 @@ def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg) -> Trajectory:
     spec = getattr(engine, "spec", None)
     limit = spec.effort_limits() if spec is not None else None
     if limit is not None:  # steps whose applied torque sits at the limit (saturated, in applied mode)
-        at = np.abs(TAU) >= limit * (1 - 1e-12)
+        commanded = TAU if limit_tau is None else TAU - limit_tau[: len(TAU)]  # the limit law is not an actuator
+        at = np.abs(commanded) >= limit * (1 - 1e-12)
         info["effort"] = {"limit_nm": [l.effort for l in spec.links], "saturated_steps": at.sum(axis=0).tolist()}
     t = np.arange(Q.shape[0]) * dt
     return Trajectory(t, Q, QD, TAU, engine.integrator, dt, status, t_bad, msg, info)
