@@ -55,8 +55,8 @@ class Engine(abc.ABC):
         out = []
         if self.spec.has_armature and "armature" not in self.supports:
             links = [i for i, l in enumerate(self.spec.links, 1) if l.armature > 0]
-            out.append(f"{self.name}: armature (reflected rotor inertia, joints {', '.join(map(str, links))}) "
-                       f"is not modelled by this engine{self._unsupported_why.get('armature', '')}")
+            out.append(f"armature (reflected rotor inertia, joints {', '.join(map(str, links))}) is not modelled "
+                       f"by {self.name}{self._unsupported_why.get('armature', '')}")
         return out
 
     _unsupported_why: dict = {}
