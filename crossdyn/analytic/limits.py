@@ -186,7 +186,6 @@ def rk4_limits(arm, law: LimitLaw, q0, qd0, duration: float, dt: float) -> tuple
     """Fixed-step RK4 of the same dynamics with the law evaluated inside every stage (no event handling):
     the independent check that :func:`simulate_limits` is what fixed steps converge to as dt → 0."""
     p = as_params(arm)
-    n = p.n
 
     def f(q, qd):
         return forward_dynamics(p, q, qd, law.torque(q, qd))
