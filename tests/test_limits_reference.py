@@ -132,6 +132,7 @@ def test_applied_mode_converges_to_the_event_exact_reference():
 
 def test_compare_passes_in_applied_mode_and_says_how():
     from crossdyn.comparison.compare import compare
+    from crossdyn.models import get_preset
 
     s = compare("planar2r-limits", duration=1.0, engines=("pybullet", "mujoco-rk4", "pinocchio"), n_states=20,
                 convergence_dts=(4e-3, 2e-3)).summary
@@ -139,6 +140,10 @@ def test_compare_passes_in_applied_mode_and_says_how():
     assert any(n.startswith("joint limits: crossdyn applies the compliant limit law") for n in s["notes"])
     assert s["engines"]["mujoco-rk4"]["energy"]["max_rel_drift"] is None
     assert "convergence" not in s["engines"]["pinocchio"]  # skipped (its dense reference has no limits)
+    assert not any("sqrt(k / M_jj) dt" in n for n in s["notes"])  # k = 50: omega dt = 0.029
+    stiff = compare(get_preset("planar2r-limits").with_links(limit_stiffness=5000.0), duration=0.05,
+                    engines=("analytic",), n_states=5, convergence_dts=()).summary
+    assert any("sqrt(k / M_jj) dt reaches 0.17" in n for n in stiff["notes"]), stiff["notes"]
 
 
 def test_effort_counts_only_the_commanded_torque_with_a_limit_law():
@@ -152,3 +157,37 @@ def test_effort_counts_only_the_commanded_torque_with_a_limit_law():
         run = run_engine(eng, make_profile("zero", spec), [-1.5, 0.0], [0.0, 2.0], 0.3)
     assert np.max(np.abs(run.tau)) > 0.05                # the limit torque exceeds the effort limit …
     assert run.info["effort"]["saturated_steps"] == [0, 0]  # … but it is not the actuator's, nothing saturated
+
+
+def test_native_mujoco_limits_are_real_and_characterised():
+    """mujoco@native_limits=true: range + direct solreflimit (−k, −c).  That is a reference *acceleration* in
+    constraint space (mujoco #732), not the N m/rad law: the constraint pushes only where the free motion falls
+    short of it.  Measured over 3 s of planar2r-limits' default profile (k = 50, c = 0.5): joint 1 goes 0.039 rad
+    beyond its limit natively (0.054 rad with no limit at all, 0.033 rad with the applied law); joint 2 goes
+    0.062 rad beyond natively, exactly as far as with no limit (the limit never pushed), 0.017 rad applied."""
+    from crossdyn.comparison.compare import hanging_start
+    from crossdyn.drive.limits_native import characterise_native
+    from crossdyn.drive.profiles import default_profile
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+    from crossdyn.models import get_preset
+    from crossdyn.models.mjcf import to_mjcf
+
+    spec = get_preset("planar2r-limits")
+    assert 'limited="true" range="-0.1 0.12" solreflimit="-50.0 -0.5"' in to_mjcf(spec, native_limits=True)
+    assert 'limited="true"' not in to_mjcf(spec)  # off unless asked for
+    prof, q0 = default_profile(spec), hanging_start(spec)
+    r = characterise_native(spec, prof, q0, np.zeros(2), 3.0)
+    assert r["applied_status"] == r["native_status"] == "ok"
+    j1, j2 = r["joints"]
+    with make_engine("mujoco-rk4", spec) as eng:
+        free = run_engine(eng, prof, q0, np.zeros(2), 3.0, limit_law=False)  # no limit anywhere
+    free1 = float(max(free.q[:, 0].max() + 1.40, -1.65 - free.q[:, 0].min()))
+    free2 = float(max(free.q[:, 1].max() - 0.12, -0.10 - free.q[:, 1].min()))
+    assert j1["penetration_native_rad"] < 0.8 * free1                     # the native limit acted on joint 1
+    assert j2["penetration_native_rad"] == pytest.approx(free2, rel=1e-9)  # and never on joint 2
+    assert j2["penetration_native_rad"] > 3 * j2["penetration_applied_rad"]
+    assert j2["max_angle_difference_rad"] > 0.05  # native and applied are different physics here, and say so
+    with make_engine("mujoco-rk4@native_limits=true", spec) as eng:
+        cfg = eng.config()
+    assert cfg["jnt_solref"][1] == [-50.0, -0.5] and "native_limits" in cfg

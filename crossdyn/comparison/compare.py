@@ -405,6 +405,12 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                      "gets it the same way; the engines' own limits are off. Not measured with it: the free-swing "
                      "energy drift (the law stores and dissipates energy), the convergence study (its dense "
                      "reference has no limits), the native limit behaviour")
+        wdt = _limit_law_omega_dt(spec, q0, dt)
+        if wdt > 0.1:  # heuristic: at k = 5000 on planar2r-limits (0.17) the held law ran away by 3 rad
+            notes.append(f"joint limits: the law is held over each step, and with these stiffnesses "
+                         f"sqrt(k / M_jj) dt reaches {wdt:.2g} (> 0.1): the held law is far from the continuous "
+                         "one (first order in dt, and it can pump energy); lower dt to make the comparison mean "
+                         "the physical law")
     elif opt.convergence_dts and dense is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
@@ -595,6 +601,15 @@ def _effort_group(engine, driven) -> dict:
     return {"mode": "applied: crossdyn saturates the commanded torque to [-effort, effort] before every engine",
             "limit_nm": info.get("limit_nm"), "saturated_steps": info.get("saturated_steps"),
             "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
+
+
+def _limit_law_omega_dt(spec: ArmSpec, q0, dt: float) -> float:
+    """max over joints with a limit law of sqrt(k_j / M_jj(q0)) · dt: how coarse the held law is."""
+    from crossdyn import analytic
+
+    M = analytic.mass_matrix(spec, np.asarray(q0, dtype=float))
+    return max((math.sqrt(l.limit_stiffness / M[j, j]) * dt for j, l in enumerate(spec.links)
+                if l.limit_stiffness > 0), default=0.0)
 
 
 def _check(value, limit) -> bool:

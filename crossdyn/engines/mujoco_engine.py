@@ -76,8 +76,9 @@ class MuJoCoEngine(Engine):
     name = "mujoco"
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,
-                 autoreset: bool = False):
+                 autoreset: bool = False, native_limits: bool = False):
         super().__init__(spec, dt)
+        self.native_limits = bool(native_limits)
         key = str(integrator).lower()
         if key not in _INTEGRATORS:
             raise EngineError(f"mujoco integrator: must be one of {', '.join(_INTEGRATORS.values())}, "
@@ -87,7 +88,8 @@ class MuJoCoEngine(Engine):
         self.name = f"mujoco-{key}"
         self.eulerdamp = bool(eulerdamp)
         self.autoreset = bool(autoreset)
-        self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp)
+        self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp,
+                            native_limits=self.native_limits)
         try:
             self.model = mujoco.MjModel.from_xml_string(self.mjcf)
         except ValueError as e:
@@ -246,6 +248,10 @@ class MuJoCoEngine(Engine):
             "joint_frictionloss": [float(x) for x in m.dof_frictionloss],
             "coulomb_friction_model": "MuJoCo frictionloss: soft dry-friction constraint, not f_c*sign(qd)",
             "armature": [float(x) for x in m.dof_armature],
+            **({"native_limits": "MuJoCo joint limits: range and solreflimit = (-k, -c) (direct form) from the "
+                                 "spec's limit law; crossdyn's applied law should then be off (limit_law=False)",
+                "jnt_range": m.jnt_range.tolist(), "jnt_solref": m.jnt_solref.tolist()}
+               if self.native_limits else {}),
             "joint_limited": [bool(x) for x in m.jnt_limited],
             "contacts": "disabled (flag contact=disable, contype=conaffinity=0)",
             "masses": [float(x) for x in m.body_mass[1:]],

@@ -40,9 +40,20 @@ def _quat(com: float) -> str:
     return ' quat="0 0 0 1"' if 0 < abs(com) < 1e-5 else ""
 
 
+def _limit(link, native_limits: bool) -> str:
+    """``limited="false"``, or with ``native_limits`` and a limit law MuJoCo's own limit: ``range`` and the
+    direct (negative) ``solreflimit = (−k, −c)`` form of the law's stiffness and damping."""
+    if not (native_limits and link.limit_stiffness > 0):
+        return 'limited="false"'
+    lo, hi = link.limits
+    return (f'limited="true" range="{_f(lo)} {_f(hi)}" '
+            f'solreflimit="{_f(-link.limit_stiffness)} {_f(-link.limit_damping)}"')
+
+
 def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", eulerdamp: bool = False,
-            radius: float = 0.02) -> str:
-    """Return the MJCF document for ``spec`` (``integrator`` one of :data:`INTEGRATORS`)."""
+            radius: float = 0.02, native_limits: bool = False) -> str:
+    """Return the MJCF document for ``spec`` (``integrator`` one of :data:`INTEGRATORS`; ``native_limits``:
+    MuJoCo's own joint limits for links with a limit law, see :func:`_limit`)."""
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator: must be one of {', '.join(INTEGRATORS)}, got {integrator!r}")
     if not timestep > 0:
@@ -62,7 +73,7 @@ def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", e
     for i, (link, J) in enumerate(zip(spec.links, inertias), start=1):
         out += [
             f'{indent}<body name="link{i}" pos="{_f(offset)} 0 0">',
-            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" limited="false" armature="{_armature(link.armature)}" '
+            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" {_limit(link, native_limits)} armature="{_armature(link.armature)}" '
             f'damping="{_f(link.damping)}" frictionloss="{_f(link.friction)}"/>',
             f'{indent}  <inertial pos="{_f(link.com)} 0 0"{_quat(link.com)} mass="{_f(link.mass)}" '
             f'diaginertia="{_f(J)} {_f(J)} {_f(J)}"/>',
