@@ -191,3 +191,24 @@ def test_native_mujoco_limits_are_real_and_characterised():
     with make_engine("mujoco-rk4@native_limits=true", spec) as eng:
         cfg = eng.config()
     assert cfg["jnt_solref"][1] == [-50.0, -0.5] and "native_limits" in cfg
+
+
+def test_native_pybullet_limits_are_hard_stops():
+    """pybullet@native_limits=true: URDF limits, PyBullet's hard limit solver; k and c cannot be given to it.
+    Measured (3 s, planar2r-limits' default profile): penetration 2.0e-4 / 6.4e-4 rad natively against
+    0.032 / 0.017 rad with the applied compliant law."""
+    from crossdyn.comparison.compare import hanging_start
+    from crossdyn.drive.limits_native import characterise_native
+    from crossdyn.drive.profiles import default_profile
+    from crossdyn.engines import make_engine
+    from crossdyn.models import get_preset
+    from crossdyn.models.urdf import to_urdf
+
+    spec = get_preset("planar2r-limits")
+    assert '<limit lower="-0.1" upper="0.12"' in to_urdf(spec, native_limits=True)
+    assert '<limit lower="-0.1"' not in to_urdf(spec)
+    r = characterise_native(spec, default_profile(spec), hanging_start(spec), np.zeros(2), 3.0, engine="pybullet")
+    for j in r["joints"]:
+        assert j["penetration_native_rad"] < 2e-3 < 1e-2 < j["penetration_applied_rad"]
+    with make_engine("pybullet@native_limits=true", spec) as eng:
+        assert "(hard) limit solver" in eng.config()["native_limits"]

@@ -1,12 +1,13 @@
-"""Joint limits in native mode: MuJoCo's own limit constraint set from the spec's law, characterised.
+"""Joint limits in native mode: MuJoCo's and PyBullet's own limits set from the spec's law, characterised.
 
 The applied mode (:mod:`crossdyn.drive.runner`) adds τ_lim = −k(q − hi) − c q̇ (clipped) from the engine's state;
 natively, MuJoCo gets ``range`` and the direct ``solreflimit = (−k, −c)`` (``mujoco@native_limits=true``,
 :func:`crossdyn.models.mjcf.to_mjcf`) and crossdyn's law is left out.  MuJoCo's direct form acts in constraint
 space (mujoco #732: its units are scaled by the constraint's effective mass and ``solimplimit``'s impedance), so
 it is *not* the N m/rad law: :func:`characterise_native` measures the difference instead of assuming it away.
-Per joint: the largest penetration beyond each limit, natively and applied, and the largest joint-angle
-difference between the two runs.
+PyBullet (``pybullet@native_limits=true``) gets the URDF ``<limit lower upper>`` and enforces it with its own
+hard limit solver: it has no stiffness or damping to set.  Per joint: the largest penetration beyond each
+limit, natively and applied, and the largest joint-angle difference between the two runs.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def _penetration(q: np.ndarray, lo: float, hi: float) -> float:
 
 
 def characterise_native(spec, profile, q0, qd0, duration: float, dt: float = 1e-3, engine: str = "mujoco-rk4") -> dict:
-    """Applied vs native limits for one MuJoCo engine name: per joint with a law, penetrations and the
+    """Applied vs native limits for one engine name (``mujoco…`` or ``pybullet``): per joint with a law, penetrations and the
     largest angle difference (rad); plus each run's status."""
     with make_engine(engine, spec, dt) as eng:
         applied = run_engine(eng, profile, q0, qd0, duration)

@@ -123,8 +123,10 @@ class PyBulletEngine(Engine):
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, inertia_from_file: bool = True,
                  disable_velocity_motors: bool = True, link_damping: float = 0.0,
-                 max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor"):
+                 max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor",
+                 native_limits: bool = False):
         super().__init__(spec, dt)
+        self.native_limits = bool(native_limits)
         if coulomb_friction not in FRICTION_MODES:
             raise EngineError(f"pybullet coulomb_friction: must be one of {', '.join(FRICTION_MODES)}, "
                               f"got {coulomb_friction!r}")
@@ -149,7 +151,7 @@ class PyBulletEngine(Engine):
         self._zeros = [0.0] * self.n
         self._cid = -1
         self._qcid = -1
-        urdf = to_urdf(spec)
+        urdf = to_urdf(spec, native_limits=self.native_limits)
         fd, path = tempfile.mkstemp(prefix=f"crossdyn-{_file_safe(spec.name)}-", suffix=".urdf")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -337,6 +339,9 @@ class PyBulletEngine(Engine):
             **({"armature": "unsupported: PyBullet has no joint armature; this arm's armature "
                             f"{[l.armature for l in self.spec.links]} kg m^2 is NOT simulated"}
                if self.spec.has_armature else {}),
+            **({"native_limits": "URDF <limit lower upper> of the links with a limit law, enforced by PyBullet's "
+                                 "own (hard) limit solver; it has no stiffness/damping for them"}
+               if self.native_limits else {}),
             "self_collision": False, "contacts": "none (no other bodies)",
             "query_args": "plain lists of Python floats",
         }

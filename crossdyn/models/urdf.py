@@ -27,7 +27,7 @@ def _f(x: float) -> str:
     return repr(float(x))
 
 
-def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False) -> str:
+def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native_limits: bool = False) -> str:
     """Return the URDF document for ``spec`` (``collision=True``: the cylinders also as collision geometry)."""
     inertias, _ = engine_inertias(spec)
     out = [
@@ -43,6 +43,8 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False) -> str
     ]
     parent, offset = "base", 0.0
     for i, (link, J) in enumerate(zip(spec.links, inertias), start=1):
+        lo, hi = (link.limits if native_limits and link.limit_stiffness > 0 and link.limits is not None
+                  else (-JOINT_LIMIT, JOINT_LIMIT))  # ``native_limits``: the spec's limits for links with a law
         geom = (f'<origin xyz="{_f(link.length / 2)} 0 0" rpy="0 1.5707963267948966 0"/>'
                 f'<geometry><cylinder radius="{_f(radius)}" length="{_f(link.length)}"/></geometry>')
         out += [
@@ -51,7 +53,7 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False) -> str
             f'    <child link="link{i}"/>',
             f'    <origin xyz="{_f(offset)} 0 0" rpy="0 0 0"/>',
             '    <axis xyz="0 0 1"/>',
-            f'    <limit lower="{_f(-JOINT_LIMIT)}" upper="{_f(JOINT_LIMIT)}" '
+            f'    <limit lower="{_f(lo)}" upper="{_f(hi)}" '
             f'effort="{"1e9" if link.effort is None else _f(link.effort)}" velocity="1e9"/>',
             f'    <dynamics damping="{_f(link.damping)}" friction="{_f(link.friction)}"/>',
             "  </joint>",
