@@ -20,7 +20,7 @@ from crossdyn.models.octave_session import find_octave
 
 FAST = {"states": 150, "random_params": 3}
 needs_octave = pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
-PRESETS = ["planar1r", "planar2r", "planar3r", "planar2r-pointmass", "planar3r-general"]
+PRESETS = ["planar1r", "planar2r", "planar3r", "planar2r-pointmass", "planar3r-general", "planar3r-geared"]
 
 
 def random_arm(tmp_path, n=4, seed=7, gravity=(0.0, -9.81, 0.0)):

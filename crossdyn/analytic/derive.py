@@ -154,6 +154,13 @@ def derive(spec: ArmSpec, symbols: bool = True) -> Derivation:
                          f"this arm has {n}")
     mode = _gravity_mode(spec)
     q, qd, pairs, a, bsym, M, C, G, (g, gx, gy) = _structure(n, mode)
+    if any(link.armature for link in spec.links):
+        # rotor armature I_a (T += ½ I_ai q̇i²) adds to M_ii only; written as the arm's numbers in every format
+        # (a constant of the motors, not of the link geometry the groups describe); C and G do not change
+        M = M.copy()
+        for i, link in enumerate(spec.links):
+            if link.armature:
+                M[i, i] = M[i, i] + sp.Float(repr(float(link.armature)))
     adefs, bdefs = group_definitions(n)
     m, L, Lc, J = _param_symbols(n)
     values = {}
@@ -188,6 +195,9 @@ def _text(d: Derivation) -> str:
            f"# {'symbols' if d.symbols else 'the arm' + chr(39) + 's numbers'}; q1 from +x, q2.. relative, "
            "counter-clockwise positive"]
     out += _gravity_lines(d, "# ")
+    if any(link.armature for link in d.spec.links):
+        out.append("# rotor armature Ia = [" + ", ".join(f"{link.armature:g}" for link in d.spec.links)
+                   + "] kg m^2, the arm's numbers, added to M_ii (T += 1/2 Ia_i qd_i^2)")
     out.append("")
     if d.groups:
         out.append("groups:")
