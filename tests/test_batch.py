@@ -126,3 +126,11 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     assert s["engines"]["jax-rk4"]["status"] == "ok"
     assert s["engines"]["mujoco-rk4"]["status"] == "skipped"
     assert "interrupted" in err
+
+
+def test_batch_refuses_what_the_batched_engines_do_not_model(capsys):
+    from crossdyn.cli import main
+
+    assert main(["compare", "planar3r-geared", "--batch", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "planar3r-geared has armature, effort limits" in err and "without --batch" in err

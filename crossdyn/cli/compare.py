@@ -338,6 +338,12 @@ def cmd_compare_batch(spec, args) -> int:
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
     N = args.batch
+    extras = [k for k, on in (("armature", any(l.armature for l in spec.links)),
+                              ("effort limits", any(l.effort is not None for l in spec.links)),
+                              ("a joint-limit law", any(l.limit_stiffness for l in spec.links))) if on]
+    if extras:  # the batched engines model the smooth arm only: never a silent mismatch
+        raise _usage(f"--batch: {spec.name} has {', '.join(extras)}, which the batched engines (JAX, MJX, "
+                     "mujoco.rollout, NumPy) do not model yet; compare it without --batch")
     if not 1 <= N <= MAX_BATCH:
         raise _usage(f"--batch: must be between 1 and {MAX_BATCH:,} arms, got {N:,}")
     for opt in ("duration", "dt"):
