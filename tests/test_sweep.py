@@ -160,15 +160,17 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
     from distributed import Client
 
     out = tmp_path / "out"
-    proc = subprocess.Popen(_sweep_cmd(sweep_file, "--out", out, "--scheduler", scheduler, "--workers", 2),
-                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for_chunk(out, proc)
+    # connected before the sweep starts, so that the kill lands while a worker is in the middle of a chunk
+    # (connecting after the first chunk was written raced the sweep's end on a loaded machine)
     with Client(scheduler, timeout="30s") as client:
         pids = client.run(os.getpid)  # worker address -> pid of the worker process (its nanny restarts it)
-        busy, deadline = [], time.monotonic() + 30
-        while not busy and time.monotonic() < deadline and proc.poll() is None:  # a worker in the middle of a chunk
+        proc = subprocess.Popen(_sweep_cmd(sweep_file, "--out", out, "--scheduler", scheduler, "--workers", 2),
+                                env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        busy, deadline = [], time.monotonic() + 120
+        while not busy and time.monotonic() < deadline and proc.poll() is None:
             busy = [w for w, keys in client.processing().items() if keys]
-            time.sleep(0.02)
+            time.sleep(0.01)
+        time.sleep(0.05)  # into the chunk's work, not its first instruction
         victim = (busy or list(pids))[0]
         os.kill(pids[victim], signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=300)
