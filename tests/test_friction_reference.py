@@ -75,3 +75,25 @@ def test_law_picks_a_stable_v_s():
     assert law.v_s >= 1e-3
     assert FrictionLaw.of(base, 1e-3) is None
     assert law.torque([1.0, -1.0, 0.0, 1e9])[3] == pytest.approx(-0.2)
+
+
+def test_the_chosen_v_s_keeps_the_held_law_from_chattering():
+    """Held over a step, −f_c tanh(q̇/v_s) is monotone at the chosen v_s (q̇ decays without changing sign); at
+    v_s/5 (dt·λ/v_s = 2.5 > 2) the same explicit step overshoots and q̇ flips sign every step (the chatter the
+    choice avoids).  1R without gravity, analytic semi-implicit Euler through the runner."""
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+
+    spec = _one(0.3, gravity=(0.0, 0.0, 0.0))
+    law = FrictionLaw.of(spec, 1e-3)
+    flips = []
+    for v_s in (law.v_s, law.v_s / 5):
+        e = make_engine("analytic-euler", _one(0.0, gravity=(0.0, 0.0, 0.0)), 1e-3)
+        e.applied_friction = FrictionLaw(law.fc, v_s)
+        tr = run_engine(e, make_profile("zero", spec), [0.0], [0.5 * law.v_s], 0.2)
+        flips.append(int(np.sum(np.diff(np.sign(tr.qd[:, 0])) != 0)))
+        if v_s == law.v_s:
+            assert np.all(np.diff(np.abs(tr.qd[:, 0])) <= 0) and tr.qd[-1, 0] < 0.01 * law.v_s
+            assert "tanh" in tr.info["config"]["applied_friction"]
+    assert flips[0] == 0 and flips[1] > 100

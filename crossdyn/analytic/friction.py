@@ -19,8 +19,8 @@ switch, where the tie goes to slipping (a strict margin of 1e-12 f_c on |λ_j|).
 **Regularised law** (what the runner applies to every engine, applied mode): φ = −f_c ⊙ tanh(q̇ / v_s), a smooth
 function every engine can be given per step.  :meth:`FrictionLaw.of` picks v_s from the arm and the step: held over
 a step dt, the law's slope f_c/v_s acts like a damper, and the explicit step of q̇ ↦ q̇ − dt M⁻¹ (f_c/v_s) q̇ is
-monotone (no sign flip, no chatter about q̇ = 0) when dt · max f_c · λ_max(M⁻¹) / v_s ≤ 1; v_s is set so that
-this number is 0.5 (and at least 1e-3 rad/s).  As v_s → 0 the regularised runs converge to the set-valued
+monotone (no sign flip, no chatter about q̇ = 0) when dt · λ_max(M⁻¹ F_c) / v_s ≤ 1 (F_c = diag(f_c), the
+largest over 64 sampled configurations and q0); v_s is set so that this number is 0.5 (and v_s ≥ 1e-3 rad/s).  As v_s → 0 the regularised runs converge to the set-valued
 reference (tested with :func:`rk4_regularised`).
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ V_S_MIN = 1e-3
 """rad/s: the smallest regularisation velocity :meth:`FrictionLaw.of` picks."""
 
 STABILITY_NUMBER = 0.5
-"""dt · max f_c · λ_max(M⁻¹) / v_s that :meth:`FrictionLaw.of` aims at (≤ 1: the held law's step is monotone)."""
+"""dt · λ_max(M⁻¹ F_c) / v_s that :meth:`FrictionLaw.of` aims at (≤ 1: the held law's step is monotone)."""
 
 _MARGIN = 1e-12  # relative: a stick torque within this of ±f_c counts as breaking away (the tie at a switch)
 
@@ -49,13 +49,18 @@ def without_friction(spec):
     return replace(spec, links=tuple(replace(l, friction=0.0) for l in spec.links))
 
 
-def min_mass_eigenvalue(spec, q0=None, samples: int = 64) -> float:
-    """λ_min(M(q)) over ``q0`` and ``samples`` configurations (fixed seed): a bound for λ_max(M⁻¹) = 1/λ_min."""
+def max_friction_rate(spec, q0=None, samples: int = 64) -> float:
+    """max over ``q0`` and ``samples`` configurations (fixed seed) of λ_max(M(q)⁻¹ F_c), F_c = diag(f_c) (1/s²·s:
+    the rate, per unit of q̇/v_s, at which the friction torque decelerates the arm); the generalized eigenvalue
+    of (F_c, M), so a light tip joint with a small f_c does not count as if it had the largest one."""
+    from scipy.linalg import eigh
+
+    fc = np.array([l.friction for l in spec.links], dtype=float)
     rng = np.random.default_rng(0)
     qs = rng.uniform(-np.pi, np.pi, size=(samples, spec.n))
     if q0 is not None:
         qs = np.vstack([np.asarray(q0, float)[None, :], qs])
-    return float(min(np.linalg.eigvalsh(mass_matrix(spec, q))[0] for q in qs))
+    return float(max(eigh(np.diag(fc), mass_matrix(spec, q), eigvals_only=True)[-1] for q in qs))
 
 
 @dataclass(frozen=True)
@@ -67,11 +72,11 @@ class FrictionLaw:
 
     @classmethod
     def of(cls, spec, dt: float, q0=None) -> "FrictionLaw | None":
-        """The spec's f_c with v_s = max(1e-3, dt · max f_c / (0.5 λ_min(M))) (module docstring), or None."""
+        """The spec's f_c with v_s = max(1e-3, dt · λ_max(M⁻¹ F_c) / 0.5) (module docstring), or None."""
         if not spec.has_friction:
             return None
         fc = np.array([l.friction for l in spec.links], dtype=float)
-        v_s = max(V_S_MIN, dt * float(fc.max()) / (STABILITY_NUMBER * min_mass_eigenvalue(spec, q0)))
+        v_s = max(V_S_MIN, dt * max_friction_rate(spec, q0) / STABILITY_NUMBER)
         return cls(fc, float(v_s))
 
     def torque(self, qd) -> np.ndarray:
@@ -80,7 +85,7 @@ class FrictionLaw:
 
     def describe(self) -> str:
         return (f"phi = -fc*tanh(qd/v_s), fc = {[float(f) for f in self.fc]} N m, v_s = {self.v_s:.3g} rad/s "
-                f"(dt*max fc*lambda_max(M^-1)/v_s = {STABILITY_NUMBER})")
+                f"(dt*lambda_max(M^-1 diag(fc))/v_s <= {STABILITY_NUMBER})")
 
 
 @dataclass
