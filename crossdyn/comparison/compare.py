@@ -68,6 +68,10 @@ class CompareOptions:
     the regularised law −f_c tanh(q̇/v_s) (:class:`crossdyn.analytic.friction.FrictionLaw`) to all of them and
     to the reference; True leaves each engine's own friction (MuJoCo frictionloss, PyBullet's velocity motor,
     DART's constraint, f_c sign(q̇) in the analytic model and Pinocchio)."""
+    characterise_friction: bool = False
+    """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
+    stick–slip reference (:mod:`crossdyn.drive.friction_native`): stick intervals and creep while stuck, in
+    ``summary["friction"]["native"]`` and the notes (slow: the event-exact reference restarts every step)."""
 
 
 def _engine(name: str, spec: ArmSpec, dt: float, friction=None):
@@ -452,6 +456,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     if friction is not None:
         summary["friction"] = {"mode": "applied", "law": "-fc*tanh(qd/v_s)", "fc_nm": friction.fc.tolist(),
                                "v_s_rad_s": friction.v_s}
+        if opt.characterise_friction:
+            notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say))
     return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
 
 
@@ -636,6 +642,31 @@ def _effort_group(engine, driven) -> dict:
     return {"mode": "applied: crossdyn saturates the commanded torque to [-effort, effort] before every engine",
             "limit_nm": info.get("limit_nm"), "saturated_steps": info.get("saturated_steps"),
             "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
+
+
+def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list[str]:
+    """Native stick–slip of MuJoCo and PyBullet against the set-valued reference: into ``summary``, notes back."""
+    from crossdyn.drive.friction_native import characterise_friction
+    from crossdyn.engines import available_engines
+
+    names = [e for e in ("mujoco", "pybullet") if e in available_engines()]
+    say(f"[{spec.name}] friction: native {', '.join(names)} against the set-valued stick-slip reference")
+    try:
+        native = characterise_friction(spec, profile, q0, qd0, duration, dt, names)
+    except (ValueError, FloatingPointError) as e:
+        return [f"friction: native characterisation not run: {e}"]
+    summary["friction"]["native"] = native
+    ref = {r["joint"]: r for r in native["reference"]["joints"]}
+    notes = []
+    for name, e in native["engines"].items():
+        if e["status"] != "ok":
+            notes.append(f"friction, native {name}: {e['status']} {e.get('reason', '')}")
+            continue
+        parts = [f"joint {r['joint']}: stuck {r['stick_time_s']:.3g} s (reference {ref[r['joint']]['stick_time_s']:.3g} s), "
+                 f"creep while stuck {r['creep_while_stuck_rad']:.2g} rad" for r in e["joints"]]
+        notes.append(f"friction, native {name} ({e['friction_model']}; stuck = |qd| < {native['v_stick_rad_s']:g} "
+                     f"rad/s): " + "; ".join(parts))
+    return notes
 
 
 def _limit_law_omega_dt(spec: ArmSpec, q0, dt: float) -> float:
