@@ -5,7 +5,10 @@ planar3r-friction preset, where before any f_c > 0 failed; ``native_friction=Tru
 friction (and still fails: MuJoCo's frictionloss is not f_c sign(q̇))."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import jsonschema
 
 import numpy as np
 
@@ -21,6 +24,8 @@ def test_four_link_arm_with_friction_passes_in_applied_mode():
     c = compare(str(ARM), duration=1.0, engines=ENGINES, n_states=100, convergence_dts=())
     s = c.summary
     assert s["verdict"] == "pass", s["failures"]
+    schema = json.loads((Path(compare.__code__.co_filename).parent / "summary.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(s)), schema)
     assert s["friction"]["mode"] == "applied" and s["friction"]["fc_nm"] == [0.2, 0.1, 0.2, 0.1]
     assert s["spec"]["links"][0]["friction"] == 0.2  # the user's spec is reported, not the engines' f_c = 0 copy
     for name in ENGINES:
