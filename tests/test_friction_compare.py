@@ -31,6 +31,9 @@ def test_four_link_arm_with_friction_passes_in_applied_mode():
     for name in ENGINES:
         assert "tanh" in s["engines"][name]["config"]["applied_friction"]
         assert s["engines"][name]["config"]["native_friction"] is False
+        assert s["engines"][name]["config"].get("joint_friction", [0.0] * 4) == [0.0] * 4  # native friction off
+    if "dart" in ENGINES:
+        assert s["engines"]["dart"]["config"]["dart_coulomb_friction"] == [0.0] * 4  # DART's constraint off
         assert s["engines"][name]["status"] == "ok"
     # the applied torque includes the friction torque, so the driven run differs from a frictionless one
     free = compare(str(ARM), duration=1.0, engines=["analytic"], n_states=10, convergence_dts=(),

@@ -342,7 +342,6 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
 
         friction = FrictionLaw.of(spec, dt, q0)
         spec = without_friction(spec)
-        params = spec.params()
 
     say(f"[{spec.name}] reference: analytic model, DOP853 (rtol = atol = 1e-12), {duration:g} s at dt = {dt:g} s")
     ref_engine = _engine("analytic-reference", spec, dt, friction)
