@@ -376,6 +376,31 @@ def effort_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "m
     return out
 
 
+def friction_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio")) -> dict:
+    """µs per step of the runner's closed-loop path (pd-gravity) on planar3r with the applied regularised Coulomb
+    law (f_c = 0.2 N m per joint, the engine built with f_c = 0, −f_c tanh(q̇/v_s) added every step) against the
+    same arm without friction: the applied-mode cost (issue 12 asks ≤ 1.3×)."""
+    from crossdyn.analytic.friction import FrictionLaw
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
+
+    spec = get_preset(ARM)
+    law = FrictionLaw.of(spec.with_links(friction=0.2), 1e-3)
+    out = {}
+    for name in engines:
+        runs = {}
+        for label in ("plain", "friction"):
+            eng = make_engine(name, spec, 1e-3)
+            if label == "friction":
+                eng.applied_friction = law
+            prof = make_profile("pd-gravity", spec, target=[-1.0, 0.3, 0.0])
+            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
+        us = alternate(runs, steps, blocks)
+        out[name] = {"plain_us_per_step": us["plain"], "friction_us_per_step": us["friction"],
+                     "ratio": us["friction"] / us["plain"]}
+    return out
+
+
 def wall_and_memory(argv: list[str]) -> tuple[float, float]:
     """Wall time (s) and peak RSS (MiB) of a crossdyn command in a fresh process."""
     exe = str(Path(sys.executable).with_name("crossdyn"))
@@ -424,6 +449,7 @@ def main() -> int:
     results["analytic_rk4_vs_mujoco_rk4"] = mj["analytic"] / mj["mujoco_rk4"]
 
     results["effort_applied_overhead"] = effort_overhead(steps, blocks)
+    results["friction_applied_overhead"] = friction_overhead(steps, blocks)
 
     b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3)
     results["batched_rk4_us_per_traj_step"] = b["batched"]
@@ -464,6 +490,8 @@ def main() -> int:
           f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f}")
     print("effort limits, applied mode (closed loop, saturated every step) / no limits: " + ", ".join(
         f"{k} {v['ratio']:.2f}" for k, v in results["effort_applied_overhead"].items()))
+    print("Coulomb friction, applied mode (closed loop, -fc*tanh(qd/v_s) every step) / none: " + ", ".join(
+        f"{k} {v['ratio']:.2f}" for k, v in results["friction_applied_overhead"].items()))
     for key in ("batched_id_states_per_s", "batched_fd_states_per_s"):
         print(f"{key}: " + ", ".join(f"{a} {v / 1e6:.2f} M/s" for a, v in results[key].items()))
     print(f"crossdyn --help: {results['help_wall_s']:.3f} s; compare planar3r: {results['compare_planar3r_wall_s']:.1f} s, "

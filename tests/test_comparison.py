@@ -239,15 +239,16 @@ def test_closed_loop_energy_balance_tolerance_follows_the_integration_error(tmp_
 def test_coulomb_friction_is_reported_not_ground_through(tmp_path):
     """With f_c > 0 a joint that should stick makes sign(q̇) chatter: the adaptive reference gives up at that
     time with a reason (instead of running for ever), a note explains the engines' different friction
-    models, and engines with the same F = f_c sign(q̇) model still agree with the analytic one."""
+    models, and engines with the same F = f_c sign(q̇) model still agree with the analytic one.  That is native
+    mode (``--native-friction``); the default applied mode is tests/test_friction_compare.py."""
     from crossdyn.models import dumps_spec, get_preset
 
     arm = tmp_path / "rough.toml"
     arm.write_text(dumps_spec(get_preset("planar3r").with_links(damping=0.2, friction=0.05)))
     code = main(["compare", str(arm), "--engines", "pinocchio,mujoco", "--duration", "1", "--quiet",
-                 "--no-plots", "--out", str(tmp_path / "o")])
+                 "--no-plots", "--native-friction", "--out", str(tmp_path / "o")])
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert code == 1
+    assert code == 1 and summary["engines"]["mujoco"]["config"]["native_friction"] is True
     assert summary["reference"]["status"] == "failed" and "Coulomb" in summary["reference"]["reason"]
     assert any("Coulomb friction" in n for n in summary["notes"])
     pin = summary["engines"]["pinocchio"]

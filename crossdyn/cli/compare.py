@@ -63,6 +63,12 @@ def _common(p) -> None:
     p.add_argument("--engines", metavar="A,B,...",
                    help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart — "
                         "those installed); user:FILE runs your own equations")
+    p.add_argument("--native-friction", action="store_true",
+                   help="Coulomb friction: compare each engine's own (MuJoCo frictionloss, PyBullet's velocity motor, "
+                        "DART's constraint) instead of applying the regularised law -fc*tanh(qd/v_s) to all (default)")
+    p.add_argument("--characterise-friction", action="store_true",
+                   help="with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued "
+                        "stick-slip reference (stick intervals, creep while stuck; in summary.json and the notes)")
     p.add_argument("--tolerances", metavar="FILE", help="TOML file overriding default tolerances")
     p.add_argument("--states", type=int, default=1000, metavar="N", help="random states for static metrics")
     p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
@@ -135,7 +141,8 @@ def _options(args, spec):
     qd0 = _state_option(args, "qd0", spec.n, "rad/s")
     return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
-                          q0=q0, qd0=qd0)
+                          q0=q0, qd0=qd0, native_friction=getattr(args, "native_friction", False),
+                          characterise_friction=getattr(args, "characterise_friction", False))
 
 
 def _state_option(args, name: str, n: int, unit: str):

@@ -63,6 +63,25 @@ class CompareOptions:
     qd0: tuple[float, ...] | None = None
     """Start velocity (rad/s); None: the trajectory's initial velocity, else at rest."""
     progress: Callable[[str], None] | None = None
+    native_friction: bool = False
+    """Coulomb friction (f_c > 0): False (applied mode) builds every engine with f_c = 0 and the runner applies
+    the regularised law −f_c tanh(q̇/v_s) (:class:`crossdyn.analytic.friction.FrictionLaw`) to all of them and
+    to the reference; True leaves each engine's own friction (MuJoCo frictionloss, PyBullet's velocity motor,
+    DART's constraint, f_c sign(q̇) in the analytic model and Pinocchio)."""
+    characterise_friction: bool = False
+    """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
+    stick–slip reference (:mod:`crossdyn.drive.friction_native`): stick intervals and creep while stuck, in
+    ``summary["friction"]["native"]`` and the notes (slow: the event-exact reference restarts every step)."""
+
+
+def _engine(name: str, spec: ArmSpec, dt: float, friction=None):
+    """``make_engine``, with the applied friction law (or None) attached for the runner."""
+    from crossdyn.engines import make_engine
+
+    engine = make_engine(name, spec, dt)
+    if friction is not None:
+        engine.applied_friction = friction
+    return engine
 
 
 @dataclass
@@ -117,6 +136,8 @@ class EngineJob:
     """Start of the convergence study's free swing."""
     dense: object
     """Dense free-motion reference of the convergence study, or None."""
+    friction: object = None
+    """The applied regularised Coulomb law (``spec`` is then the arm with f_c = 0), or None."""
 
 
 @dataclass
@@ -298,7 +319,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     from crossdyn import analytic
     from crossdyn.drive.profiles import make_profile
     from crossdyn.drive.runner import run_engine
-    from crossdyn.engines import available_engines, make_engine
+    from crossdyn.engines import available_engines
     from crossdyn.models import load_arm
     from crossdyn.models.inertia import engine_inertias
 
@@ -315,9 +336,15 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     params = spec.params()
     escale, tscale = spec.energy_scale(), spec.torque_scale()
     free_profile = make_profile("zero", spec)
+    user_spec, friction = spec, None
+    if spec.has_friction and not opt.native_friction:  # applied mode: engines without f_c, the runner applies it
+        from crossdyn.analytic.friction import FrictionLaw, without_friction
+
+        friction = FrictionLaw.of(spec, dt, q0)
+        spec = without_friction(spec)
 
     say(f"[{spec.name}] reference: analytic model, DOP853 (rtol = atol = 1e-12), {duration:g} s at dt = {dt:g} s")
-    ref_engine = make_engine("analytic-reference", spec, dt)
+    ref_engine = _engine("analytic-reference", spec, dt, friction)
     reference = run_engine(ref_engine, profile, q0, qd0, duration)
     reference_free = run_engine(ref_engine, free_profile, q0, qd0, duration)
     same_cache: dict = {}
@@ -330,10 +357,10 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     qdd_ref = analytic.forward_dynamics(spec, qs, qds, taus)
     conv_q0 = q0 + 0.5 * np.array([(-1) ** i for i in range(spec.n)])
     dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) \
-        if opt.convergence_dts and not spec.has_limit_law else None
+        if opt.convergence_dts and not spec.has_limit_law and friction is None else None
 
     static = StaticStates(qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref)
-    job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense)
+    job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
     runs: dict[str, EngineRun] = {}
     interrupted = False
     if opt.jobs > 1 and len(engines) > 1:
@@ -346,7 +373,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
         "schema": "crossdyn.compare/1",
         "arm": spec.name,
         "dof": spec.n,
-        "spec": spec.to_dict(),
+        "spec": user_spec.to_dict(),
         "dt": dt,
         "duration": duration,
         "profile": profile.params(),
@@ -381,7 +408,15 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
         failures.insert(0, f"reference: {reference.status}: {reference.message} (trajectory errors are measured "
                            "only up to that time)")
     notes = []
-    if spec.has_friction:
+    if friction is not None:
+        notes.append(f"Coulomb friction (applied mode): every engine is built with f_c = 0 (its own friction off: "
+                     f"MuJoCo frictionloss, PyBullet's velocity motor, DART's constraint; Drake, which has none, "
+                     f"then runs) and crossdyn applies {friction.describe()} from each engine's own state at every "
+                     "step, held over the step, and to the reference the same way. v_s is chosen so that the held "
+                     "law's step is monotone (no chatter about qd = 0); the set-valued stick-slip law is its v_s -> 0 "
+                     "limit (crossdyn.analytic.friction.simulate_stick_slip). Not measured with it: the free-swing "
+                     "energy drift, the convergence study. --native-friction compares the engines' own friction")
+    elif spec.has_friction:
         notes.append("Coulomb friction (f_c > 0) is modelled differently by each engine: F = f_c sign(qd) in the "
                      "analytic model, stick-slip constraints in PyBullet (velocity motor), MuJoCo (frictionloss) "
                      "and DART (joint Coulomb friction constraint); "
@@ -411,13 +446,18 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                          f"sqrt(k / M_jj) dt reaches {wdt:.2g} (> 0.1): the held law is far from the continuous "
                          "one (first order in dt, and it can pump energy); lower dt to make the comparison mean "
                          "the physical law")
-    elif opt.convergence_dts and dense is None:
+    elif opt.convergence_dts and dense is None and friction is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
     summary["notes"] = notes
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures else "pass"
-    return Comparison(spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
+    if friction is not None:
+        summary["friction"] = {"mode": "applied", "law": "-fc*tanh(qd/v_s)", "fc_nm": friction.fc.tolist(),
+                               "v_s_rad_s": friction.v_s}
+        if opt.characterise_friction:
+            notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say))
+    return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
 
 
 def _profile(profile, spec):
@@ -603,6 +643,31 @@ def _effort_group(engine, driven) -> dict:
             "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
 
 
+def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list[str]:
+    """Native stick–slip of MuJoCo and PyBullet against the set-valued reference: into ``summary``, notes back."""
+    from crossdyn.drive.friction_native import characterise_friction
+    from crossdyn.engines import available_engines
+
+    names = [e for e in ("mujoco", "pybullet") if e in available_engines()]
+    say(f"[{spec.name}] friction: native {', '.join(names)} against the set-valued stick-slip reference")
+    try:
+        native = characterise_friction(spec, profile, q0, qd0, duration, dt, names)
+    except (ValueError, FloatingPointError) as e:
+        return [f"friction: native characterisation not run: {e}"]
+    summary["friction"]["native"] = native
+    ref = {r["joint"]: r for r in native["reference"]["joints"]}
+    notes = []
+    for name, e in native["engines"].items():
+        if e["status"] != "ok":
+            notes.append(f"friction, native {name}: {e['status']} {e.get('reason', '')}")
+            continue
+        parts = [f"joint {r['joint']}: stuck {r['stick_time_s']:.3g} s (reference {ref[r['joint']]['stick_time_s']:.3g} s), "
+                 f"creep while stuck {r['creep_while_stuck_rad']:.2g} rad" for r in e["joints"]]
+        notes.append(f"friction, native {name} ({e['friction_model']}; stuck = |qd| < {native['v_stick_rad_s']:g} "
+                     f"rad/s): " + "; ".join(parts))
+    return notes
+
+
 def _limit_law_omega_dt(spec: ArmSpec, q0, dt: float) -> float:
     """max over joints with a limit law of sqrt(k_j / M_jj(q0)) · dt: how coarse the held law is."""
     from crossdyn import analytic
@@ -618,7 +683,6 @@ def _check(value, limit) -> bool:
 
 def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> None:
     from crossdyn.drive.runner import run_engine, run_engine_many
-    from crossdyn.engines import make_engine
 
     spec, opt, profile, free_profile = job.spec, job.opt, job.profile, job.free_profile
     q0, qd0, reference, conv_q0, dense = job.q0, job.qd0, job.reference, job.conv_q0, job.dense
@@ -626,9 +690,13 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
     dt, duration = opt.dt, opt.duration
     params = spec.params()
     name = run.name
-    engine = make_engine(name, spec, dt)
+    engine = _engine(name, spec, dt, job.friction)
     try:
         run.config = engine.config()
+        if job.friction is not None or spec.has_friction:  # Coulomb friction: which mode (CompareOptions)
+            run.config["native_friction"] = job.friction is None
+            if job.friction is not None:
+                run.config["applied_friction"] = job.friction.describe()
         reasons = engine.unsupported()
         if reasons:  # the engine cannot represent this arm (e.g. PyBullet and armature): say so, measure nothing
             run.status, run.reason = "unsupported", "; ".join(reasons)
@@ -648,7 +716,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
 
         # self-consistency: the same engine at dt/2, torque still held for dt
         order = integration_order(engine)
-        with make_engine(name, spec, dt / 2) as half_engine:
+        with _engine(name, spec, dt / 2, job.friction) as half_engine:
             half = run_engine(half_engine, held(profile, dt), q0, qd0, duration)
         q_half = half.q[::2]
         self_cons = metrics.max_abs(driven.q[: len(q_half)], q_half[: len(driven.q)]) if half.status == "ok" else None
@@ -666,8 +734,8 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
         scheme = same_integrator(engine)
         if scheme is not None:
             if scheme not in same_cache:
-                ana = make_engine({"semi-implicit-euler": "analytic-euler", "rk4": "analytic-rk4",
-                                   "euler": "analytic-explicit-euler"}[scheme], spec, dt)
+                ana = _engine({"semi-implicit-euler": "analytic-euler", "rk4": "analytic-rk4",
+                               "euler": "analytic-explicit-euler"}[scheme], spec, dt, job.friction)
                 same_cache[scheme] = run_engine(ana, profile, q0, qd0, duration)
             same = same_cache[scheme]
             traj["same_integrator"] = scheme
@@ -757,7 +825,8 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             res_half = metrics.work_energy_residual(q_half, half.qd[::2], half.tau[::2], e_half, dt, b, fc)
             wer_estimate = float(np.max(np.abs(residual - res_half))) * metrics.richardson_factor(order) / escale
         wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
-        energy = {"max_rel_drift": drift if not (spec.has_damping or spec.has_friction or spec.has_limit_law) else None,
+        energy = {"max_rel_drift": drift if not (spec.has_damping or spec.has_friction or spec.has_limit_law
+                                                          or job.friction is not None) else None,
                   "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
                   "work_energy_tolerance": wer_tol, "energy_scale_j": escale, "tolerance": energy_tol,
                   "free_status": free.status}
@@ -778,7 +847,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             say(f"[{spec.name}] {name}: convergence at dt = {', '.join(f'{d:g}' for d in opt.convergence_dts)} s")
             errs, costs = [], []
             for cdt in opt.convergence_dts:
-                with make_engine(name, spec, cdt) as ce:
+                with _engine(name, spec, cdt, job.friction) as ce:
                     t1 = time.perf_counter()
                     ctraj = run_engine(ce, free_profile, conv_q0, np.zeros(spec.n), opt.convergence_duration)
                     cost = (time.perf_counter() - t1) / opt.convergence_duration

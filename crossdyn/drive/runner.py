@@ -20,6 +20,12 @@ state at the start of every step and added to the (saturated) commanded torque, 
 ``Trajectory.tau`` is the sum.  Such runs take the step loop (no ``mujoco.rollout``).  ``limit_law=False``
 leaves it out.
 
+**Coulomb friction** (applied mode): an engine given an ``applied_friction`` law (attribute, a
+:class:`crossdyn.analytic.friction.FrictionLaw`; ``compare`` builds such engines from the spec with f_c = 0, so
+their native friction is off) gets φ = −f_c tanh(q̇_k / v_s) from its own state at the start of every step, held
+over the step and added like the limit torque (``Trajectory.tau`` is the sum); the law is stated in
+``info["config"]["applied_friction"]``.  Such runs take the step loop.
+
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
 
@@ -113,6 +119,11 @@ def _law(engine: Engine, limit_law: bool):
     return LimitLaw.of(spec)
 
 
+def _friction(engine: Engine):
+    """The regularised Coulomb law the runner applies to this engine (applied mode), or None."""
+    return getattr(engine, "applied_friction", None)
+
+
 def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
                     use_rollout: bool = True, saturate: bool = True, limit_law: bool = True) -> list[Trajectory]:
     """Several runs ``[(profile, q0, q̇0), …]`` of one engine.
@@ -124,7 +135,7 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
     many = getattr(engine, "rollout_many", None) if use_rollout else None
     prepared = [_prepare(engine, profile, q0, qd0, duration, saturate) for profile, q0, qd0 in runs]
     if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared) \
-            or _law(engine, limit_law) is not None:
+            or _law(engine, limit_law) is not None or _friction(engine) is not None:
         return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate, limit_law)
                 for profile, q0, qd0 in runs]
     try:
@@ -154,7 +165,9 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     n, dt, steps = engine.n, engine.dt, len(TAU)
     effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
     law = _law(engine, limit_law)
-    LIM = np.zeros_like(TAU) if law is not None else None  # limit torques, kept apart from the commanded ones
+    fric = _friction(engine)
+    # limit and friction torques, kept apart from the commanded ones
+    LIM = np.zeros_like(TAU) if law is not None or fric is not None else None
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
 
@@ -169,7 +182,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
         return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
                        f"{engine.name}: reset failed: {type(e).__name__}: {e}")
-    rollout = None if per_step or not use_rollout or law is not None else getattr(engine, "rollout", None)
+    rollout = None if per_step or not use_rollout or LIM is not None else getattr(engine, "rollout", None)
     if rollout is not None and _rollout_ok(TAU):
         # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
         try:
@@ -184,7 +197,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     q_rows, qd_rows, tau_rows = list(Q), list(QD), list(TAU)
     # states are checked in blocks of CHECK_BLOCK steps (one vectorised check instead of a few µs per step);
     # closed-loop profiles see every state, so there every state is checked before the profile uses it
-    block = 1 if per_step or law is not None else CHECK_BLOCK
+    block = 1 if per_step or LIM is not None else CHECK_BLOCK
     good = 0  # rows 0 … good are checked and fine
     for k in range(steps):
         tau = tau_rows[k]
@@ -199,6 +212,9 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                 np.clip(tau, -effort, effort, out=tau)  # saturate the commanded torque before it is applied
         if law is not None:  # the limit torque from the engine's own state, held over the step
             LIM[k] = law.torque(q_rows[k], qd_rows[k])
+        if fric is not None:  # the regularised Coulomb torque from the engine's own state, held over the step
+            LIM[k] += fric.torque(qd_rows[k])
+        if LIM is not None:
             tau += LIM[k]
         q, qd = q_rows[k + 1], qd_rows[k + 1]
         try:
@@ -258,13 +274,17 @@ def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, limit_tau=None)
         config = engine.config()
     except Exception as e:  # noqa: BLE001
         config = {"error": f"config() failed: {type(e).__name__}: {e}"}
+    fric = _friction(engine)
+    if fric is not None:
+        config = {**config, "applied_friction": fric.describe()}
     params = getattr(profile, "params", None)
     info = {"engine": engine.name, "config": config,
             "profile": params() if params is not None else {"name": getattr(profile, "name", repr(profile))}}
     spec = getattr(engine, "spec", None)
     limit = spec.effort_limits() if spec is not None else None
     if limit is not None:  # steps whose applied torque sits at the limit (saturated, in applied mode)
-        commanded = TAU if limit_tau is None else TAU - limit_tau[: len(TAU)]  # the limit law is not an actuator
+        # the limit and friction laws are not an actuator
+        commanded = TAU if limit_tau is None else TAU - limit_tau[: len(TAU)]
         at = np.abs(commanded) >= limit * (1 - 1e-12)
         info["effort"] = {"limit_nm": [l.effort for l in spec.links], "saturated_steps": at.sum(axis=0).tolist()}
     t = np.arange(Q.shape[0]) * dt

@@ -74,6 +74,19 @@ def planar2r_limits() -> ArmSpec:
                    notes="planar2r with limits (-1.65, -1.40), (-0.10, 0.12) rad and a compliant limit law")
 
 
+FRICTION_FC = (1.5, 0.6, 0.15)
+"""N m: planar3r-friction's Coulomb levels (with damping 0.05 N m s/rad): its default profile makes every joint
+stick and slip (applied mode, v_s = 0.037 rad/s at dt = 1 ms: |qd| < v_s 40 %, 60 %, 82 % of the time)."""
+
+
+def planar3r_friction() -> ArmSpec:
+    """planar3r with Coulomb friction f_c = (1.5, 0.6, 0.15) N m and damping 0.05 N m s/rad on every joint."""
+    links = tuple(replace(l, friction=f, damping=0.05) for l, f in zip(planar3r().links, FRICTION_FC))
+    return ArmSpec(links, name="planar3r-friction",
+                   notes="planar3r with Coulomb friction (1.5, 0.6, 0.15) N m and damping 0.05 N m s/rad (joints "
+                         "stick and slip under the default profile)")
+
+
 def planarNr(n: int) -> ArmSpec:
     """n uniform rods, lengths 1.0 → 0.6 m and masses 1.0 → 0.5 kg from base to tip."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -90,6 +103,7 @@ PRESETS = {
     "planar3r-general": planar3r_general,
     "planar3r-geared": planar3r_geared,
     "planar2r-limits": planar2r_limits,
+    "planar3r-friction": planar3r_friction,
 }
 """Named presets; ``planar<N>r`` (e.g. ``planar5r``) is also accepted for any N ≥ 1."""
 
