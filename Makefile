@@ -40,6 +40,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/sweep.py
 	$(PY) benchmarks/batch.py
+	$(PY) benchmarks/excitation.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis
