@@ -63,8 +63,8 @@ def test_optimised_excitation_is_five_times_better_conditioned():
     spec = get_preset("planar3r")
     # 10 optimiser iterations (the command runs up to 60): already 7.2x (seeds 0-2: 7.0-7.6). Measured with the
     # command's 60 iterations, seeds 0-4: planar3r 7.83, 8.94, 13.17, 5.39, 5.33x; planar2r 3.59, 4.72, 4.14, 2.70,
-    # 3.04x -- short of 5x: L-BFGS-B, Powell, dual annealing and multi-start all stop at cond ~7.3-9.5 for 5 harmonics
-    # of 0.2 Hz (10 harmonics over 10 s: cond 5.6-6.2, 4.3-4.5x); benchmarks/excitation.py prints the comparison
+    # 3.04x -- short of 5x: L-BFGS-B, Powell, dual annealing and multi-start none below cond 7.45 for 5 harmonics
+    # of 0.2 Hz (10 harmonics over 10 s: cond 5.6-6.2, 4.5/7.0/6.1/4.3/4.3x); benchmarks/excitation.py prints them
     ex = optimise_excitation(spec, closed_form_base(spec), seed=0, samples=50, maxiter=10)
     assert ex.ratio >= 5.0, (ex.cond, ex.cond_random)
     # the optimised trajectory respects the bounds (scaled onto them)
