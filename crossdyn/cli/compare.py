@@ -75,6 +75,9 @@ def _common(p) -> None:
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="engines measured in N parallel processes (default: the number of CPUs, at most 4); "
                         "results are identical for any N")
+    p.add_argument("--native", action="store_true",
+                   help="arms with a limit law: also run MuJoCo and PyBullet with their own joint limits "
+                        "(@native_limits=true) and judge each limit contact against the reference")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -142,7 +145,8 @@ def _options(args, spec):
     return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
                           q0=q0, qd0=qd0, native_friction=getattr(args, "native_friction", False),
-                          characterise_friction=getattr(args, "characterise_friction", False))
+                          characterise_friction=getattr(args, "characterise_friction", False),
+                          native=getattr(args, "native", False))
 
 
 def _state_option(args, name: str, n: int, unit: str):

@@ -72,6 +72,9 @@ class CompareOptions:
     """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
     stick–slip reference (:mod:`crossdyn.drive.friction_native`): stick intervals and creep while stuck, in
     ``summary["friction"]["native"]`` and the notes (slow: the event-exact reference restarts every step)."""
+    native: bool = False
+    """Arms with a limit law: also run MuJoCo and PyBullet with their own limits (``@native_limits=true``) and
+    judge their limit contacts against the reference (:mod:`crossdyn.drive.limit_contacts`)."""
 
 
 def _engine(name: str, spec: ArmSpec, dt: float, friction=None):
@@ -153,6 +156,8 @@ class Comparison:
     runs: dict
     summary: dict
     interrupted: bool = False
+    native_limit_runs: dict = field(default_factory=dict)
+    """compare --native: engine name (``…@native_limits=true``) → its Trajectory."""
 
     @property
     def passed(self) -> bool:
@@ -392,7 +397,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                     for name, run in runs.items()},
         "interrupted": interrupted,
     }
-    failures = []
+    failures, native_runs = [], {}
     for name, run in runs.items():
         if run.status != "ok":
             if run.status not in ("skipped", "unsupported"):
@@ -439,7 +444,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                      "each engine's own state at every step, held over the step (applied mode), and the reference "
                      "gets it the same way; the engines' own limits are off. Not measured with it: the free-swing "
                      "energy drift (the law stores and dissipates energy), the convergence study (its dense "
-                     "reference has no limits), the native limit behaviour")
+                     "reference has no limits), the native limit behaviour (compare --native measures it)")
         wdt = _limit_law_omega_dt(spec, q0, dt)
         if wdt > 0.1:  # heuristic: at k = 5000 on planar2r-limits (0.17) the held law ran away by 3 rad
             notes.append(f"joint limits: the law is held over each step, and with these stiffnesses "
@@ -449,6 +454,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     elif opt.convergence_dts and dense is None and friction is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
+    if spec.has_limit_law:
+        summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
+                                            native_runs)
     summary["notes"] = notes
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures else "pass"
@@ -457,7 +465,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                                "v_s_rad_s": friction.v_s}
         if opt.characterise_friction:
             notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say))
-    return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted)
+    return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted,
+                      native_runs)
 
 
 def _profile(profile, spec):
@@ -675,6 +684,53 @@ def _limit_law_omega_dt(spec: ArmSpec, q0, dt: float) -> float:
     M = analytic.mass_matrix(spec, np.asarray(q0, dtype=float))
     return max((math.sqrt(l.limit_stiffness / M[j, j]) * dt for j, l in enumerate(spec.links)
                 if l.limit_stiffness > 0), default=0.0)
+
+
+NATIVE_LIMIT_ENGINES = ("mujoco", "pybullet")
+"""Engines with a native limit mode (``@native_limits=true``)."""
+
+
+def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say, native_runs) -> dict:
+    """summary["limits"]: per limit contact the characterisation of the reference and every applied run, and
+    with ``opt.native`` of MuJoCo's and PyBullet's native runs, judged (a departure fails naming engine, joint,
+    quantity); see :mod:`crossdyn.drive.limit_contacts`."""
+    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+
+    law = LimitLaw.of(spec)
+    out = {"contacts": {"reference": lc.characterise(spec, law, reference, native=False)}, "native": {}}
+    for name, run in runs.items():
+        if run.status == "ok" and run.driven is not None:
+            out["contacts"][name] = lc.characterise(spec, law, run.driven, native=False)
+    if not opt.native:
+        return out
+    for name in runs:
+        if runs[name].status != "ok" or not name.startswith(NATIVE_LIMIT_ENGINES) or "@" in name:
+            continue
+        native_name = f"{name}@native_limits=true"
+        say(f"[{spec.name}] {native_name}: native limits")
+        try:
+            with make_engine(native_name, spec, opt.dt) as eng:
+                traj = run_engine(eng, profile, q0, qd0, opt.duration, limit_law=False)
+        except Exception as e:  # noqa: BLE001 - a crashing engine is reported, not raised
+            failures.append(f"{native_name}: error: {type(e).__name__}: {e}")
+            continue
+        if traj.status != "ok":
+            failures.append(f"{native_name}: {traj.status}: {traj.message}")
+        native_runs[native_name] = traj
+        out["contacts"][native_name] = lc.characterise(spec, law, traj, native=True)
+        verdict = lc.judge(out["contacts"]["reference"], out["contacts"].get(name, []), out["contacts"][native_name])
+        out["native"][native_name] = verdict
+        for d in verdict["departures"]:
+            where = f"joint {d['joint']} {d['side']} limit" + (f", contact {d['contact']}" if d["contact"] else "")
+            failures.append(f"{native_name}: native limit departs at {where}: {d['quantity']} {d['native']:.4g} "
+                            f"vs reference {d['reference']:.4g} (tolerance {d['tolerance']:.3g})")
+    notes.append("native limits: judged per contact against the reference; tolerance = integration-error estimate "
+                 "(the same engine's applied-mode departure) + 25 % of the reference value for the constraint's "
+                 "softness (a stated allowance); native limit torques are inferred by inverse dynamics")
+    return out
 
 
 def _check(value, limit) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
-         "animation.gif")
+         "animation.gif", "limit_angles.png", "limit_torque.png")
 """Every figure a report may hold (tracking.png for closed-loop profiles only)."""
 
 
@@ -271,6 +271,7 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
 
     if animation:
         out["animation.gif"] = _animation(cmp, runs, colors, same, styles)
+    out.update(limit_plots(cmp))
     return out
 
 
@@ -546,6 +547,7 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     dts = " / ".join(f"{d * 1e3:g}" for d in next((v["convergence"]["dt_s"] for v in eng.values() if v.get("convergence")), []))
     b.append(("table", ["engine", f"error at dt = {dts} ms [rad]", "order", "expected", "µs/step"], conv_rows))
     b += _effort_blocks(summary)
+    b += _limit_blocks(summary)
     b.append(("h", 2, "Engine configuration audit"))
     b.append(("p", "Every setting that can change the physics, as each adapter reports it."))
     for k, v in eng.items():
@@ -556,7 +558,9 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
                                                 if summary["profile"].get("closed_loop") else ""),
                 "tracking.png": "tracking error against the desired motion", "error.png": "error against the reference (log scale)",
                 "energy.png": "energy in free motion", "id_error_hist.png": "inverse-dynamics error histogram",
-                "convergence.png": "convergence and speed–accuracy", "animation.gif": "animation, every engine overlaid"}
+                "convergence.png": "convergence and speed–accuracy", "animation.gif": "animation, every engine overlaid",
+                "limit_angles.png": "joint angles with the limit band shaded (outside it: beyond a limit)",
+                "limit_torque.png": "limit torque per engine (native: inferred by inverse dynamics)"}
     for img in images:
         if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
             b.append(("img", img, captions.get(img, img)))
@@ -583,6 +587,75 @@ def _effort_blocks(summary: dict) -> list[tuple]:
                   "integrate the same torque (steps at the limit counted per joint). Native: the engine's own "
                   "limit from the generated model, given 3× the limit for one step from rest."),
             ("table", ["engine", "joint", "effort [N m]", "saturated steps (applied)", "native"], rows)]
+
+
+def limit_plots(cmp) -> dict[str, bytes]:
+    """Arms with a limit law: ``limit_angles.png`` (each limited joint's angle, reference, applied and native
+    runs, the band between the limits shaded) and ``limit_torque.png`` (τ_lim per engine: the law's torque for
+    the reference and applied runs, inferred by inverse dynamics for native runs).  Nothing otherwise."""
+    if not cmp.spec.has_limit_law:
+        return {}
+    import matplotlib.pyplot as plt
+
+    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.drive import limit_contacts as lc
+
+    spec = cmp.spec
+    law = LimitLaw.of(spec)
+    joints = [j for j in range(spec.n) if np.isfinite(law.upper[j]) or np.isfinite(law.lower[j])]
+    trajs = [("reference", cmp.reference, False)]
+    trajs += [(k, r.driven, False) for k, r in cmp.runs.items() if r.driven is not None]
+    trajs += [(k, t, True) for k, t in getattr(cmp, "native_limit_runs", {}).items()]
+    out = {}
+    for fname, ylabel in (("limit_angles.png", "q{} [rad]"), ("limit_torque.png", "τ_lim{} [N m]")):
+        fig, axes = plt.subplots(len(joints), 1, figsize=(9, 2.2 * len(joints) + 0.6), sharex=True, squeeze=False)
+        for ax, j in zip(axes[:, 0], joints):
+            if fname == "limit_angles.png":
+                ax.axhspan(law.lower[j], law.upper[j], color="tab:green", alpha=0.12, label="within the limits")
+            for i, (name, tr, native) in enumerate(trajs):
+                y = tr.q[:, j] if fname == "limit_angles.png" else \
+                    (lc.inferred_torque(spec, tr) if native else lc.law_torque(law, tr.q, tr.qd))[:, j]
+                style = dict(color="k", lw=3, alpha=0.3) if name == "reference" else \
+                    dict(color=f"C{i}", lw=1.2, ls="--" if native else "-")
+                ax.plot(tr.t[: len(y)], y, label=name, **style)
+            ax.set_ylabel(ylabel.format(j + 1))
+        axes[-1, 0].set_xlabel("t [s]")
+        _legend_outside(axes[0, 0])
+        axes[0, 0].set_title(f"{spec.name}: " + ("joint angles and limits" if fname == "limit_angles.png"
+                                                 else "limit torque per engine"))
+        out[fname] = _png(fig)
+    return out
+
+
+def _limit_blocks(summary: dict) -> list[tuple]:
+    """Section "Joint limits" (arms with a limit law): per limit contact of every run, and the native verdicts."""
+    lim = summary.get("limits")
+    if not lim:
+        return []
+    rows = []
+    for name, contacts in lim["contacts"].items():
+        for c in contacts:
+            rows.append([name, str(c["joint"]), c["side"], f"{c['t_enter_s']:.3f}", _fmt(c["max_penetration_rad"]),
+                         _fmt(c["peak_torque_nm"]), _fmt(c["time_in_contact_s"]), _fmt(c["rebound_ratio"]),
+                         _fmt(c["energy_absorbed_j"])])
+    b = [("h", 2, "Joint limits"),
+         ("p", "Per limit contact (an interval beyond one limit; gaps under 10 ms merged): the largest "
+               "penetration, the peak limit torque, the time in contact, the rebound velocity ratio |q̇ exit| / "
+               "|q̇ entry| and the energy the stop absorbed (−∫ τ_lim q̇ dt). Reference and applied runs: the "
+               "law's torque; native runs (compare --native): the engine's own limit, its torque inferred by "
+               "inverse dynamics."),
+         ("table", ["run", "joint", "side", "entry [s]", "max penetration [rad]", "peak torque [N m]",
+                    "time in contact [s]", "rebound ratio", "energy absorbed [J]"], rows)]
+    for name, v in lim.get("native", {}).items():
+        deps = v["departures"]
+        b.append(("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {v.get('checked', 0)} quantities checked, "
+                       f"{len(deps)} beyond tolerance (integration-error estimate + {v.get('allowance', 0):.0%} of "
+                       "the reference value)."))
+        if deps:
+            b.append(("table", ["joint", "side", "contact", "quantity", "reference", "native", "tolerance"],
+                      [[str(d["joint"]), d["side"], str(d["contact"] or "–"), d["quantity"], _fmt(d["reference"]),
+                        _fmt(d["native"]), _fmt(d["tolerance"])] for d in deps]))
+    return b
 
 
 def render_markdown(blocks) -> str:

@@ -1,0 +1,115 @@
+"""Per limit contact characterisation (issue 12): closed form on one joint, and compare --native end to end."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from crossdyn.analytic.limits import LimitLaw, simulate_limits
+from crossdyn.drive import limit_contacts as lc
+from crossdyn.models.spec import ArmSpec, LinkSpec
+
+
+def test_undamped_stop_matches_the_closed_form_half_oscillation():
+    """One link, no gravity, hitting an undamped stop (c = 0) at speed v: inside, I q̈ = −k (q − hi), a half
+    oscillation of ω = sqrt(k / I).  Closed form: time in contact π/ω, penetration v/ω, peak torque k v/ω,
+    rebound ratio 1, energy absorbed 0.  The contacts come from the event-exact reference sampled at 1e-4 s."""
+    link = LinkSpec(length=1.0, mass=2.0, com=0.5, inertia=0.1, limits=(-1.0, 0.2), limit_stiffness=400.0,
+                    limit_damping=0.0)
+    spec = ArmSpec((link,), gravity=(0.0, 0.0, 0.0), name="one-link-stop")
+    law = LimitLaw.of(spec)
+    I = 2.0 * 0.5 ** 2 + 0.1
+    v, k = 1.5, 400.0
+    w = math.sqrt(k / I)
+    dt = 1e-4
+    run = simulate_limits(spec, law, [0.1], [v], 0.4, output_dt=dt)
+    (c,) = lc.contacts(law, run.t, run.q, run.qd, lc.law_torque(law, run.q, run.qd))
+    assert (c["joint"], c["side"], c["open"]) == (1, "upper", False)
+    # sampled on a 1e-4 s grid: entry/exit each within one sample, the extremum within (ω dt)²/2 relative
+    assert c["time_in_contact_s"] == pytest.approx(math.pi / w, abs=2 * dt)
+    assert c["max_penetration_rad"] == pytest.approx(v / w, rel=(w * dt) ** 2)
+    assert c["peak_torque_nm"] == pytest.approx(k * v / w, rel=(w * dt) ** 2)
+    assert c["rebound_ratio"] == pytest.approx(1.0, abs=w * dt)  # exit sampled up to one step late: ω dt
+    assert abs(c["energy_absorbed_j"]) < 1e-3 * 0.5 * I * v ** 2  # trapezoid over 1e-4 s of a lossless spring
+
+
+def test_damped_stop_absorbs_the_kinetic_energy_it_does_not_return():
+    """With damping the stop absorbs energy: −∫ τ_lim q̇ dt equals the kinetic energy lost, ½ I (v_in² − v_out²)
+    (no gravity, no other force: the work–energy theorem), and the rebound ratio is below 1."""
+    link = LinkSpec(length=1.0, mass=2.0, com=0.5, inertia=0.1, limits=(-1.0, 0.2), limit_stiffness=400.0,
+                    limit_damping=3.0)
+    spec = ArmSpec((link,), gravity=(0.0, 0.0, 0.0), name="one-link-damped-stop")
+    law = LimitLaw.of(spec)
+    I, v = 2.0 * 0.5 ** 2 + 0.1, 1.5
+    run = simulate_limits(spec, law, [0.1], [v], 0.4, output_dt=1e-4)
+    (c,) = lc.contacts(law, run.t, run.q, run.qd, lc.law_torque(law, run.q, run.qd))
+    assert 0.3 < c["rebound_ratio"] < 0.95
+    v_out = c["rebound_ratio"] * v
+    assert c["energy_absorbed_j"] == pytest.approx(0.5 * I * (v ** 2 - v_out ** 2), rel=1e-3)
+
+
+def test_inferred_torque_recovers_the_applied_law():
+    """The native path infers τ_lim by inverse dynamics; on an applied-mode MuJoCo run (where the law's torque
+    is known) it recovers it: peak torque per contact within 3 % (finite-difference q̈ over 1 ms)."""
+    from crossdyn.comparison.compare import hanging_start
+    from crossdyn.drive.profiles import default_profile
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r-limits")
+    law = LimitLaw.of(spec)
+    with make_engine("mujoco-euler", spec, 1e-3) as eng:
+        tr = run_engine(eng, default_profile(spec), hanging_start(spec), np.zeros(2), 1.2)
+    from dataclasses import replace
+
+    known = lc.characterise(spec, law, tr, native=False)
+    k = len(tr.tau)  # applied mode: Trajectory.tau holds commanded + law; the engine was commanded the first part
+    commanded = replace(tr, tau=tr.tau - law.torque(tr.q[:k], tr.qd[:k]))
+    inferred = lc.contacts(law, tr.t, tr.q, tr.qd, lc.inferred_torque(spec, commanded))
+    assert len(known) == len(inferred) >= 2
+    for a, b in zip(known, inferred):
+        assert b["peak_torque_nm"] == pytest.approx(a["peak_torque_nm"], rel=0.03)
+
+
+def test_compare_native_characterises_and_names_the_departures(tmp_path):
+    """compare --native on planar2r-limits (1.2 s): summary["limits"] has contacts for the reference, the applied
+    and the native runs (schema-valid); MuJoCo's direct solreflimit and PyBullet's hard stop depart from the
+    k = 50, c = 0.5 law, and each failure names the engine, the joint and the quantity.  Without --native
+    no native run is made and no limit failure is raised."""
+    import json
+
+    import jsonschema
+
+    from crossdyn.comparison.compare import compare
+    from crossdyn.comparison.report import write_outputs
+
+    cmp = compare("planar2r-limits", duration=1.2, engines=["mujoco-rk4", "pybullet"], native=True,
+                  convergence_dts=())
+    lim = cmp.summary["limits"]
+    assert set(lim["contacts"]) == {"reference", "mujoco-rk4", "pybullet", "mujoco-rk4@native_limits=true",
+                                    "pybullet@native_limits=true"}
+    ref_pen = max(c["max_penetration_rad"] for c in lim["contacts"]["reference"])
+    pyb_pen = max(c["max_penetration_rad"] for c in lim["contacts"]["pybullet@native_limits=true"])
+    assert pyb_pen < 0.05 * ref_pen  # a hard stop: measured 6e-4 against 0.033 rad
+    ref_peak = max(c["peak_torque_nm"] for c in lim["contacts"]["reference"])
+    assert max(c["peak_torque_nm"] for c in lim["contacts"]["pybullet@native_limits=true"]) > 10 * ref_peak
+    for name in ("mujoco-rk4@native_limits=true", "pybullet@native_limits=true"):
+        assert lim["native"][name]["pass"] is False
+        assert any(f.startswith(f"{name}: native limit departs at joint ") and "max_penetration_rad" in f
+                   for f in cmp.summary["failures"])
+    # the applied runs agree with the reference per contact (what the native tolerance is built on)
+    for a, r in zip(lim["contacts"]["mujoco-rk4"], lim["contacts"]["reference"]):
+        assert a["max_penetration_rad"] == pytest.approx(r["max_penetration_rad"], rel=1e-3)
+    written = write_outputs(cmp, tmp_path, plots=True, animation=False)
+    schema = json.loads((__import__("pathlib").Path(__import__("crossdyn").__file__).parent
+                         / "comparison" / "summary.schema.json").read_text())
+    jsonschema.validate(json.loads(written["summary.json"].read_text()), schema)
+    assert {"limit_angles.png", "limit_torque.png"} <= set(written)
+    md = written["report.md"].read_text()
+    assert "## Joint limits" in md and "pybullet@native_limits=true: FAIL" in md
+
+    plain = compare("planar2r-limits", duration=1.2, engines=["mujoco-rk4"], convergence_dts=())
+    assert plain.summary["limits"]["native"] == {}
+    assert not any("native limit" in f for f in plain.summary["failures"])
