@@ -78,6 +78,9 @@ def _common(p) -> None:
     p.add_argument("--native", action="store_true",
                    help="arms with a limit law: also run MuJoCo and PyBullet with their own joint limits "
                         "(@native_limits=true) and judge each limit contact against the reference")
+    p.add_argument("--calibrate-limits", action="store_true",
+                   help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint to the law and "
+                        "report them with the residual")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -146,7 +149,8 @@ def _options(args, spec):
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
                           q0=q0, qd0=qd0, native_friction=getattr(args, "native_friction", False),
                           characterise_friction=getattr(args, "characterise_friction", False),
-                          native=getattr(args, "native", False))
+                          native=getattr(args, "native", False),
+                          calibrate_limits=getattr(args, "calibrate_limits", False))
 
 
 def _state_option(args, name: str, n: int, unit: str):

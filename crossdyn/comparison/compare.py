@@ -75,6 +75,8 @@ class CompareOptions:
     native: bool = False
     """Arms with a limit law: also run MuJoCo and PyBullet with their own limits (``@native_limits=true``) and
     judge their limit contacts against the reference (:mod:`crossdyn.drive.limit_contacts`)."""
+    calibrate_limits: bool = False
+    """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law (:mod:`crossdyn.drive.limit_calibration`)."""
 
 
 def _engine(name: str, spec: ArmSpec, dt: float, friction=None):
@@ -704,6 +706,12 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
     for name, run in runs.items():
         if run.status == "ok" and run.driven is not None:
             out["contacts"][name] = lc.characterise(spec, law, run.driven, native=False)
+    if opt.calibrate_limits:
+        from crossdyn.drive.limit_calibration import calibrate_mujoco_limits
+
+        say(f"[{spec.name}] calibrating MuJoCo's solreflimit/solimplimit to the limit law")
+        out["calibration"] = calibrate_mujoco_limits(spec, profile, q0, qd0, opt.duration, opt.dt,
+                                                     reference=reference)
     if not opt.native:
         return out
     for name in runs:

@@ -646,6 +646,17 @@ def _limit_blocks(summary: dict) -> list[tuple]:
                "inverse dynamics."),
          ("table", ["run", "joint", "side", "entry [s]", "max penetration [rad]", "peak torque [N m]",
                     "time in contact [s]", "rebound ratio", "energy absorbed [J]"], rows)]
+    cal = lim.get("calibration")
+    if cal:
+        b.append(("p", f"Calibration ({cal['engine']}, compare --calibrate-limits): the solreflimit/solimplimit that "
+                       "best reproduce the law on this arm and motion, fitted per joint (Nelder–Mead on the RMS "
+                       f"joint-angle difference to the reference, {cal['evaluations']} runs). Residual "
+                       f"{_fmt(cal['residual_rms_rad'])} rad against {_fmt(cal['default_residual_rms_rad'])} rad "
+                       f"with MuJoCo's default limit ({_fmt(cal['improvement_over_default'])}× closer) and "
+                       f"{_fmt(cal['direct_residual_rms_rad'])} rad with the direct form (−k, −c)."))
+        b.append(("table", ["joint", "solreflimit (timeconst, dampratio)", "solimplimit"],
+                  [[str(j), " ".join(f"{x:.4g}" for x in r), " ".join(f"{x:.4g}" for x in i)]
+                   for j, r, i in zip(cal["joints"], cal["solreflimit"], cal["solimplimit"])]))
     for name, v in lim.get("native", {}).items():
         deps = v["departures"]
         b.append(("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {v.get('checked', 0)} quantities checked, "
