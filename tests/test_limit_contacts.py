@@ -131,7 +131,7 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     prof, q0 = default_profile(spec), hanging_start(spec)
     with make_engine("analytic-reference", spec, 1e-3) as eng:
         ref = run_engine(eng, prof, q0, np.zeros(2), 1.2)
-    cal = calibrate_mujoco_limits(spec, prof, q0, np.zeros(2), 1.2, reference=ref)
+    cal = calibrate_mujoco_limits(spec, prof, q0, np.zeros(2), 1.2, reference=ref, warm_start_fraction=0.0)
     with make_engine("mujoco-rk4@native_limits=true", spec, 1e-3) as eng:
         for j, solref, solimp in zip((0, 1), cal["solreflimit"], cal["solimplimit"]):
             eng.model.jnt_solref[j], eng.model.jnt_solimp[j] = solref, solimp

@@ -29,13 +29,21 @@ def _solimp(d: float) -> tuple:
     return (d, d, 0.001, 0.5, 2.0)
 
 
+def _head(traj, duration: float, dt: float):
+    """The first ``duration`` seconds of a Trajectory (same grid)."""
+    from dataclasses import replace
+
+    k = int(round(duration / dt))
+    return replace(traj, t=traj.t[: k + 1], q=traj.q[: k + 1], qd=traj.qd[: k + 1], tau=traj.tau[:k])
+
+
 def calibrate_mujoco_limits(spec, profile, q0, qd0, duration: float, dt: float = 1e-3, engine: str = "mujoco-rk4",
-                            reference=None, max_evaluations: int = 400) -> dict:
+                            reference=None, max_evaluations: int = 400, warm_start_fraction: float = 0.4) -> dict:
     """Fit MuJoCo's limit solref/solimp, per limited joint, to the law's reference (see the module docstring).
 
     ``reference``: a Trajectory of the law on the same grid (default: the analytic reference engine's run).
     Two Nelder–Mead starts (MuJoCo's default limit, and a slow lightly damped one: timeconst 0.1 s, dampratio
-    0.3), the better kept.  Returns {"solreflimit": per joint [timeconst, dampratio], "solimplimit": per joint,
+    0.3), and (``warm_start_fraction``) the fit of the run's first part; the best kept.  Returns {"solreflimit": per joint [timeconst, dampratio], "solimplimit": per joint,
     "residual_rms_rad", "default_residual_rms_rad", "direct_residual_rms_rad", "improvement_over_default",
     "evaluations"}.
     """
@@ -62,8 +70,18 @@ def calibrate_mujoco_limits(spec, profile, q0, qd0, duration: float, dt: float =
         direct = residual([(tuple(eng.model.jnt_solref[j]), tuple(eng.model.jnt_solimp[j])) for j in limited])
         default = residual([(MUJOCO_DEFAULT_SOLREF, MUJOCO_DEFAULT_SOLIMP)] * len(limited))
         best, evals = None, 0
-        for tc, dr in (MUJOCO_DEFAULT_SOLREF, (0.1, 0.3)):
-            x0 = np.tile([np.log(tc), np.log(dr), np.log(0.9 / 0.1)], len(limited))
+        starts = [np.tile([np.log(tc), np.log(dr), np.log(0.9 / 0.1)], len(limited))
+                  for tc, dr in (MUJOCO_DEFAULT_SOLREF, (0.1, 0.3))]
+        if warm_start_fraction and duration * warm_start_fraction >= 10 * dt:
+            # a long run's residual is rugged (small changes early move every later contact): fit the first
+            # part of the run first and start the full fit from there too
+            short = calibrate_mujoco_limits(spec, profile, q0, qd0, duration * warm_start_fraction, dt, engine,
+                                            reference=_head(reference, duration * warm_start_fraction, dt),
+                                            max_evaluations=max_evaluations, warm_start_fraction=0.0)
+            evals += short["evaluations"]
+            starts.append(np.concatenate([[np.log(r[0]), np.log(r[1]), np.log(i[0] / (1 - i[0]))]
+                                          for r, i in zip(short["solreflimit"], short["solimplimit"])]))
+        for x0 in starts:
             r = minimize(lambda x: residual(unpack(x)), x0, method="Nelder-Mead",
                          options={"maxfev": max_evaluations, "xatol": 1e-4, "fatol": 1e-9})
             evals += r.nfev

@@ -102,6 +102,7 @@ def judge(reference: list[dict], applied: list[dict], native: list[dict], allowa
     departures, checked = [], 0
     for key in sorted(set(ref) | set(nat)):
         r_list, a_list, n_list = ref.get(key, []), app.get(key, []), nat.get(key, [])
+        checked += 1
         if len(r_list) != len(n_list):
             departures.append({"joint": key[0], "side": key[1], "contact": None, "quantity": "count",
                                "reference": len(r_list), "native": len(n_list), "tolerance": 0})
