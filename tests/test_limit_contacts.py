@@ -140,3 +140,35 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     assert rms == pytest.approx(cal["residual_rms_rad"], rel=1e-9)  # the fit's residual is what a user gets
     assert cal["default_residual_rms_rad"] > 30 * rms
     assert cal["direct_residual_rms_rad"] > cal["default_residual_rms_rad"]
+
+
+def test_dart_and_drake_discrete_native_limits_are_rigid_stops():
+    """dart@enforce_limits=true and drake-discrete@native_limits=true (URDF limits, the discrete plant's limit
+    constraint) stop planar2r-limits' joints at their limits (1.2 s): every contact's penetration below 1e-4 rad
+    (measured: DART ≤ 4.4e-5, Drake 0: it stops 2.5e-7 rad short) against 0.017–0.033 rad under the k = 50
+    law, and a limit torque acts (inferred peak on joint 1: DART 227, Drake 6.7 N m; > 0.5 asserted).
+    The continuous Drake plant ignores limits, so native_limits is refused there."""
+    from crossdyn.comparison.compare import hanging_start, native_limit_variant
+    from crossdyn.drive.profiles import default_profile
+    from crossdyn.drive.runner import run_engine
+    from crossdyn.engines import make_engine
+    from crossdyn.engines.base import EngineUnsupported
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r-limits")
+    law = LimitLaw.of(spec)
+    prof, q0 = default_profile(spec), hanging_start(spec)
+    assert native_limit_variant("drake") is None and native_limit_variant("dart-rk4") is None
+    for base in ("dart", "drake-discrete"):
+        name = native_limit_variant(base)
+        with make_engine(name, spec, 1e-3) as eng:
+            tr = run_engine(eng, prof, q0, np.zeros(2), 1.2, limit_law=False)
+        cs = lc.characterise(spec, law, tr, native=True)
+        assert tr.status == "ok" and {c["joint"] for c in cs} == {1, 2}, name
+        assert all(c["max_penetration_rad"] < 1e-4 for c in cs), name
+        assert max(c["peak_torque_nm"] for c in cs if c["joint"] == 1) > 0.5, name
+    with make_engine("drake-discrete", spec, 1e-3) as eng:  # without: no limit, the joint swings through
+        free = run_engine(eng, prof, q0, np.zeros(2), 1.2, limit_law=False)
+    assert free.q[:, 1].min() < -0.10 - 0.05
+    with pytest.raises(EngineUnsupported):
+        make_engine("drake@native_limits=true", spec, 1e-3)

@@ -76,8 +76,9 @@ def _common(p) -> None:
                    help="engines measured in N parallel processes (default: the number of CPUs, at most 4); "
                         "results are identical for any N")
     p.add_argument("--native", action="store_true",
-                   help="arms with a limit law: also run MuJoCo and PyBullet with their own joint limits "
-                        "(@native_limits=true) and judge each limit contact against the reference")
+                   help="arms with a limit law: also run MuJoCo, PyBullet, drake-discrete (@native_limits=true) and "
+                        "DART (@enforce_limits=true) with their own joint limits and judge each limit contact "
+                        "against the reference")
     p.add_argument("--calibrate-limits", action="store_true",
                    help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint to the law and "
                         "report them with the residual")

@@ -73,8 +73,9 @@ class CompareOptions:
     stick–slip reference (:mod:`crossdyn.drive.friction_native`): stick intervals and creep while stuck, in
     ``summary["friction"]["native"]`` and the notes (slow: the event-exact reference restarts every step)."""
     native: bool = False
-    """Arms with a limit law: also run MuJoCo and PyBullet with their own limits (``@native_limits=true``) and
-    judge their limit contacts against the reference (:mod:`crossdyn.drive.limit_contacts`)."""
+    """Arms with a limit law: also run each compared engine that has its own limits with them
+    (:func:`native_limit_variant`) and judge their limit contacts against the reference
+    (:mod:`crossdyn.drive.limit_contacts`)."""
     calibrate_limits: bool = False
     """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law (:mod:`crossdyn.drive.limit_calibration`)."""
 
@@ -688,8 +689,17 @@ def _limit_law_omega_dt(spec: ArmSpec, q0, dt: float) -> float:
                 if l.limit_stiffness > 0), default=0.0)
 
 
-NATIVE_LIMIT_ENGINES = ("mujoco", "pybullet")
-"""Engines with a native limit mode (``@native_limits=true``)."""
+def native_limit_variant(name: str) -> str | None:
+    """The engine name that runs ``name`` with its own joint limits, or None: MuJoCo (``range`` + solreflimit),
+    PyBullet and Drake's discrete plant (URDF limits, ``@native_limits=true``), DART in World.step
+    (``@enforce_limits=true``).  Continuous Drake plants ignore limits; dart-rk4 does not step the constraint."""
+    if "@" in name:
+        return None
+    if name.startswith("mujoco") or name == "pybullet" or name == "drake-discrete":
+        return f"{name}@native_limits=true"
+    if name == "dart":
+        return f"{name}@enforce_limits=true"
+    return None
 
 
 def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say, native_runs) -> dict:
@@ -715,9 +725,9 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
     if not opt.native:
         return out
     for name in runs:
-        if runs[name].status != "ok" or not name.startswith(NATIVE_LIMIT_ENGINES) or "@" in name:
+        native_name = native_limit_variant(name)
+        if runs[name].status != "ok" or native_name is None:
             continue
-        native_name = f"{name}@native_limits=true"
         say(f"[{spec.name}] {native_name}: native limits")
         try:
             with make_engine(native_name, spec, opt.dt) as eng:

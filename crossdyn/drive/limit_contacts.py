@@ -1,6 +1,7 @@
 """Per limit contact characterisation (issue 12): every run with a limit law, applied or native, measured alike.
 
-A *contact* is a maximal interval in which joint j is beyond one of its limits (q_j > hi_j or q_j < lo_j);
+A *contact* is a maximal interval in which joint j is at or beyond one of its limits (q_j > hi_j − 1e-5 or
+q_j < lo_j + 1e-5, :data:`TOUCH_RAD`);
 gaps shorter than ``merge_s`` (default 10 ms) are merged, so a hard stop chattering at the boundary counts
 once.  Per contact:
 
@@ -42,7 +43,12 @@ def inferred_torque(spec, traj) -> np.ndarray:
     return np.vstack([lim, lim[-1:]]) if k else np.zeros_like(q)
 
 
-def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01) -> list[dict]:
+TOUCH_RAD = 1e-5
+"""A joint within this of a limit counts as at it: a rigid stop never goes beyond it (Drake's discrete plant
+stops planar2r-limits' joints 2.5e-7 and 1.8e-6 rad short of their limits)."""
+
+
+def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01, touch: float = TOUCH_RAD) -> list[dict]:
     """Every limit contact of a run (see the module docstring), ordered by joint, side, entry time."""
     t, q, qd, tau_lim = (np.asarray(a, dtype=float) for a in (t, q, qd, tau_lim))
     m = min(len(t), len(q), len(qd), len(tau_lim))
@@ -54,7 +60,7 @@ def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01) -> list[di
             if not np.isfinite(bound):
                 continue
             pen = (q[:, j] - bound) if side == "upper" else (bound - q[:, j])
-            beyond = np.nonzero(pen > 0)[0]
+            beyond = np.nonzero(pen > -touch)[0]
             if not len(beyond):
                 continue
             breaks = np.nonzero(np.diff(beyond) * dt > merge_s)[0]
@@ -69,7 +75,7 @@ def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01) -> list[di
                 v_in = abs(qd[i0, j])
                 out.append({"joint": j + 1, "side": side, "t_enter_s": float(t[i0]), "t_exit_s": float(t[i1]),
                             "open": bool(open_),
-                            "max_penetration_rad": float(pen[a:b + 1].max()),
+                            "max_penetration_rad": max(float(pen[a:b + 1].max()), 0.0),
                             "peak_torque_nm": float(np.abs(tau_lim[a:b + 1, j]).max()),
                             "time_in_contact_s": float(t[i1] - t[i0]),
                             "rebound_ratio": (float(abs(qd[i1, j]) / v_in) if not open_ and v_in > 0 else None),

@@ -113,8 +113,9 @@ class DrakeEngine(Engine):
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk3-adaptive",
                  accuracy: float = DEFAULT_ACCURACY, time_step: float | str | None = None,
                  drake_gravity: bool = False, world_link: bool = True, collision_geometry: bool = False,
-                 explicit_damping: bool = False):
+                 explicit_damping: bool = False, native_limits: bool = False):
         super().__init__(spec, dt)
+        self.native_limits = bool(native_limits)
         if integrator not in SCHEMES:
             raise EngineError(f"drake integrator: must be one of {', '.join(SCHEMES)}, got {integrator!r}")
         if not (isinstance(accuracy, (int, float)) and 0 < accuracy < 1):
@@ -130,6 +131,9 @@ class DrakeEngine(Engine):
         self.name = _NAMES.get(integrator, f"drake-{integrator}")
         self.accuracy = float(accuracy)
         self.discrete = integrator == "discrete"
+        if self.native_limits and not self.discrete:
+            raise EngineUnsupported("drake: native_limits needs the discrete plant (drake-discrete): continuous "
+                                    "plants ignore joint limits")
         if time_step is None:
             self.time_step = self.dt if self.discrete else 0.0
         elif isinstance(time_step, str) and time_step.lower() == "default":
@@ -181,7 +185,8 @@ class DrakeEngine(Engine):
         plant, _scene = AddMultibodyPlantSceneGraph(builder, time_step)
         # the arm's own name is not passed on: Drake reads "::" in a model name as a scope separator and aborts
         # the whole process (not an exception) on an empty one, e.g. an arm named "::"
-        urdf = to_urdf(replace(self.spec, name=MODEL_NAME), collision=self.collision_geometry)
+        urdf = to_urdf(replace(self.spec, name=MODEL_NAME), collision=self.collision_geometry,
+                       native_limits=self.native_limits)  # the spec's limits for links with a law
         if not self.world_link:
             urdf = _strip_world_link(urdf)
         try:
@@ -342,9 +347,11 @@ class DrakeEngine(Engine):
             "joint_friction": [l.friction for l in self.spec.links],
             "friction_model": "unsupported: MultibodyPlant has no joint Coulomb friction; a spec with f_c > 0 "
                               "is refused (EngineUnsupported)",
-            "joint_limits": "URDF limits +-1e6 rad (never reached); spec limits are recorded, not simulated; "
-                            "Drake ignores joint limits in continuous plants and enforces them by a constraint "
-                            "in discrete plants",
+            "joint_limits": ("URDF <limit lower upper> of the links with a limit law (native_limits=True), "
+                             "enforced by the discrete plant's limit constraint (no k or c)" if self.native_limits
+                             else "URDF limits +-1e6 rad (never reached); spec limits are recorded, not simulated; "
+                             "Drake ignores joint limits in continuous plants and enforces them by a constraint "
+                             "in discrete plants"),
             "collision_geometry": self.collision_geometry,
             "contacts": "links' cylinders registered as collision geometry (collision_geometry=True)"
             if self.collision_geometry else "none: the URDF has visual geometry only",
