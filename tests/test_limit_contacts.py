@@ -172,3 +172,12 @@ def test_dart_and_drake_discrete_native_limits_are_rigid_stops():
     assert free.q[:, 1].min() < -0.10 - 0.05
     with pytest.raises(EngineUnsupported):
         make_engine("drake@native_limits=true", spec, 1e-3)
+
+
+def test_native_on_an_arm_without_a_limit_law_says_so_and_adds_nothing():
+    from crossdyn.comparison.compare import compare
+
+    cmp = compare("planar2r", duration=0.2, engines=["mujoco-rk4"], native=True, convergence_dts=(), n_states=50)
+    assert "limits" not in cmp.summary and cmp.native_limit_runs == {}
+    assert any("no joint-limit law" in n for n in cmp.summary["notes"])
+    assert cmp.summary["verdict"] == "pass"

@@ -457,6 +457,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     elif opt.convergence_dts and dense is None and friction is None:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
+    if (opt.native or opt.calibrate_limits) and not spec.has_limit_law:
+        notes.append("--native / --calibrate-limits: this arm has no joint-limit law (limit_stiffness), nothing to "
+                     "run natively or calibrate")
     if spec.has_limit_law:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
                                             native_runs)
