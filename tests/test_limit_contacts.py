@@ -181,3 +181,14 @@ def test_native_on_an_arm_without_a_limit_law_says_so_and_adds_nothing():
     assert "limits" not in cmp.summary and cmp.native_limit_runs == {}
     assert any("no joint-limit law" in n for n in cmp.summary["notes"])
     assert cmp.summary["verdict"] == "pass"
+
+
+def test_effective_stiffness_of_the_law_is_k_when_undamped():
+    """peak torque / max penetration measures a stop's softness: for the undamped law it is k itself."""
+    link = LinkSpec(length=1.0, mass=2.0, com=0.5, inertia=0.1, limits=(-1.0, 0.2), limit_stiffness=400.0,
+                    limit_damping=0.0)
+    spec = ArmSpec((link,), gravity=(0.0, 0.0, 0.0), name="one-link-stop")
+    law = LimitLaw.of(spec)
+    run = simulate_limits(spec, law, [0.1], [1.5], 0.4, output_dt=1e-4)
+    (c,) = lc.contacts(law, run.t, run.q, run.qd, lc.law_torque(law, run.q, run.qd))
+    assert c["effective_stiffness_nm_per_rad"] == pytest.approx(400.0, rel=1e-12)  # τ = k·penetration, same sample

@@ -637,7 +637,7 @@ def _limit_blocks(summary: dict) -> list[tuple]:
         for c in contacts:
             rows.append([name, str(c["joint"]), c["side"], f"{c['t_enter_s']:.3f}", _fmt(c["max_penetration_rad"]),
                          _fmt(c["peak_torque_nm"]), _fmt(c["time_in_contact_s"]), _fmt(c["rebound_ratio"]),
-                         _fmt(c["energy_absorbed_j"])])
+                         _fmt(c["energy_absorbed_j"]), _fmt(c.get("effective_stiffness_nm_per_rad"))])
     b = [("h", 2, "Joint limits"),
          ("p", "Per limit contact (an interval beyond one limit; gaps under 10 ms merged): the largest "
                "penetration, the peak limit torque, the time in contact, the rebound velocity ratio |q̇ exit| / "
@@ -645,7 +645,8 @@ def _limit_blocks(summary: dict) -> list[tuple]:
                "law's torque; native runs (compare --native): the engine's own limit, its torque inferred by "
                "inverse dynamics."),
          ("table", ["run", "joint", "side", "entry [s]", "max penetration [rad]", "peak torque [N m]",
-                    "time in contact [s]", "rebound ratio", "energy absorbed [J]"], rows)]
+                    "time in contact [s]", "rebound ratio", "energy absorbed [J]",
+                    "peak torque / penetration [N m/rad]"], rows)]
     cal = lim.get("calibration")
     if cal:
         b.append(("p", f"Calibration ({cal['engine']}, compare --calibrate-limits): the solreflimit/solimplimit that "

@@ -80,6 +80,9 @@ def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01, touch: flo
                             "time_in_contact_s": float(t[i1] - t[i0]),
                             "rebound_ratio": (float(abs(qd[i1, j]) / v_in) if not open_ and v_in > 0 else None),
                             "energy_absorbed_j": float(-np.trapezoid(power, t[sl]))})
+                c = out[-1]  # the stop's measured softness: peak torque over the penetration it took
+                c["effective_stiffness_nm_per_rad"] = (c["peak_torque_nm"] / c["max_penetration_rad"]
+                                                       if c["max_penetration_rad"] > TOUCH_RAD else None)
     return out
 
 
