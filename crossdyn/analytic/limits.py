@@ -15,7 +15,8 @@ per joint: q − hi, q − lo (entry/exit) and the clipped forces (release/re-en
 zero-order hold of period ``hold`` (the integrator restarts at each hold boundary too), as the engines get it.
 
 The spec keys ``limit_stiffness``/``limit_damping`` give the law (:meth:`LimitLaw.of`); the runner applies
-it (applied mode, :mod:`crossdyn.drive.runner`).  Not yet: the native MuJoCo/PyBullet characterisation.
+it (applied mode, :mod:`crossdyn.drive.runner`); native runs are characterised per contact in
+:mod:`crossdyn.drive.limit_contacts` and MuJoCo's limit calibrated in :mod:`crossdyn.drive.limit_calibration`.
 """
 from __future__ import annotations
 
