@@ -462,7 +462,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                      "run natively or calibrate")
     if spec.has_limit_law:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
-                                            native_runs)
+                                            native_runs, friction)
     summary["notes"] = notes
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures else "pass"
@@ -705,14 +705,14 @@ def native_limit_variant(name: str) -> str | None:
     return None
 
 
-def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say, native_runs) -> dict:
+def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say, native_runs,
+                    friction=None) -> dict:
     """summary["limits"]: per limit contact the characterisation of the reference and every applied run, and
     with ``opt.native`` of MuJoCo's and PyBullet's native runs, judged (a departure fails naming engine, joint,
     quantity); see :mod:`crossdyn.drive.limit_contacts`."""
     from crossdyn.analytic.limits import LimitLaw
     from crossdyn.drive import limit_contacts as lc
     from crossdyn.drive.runner import run_engine
-    from crossdyn.engines import make_engine
 
     law = LimitLaw.of(spec)
     out = {"contacts": {"reference": lc.characterise(spec, law, reference, native=False)}, "native": {}}
@@ -733,7 +733,7 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
             continue
         say(f"[{spec.name}] {native_name}: native limits")
         try:
-            with make_engine(native_name, spec, opt.dt) as eng:
+            with _engine(native_name, spec, opt.dt, friction) as eng:  # applied friction, if any, as the others
                 traj = run_engine(eng, profile, q0, qd0, opt.duration, limit_law=False)
         except Exception as e:  # noqa: BLE001 - a crashing engine is reported, not raised
             failures.append(f"{native_name}: error: {type(e).__name__}: {e}")
