@@ -380,7 +380,7 @@ def friction_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", 
     """µs per step of the runner's closed-loop path (pd-gravity) on planar3r with the applied regularised Coulomb
     law (f_c = 0.2 N m per joint, the engine built with f_c = 0, −f_c tanh(q̇/v_s) added every step) against the
     same arm without friction: the applied-mode cost (issue 12 asks ≤ 1.3×)."""
-    from crossdyn.analytic.friction import FrictionLaw
+    from crossdyn.analytic.stick_slip import FrictionLaw
     from crossdyn.drive.profiles import make_profile
     from crossdyn.drive.runner import run_engine
 

@@ -252,9 +252,10 @@ def test_bad_options_are_engine_errors():
             make_engine(bad, spec, DT)
 
 
-def test_compare_reports_drake_unsupported_for_coulomb_friction(tmp_path):
-    """In a comparison, a spec with f_c > 0 makes Drake 'unsupported' with the reason (status, terminal
-    table, notes), never a silent run without friction; the other engines are compared as usual."""
+def test_compare_reports_drake_unsupported_for_native_coulomb_friction(tmp_path):
+    """With the engines' own friction (--native-friction), a spec with f_c > 0 makes Drake 'unsupported' with the
+    reason (status, notes), never a silent run without friction; by default (applied mode: crossdyn applies the
+    friction law to every engine, each built with f_c = 0) Drake runs and is judged like the others."""
     import json
 
     from crossdyn.cli import main
@@ -262,15 +263,19 @@ def test_compare_reports_drake_unsupported_for_coulomb_friction(tmp_path):
     spec_file = tmp_path / "arm.toml"
     spec_file.write_text('name = "fric"\n[[links]]\nlength = 1.0\nmass = 1.0\ncom = 0.5\ninertia = 0.0833\n'
                          'friction = 0.05\n')
-    out = tmp_path / "out"
-    code = main(["compare", str(spec_file), "--engines", "mujoco-rk4,drake", "--duration", "0.2", "--states", "50",
-                 "--quiet", "--no-plots", "--out", str(out)])
-    summary = json.loads((out / "summary.json").read_text())
+    args = ["compare", str(spec_file), "--engines", "mujoco-rk4,drake", "--duration", "0.2", "--states", "50",
+            "--quiet", "--no-plots"]
+    code = main(args + ["--native-friction", "--out", str(tmp_path / "native")])
+    summary = json.loads((tmp_path / "native" / "summary.json").read_text())
     drake = summary["engines"]["drake"]
     assert drake["status"] == "unsupported" and "Coulomb joint friction" in drake["reason"]
     assert any(note.startswith("drake was not compared") for note in summary["notes"])
     assert not any(f.startswith("drake") for f in summary["failures"])
     assert summary["engines"]["mujoco-rk4"]["status"] == "ok" and code in (0, 1)
+
+    assert main(args + ["--out", str(tmp_path / "applied")]) == 0
+    summary = json.loads((tmp_path / "applied" / "summary.json").read_text())
+    assert summary["engines"]["drake"]["status"] == "ok" and summary["verdict"] == "pass"
 
 
 def test_continuous_plants_ignore_joint_limits_discrete_plants_enforce_them():

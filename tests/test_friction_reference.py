@@ -1,4 +1,4 @@
-"""The set-valued stick–slip reference (crossdyn.analytic.friction) against independent paths.
+"""The set-valued stick–slip reference (crossdyn.analytic.stick_slip) against independent paths.
 
 Closed forms on a 1R arm (the joint's inertia I = J + m Lc² about the joint): held on a slope it sticks iff
 |G| ≤ f_c; spinning without gravity or damping it stops at t = q̇0 I / f_c and stays; and fixed-step RK4 of the
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from crossdyn.analytic.friction import FrictionLaw, rk4_regularised, simulate_stick_slip
+from crossdyn.analytic.stick_slip import FrictionLaw, rk4_regularised, simulate_stick_slip
 from crossdyn.models.presets import planarNr
 from crossdyn.models.spec import ArmSpec
 

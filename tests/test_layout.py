@@ -164,3 +164,23 @@ def test_the_rules_can_fail():
 ])
 def test_each_concept_lives_in_the_file_named_after_it(concept, path):
     assert (ROOT / path).is_file(), f"{concept}: expected crossdyn/{path}"
+
+
+def test_no_submodule_shadows_a_name_its_package_exports():
+    """``crossdyn.analytic.friction`` (a function) was once shadowed by a module ``analytic/friction.py``: importing
+    the module rebinds the package attribute, and ``analytic.friction(...)`` then calls a module."""
+    clashes = []
+    for init in sorted(ROOT.rglob("__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        exported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    for alias in node.names}
+        exported |= {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        for name in exported:
+            sub = init.parent / f"{name}.py"
+            if sub.exists() and not any(isinstance(n, ast.ImportFrom) and n.module and n.module.endswith(f".{name}")
+                                        and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
+                target = {alias.asname or alias.name: node.module for node in ast.walk(tree)
+                          if isinstance(node, ast.ImportFrom) for alias in node.names}.get(name)
+                if target not in (module_name(init), f"{module_name(init)}.{name}"):  # own submodule: no clash
+                    clashes.append(f"{module_name(init)}.{name}: exported from {target}, shadowed by {sub.name}")
+    assert not clashes, clashes

@@ -65,7 +65,7 @@ class CompareOptions:
     progress: Callable[[str], None] | None = None
     native_friction: bool = False
     """Coulomb friction (f_c > 0): False (applied mode) builds every engine with f_c = 0 and the runner applies
-    the regularised law −f_c tanh(q̇/v_s) (:class:`crossdyn.analytic.friction.FrictionLaw`) to all of them and
+    the regularised law −f_c tanh(q̇/v_s) (:class:`crossdyn.analytic.stick_slip.FrictionLaw`) to all of them and
     to the reference; True leaves each engine's own friction (MuJoCo frictionloss, PyBullet's velocity motor,
     DART's constraint, f_c sign(q̇) in the analytic model and Pinocchio)."""
     characterise_friction: bool = False
@@ -346,7 +346,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     free_profile = make_profile("zero", spec)
     user_spec, friction = spec, None
     if spec.has_friction and not opt.native_friction:  # applied mode: engines without f_c, the runner applies it
-        from crossdyn.analytic.friction import FrictionLaw, without_friction
+        from crossdyn.analytic.stick_slip import FrictionLaw, without_friction
 
         friction = FrictionLaw.of(spec, dt, q0)
         spec = without_friction(spec)
@@ -422,7 +422,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                      f"then runs) and crossdyn applies {friction.describe()} from each engine's own state at every "
                      "step, held over the step, and to the reference the same way. v_s is chosen so that the held "
                      "law's step is monotone (no chatter about qd = 0); the set-valued stick-slip law is its v_s -> 0 "
-                     "limit (crossdyn.analytic.friction.simulate_stick_slip). Not measured with it: the free-swing "
+                     "limit (crossdyn.analytic.stick_slip.simulate_stick_slip). Not measured with it: the free-swing "
                      "energy drift, the convergence study. --native-friction compares the engines' own friction")
     elif spec.has_friction:
         notes.append("Coulomb friction (f_c > 0) is modelled differently by each engine: F = f_c sign(qd) in the "

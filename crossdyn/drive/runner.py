@@ -21,7 +21,7 @@ state at the start of every step and added to the (saturated) commanded torque, 
 leaves it out.
 
 **Coulomb friction** (applied mode): an engine given an ``applied_friction`` law (attribute, a
-:class:`crossdyn.analytic.friction.FrictionLaw`; ``compare`` builds such engines from the spec with f_c = 0, so
+:class:`crossdyn.analytic.stick_slip.FrictionLaw`; ``compare`` builds such engines from the spec with f_c = 0, so
 their native friction is off) gets φ = −f_c tanh(q̇_k / v_s) from its own state at the start of every step, held
 over the step and added like the limit torque (``Trajectory.tau`` is the sum); the law is stated in
 ``info["config"]["applied_friction"]``.  Such runs take the step loop.
