@@ -7,6 +7,8 @@ import os
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -37,3 +39,15 @@ def strip_timings(obj):
     if isinstance(obj, list):
         return [strip_timings(v) for v in obj]
     return obj
+
+
+CHECK_FILES = Path(__file__).resolve().parent / "check_files"
+
+
+def edited_copy(folder: Path, tmp_path, base: str, old: str, new: str, name: str) -> str:
+    """A copy of ``folder/base`` in ``tmp_path/name`` with one edit (which must apply exactly once)."""
+    src = (folder / base).read_text()
+    assert src.count(old) == 1, f"edit target not unique in {base}: {old!r}"
+    path = tmp_path / name
+    path.write_text(src.replace(old, new))
+    return str(path)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import edited_copy
 from crossdyn.cli import main
 from crossdyn.checking import diagnosis
 from crossdyn.checking.checker import UserFileError, UserParams, check
@@ -24,11 +25,7 @@ FAST = {"states": 200, "random_params": 5}
 
 def variant(tmp_path, base: str, old: str, new: str, name: str = "mine.py") -> str:
     """A copy of check_files/<base> with one edit (which must apply exactly once)."""
-    src = (FILES / base).read_text()
-    assert src.count(old) == 1, f"edit target not unique in {base}: {old!r}"
-    path = tmp_path / name
-    path.write_text(src.replace(old, new))
-    return str(path)
+    return edited_copy(FILES, tmp_path, base, old, new, name)
 
 
 def toml_arm(tmp_path, links, gravity=(0.0, -9.81, 0.0), name="arm") -> str:

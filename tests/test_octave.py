@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import edited_copy
 from crossdyn.cli import main
 from crossdyn.checking.checker import UserFileError, check
 from crossdyn.engines import make_engine
@@ -29,11 +30,7 @@ FAST = {"states": 200, "random_params": 5}
 
 def variant(tmp_path, base: str, old: str, new: str, name: str = "mine.m") -> str:
     """A copy of check_files/matlab/<base> with one edit (which must apply exactly once)."""
-    src = (MFILES / base).read_text()
-    assert src.count(old) == 1, f"edit target not unique in {base}: {old!r}"
-    path = tmp_path / name
-    path.write_text(src.replace(old, new))
-    return str(path)
+    return edited_copy(MFILES, tmp_path, base, old, new, name)
 
 
 def text_of(result) -> str:
