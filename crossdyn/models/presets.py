@@ -1,4 +1,4 @@
-"""Preset arms: ``planar2r``, ``planar3r``, ``planar2r-pointmass``, ``planar3r-general``, ``planar3r-geared``,
+"""Preset arms: ``planar2r``, ``planar3r``, ``planar2r-pointmass``, ``planar3r-general``, ``planar3r-geared``, ``planar2r-limits``, ``planar3r-friction``, ``planar2r-floor``, ``planar3r-wall``,
 ``planarNr``.
 
 Uniform rods have Lc = L/2 and J = mL²/12; a point mass sits at the link's end
@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError
+from crossdyn.models.spec import ArmSpec, ContactSpec, LinkSpec, Obstacle, SpecError
 
 
 def rod(length: float, mass: float, damping: float = 0.0, friction: float = 0.0) -> LinkSpec:
@@ -87,6 +87,22 @@ def planar3r_friction() -> ArmSpec:
                          "stick and slip under the default profile)")
 
 
+def planar2r_floor() -> ArmSpec:
+    """planar2r above a floor at y = −1.5 m (the hanging arm reaches −1.8 m: it comes to rest on the floor),
+    tip sphere r = 0.02 m, k = 2e4 N/m, c = 50 N s/m, frictionless."""
+    return ArmSpec(planar2r().links, name="planar2r-floor", contact=ContactSpec(0.02, 2.0e4, 50.0, 0.0),
+                   obstacles=(Obstacle((0.0, -1.5, 0.0), (0.0, 1.0, 0.0)),),
+                   notes="planar2r with a floor at y = -1.5 m; tip sphere r = 0.02 m, k = 2e4 N/m, c = 50 N s/m")
+
+
+def planar3r_wall() -> ArmSpec:
+    """planar3r beside a wall at x = 1.6 m facing −x (the arm reaches 2.4 m), tip sphere r = 0.02 m,
+    k = 2e4 N/m, c = 50 N s/m, tip friction μ = 0.3."""
+    return ArmSpec(planar3r().links, name="planar3r-wall", contact=ContactSpec(0.02, 2.0e4, 50.0, 0.3),
+                   obstacles=(Obstacle((1.6, 0.0, 0.0), (-1.0, 0.0, 0.0)),),
+                   notes="planar3r with a wall at x = 1.6 m; tip sphere r = 0.02 m, k = 2e4 N/m, c = 50 N s/m, mu = 0.3")
+
+
 def planarNr(n: int) -> ArmSpec:
     """n uniform rods, lengths 1.0 → 0.6 m and masses 1.0 → 0.5 kg from base to tip."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -104,6 +120,8 @@ PRESETS = {
     "planar3r-geared": planar3r_geared,
     "planar2r-limits": planar2r_limits,
     "planar3r-friction": planar3r_friction,
+    "planar2r-floor": planar2r_floor,
+    "planar3r-wall": planar3r_wall,
 }
 """Named presets; ``planar<N>r`` (e.g. ``planar5r``) is also accepted for any N ≥ 1."""
 

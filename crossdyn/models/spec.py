@@ -142,6 +142,73 @@ class LinkSpec:
             object.__setattr__(self, "limits", (lo, hi))
 
 
+@dataclass(frozen=True)
+class ContactSpec:
+    """The sphere at the arm's tip and its spring–damper contact law (the ``[contact]`` table).
+
+    The sphere (radius r, massless, centred on the tip of the last link) touches every obstacle with the
+    normal force F_n = max(0, k δ + c δ̇) while δ > 0 (δ the penetration, m; the damper acts only while
+    penetrating and the force never pulls), plus Coulomb friction μ F_n against the tangential slip at the
+    contact point (:mod:`crossdyn.analytic.contact`).
+
+    Attributes
+    ----------
+    radius : float
+        r, m (> 0).
+    stiffness : float
+        k, N/m (> 0).
+    damping : float
+        c, N s/m (≥ 0).
+    friction : float
+        μ, Coulomb coefficient at the tip (≥ 0; 0 = frictionless).
+    """
+
+    radius: float = 0.02
+    stiffness: float = 2.0e4
+    damping: float = 50.0
+    friction: float = 0.0
+
+    def validate(self, where: str = "contact") -> None:
+        for name in ("radius", "stiffness", "damping", "friction"):
+            object.__setattr__(self, name, _number(getattr(self, name), f"{where}.{name}"))
+        for name, unit, strict in (("radius", "m", True), ("stiffness", "N/m", True), ("damping", "N s/m", False),
+                                   ("friction", "(a Coulomb coefficient)", False)):
+            x = getattr(self, name)
+            if (x <= 0) if strict else (x < 0):
+                raise SpecError(f"{where}.{name}: must be {'>' if strict else '>='} 0 {unit}, got {x!r}",
+                                f"{where}.{name}", x)
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A half-plane obstacle (an ``[[obstacles]]`` table): world points p with (p − point)·normal < 0 are inside.
+
+    ``point`` (m) and ``normal`` (a unit vector pointing out of the obstacle, into free space) are 3-vectors
+    in the world frame that must lie in the arm's plane (z components 0): the obstacle is a line in the x–y
+    plane, a wall or a floor.  A normal within 1e-6 of unit length is accepted and normalised.
+    """
+
+    point: tuple[float, float, float]
+    normal: tuple[float, float, float]
+
+    def validate(self, where: str = "obstacles[1]") -> None:
+        for name in ("point", "normal"):
+            v = getattr(self, name)
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 3:
+                raise SpecError(f"{where}.{name}: must be a 3-vector [x, y, z] in the arm's plane (z = 0), got {v!r}",
+                                f"{where}.{name}", v)
+            v = tuple(_number(x, f"{where}.{name}[{i}]") for i, x in enumerate(v, 1))
+            if v[2] != 0.0:
+                raise SpecError(f"{where}.{name}: must lie in the arm's x-y plane (z component 0: the obstacle is a "
+                                f"line in the plane the arm moves in), got {list(v)!r}", f"{where}.{name}", list(v))
+            object.__setattr__(self, name, v)
+        length = math.hypot(self.normal[0], self.normal[1])
+        if abs(length - 1.0) > 1e-6:
+            raise SpecError(f"{where}.normal: must be a unit vector (pointing out of the obstacle), got "
+                            f"{list(self.normal)!r} (length {length:.6g})", f"{where}.normal", list(self.normal))
+        object.__setattr__(self, "normal", (self.normal[0] / length, self.normal[1] / length, 0.0))
+
+
 class ArmParams(NamedTuple):
     """Numeric parameters of an arm as arrays, the form the analytic model consumes.
 
@@ -192,6 +259,8 @@ class ArmSpec:
     gravity: tuple[float, float, float] = DEFAULT_GRAVITY
     name: str = "arm"
     notes: str = field(default="", compare=False)
+    contact: ContactSpec | None = None
+    obstacles: tuple[Obstacle, ...] = ()
 
     def __post_init__(self) -> None:
         links = self.links
@@ -218,6 +287,21 @@ class ArmSpec:
         if bad:  # control characters cannot be written into XML (URDF, MJCF) at all
             raise SpecError(f"name: must not contain control or unassigned characters, got {self.name!r} "
                             f"(found {bad[0]!r})", "name", self.name)
+        if self.contact is not None:
+            if not isinstance(self.contact, ContactSpec):
+                raise SpecError(f"contact: must be a ContactSpec, got {self.contact!r}", "contact", self.contact)
+            self.contact.validate("contact")
+        obstacles = self.obstacles
+        if not isinstance(obstacles, (tuple, list)):
+            raise SpecError(f"obstacles: must be a list of obstacles, got {obstacles!r}", "obstacles", obstacles)
+        for i, ob in enumerate(obstacles, 1):
+            if not isinstance(ob, Obstacle):
+                raise SpecError(f"obstacles[{i}]: must be an Obstacle, got {ob!r}", f"obstacles[{i}]", ob)
+            ob.validate(f"obstacles[{i}]")
+        object.__setattr__(self, "obstacles", tuple(obstacles))
+        if obstacles and self.contact is None:
+            raise SpecError("obstacles: need a [contact] table (the tip sphere's radius, stiffness, damping and "
+                            "friction) to touch them", "contact", None)
 
     # ------------------------------------------------------------------ views
     @property
@@ -252,6 +336,11 @@ class ArmSpec:
     def has_limit_law(self) -> bool:
         """Some joint has limits and a compliant limit law (limit_stiffness > 0): the runner applies it."""
         return any(l.limit_stiffness > 0 for l in self.links)
+
+    @property
+    def has_contact(self) -> bool:
+        """The arm has a tip sphere and at least one obstacle: the contact law applies (:mod:`crossdyn.analytic.contact`)."""
+        return self.contact is not None and len(self.obstacles) > 0
 
     @property
     def has_effort(self) -> bool:
@@ -323,6 +412,12 @@ class ArmSpec:
             if l.limit_damping:
                 d["limit_damping"] = l.limit_damping
             out["links"].append(d)
+        if self.contact is not None:
+            c = self.contact
+            out["contact"] = {"radius": c.radius, "stiffness": c.stiffness, "damping": c.damping,
+                              "friction": c.friction}
+        if self.obstacles:
+            out["obstacles"] = [{"point": list(o.point), "normal": list(o.normal)} for o in self.obstacles]
         return out
 
 

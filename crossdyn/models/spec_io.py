@@ -28,11 +28,13 @@ import warnings
 from pathlib import Path
 
 from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
-from crossdyn.models.spec import ArmSpec, LinkSpec, SpecError, SpecWarning
+from crossdyn.models.spec import ArmSpec, ContactSpec, LinkSpec, Obstacle, SpecError, SpecWarning
 
 LINK_REQUIRED = ("length", "mass", "com", "inertia")
 LINK_OPTIONAL = ("damping", "friction", "limits", "armature", "effort", "limit_stiffness", "limit_damping")
-TOP_KEYS = ("name", "gravity", "links")
+TOP_KEYS = ("name", "gravity", "links", "contact", "obstacles")
+CONTACT_KEYS = ("radius", "stiffness", "damping", "friction")
+OBSTACLE_KEYS = ("point", "normal")
 
 
 def spec_from_dict(data: dict, source: str = "spec") -> ArmSpec:
@@ -63,11 +65,13 @@ def spec_from_dict(data: dict, source: str = "spec") -> ArmSpec:
             warnings.warn(f"{source}: {w.message}", SpecWarning, stacklevel=2)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    contact = _contact_from_dict(data["contact"], source) if "contact" in data else None
+    obstacles = _obstacles_from_list(data.get("obstacles", []), source)
     try:
         with warnings.catch_warnings():  # the links were validated (and warned about) above
             warnings.simplefilter("ignore", SpecWarning)
             return ArmSpec(tuple(links), data.get("gravity", DEFAULT_GRAVITY),
-                           data.get("name", Path(source).stem or "arm"))
+                           data.get("name", Path(source).stem or "arm"), contact=contact, obstacles=obstacles)
     except SpecError as e:
         raise SpecError(f"{source}: {e}", e.where, e.value) from None
 
@@ -96,6 +100,50 @@ def _link_from_dict(ld, i: int, source: str) -> LinkSpec:
 
 
 
+def _contact_from_dict(cd, source: str) -> ContactSpec:
+    if not isinstance(cd, dict):
+        raise SpecError(f"{source}: contact: must be a table ([contact]), got {cd!r}", "contact", cd)
+    extra = sorted(set(cd) - set(CONTACT_KEYS))
+    if extra:
+        raise SpecError(f"{source}: contact: unknown key(s) {', '.join(extra)}; allowed: {', '.join(CONTACT_KEYS)}",
+                        f"contact.{extra[0]}")
+    missing = [k for k in ("stiffness",) if k not in cd]
+    if missing:
+        raise SpecError(f"{source}: contact: missing key stiffness (N/m, the tip sphere's contact stiffness)",
+                        "contact.stiffness")
+    c = ContactSpec(cd.get("radius", ContactSpec.radius), cd["stiffness"], cd.get("damping", 0.0),
+                    cd.get("friction", 0.0))
+    try:
+        c.validate("contact")
+    except SpecError as e:
+        raise SpecError(f"{source}: {e}", e.where, e.value) from None
+    return c
+
+
+def _obstacles_from_list(obs, source: str) -> tuple[Obstacle, ...]:
+    if not isinstance(obs, list):
+        raise SpecError(f"{source}: obstacles: must be an array of tables ([[obstacles]]), got {obs!r}", "obstacles", obs)
+    out = []
+    for i, od in enumerate(obs, 1):
+        where = f"obstacles[{i}]"
+        if not isinstance(od, dict):
+            raise SpecError(f"{source}: {where}: must be a table, got {od!r}", where, od)
+        extra = sorted(set(od) - set(OBSTACLE_KEYS))
+        if extra:
+            raise SpecError(f"{source}: {where}: unknown key(s) {', '.join(extra)}; allowed: point, normal",
+                            f"{where}.{extra[0]}")
+        missing = [k for k in OBSTACLE_KEYS if k not in od]
+        if missing:
+            raise SpecError(f"{source}: {where}: missing key(s) {', '.join(missing)}", f"{where}.{missing[0]}")
+        ob = Obstacle(od["point"], od["normal"])
+        try:
+            ob.validate(where)
+        except SpecError as e:
+            raise SpecError(f"{source}: {e}", e.where, e.value) from None
+        out.append(ob)
+    return tuple(out)
+
+
 def load_spec(path: str | os.PathLike) -> ArmSpec:
     """Load a TOML arm spec; raise :class:`SpecError` naming the file, line or key, and value."""
     from crossdyn.io import read_toml
@@ -112,38 +160,40 @@ def load_spec(path: str | os.PathLike) -> ArmSpec:
         raise SpecError(f"{path}: line {line}: {str(e)[len(prefix):]}", e.where, e.value) from None
 
 
-_HEADER = re.compile(r"^\s*\[\[\s*links\s*\]\]\s*(#.*)?$")
+_TABLE = re.compile(r"^\s*(\[\[?)\s*(\w+)\s*\]\]?\s*(#.*)?$")
 
 
 def _line_of(text: str, where) -> int | None:
-    """The line (1-based) of the key ``where`` (``links[2].mass``, ``gravity``) in TOML ``text``, if found.
+    """The line (1-based) of the key ``where`` in TOML ``text``, if found.
 
-    Only the layout the docs show is searched (``[[links]]`` tables, top-level keys); None otherwise.
+    ``where`` is ``links[2].mass``, ``obstacles[1].normal``, ``contact.stiffness`` or a top-level key
+    (``gravity``); only the layout the docs show is searched (``[[links]]``/``[[obstacles]]`` arrays of
+    tables, a ``[contact]`` table, top-level keys first); None otherwise.
     """
     if not isinstance(where, str):
         return None
-    m = re.fullmatch(r"links\[(\d+)\](?:\.(\w+))?|(\w+)(?:\[\d+\])?", where)
+    m = re.fullmatch(r"(\w+)(?:\[(\d+)\])?(?:\.(\w+))?(?:\[\d+\])?", where)
     if not m:
         return None
+    table, index, key = m.group(1), m.group(2), m.group(3)
     lines = text.splitlines()
-    headers = [i for i, line in enumerate(lines) if _HEADER.match(line)]
-    if m.group(3) is not None:  # a top-level key: before the first [[links]]
-        key, lo, hi = m.group(3), 0, headers[0] if headers else len(lines)
-        if key == "links" and headers:
-            return headers[0] + 1
+    tables = [(i, mt.group(2), mt.group(1) == "[[") for i, line in enumerate(lines) if (mt := _TABLE.match(line))]
+    ends = [i for i, _, _ in tables[1:]] + [len(lines)]
+    if key is None and index is None and table not in ("links", "obstacles", "contact"):
+        key, lo, hi = table, 0, tables[0][0] if tables else len(lines)  # a top-level key: before the first table
     else:
-        k = int(m.group(1))
-        if not 1 <= k <= len(headers):
+        mine = [(i, end) for (i, name, _), end in zip(tables, ends) if name == table]
+        k = int(index) if index is not None else 1
+        if not 1 <= k <= len(mine):
             return None
-        lo = headers[k - 1]
-        if m.group(2) is None:
+        lo, hi = mine[k - 1]
+        if key is None:
             return lo + 1
-        key, hi = m.group(2), headers[k] if k < len(headers) else len(lines)
     pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
     for i in range(lo, hi):
         if pattern.match(lines[i]):
             return i + 1
-    return lo + 1 if m.group(3) is None else None  # a key missing from a link: that link's [[links]] line
+    return lo + 1 if lo > 0 or tables and tables[0][0] == 0 else None  # a key missing from a table: its header
 
 
 _UNITS = {
@@ -162,6 +212,18 @@ _UNITS = {
 }
 
 
+_CONTACT_UNITS = {
+    "radius": "m, the sphere at the tip of the last link",
+    "stiffness": "N/m, normal contact stiffness k",
+    "damping": "N s/m, normal contact damping c (only while penetrating; the force never pulls)",
+    "friction": "Coulomb coefficient mu at the tip (0 = frictionless)",
+}
+_OBSTACLE_UNITS = {
+    "point": "m, a point on the obstacle's surface (z = 0)",
+    "normal": "unit vector out of the obstacle; (p - point) . normal < 0 is inside",
+}
+
+
 def dumps_spec(spec: ArmSpec) -> str:
     """The spec as TOML text (written by tomli-w, so any name round-trips), with units in comments."""
     import tomli_w
@@ -175,10 +237,13 @@ def dumps_spec(spec: ArmSpec) -> str:
                 lines[-1] = lines[-1] + ("" if lines[-1].endswith("[") else " ") + line.strip()
             continue
         lines.append(line)
-    out = []
+    out, units = [], _UNITS
     for line in lines:
+        if _TABLE.match(line):
+            units = _CONTACT_UNITS if _TABLE.match(line).group(2) == "contact" else (
+                _OBSTACLE_UNITS if _TABLE.match(line).group(2) == "obstacles" else _UNITS)
         key = line.split(" = ", 1)[0] if " = " in line else None
-        out.append(f"{line}  # {_UNITS[key]}" if key in _UNITS else line)
+        out.append(f"{line}  # {units[key]}" if key in units else line)
     return "\n".join(out) + "\n"
 
 
