@@ -8,7 +8,8 @@ carries the spec's physics exactly (point masses: see
 ``contype = conaffinity = 0``), ``armature`` (reflected rotor inertia, added by MuJoCo
 to the diagonal of M) and ``frictionloss``/``damping`` come from the spec.  One ``motor`` actuator per joint, gear 1, no control
 limits, so ``ctrl`` is τ in N m; a spec effort limit becomes the motor's ``forcerange`` (MuJoCo clamps
-the actuator force to it).  The energy flag is on.
+the actuator force to it).  The energy flag is on.  An arm with contact gets a ``tip`` site at
+the end of the last link (the centre of its contact sphere).
 
 ``eulerdamp``: with the Euler integrator MuJoCo by default integrates joint
 damping implicitly; crossdyn disables that by default (``eulerdamp=False``) so
@@ -80,6 +81,8 @@ def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", e
             f'{indent}  <geom type="capsule" fromto="0 0 0 {_f(link.length)} 0 0" size="{_f(radius)}" '
             'contype="0" conaffinity="0" group="1"/>',
         ]
+        if i == spec.n and spec.has_contact:  # the tip: the centre of the contact sphere (crossdyn.analytic.contact)
+            out.append(f'{indent}  <site name="tip" pos="{_f(link.length)} 0 0" size="{_f(radius)}"/>')
         indent += "  "
         offset = link.length
     for i in range(spec.n, 0, -1):

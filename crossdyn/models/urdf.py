@@ -9,6 +9,8 @@ an explicit ``<inertial>`` (centre of mass at ``com`` along x, isotropic J, see
 :mod:`crossdyn.models.inertia`); engines must be told to use it (PyBullet:
 ``URDF_USE_INERTIA_FROM_FILE``).  ``effort`` is the spec's effort limit (1e9 when none).  Joint damping/friction come from the spec
 (zero unless set).  A thin cylinder along each link is its *visual* geometry; it carries no mass.
+An arm with contact (``[contact]`` and ``[[obstacles]]``) also gets a massless ``tip`` link, fixed to the
+end of the last link by ``tip_joint``: the centre of its contact sphere.
 There is no ``<collision>`` element unless ``collision=True`` is asked for: engines that enable
 collisions (Drake with a SceneGraph, PyBullet) would otherwise compute contact between the links of a
 folded arm (Drake: ~2e4 N m for planar3r at q = (0, 2.97, 2.97)).
@@ -68,5 +70,15 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native
             "  </link>",
         ]
         parent, offset = f"link{i}", link.length
+    if spec.has_contact:  # the tip frame: the centre of the contact sphere (crossdyn.analytic.contact)
+        out += [
+            '  <joint name="tip_joint" type="fixed">',
+            f'    <parent link="{parent}"/>',
+            '    <child link="tip"/>',
+            f'    <origin xyz="{_f(offset)} 0 0" rpy="0 0 0"/>',
+            "  </joint>",
+            '  <link name="tip"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="0"/>'
+            '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>',
+        ]
     out.append("</robot>")
     return "\n".join(out) + "\n"
