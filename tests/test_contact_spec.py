@@ -122,3 +122,12 @@ def test_obstacle_dataclass_validation_names_index():
     links = get_preset("planar2r").links
     with pytest.raises(SpecError, match=r"obstacles\[2\]\.normal"):
         ArmSpec(links, contact=ContactSpec(), obstacles=(Obstacle((0, -1, 0), (0, 1, 0)), Obstacle((0, 0, 0), (0, 0, 0))))
+
+
+def test_info_lists_contact_obstacles_and_joint_extras(capsys):
+    assert main(["info", "planar3r-wall"]) == 0
+    out = capsys.readouterr().out
+    assert "contact: tip sphere r = 0.02 m, k = 20000 N/m, c = 50 N s/m, mu = 0.3" in out
+    assert "obstacle 1: half-plane through (1.6, 0) m, outward normal (-1, 0)" in out
+    assert main(["info", "planar2r-limits"]) == 0
+    assert "joint 1: limits [-1.65, -1.4] rad (law k = 50 N m/rad, c = 0.5 N m s/rad)" in capsys.readouterr().out

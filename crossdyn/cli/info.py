@@ -107,6 +107,22 @@ def describe(spec: ArmSpec) -> str:
     for i, l in enumerate(spec.links, start=1):
         lines.append(f"  {i:<4d}  {l.length:<7.4g}  {l.mass:<7.4g}  {l.com:<7.4g}  {l.inertia:<10.5g}  "
                      f"{l.damping:<9.4g}  {l.friction:<.4g}")
+    extras = [(i, l) for i, l in enumerate(spec.links, start=1)
+              if l.armature or l.effort is not None or l.limits is not None]
+    for i, l in extras:
+        parts = ([f"armature {l.armature:g} kg m^2"] if l.armature else []) + (
+            [f"effort ±{l.effort:g} N m"] if l.effort is not None else []) + (
+            [f"limits [{l.limits[0]:g}, {l.limits[1]:g}] rad"
+             + (f" (law k = {l.limit_stiffness:g} N m/rad, c = {l.limit_damping:g} N m s/rad)" if l.limit_stiffness
+                else " (informational: no limit_stiffness)")] if l.limits is not None else [])
+        lines.append(f"  joint {i}: " + ", ".join(parts))
+    if spec.contact is not None:
+        c = spec.contact
+        lines.append(f"  contact: tip sphere r = {c.radius:g} m, k = {c.stiffness:g} N/m, c = {c.damping:g} N s/m, "
+                     f"mu = {c.friction:g}")
+        for j, o in enumerate(spec.obstacles, start=1):
+            lines.append(f"  obstacle {j}: half-plane through ({o.point[0]:g}, {o.point[1]:g}) m, outward normal "
+                         f"({o.normal[0]:g}, {o.normal[1]:g})")
     q0 = np.zeros(n)
     lines.append("  M(q = 0) [kg m^2]:")
     lines.append(_fmt_matrix(analytic.mass_matrix(spec, q0)))
