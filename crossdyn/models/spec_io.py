@@ -179,7 +179,8 @@ def _line_of(text: str, where) -> int | None:
     lines = text.splitlines()
     tables = [(i, mt.group(2), mt.group(1) == "[[") for i, line in enumerate(lines) if (mt := _TABLE.match(line))]
     ends = [i for i, _, _ in tables[1:]] + [len(lines)]
-    if key is None and index is None and table not in ("links", "obstacles", "contact"):
+    named = [t for t in tables if t[1] == table]
+    if table not in ("links", "obstacles", "contact") or (not named and key is None):
         key, lo, hi = table, 0, tables[0][0] if tables else len(lines)  # a top-level key: before the first table
     else:
         mine = [(i, end) for (i, name, _), end in zip(tables, ends) if name == table]
