@@ -126,8 +126,16 @@ def load_skeleton(urdf: str, fixed_base: bool = True):
     return skel
 
 
+ARMATURE_WHY = (": DART 6 has no joint armature or rotor inertia (GenericJoint's properties are position, velocity, "
+                "acceleration and force limits, spring stiffness, rest position, damping and Coulomb friction; dartpy "
+                "6.20 binds no armature setter), and DART's own MJCF parser reads <joint armature> but drops it (its "
+                "getMassMatrix is the same with and without), so its M would lack I_a on the diagonal")
+"""Why DART cannot carry a spec's rotor armature (tests/test_armature_engines.py checks each claim)."""
+
+
 class DartEngine(Engine):
     name = "dart"
+    _unsupported_why = {"armature": ARMATURE_WHY}
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "semi-implicit-euler",
                  fixed_base: bool = True, implicit_damping: bool = False, coulomb_friction: str | None = None,
@@ -374,13 +382,16 @@ class DartEngine(Engine):
             "coulomb_friction": self.coulomb_friction, "coulomb_friction_model": friction_model,
             "spring_stiffness": [float(d.getSpringStiffness()) for d in dofs],
             "rest_position": [float(d.getRestPosition()) for d in dofs],
-            "armature": [0.0] * self.n,  # DART 6 joints have no armature/rotor inertia term
+            "armature": ("unsupported" + ARMATURE_WHY + f"; this arm's armature {[l.armature for l in self.spec.links]} "
+                         "kg m^2 is NOT simulated") if self.spec.has_armature else [0.0] * self.n,
             "limits_enforced": [bool(j.areLimitsEnforced()) for j in joints if j.getNumDofs()],
             "enforce_limits": self.enforce_limits,
             "position_limits": [[float(d.getPositionLowerLimit()), float(d.getPositionUpperLimit())] for d in dofs],
             "velocity_limits": [[float(d.getVelocityLowerLimit()), float(d.getVelocityUpperLimit())] for d in dofs],
             "force_limits": [[float(d.getForceLowerLimit()), float(d.getForceUpperLimit())] for d in dofs],
-            "force_limits_note": "setForces does not clamp to force limits",
+            "force_limits_note": "the URDF effort becomes DART's joint force limits, but setForces (the adapter's "
+                                 "torque input) does not clamp to them: the effort limit is ignored natively "
+                                 "(DART clamps only commands, setCommands with a FORCE actuator)",
             "initial_position": "set by reset(); DartLoader's initial positions (moved into the limits) reset to 0",
             "self_collision": self.self_collision,
             "collision": ("collision shapes kept, self-collision check on" if self.self_collision else

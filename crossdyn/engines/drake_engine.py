@@ -2,11 +2,20 @@
 
 The plant comes from ``Parser(plant).AddModelsFromString(to_urdf(spec), "urdf")`` inside a diagram made
 by ``AddMultibodyPlantSceneGraph`` (as Drake's users build it, so the visual geometry is registered with a
-SceneGraph); one ``JointActuator`` per joint (gear 1, rotor inertia 0, effort limit ∞) is added before
-``Finalize`` and τ enters through the **actuation input port**, held over each step (zero-order hold).
+SceneGraph); one ``JointActuator`` per joint is added before ``Finalize`` and τ enters through the
+**actuation input port**, held over each step (zero-order hold).  Each actuator carries the spec's joint:
+
+* **rotor armature** I_a: Drake's reflected inertia ρ² I_r (gear ratio ρ, rotor inertia I_r) is added to
+  M_ii by ``CalcMassMatrix``, forward dynamics, inverse dynamics and both plants; the adapter sets ρ = 1 and
+  I_r = I_a (``set_default_gear_ratio``/``set_default_rotor_inertia``), so ρ² I_r = I_a exactly.  Drake's
+  ``CalcKineticEnergy`` includes the rotors' ½ Σ I_a q̇² (tests/test_armature_engines.py).
+* **effort limit**: the actuator's ``effort_limit`` is the spec's ``effort`` (∞ without one); Drake 1.51
+  clamps the actuation input to it, in continuous and discrete plants alike (tests/test_effort_engines.py).
+
 It integrates
 
-    M(q) q̈ + C(q, q̇) q̇ + G(q) + B q̇ = τ        (B = diag(b), the URDF ``<dynamics damping>``)
+    M(q) q̈ + C(q, q̇) q̇ + G(q) + B q̇ = τ        (B = diag(b), the URDF ``<dynamics damping>``;
+                                                   M includes diag(I_a))
 
 with one of Drake's own schemes (registry names):
 
@@ -109,6 +118,7 @@ def _strip_world_link(urdf: str) -> str:
 
 class DrakeEngine(Engine):
     name = "drake"
+    supports = frozenset({"armature"})  # JointActuator reflected inertia (gear ratio² × rotor inertia)
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk3-adaptive",
                  accuracy: float = DEFAULT_ACCURACY, time_step: float | str | None = None,
@@ -195,8 +205,12 @@ class DrakeEngine(Engine):
             raise EngineError(f"drake: could not parse the URDF of {self.spec.name!r}: {e}") from None
         self._instance = instance
         joints = [plant.GetJointByName(f"joint{i}", instance) for i in range(1, self.n + 1)]
-        for i, joint in enumerate(joints, start=1):
-            plant.AddJointActuator(f"tau{i}", joint)  # effort limit ∞, gear 1, rotor inertia 0
+        for i, (joint, link) in enumerate(zip(joints, self.spec.links), start=1):
+            effort = float("inf") if link.effort is None else float(link.effort)
+            actuator = plant.AddJointActuator(f"tau{i}", joint, effort)  # Drake clamps u to ±effort
+            # reflected rotor inertia ρ² I_r = I_a (ρ = 1: exact); 0 keeps Drake's default, no rotor
+            actuator.set_default_gear_ratio(1.0)
+            actuator.set_default_rotor_inertia(float(link.armature))
             if not damping:
                 joint.set_default_damping(0.0)
         plant.Finalize()
@@ -279,8 +293,14 @@ class DrakeEngine(Engine):
         return np.array(self._acc_port.Eval(self._qctx), dtype=float)
 
     def energy(self, q, qd):
+        """T = ``CalcKineticEnergy`` (bodies and rotors' reflected inertia), U = ``CalcPotentialEnergy``."""
         self._set_query(q, qd)
         return float(self.qplant.CalcKineticEnergy(self._qctx)), float(self.qplant.CalcPotentialEnergy(self._qctx))
+
+    def reflected_inertia(self) -> np.ndarray:
+        """ρ² I_r of each joint's actuator as Drake holds it in the query plant (``default_reflected_inertia``)."""
+        return np.array([self.qplant.GetJointActuatorByName(f"tau{i}", self._instance).default_reflected_inertia()
+                         for i in range(1, self.n + 1)])
 
     def contact_forces(self, q, qd=None) -> np.ndarray:
         """Generalized contact forces Drake computes at (q, q̇) (zero unless ``collision_geometry=True``)."""
@@ -326,13 +346,19 @@ class DrakeEngine(Engine):
                             + ("; world link stripped: base floats" if not self.world_link else ""),
             "base": "welded to the world by the URDF's world link and fixed joint world_to_base"
             if self.world_link else "not welded (world_link=False)",
-            "torque_input": "actuation input port, one JointActuator per joint (gear 1, rotor inertia 0, "
-                            "effort limit inf)",
+            "torque_input": "actuation input port, one JointActuator per joint (gear ratio 1, rotor inertia = "
+                            "the spec's armature, effort limit = the spec's effort or inf)",
             "torque_sampling": "zero-order hold at step start",
             "actuator_effort_limits": [float(a.effort_limit()) if np.isfinite(a.effort_limit()) else "inf"
                                        for a in actuators],
             "actuator_rotor_inertia": [float(a.default_rotor_inertia()) for a in actuators],
             "actuator_gear_ratio": [float(a.default_gear_ratio()) for a in actuators],
+            "armature": [float(a.default_reflected_inertia()) for a in actuators],
+            "armature_model": "JointActuator reflected inertia gear_ratio^2 * rotor_inertia (1 * I_a), added to M_ii "
+                              "by Drake (mass matrix, forward/inverse dynamics, kinetic energy, continuous and discrete "
+                              "plants)",
+            "effort_limit_model": "JointActuator effort_limit = the spec's effort: Drake clamps the actuation "
+                                  "input to +-effort (honoured natively)",
             "gravity": gravity,
             "gravity_note": "Drake's default (0, 0, -9.81) kept (drake_gravity=True)" if self.drake_gravity
             else "set to the spec's vector (Drake's default is (0, 0, -9.81))",
