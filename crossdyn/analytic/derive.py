@@ -154,13 +154,18 @@ def derive(spec: ArmSpec, symbols: bool = True) -> Derivation:
                          f"this arm has {n}")
     mode = _gravity_mode(spec)
     q, qd, pairs, a, bsym, M, C, G, (g, gx, gy) = _structure(n, mode)
+    armature = []                        # the symbols Ia1 … of the joints with a rotor (symbols=True)
     if any(link.armature for link in spec.links):
-        # rotor armature I_a (T += ½ I_ai q̇i²) adds to M_ii only; written as the arm's numbers in every format
-        # (a constant of the motors, not of the link geometry the groups describe); C and G do not change
+        # rotor armature I_a (T += ½ I_ai q̇i²) adds to M_ii only (C and G do not change): the parameter Iai
+        # (p.Ia1 … in the MATLAB and Python outputs) with symbols, the arm's number with symbols=False
         M = M.copy()
         for i, link in enumerate(spec.links):
             if link.armature:
-                M[i, i] = M[i, i] + sp.Float(repr(float(link.armature)))
+                if symbols:
+                    armature.append(sp.Symbol(f"Ia{i + 1}", nonnegative=True))
+                    M[i, i] = armature[-1] + M[i, i]
+                else:
+                    M[i, i] = M[i, i] + sp.Float(repr(float(link.armature)))
     adefs, bdefs = group_definitions(n)
     m, L, Lc, J = _param_symbols(n)
     values = {}
@@ -177,7 +182,7 @@ def derive(spec: ArmSpec, symbols: bool = True) -> Derivation:
     groups = [grp for grp in groups if grp[0] in used] if symbols else groups
     params = [s for s in (*m, *L, *Lc, *J) if any(d.has(s) for _, d, _ in groups)]
     gsyms = {"g": [g], "gxgy": [gx, gy], "none": []}[mode]
-    return Derivation(spec, symbols, q, qd, groups, M, C, G, params + (gsyms if symbols else []), mode)
+    return Derivation(spec, symbols, q, qd, groups, M, C, G, params + armature + (gsyms if symbols else []), mode)
 
 
 # =============================================================================== rendering
@@ -197,7 +202,8 @@ def _text(d: Derivation) -> str:
     out += _gravity_lines(d, "# ")
     if any(link.armature for link in d.spec.links):
         out.append("# rotor armature Ia = [" + ", ".join(f"{link.armature:g}" for link in d.spec.links)
-                   + "] kg m^2, the arm's numbers, added to M_ii (T += 1/2 Ia_i qd_i^2)")
+                   + "] kg m^2, added to M_ii (T += 1/2 Ia_i qd_i^2)"
+                   + (": the parameters Ia1 … (p.Ia1 …)" if d.symbols else ", the arm's numbers"))
     out.append("")
     if d.groups:
         out.append("groups:")
@@ -233,6 +239,8 @@ def _latex_names(d: Derivation) -> dict:
         t = str(s)
         if t.startswith("Lc"):
             names[s] = f"L_{{c{t[2:]}}}"
+        elif t.startswith("Ia"):
+            names[s] = f"I_{{a{t[2:]}}}"
         elif t in ("gx", "gy"):
             names[s] = f"g_{t[1]}"
     for i, s in enumerate(d.q):
@@ -299,7 +307,7 @@ def _matlab(d: Derivation) -> str:
     out = [f"1;  % {d.spec.name}: M(q) qdd + C(q, qd) qd + G(q) = tau, written by 'crossdyn derive "
            f"--format matlab{'' if d.symbols else ' --numeric'}'",
            "% C is the Christoffel matrix; G is on the left-hand side. q, qd: column vectors"
-           + (", p: parameter struct (p.m1, p.L1, p.Lc1, p.J1, ..., p.g)" if d.symbols else
+           + (", p: parameter struct (p.m1, p.L1, p.Lc1, p.J1, ..., p.Ia1 (rotor armature), p.g)" if d.symbols else
               " (the arm's numbers are written in, so the functions take no p)"), ""]
 
     def body(X, rows, cols, name, args):

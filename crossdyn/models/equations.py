@@ -22,6 +22,7 @@ def load_model(file, n: int, names: dict[str, str] | None = None, *, strict: boo
 
 
 def param_rows(sets: list) -> np.ndarray:
-    """(S, 6n + 3) rows [L, m, Lc, J, b, fc, gx, gy, gz] of parameter sets (:class:`ParamSet`), for Octave."""
-    return np.stack([np.concatenate([ps.L, ps.m, ps.Lc, ps.J, ps.b, ps.fc, (tuple(ps.gravity) + (0.0,) * 3)[:3]])
-                     for ps in sets])
+    """(S, 7n + 3) rows [L, m, Lc, J, b, fc, Ia, gx, gy, gz] of parameter sets (:class:`ParamSet`), for Octave
+    (Ia: the reflected rotor inertia, ``p.armature`` / ``p.Ia1`` … in the user's functions)."""
+    return np.stack([np.concatenate([ps.L, ps.m, ps.Lc, ps.J, ps.b, ps.fc, ps.armature,
+                                     (tuple(ps.gravity) + (0.0,) * 3)[:3]]) for ps in sets])

@@ -9,8 +9,9 @@ Accepted inputs (the same roles, names and ``--names`` mapping as a Python file)
 The functions are called as ``M(q, p)``, ``C(q, qd, p)`` (the n×n matrix or the n-vector
 C q̇, told apart by shape), ``G(q, p)`` with ``q``, ``qd`` column vectors and ``p`` a struct:
 1-based column vectors ``p.m``, ``p.L`` (= ``p.l``), ``p.Lc`` (= ``p.lc``), ``p.J`` (= ``p.I``),
-``p.b``, ``p.fc``; scalars ``p.m1``, ``p.L1``, ``p.Lc1``, ``p.J1``, … ; ``p.g`` = |gravity| in
-the plane, ``p.gx``, ``p.gy``, ``p.n``.  Functions declared without ``p`` (``M(q)``,
+``p.b``, ``p.fc``, ``p.armature`` (= ``p.Ia``, the reflected rotor inertia I_a of each joint, kg m²,
+0 for an arm without); scalars ``p.m1``, ``p.L1``, ``p.Lc1``, ``p.J1``, ``p.Ia1`` (= ``p.armature1``), … ;
+``p.g`` = |gravity| in the plane, ``p.gx``, ``p.gy``, ``p.n`` — the names of the Python side's ``p``.  Functions declared without ``p`` (``M(q)``,
 ``C(q, qd)``, ``G(q)``: parameters written as numbers) are called without it.
 
 Every evaluation of a batch — all states × all parameter sets — runs inside ONE Octave call
@@ -42,14 +43,17 @@ _ROLE_INDEX = {"M": 1, "C": 2, "G": 3}
 _HELPERS = r"""
 1;
 function p = crossdyn_params__(v, n)
+  % v = [L; m; Lc; J; b; fc; Ia; gx; gy; gz] (7n + 3 numbers)
   L = v(1:n); m = v(n+1:2*n); Lc = v(2*n+1:3*n); J = v(3*n+1:4*n); b = v(4*n+1:5*n); fc = v(5*n+1:6*n);
-  gv = v(6*n+1:6*n+3);
+  Ia = v(6*n+1:7*n); gv = v(7*n+1:7*n+3);
   p = struct();
   p.n = n; p.L = L; p.l = L; p.m = m; p.Lc = Lc; p.lc = Lc; p.J = J; p.I = J; p.b = b; p.fc = fc;
+  p.armature = Ia; p.Ia = Ia;
   for i = 1:n
     s = int2str(i);
     p.(['L' s]) = L(i); p.(['l' s]) = L(i); p.(['m' s]) = m(i); p.(['Lc' s]) = Lc(i); p.(['lc' s]) = Lc(i);
     p.(['J' s]) = J(i); p.(['I' s]) = J(i); p.(['b' s]) = b(i); p.(['fc' s]) = fc(i);
+    p.(['armature' s]) = Ia(i); p.(['Ia' s]) = Ia(i);
   end
   p.gx = gv(1); p.gy = gv(2); p.gravity = gv; p.g = hypot(gv(1), gv(2));
 end
@@ -146,8 +150,8 @@ function p = crossdyn_params_batch__(P, n, N)
   S = columns(P); NS = N*S;
   p = crossdyn_params__(P(:, 1), n);
   if S == 1, return; end
-  names = {{'L', 'l'}, {'m'}, {'Lc', 'lc'}, {'J', 'I'}, {'b'}, {'fc'}};
-  for j = 1:6
+  names = {{'L', 'l'}, {'m'}, {'Lc', 'lc'}, {'J', 'I'}, {'b'}, {'fc'}, {'armature', 'Ia'}};
+  for j = 1:7
     rows_ = (j-1)*n + (1:n);
     V = P(rows_, :);
     if all(all(V == V(:, 1))), continue; end
@@ -160,7 +164,7 @@ function p = crossdyn_params_batch__(P, n, N)
       end
     end
   end
-  if any(any(P(6*n+1:6*n+3, :) ~= P(6*n+1:6*n+3, 1)))
+  if any(any(P(7*n+1:7*n+3, :) ~= P(7*n+1:7*n+3, 1)))
     error('crossdyn:batch', 'gravity differs between parameter sets');
   end
 end
@@ -228,7 +232,7 @@ function crossdyn_free__(inpath, outpath, names, nargs, ckind, dt, steps, every)
   % RK4 free swing (tau = 0) of M qdd + C qd + G = 0, as crossdyn.analytic.integrators.rk4_step;
   % records [q; T = qd'*M*qd/2] after every `every` steps and the last one
   fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1);
-  q = fread(fid, n, 'double'); qd = fread(fid, n, 'double'); P = fread(fid, 6*n + 3, 'double'); fclose(fid);
+  q = fread(fid, n, 'double'); qd = fread(fid, n, 'double'); P = fread(fid, 7*n + 3, 'double'); fclose(fid);
   p = crossdyn_params__(P, n);
   fM = str2func(names{1}); fC = str2func(names{2}); fG = str2func(names{3});
   nrec = numel(unique([every:every:steps steps]));
@@ -310,7 +314,7 @@ end
 
 function crossdyn_engine_init__(P, names, nargs, ckind)
   global crossdyn_engine__
-  n = (numel(P) - 3) / 6;
+  n = (numel(P) - 3) / 7;
   crossdyn_engine__ = struct('p', crossdyn_params__(P(:), n), 'nargs', nargs, 'ckind', ckind, 'n', n);
   crossdyn_engine__.f = {str2func(names{1}), str2func(names{2}), str2func(names{3})};
 end
@@ -343,7 +347,7 @@ function crossdyn_engine_step__(q, qd, tau, dt)
 end
 
 function crossdyn_batch__(inpath, outpath, names, nargs, ckind, zdir, vectorise)
-  fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1); N = hd(2); S = hd(3); np = 6*n + 3;
+  fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1); N = hd(2); S = hd(3); np = 7*n + 3;
   Q = reshape(fread(fid, n*N, 'double'), n, N);
   QD = reshape(fread(fid, n*N, 'double'), n, N);
   P = reshape(fread(fid, np*S, 'double'), np, S);
@@ -586,6 +590,14 @@ def _starts_with_function(text: str) -> bool:
     return False
 
 
+def _with_armature(P, n: int) -> np.ndarray:
+    """Parameter rows (S, 7n + 3) [L, m, Lc, J, b, fc, Ia, g]; rows of 6n + 3 (no Ia) get Ia = 0."""
+    P = np.atleast_2d(np.asarray(P, float))
+    if P.shape[-1] == 6 * n + 3:
+        return np.concatenate([P[:, : 6 * n], np.zeros((len(P), n)), P[:, 6 * n:]], axis=1)
+    return P.reshape(-1, 7 * n + 3)
+
+
 def _mat(x) -> str:
     """A float vector as an exact Octave column literal (17 significant digits round-trip)."""
     return "[" + "; ".join(repr(float(v)).replace("inf", "Inf").replace("nan", "NaN")
@@ -771,13 +783,14 @@ class OctaveModel:
     def evaluate(self, Q, QD, P, roles=("M", "C", "G"), labels=None, timeout: float | None = None) -> dict:
         """Every state × every parameter set in one Octave call.
 
-        ``Q``, ``QD``: (N, n); ``P``: (S, 6n + 3) rows [L, m, Lc, J, b, fc, gx, gy, gz].
+        ``Q``, ``QD``: (N, n); ``P``: (S, 7n + 3) rows [L, m, Lc, J, b, fc, Ia, gx, gy, gz]
+        (:func:`crossdyn.models.equations.param_rows`); (S, 6n + 3) rows without Ia mean no armature.
         Returns role → array: "M" (S, N, n, n), "C" (S, N, n, n) or (S, N, n) per :attr:`c_kind`,
         "G" (S, N, n).  ``labels[s]`` describes parameter set s in error messages.
         """
         Q = np.ascontiguousarray(Q, float).reshape(-1, self.n)
         QD = np.zeros_like(Q) if QD is None else np.ascontiguousarray(QD, float).reshape(-1, self.n)
-        P = np.ascontiguousarray(P, float).reshape(-1, 6 * self.n + 3)
+        P = _with_armature(np.ascontiguousarray(P, float), self.n)
         roles = [r for r in ("M", "C", "G") if r in roles and self.has(r)]
         n, N, S = self.n, len(Q), len(P)
         if not roles or N == 0 or S == 0:
@@ -836,9 +849,9 @@ class OctaveModel:
     # ------------------------------------------------------------------ one state (engines, integration)
     @staticmethod
     def _row(p) -> np.ndarray:
-        """[L, m, Lc, J, b, fc, gx, gy, gz] of crossdyn's ``p`` object (UserParams)."""
+        """[L, m, Lc, J, b, fc, Ia, gx, gy, gz] of crossdyn's ``p`` object (UserParams)."""
         g = (tuple(p.gravity) + (0.0,) * 3)[:3]
-        return np.concatenate([p.L, p.m, p.Lc, p.J, p.b, p.fc, g])[None, :]
+        return np.concatenate([p.L, p.m, p.Lc, p.J, p.b, p.fc, p.armature, g])[None, :]
 
     def _one(self, roles, q, qd, p, where, row: bool = False) -> dict:
         """M, C, G at one state: numbers travel in the command and the printed reply (no files)."""
@@ -847,7 +860,7 @@ class OctaveModel:
         qd = np.zeros(n) if qd is None else np.asarray(qd, float).reshape(n)
         names = "{" + ", ".join(octave_string(self.name(r) if self.has(r) and r in roles else "")
                                 for r in ("M", "C", "G")) + "}"
-        prow = np.asarray(p, float)[0] if row else self._row(p)[0]
+        prow = _with_armature(np.asarray(p, float), n)[0] if row else self._row(p)[0]
         lines = self._call(f"crossdyn_one__({_mat(q)}, {_mat(qd)}, {_mat(prow)}, {names}, "
                            f"[{self._nargs()}], {self._ckind()});", what="your functions")
         if not any(l.startswith("@@OK@@") for l in lines):
