@@ -118,3 +118,39 @@ def test_darts_mjcf_parser_reads_armature_and_drops_it(tmp_path):
     np.testing.assert_array_equal(_dart_mjcf_mass_matrix(heavy, q, tmp_path), _dart_mjcf_mass_matrix(BARE, q, tmp_path))
     with make_engine("mujoco", heavy) as a, make_engine("mujoco", BARE) as b:
         np.testing.assert_allclose(a.mass_matrix(q) - b.mass_matrix(q), np.eye(3), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------ compare
+def test_compare_reports_the_armature_group_per_engine():
+    import json
+    from importlib.resources import files
+
+    import jsonschema
+
+    from crossdyn.comparison.compare import compare
+    from crossdyn.comparison.report import render_markdown, report_blocks
+
+    s = compare(GEARED, duration=0.2, engines=("pybullet", "mujoco-rk4", "drake", "drake-discrete", "dart"),
+                n_states=20, convergence_dts=()).summary
+    assert s["verdict"] == "pass", s["failures"]
+    groups = {name: e["armature"] for name, e in s["engines"].items()}
+    for name in ("mujoco-rk4", "drake", "drake-discrete"):
+        g = groups[name]
+        assert s["engines"][name]["status"] == "ok" and g["supported"] and g["reason"] is None
+        assert g["engine_armature_kgm2"] == pytest.approx(list(GEARED_ARMATURE))
+        # the engine's M with armature against the analytic one: rounding (1e-12 kg m², measured ≤ 1.3e-15)
+        assert g["max_abs_M_error_kgm2"] <= 1e-12 and max(g["max_abs_diag_error_kgm2"]) <= 1e-12
+        assert g["max_abs_M_error_kgm2"] == s["engines"][name]["mass_matrix"]["max_abs_error"]
+    for name, why in (("pybullet", "PyBullet has no joint armature"), ("dart", "DART 6 has no joint armature")):
+        g = groups[name]
+        assert s["engines"][name]["status"] == "unsupported" and not g["supported"] and why in g["reason"]
+        # the reason checked: its M lacks exactly I_a on the diagonal (rounding: 1e-12 kg m²)
+        np.testing.assert_allclose(g["missing_on_diagonal_kgm2"], GEARED_ARMATURE, atol=1e-12)
+        assert g["max_abs_M_error_kgm2"] is None
+    (note,) = [n for n in s["notes"] if n.startswith("rotor armature")]
+    assert "carried by mujoco-rk4" in note and "drake-discrete" in note and "unsupported by pybullet, dart" in note
+    jsonschema.validate(s, json.loads(files("crossdyn.comparison").joinpath("summary.schema.json").read_text()))
+    md = render_markdown(report_blocks(s, []))
+    assert "## Rotor armature" in md and "| dart | **unsupported** |" in md and "| drake | yes | 0.05 / 0.03 / 0.01 |" in md
+    plain = compare(BARE, duration=0.05, engines=("drake",), n_states=5, convergence_dts=()).summary
+    assert "armature" not in plain["engines"]["drake"] and "Rotor armature" not in render_markdown(report_blocks(plain, []))

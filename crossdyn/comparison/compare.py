@@ -432,6 +432,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     for name, run in runs.items():
         if run.status == "unsupported":
             notes.append(f"{name} was not compared: {run.reason}")
+    armature_note = _armature_note(runs)
+    if armature_note:
+        notes.append(armature_note)
     efforts = {name: run.summary["effort"] for name, run in runs.items() if "effort" in run.summary}
     ignoring = [f"{name} (joint {', '.join(map(str, e['native_ignored_joints']))})"
                 for name, e in efforts.items() if e["native_ignored_joints"]]
@@ -658,6 +661,52 @@ def _effort_group(engine, driven) -> dict:
             "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
 
 
+def _armature_group(spec, engine, q0) -> dict:
+    """Metric group ``armature`` (arms with rotor armature I_a): does the engine carry it, and the I_a it holds
+    (``config()["armature"]``).  For an engine that cannot (:meth:`Engine.unsupported`), the reason and, as a
+    check of it, the deficit I_a − (M_analytic − M_engine)_ii on the diagonal at q0 (0: it lacks all of I_a).
+    The engine's max |M − M_analytic| over the static states is added by :func:`_armature_m_errors`."""
+    from crossdyn import analytic
+
+    Ia = [float(l.armature) for l in spec.links]
+    supported = "armature" in engine.supports
+    held = engine.config().get("armature")
+    out = {"armature_kgm2": Ia, "supported": supported,
+           "engine_armature_kgm2": [float(x) for x in held] if isinstance(held, (list, tuple)) else None,
+           "reason": None if supported else next((r for r in engine.unsupported() if r.startswith("armature")), None),
+           "max_abs_M_error_kgm2": None, "max_abs_diag_error_kgm2": None, "missing_on_diagonal_kgm2": None}
+    if not supported:
+        try:
+            q = np.asarray(q0, dtype=float)
+            gap = np.diag(analytic.mass_matrix(spec, q) - np.asarray(engine.mass_matrix(q), dtype=float))
+            out["missing_on_diagonal_kgm2"] = [float(x) for x in gap]
+        except Exception as e:  # noqa: BLE001 — an engine that cannot even say its M is reported, not fatal
+            out["missing_on_diagonal_kgm2"] = None
+            out["reason"] = f"{out['reason']}; its mass matrix could not be read: {e}"
+    return out
+
+
+def _armature_m_errors(M_e, M_ref) -> dict:
+    """max |M_engine − M_analytic| (analytic M with armature) over the static states, and per diagonal entry."""
+    diag = np.abs(np.diagonal(M_e, axis1=-2, axis2=-1) - np.diagonal(M_ref, axis1=-2, axis2=-1))
+    return {"max_abs_M_error_kgm2": metrics.max_abs(M_e, M_ref),
+            "max_abs_diag_error_kgm2": [float(x) for x in np.max(diag, axis=0)]}
+
+
+def _armature_note(runs) -> str | None:
+    """One note line: which engines carry the armature (with their M error) and which cannot."""
+    groups = {name: run.summary["armature"] for name, run in runs.items() if "armature" in run.summary}
+    if not groups:
+        return None
+    first = next(iter(groups.values()))
+    carried = [f"{name} (max |M - M_analytic| {g['max_abs_M_error_kgm2']:.2g} kg m^2)"
+               if g["max_abs_M_error_kgm2"] is not None else name for name, g in groups.items() if g["supported"]]
+    lacking = [name for name, g in groups.items() if not g["supported"]]
+    return (f"rotor armature I_a = {first['armature_kgm2']} kg m^2 (added to M_ii): carried by "
+            + (", ".join(carried) if carried else "no engine")
+            + (f"; unsupported by {', '.join(lacking)} (not compared, reason in its row)" if lacking else ""))
+
+
 def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list[str]:
     """Native stick–slip of MuJoCo and PyBullet against the set-valued reference: into ``summary``, notes back."""
     from crossdyn.drive.friction_native import characterise_friction
@@ -775,6 +824,8 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             if job.friction is not None:
                 run.config["applied_friction"] = job.friction.describe()
         reasons = engine.unsupported()
+        if spec.has_armature:
+            run.summary["armature"] = _armature_group(spec, engine, q0)
         if reasons:  # the engine cannot represent this arm (e.g. PyBullet and armature): say so, measure nothing
             run.status, run.reason = "unsupported", "; ".join(reasons)
             say(f"[{spec.name}] {name}: unsupported: {run.reason}")
@@ -877,6 +928,8 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             "max_abs_error": m_max, "max_abs_error_per_entry": metrics.per_entry_max(M_e, M_ref),
             "unit": "kg m^2", "tolerance": tol.mass_matrix_rel * mscale, "pass": m_max <= tol.mass_matrix_rel * mscale,
         }
+        if "armature" in run.summary:
+            run.summary["armature"] |= _armature_m_errors(M_e, M_ref)
         for key in ("inverse_dynamics", "forward_dynamics", "mass_matrix"):
             s = run.summary[key]
             if not s["pass"]:

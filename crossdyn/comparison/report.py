@@ -546,6 +546,7 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
                           str(c["expected_order"]), _fmt(s["us_per_step"] if s else None)])
     dts = " / ".join(f"{d * 1e3:g}" for d in next((v["convergence"]["dt_s"] for v in eng.values() if v.get("convergence")), []))
     b.append(("table", ["engine", f"error at dt = {dts} ms [rad]", "order", "expected", "µs/step"], conv_rows))
+    b += _armature_blocks(summary)
     b += _effort_blocks(summary)
     b += _limit_blocks(summary)
     b.append(("h", 2, "Engine configuration audit"))
@@ -565,6 +566,36 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
         if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
             b.append(("img", img, captions.get(img, img)))
     return b
+
+
+def _armature_blocks(summary: dict) -> list[tuple]:
+    """Section "Rotor armature" (arms with ``armature``): per engine whether it carries I_a, the I_a it holds,
+    its max |M − M_analytic| (analytic M with armature), or the reason it cannot and the diagonal it lacks."""
+    eng = {k: v["armature"] for k, v in summary["engines"].items() if v.get("armature")}
+    if not eng:
+        return []
+    rows = []
+    for k, a in eng.items():
+        held = a["engine_armature_kgm2"]
+        if a["supported"]:
+            rows.append([k, "yes", "–" if held is None else " / ".join(_fmt(x) for x in held),
+                         _fmt(a["max_abs_M_error_kgm2"]),
+                         "–" if a["max_abs_diag_error_kgm2"] is None else
+                         " / ".join(_fmt(x) for x in a["max_abs_diag_error_kgm2"]), ""])
+        else:
+            gap = a["missing_on_diagonal_kgm2"]
+            rows.append([k, "**unsupported**", "–", "–",
+                         "–" if gap is None else "lacks " + " / ".join(_fmt(x) for x in gap),
+                         a["reason"] or ""])
+    Ia = next(iter(eng.values()))["armature_kgm2"]
+    return [("h", 2, "Rotor armature"),
+            ("p", f"Reflected rotor inertia I_a = {' / '.join(_fmt(x) for x in Ia)} kg m² per joint, added to M_ii "
+                  "by the analytic model. Per engine: whether it carries it, the I_a it holds, and its mass "
+                  "matrix against the analytic one with armature at the static states (largest entry error, "
+                  "then per diagonal entry); an engine that cannot is not compared, and what its M lacks on the "
+                  "diagonal at q0 is shown."),
+            ("table", ["engine", "carries I_a", "I_a held [kg m²]", "max |M − M_analytic| [kg m²]",
+                       "diagonal [kg m²]", "reason"], rows)]
 
 
 def _effort_blocks(summary: dict) -> list[tuple]:
