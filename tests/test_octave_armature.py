@@ -43,7 +43,7 @@ def test_armature_file_passes_and_the_forgetful_one_is_diagnosed_like_python():
     assert set(_findings(bad)) == set(_findings(py)) == {"M11", "M22", "M33"}
     for entry, missing in (("M11", "1/20"), ("M22", "0.03"), ("M33", "0.01")):   # I_a1, I_a2, I_a3
         text = "\n".join(_findings(bad)[entry].messages)
-        assert f"yours lacks {missing}" in text, text
+        assert f"yours lacks {missing} = p.Ia{entry[1]}, the rotor armature of joint {entry[1]}" in text, text
         assert _findings(bad)[entry].messages == _findings(py)[entry].messages     # the same words as Python
 
 
@@ -99,3 +99,10 @@ def test_user_engine_runs_the_matlab_file_with_armature():
             # one RK4 step of the same equations: rounding apart (1e-12 rad)
             np.testing.assert_allclose(eng.state()[0], ref.state()[0], atol=1e-12)
     assert list(GEARED_ARMATURE) == [l.armature for l in spec.links]
+
+
+def test_a_rotor_counted_twice_is_named(tmp_path):
+    f = edited_copy(MFILES, tmp_path, "textbook_3r_armature.m", "out(1,1) + p.Ia1", "out(1,1) + 2*p.Ia1", "mine.m")
+    r = check("planar3r-geared", f, **FAST)
+    assert [x.entry for x in r.wrong] == ["M11"]
+    assert "yours has 1/20 too much = p.Ia1, the rotor armature of joint 1, counted twice" in "\n".join(r.wrong[0].messages)

@@ -593,6 +593,23 @@ def _dependence(model: UserModel, quantities: dict, sets: list[ParamSet], kinds,
     return result
 
 
+def _armature_reading(f, term: str, diff, sets: list[ParamSet], tols) -> str:
+    """For a diagonal M_ii whose constant term is off by exactly ∓I_ai at every parameter set (the rotor
+    armature, kept at the arm's value in every set): name it, e.g. " = p.Ia1, joint 1's rotor armature"."""
+    if f.quantity != "M" or term != "1" or len(f.index) != 2 or f.index[0] != f.index[1]:
+        return ""
+    i = f.index[0]
+    Ia = float(sets[0].armature[i])
+    if Ia <= 0 or any(float(ps.armature[i]) != Ia for ps in sets):
+        return ""
+    k = i + 1
+    if np.all(np.abs(np.asarray(diff) + Ia) <= tols):
+        return f" = p.Ia{k}, the rotor armature of joint {k} (its kinetic energy 1/2 Ia{k} qd{k}^2 puts it on {f.entry})"
+    if np.all(np.abs(np.asarray(diff) - Ia) <= tols):
+        return f" = p.Ia{k}, the rotor armature of joint {k}, counted twice"
+    return ""
+
+
 def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet], kinds, Q, QD,
               dependence: dict | None, own_special: list[tuple[set, str]], general: dict | None = None) -> None:
     """Fill in terms, polynomial differences, dependence and the messages of each finding.
@@ -673,6 +690,8 @@ def _diagnose(findings: list[EntryFinding], compared: dict, sets: list[ParamSet]
                         coefs, names = fitres
                         term.difference = diagnosis.format_polynomial(coefs, names)
                         term.reading = diagnosis.reading(coefs, names) or None
+                if exact and term.reading:
+                    term.reading += _armature_reading(f, basis.names[t], cu[t] - cr[t], sets, tols)
                 f.terms.append(term)
             swaps = _trig_swaps(basis.names, idx, cu, cr, tols) if exact else []
             swapped = {name for pair in swaps for name in pair}
