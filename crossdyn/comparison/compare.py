@@ -699,12 +699,13 @@ def _armature_note(runs) -> str | None:
     if not groups:
         return None
     first = next(iter(groups.values()))
-    carried = [f"{name} (max |M - M_analytic| {g['max_abs_M_error_kgm2']:.2g} kg m^2)"
-               if g["max_abs_M_error_kgm2"] is not None else name for name, g in groups.items() if g["supported"]]
+    carried = [name for name, g in groups.items() if g["supported"]]
+    errors = [g["max_abs_M_error_kgm2"] for g in groups.values() if g["max_abs_M_error_kgm2"] is not None]
     lacking = [name for name, g in groups.items() if not g["supported"]]
     return (f"rotor armature I_a = {first['armature_kgm2']} kg m^2 (added to M_ii): carried by "
             + (", ".join(carried) if carried else "no engine")
-            + (f"; unsupported by {', '.join(lacking)} (not compared, reason in its row)" if lacking else ""))
+            + (f" (max |M - M_analytic| {max(errors):.2g} kg m^2 at most)" if errors else "")
+            + (f"; unsupported by {', '.join(lacking)} (not compared, reason above)" if lacking else ""))
 
 
 def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list[str]:
