@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octav
 
 FILES = Path(__file__).parent / "check_files"
 MFILES = FILES / "matlab"
-FAST = {"states": 150, "random_params": 3}
+FAST = {"states": 150, "random_params": 3, "energy": False}   # the energy check: tests/test_octave.py
 SCALARS = """  out(1,1) = out(1,1) + p.Ia1;
   out(2,2) = out(2,2) + p.Ia2;
   out(3,3) = out(3,3) + p.Ia3;"""
@@ -71,7 +71,7 @@ def test_derived_matlab_uses_the_p_struct_and_round_trips(tmp_path, capsys):
     capsys.readouterr()
     src = out.read_text()
     assert "Ia1 = p.Ia1;" in src and "Ia3 = p.Ia3;" in src and "0.05" not in src     # parameters, not numbers
-    r = check("planar3r-geared", out, **FAST)
+    r = check("planar3r-geared", out, **{**FAST, "energy": True})     # as the CLI: the free swing in Octave too
     assert r.verdict == "correct" and r.random_params == 3, [f.messages for f in r.findings]
     # the same file without its rotors: wrong exactly on the diagonal entries
     stripped = tmp_path / "stripped.m"
