@@ -79,3 +79,35 @@ def test_compare_flags_dart_and_not_drake():
     assert s["engines"]["drake"]["effort"]["native_ignored_joints"] == []
     (note,) = [n for n in s["notes"] if n.startswith("effort limit")]
     assert "ignored natively by dart (joint 1, 2)" in note and "honoured natively by drake" in note
+
+
+def test_limit_law_torque_goes_past_a_native_effort_clamp():
+    """An arm with an effort limit AND a compliant limit law: the runner saturates the commanded torque and adds
+    the limit torque, which is no actuator's.  MuJoCo's motors (forcerange) and Drake's actuators (effort_limit)
+    clamp natively, so the sum given to them would lose the limit torque: ``step_applied`` hands it around the
+    actuators (MuJoCo qfrc_applied, Drake's applied generalized force port) and every engine passes."""
+    from crossdyn.comparison.compare import compare
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r-limits").with_link(0, effort=1.0).with_link(1, effort=0.05)
+    s = compare(spec, duration=1.5, engines=("mujoco-rk4", "drake"), n_states=10, convergence_dts=()).summary
+    assert s["verdict"] == "pass", s["failures"]   # before: mujoco-rk4 and drake 0.18 rad off the reference
+    assert s["engines"]["drake"]["effort"]["saturated_steps"][1] > 500     # joint 2 sits at its effort limit
+    assert any(c["joint"] == 2 for c in s["limits"]["contacts"]["reference"])  # and meets its stop meanwhile
+    # the clamp is real: the sum through the actuators is not what step_applied applies
+    q, qd, tau, lim = np.array([-1.6, 0.1]), np.zeros(2), np.array([0.5, 0.05]), np.array([0.0, 1.0])
+    for name in ("mujoco", "drake-discrete"):   # semi-implicit Euler: from rest q̇(dt) = dt q̈ exactly
+        with make_engine(name, spec) as eng:
+            eng.reset(q, qd)
+            eng.step(tau + lim)
+            summed = eng.state()[1]
+            eng.reset(q, qd)
+            eng.step_applied(tau, lim)
+            split = eng.state()[1]
+            eng.reset(q, qd)
+            eng.step(tau)     # and step_applied leaves nothing behind for a plain step
+            plain = eng.state()[1]
+        want = analytic.forward_dynamics(spec, q, qd, tau + lim) * eng.dt   # no law here: τ_lim is `lim`
+        np.testing.assert_allclose(split, want, atol=1e-12)         # rounding (measured 1.1e-17 rad/s)
+        assert abs(summed[1] - split[1]) > 1e-3                      # the summed torque was clamped to 0.05
+        np.testing.assert_allclose(plain, analytic.forward_dynamics(spec, q, qd, tau) * eng.dt, atol=1e-12)

@@ -26,6 +26,11 @@ their native friction is off) gets φ = −f_c tanh(q̇_k / v_s) from its own st
 over the step and added like the limit torque (``Trajectory.tau`` is the sum); the law is stated in
 ``info["config"]["applied_friction"]``.  Such runs take the step loop.
 
+The limit and friction torques are not an actuator's: an engine whose actuators clamp to the effort limit
+natively (MuJoCo's motor ``forcerange``, Drake's actuator ``effort_limit``) has ``step_applied(τ, τ_extra)``,
+which gives the actuators the (saturated) commanded torque and applies τ_extra around them (MuJoCo
+``qfrc_applied``, Drake's applied generalized force port); given the sum, it would clamp the laws' torque too.
+
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
 
@@ -168,6 +173,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     fric = _friction(engine)
     # limit and friction torques, kept apart from the commanded ones
     LIM = np.zeros_like(TAU) if law is not None or fric is not None else None
+    split = getattr(engine, "step_applied", None) if LIM is not None else None  # laws' torque past the actuators
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
 
@@ -214,11 +220,16 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
             LIM[k] = law.torque(q_rows[k], qd_rows[k])
         if fric is not None:  # the regularised Coulomb torque from the engine's own state, held over the step
             LIM[k] += fric.torque(qd_rows[k])
+        if split is not None:
+            command = tau.copy()
         if LIM is not None:
             tau += LIM[k]
         q, qd = q_rows[k + 1], qd_rows[k + 1]
         try:
-            step(tau)
+            if split is not None:
+                split(command, LIM[k])
+            else:
+                step(tau)
             if read is not None:
                 read(q, qd)
             else:

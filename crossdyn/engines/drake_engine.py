@@ -167,9 +167,9 @@ class DrakeEngine(Engine):
         self._root = self.simulator.get_mutable_context()
         self._ctx = self.plant.GetMyMutableContextFromRoot(self._root)
         self._u = self.plant.get_actuation_input_port().FixValue(self._ctx, np.zeros(self.n))
-        self._applied = None
-        if self.explicit_damping:
-            self._applied = self.plant.get_applied_generalized_force_input_port().FixValue(self._ctx, np.zeros(self.n))
+        # the applied generalized force port: explicit damping, and step_applied's torques (0 otherwise)
+        self._applied = self.plant.get_applied_generalized_force_input_port().FixValue(self._ctx, np.zeros(self.n))
+        self._extra = np.zeros(self.n)
         self._continuous = self.drake_scheme is not None and self.time_step == 0.0
         if self._continuous:
             self._integ = ResetIntegratorFromFlags(self.simulator, self.drake_scheme, self.dt)
@@ -254,10 +254,24 @@ class DrakeEngine(Engine):
         # GetMutableData() each time: it is the call that invalidates Drake's caches depending on the input
         # (a kept reference would be written without invalidation: stale torque, measured 0.1 rad in 1 s)
         self._u.GetMutableData().set_value(np.asarray(tau, dtype=float))
-        if self._applied is not None:  # explicit damping: −B q̇ at the step's start, held over the step
-            self._applied.GetMutableData().set_value(-self._b * self.plant.GetVelocities(self._ctx))
+        if self.explicit_damping:  # explicit damping: −B q̇ at the step's start, held over the step
+            self._applied.GetMutableData().set_value(self._extra - self._b * self.plant.GetVelocities(self._ctx))
+        elif self._extra.any() or self._extra_set:
+            self._applied.GetMutableData().set_value(self._extra)
+            self._extra_set = bool(self._extra.any())
         self._k += 1
         self.simulator.AdvanceTo(self._k * self.dt)
+
+    _extra_set = False
+
+    def step_applied(self, tau, extra) -> None:
+        """One step with the actuators given τ (clamped to their effort limits by Drake) and ``extra`` applied
+        around them through the applied generalized force port (the runner's limit and friction torques)."""
+        self._extra = np.asarray(extra, dtype=float)
+        try:
+            self.step(tau)
+        finally:
+            self._extra = np.zeros(self.n)
 
     def state(self):
         x = self.plant.GetPositionsAndVelocities(self._ctx)

@@ -131,6 +131,15 @@ class MuJoCoEngine(Engine):
             raise EngineError(f"mujoco: control {self._ctrl.tolist()} is NaN, infinite or beyond 1e10; MuJoCo "
                               "replaced it by zero (mjWARN_BADCTRL) — the step did not apply the torque")
 
+    def step_applied(self, tau, extra) -> None:
+        """One step with the actuators given τ (clamped by their ``forcerange``, if any) and ``extra`` applied
+        as a generalized force around them (``qfrc_applied``; the runner's limit and friction torques)."""
+        self.data.qfrc_applied[:] = extra
+        try:
+            self.step(tau)
+        finally:
+            self.data.qfrc_applied[:] = 0.0
+
     def state(self):
         return self._qpos.copy(), self._qvel.copy()
 
