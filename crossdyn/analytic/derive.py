@@ -14,6 +14,9 @@ and G_i = Σ_{a ≥ i} b_a γ(θa) with
 
     b_a = m_a Lc_a + (m_{a+1} + … + m_n) L_a,    γ(θ) = gx sin θ − gy cos θ  (= g cos θ for g = (0, −g)).
 
+A rotor armature I_a (T += ½ I_ai q̇i²) adds Ia_i to M_ii and nothing else: the parameter ``Iai`` with
+symbols (``p.Ia1`` … in the MATLAB and Python outputs), the arm's number with ``symbols=False``.
+
 The expansion of the groups is checked against :mod:`crossdyn.analytic.symbolic`'s
 Euler–Lagrange derivation (an independent path) in the tests, and the generated MATLAB and
 Python files pass ``crossdyn check`` (round trip).
