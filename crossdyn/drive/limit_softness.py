@@ -61,10 +61,11 @@ class HeldLoad(Profile):
 
 
 def held_load_give(engine, spec, joint: int, side: str, bound: float, load: float, q_c,
-                   duration: float = SIDE_RUN_S) -> dict:
+                   duration: float = SIDE_RUN_S, limit_law: bool = False) -> dict:
     """The static give of ``engine``'s own limit (``side`` of joint index ``joint``, at ``bound``) under the
     held ``load`` (N m, > 0) from rest at ``q_c`` with the joint at the limit.  {"give_rad", "unsettled_rad",
-    "status"}; give in rad beyond the limit (≥ 0: a stop that pushes the joint back inside gives 0)."""
+    "status"}; give in rad beyond the limit (≥ 0: a stop that pushes the joint back inside gives 0).
+    ``limit_law=True`` applies crossdyn's law instead (applied mode: the give is then τ_h / k, a check)."""
     from crossdyn import analytic
 
     q0 = np.array(q_c, dtype=float)
@@ -74,7 +75,7 @@ def held_load_give(engine, spec, joint: int, side: str, bound: float, load: floa
     damping = 2.0 * np.sqrt(k * np.diag(M))
     sigma = 1.0 if side == "upper" else -1.0
     tr = run_engine(engine, HeldLoad(spec, joint, sigma * load, damping), q0, np.zeros(spec.n), duration,
-                    saturate=False, limit_law=False)
+                    saturate=False, limit_law=limit_law)
     if tr.status != "ok":
         return {"give_rad": None, "unsettled_rad": None, "status": f"{tr.status}: {tr.message}"}
     pen = sigma * (tr.q[:, joint] - bound)
