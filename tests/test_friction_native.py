@@ -36,6 +36,19 @@ def test_mujoco_creeps_where_the_reference_and_pybullet_stick():
 def test_compare_reports_the_characterisation():
     c = compare("planar3r-friction", duration=0.2, engines=["mujoco"], n_states=20, convergence_dts=(),
                 characterise_friction=True)
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    import crossdyn
+
     native = c.summary["friction"]["native"]
     assert set(native["engines"]) == {"mujoco", "pybullet"}
     assert any(n.startswith("friction, native mujoco") and "creep while stuck" in n for n in c.summary["notes"])
+    # judged: MuJoCo's default frictionloss creeps while the reference sticks, which fails the comparison
+    assert native["verdict"]["mujoco"]["pass"] is False and c.summary["verdict"] == "fail"
+    assert any(f.startswith("mujoco: native friction departs at joint ") for f in c.summary["failures"])
+    assert set(c.stick_slip_timelines) == {"reference", "mujoco", "pybullet"}
+    schema = json.loads((Path(crossdyn.__file__).parent / "comparison" / "summary.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(c.summary, default=float)), schema)

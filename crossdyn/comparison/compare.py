@@ -161,6 +161,8 @@ class Comparison:
     interrupted: bool = False
     native_limit_runs: dict = field(default_factory=dict)
     """compare --native: engine name (``…@native_limits=true``) → its Trajectory."""
+    stick_slip_timelines: dict = field(default_factory=dict)
+    """compare --characterise-friction: "reference" and each native engine → {"t", "stuck" (K, joints with f_c)}."""
 
     @property
     def passed(self) -> bool:
@@ -463,16 +465,18 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     if spec.has_limit_law:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
                                             native_runs, friction)
-    summary["notes"] = notes
-    summary["failures"] = failures
-    summary["verdict"] = "fail" if failures else "pass"
+    timelines: dict = {}
     if friction is not None:
         summary["friction"] = {"mode": "applied", "law": "-fc*tanh(qd/v_s)", "fc_nm": friction.fc.tolist(),
                                "v_s_rad_s": friction.v_s}
         if opt.characterise_friction:
-            notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say))
+            notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say, failures,
+                                          timelines))
+    summary["notes"] = notes
+    summary["failures"] = failures
+    summary["verdict"] = "fail" if failures else "pass"
     return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted,
-                      native_runs)
+                      native_runs, timelines)
 
 
 def _profile(profile, spec):
@@ -658,8 +662,11 @@ def _effort_group(engine, driven) -> dict:
             "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
 
 
-def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list[str]:
-    """Native stick–slip of MuJoCo and PyBullet against the set-valued reference: into ``summary``, notes back."""
+def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say, failures=None, timelines=None) -> list[str]:
+    """Native stick–slip of MuJoCo and PyBullet against the set-valued reference, judged
+    (:mod:`crossdyn.comparison.native_friction`): into ``summary`` and ``failures``, the stick timelines into
+    ``timelines``, notes back."""
+    from crossdyn.comparison import native_friction
     from crossdyn.drive.friction_native import characterise_friction
     from crossdyn.engines import available_engines
 
@@ -669,7 +676,15 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list
         native = characterise_friction(spec, profile, q0, qd0, duration, dt, names)
     except (ValueError, FloatingPointError) as e:
         return [f"friction: native characterisation not run: {e}"]
+    for key, part in [("reference", native["reference"])] + list(native["engines"].items()):
+        line = part.pop("timeline", None)
+        if line is not None and timelines is not None:
+            timelines[key] = line
+    verdicts = native_friction.judge(native, dt)
+    native["verdict"] = verdicts
     summary["friction"]["native"] = native
+    if failures is not None:
+        failures.extend(native_friction.failures(verdicts))
     ref = {r["joint"]: r for r in native["reference"]["joints"]}
     notes = []
     for name, e in native["engines"].items():
@@ -677,9 +692,14 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list
             notes.append(f"friction, native {name}: {e['status']} {e.get('reason', '')}")
             continue
         parts = [f"joint {r['joint']}: stuck {r['stick_time_s']:.3g} s (reference {ref[r['joint']]['stick_time_s']:.3g} s), "
-                 f"creep while stuck {r['creep_while_stuck_rad']:.2g} rad" for r in e["joints"]]
+                 f"creep while stuck {r['creep_while_stuck_rad']:.2g} rad (floor "
+                 f"{(r['creep_floor'].get('rate_rad_s') or 0):.2g} rad/s)" for r in e["joints"]]
+        v = verdicts[name]
         notes.append(f"friction, native {name} ({e['friction_model']}; stuck = |qd| < {native['v_stick_rad_s']:g} "
-                     f"rad/s): " + "; ".join(parts))
+                     f"rad/s): " + "; ".join(parts) + f" -> {'PASS' if v['pass'] else 'FAIL'} "
+                     f"({len(v['departures'])} of {len(v['checks'])} checks beyond tolerance = 10 x Richardson "
+                     f"(dt vs dt/2) + sampling (dt per interval end) + threshold (the stick criterion on the reference) + creep floor ({e['creep_floor_setting']}) "
+                     "x longest reference stick)")
     return notes
 
 
