@@ -774,8 +774,8 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
                 failures.append(f"{label}: {traj.status}: {traj.message}")
             native_runs[label] = traj
             out["contacts"][label] = lc.characterise(spec, law, traj, native=True)
-            verdict = judge_native_run(spec, law, native_name, traj, make, profile, q0, qd0, opt.duration, opt.dt,
-                                       cont_contacts, cont, opt.tolerances.trajectory_factor)
+            verdict = judge_native_run(spec, law, native_name, traj, make, held(profile, opt.dt), q0, qd0,
+                                       opt.duration, opt.dt, cont_contacts, cont, opt.tolerances.trajectory_factor)
         except Exception as e:  # noqa: BLE001 - a crashing engine is reported, not raised
             failures.append(f"{label}: error: {type(e).__name__}: {e}")
             continue

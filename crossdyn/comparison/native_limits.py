@@ -84,20 +84,20 @@ def judge(reference: list[dict], native: list[dict], half: list[dict] | None, in
             "departures": departures, "integration_factor": factor, "integration_order": order}
 
 
-def judge_native_run(spec, law, name: str, traj, make, profile, q0, qd0, duration: float, dt: float,
+def judge_native_run(spec, law, name: str, traj, make, half_profile, q0, qd0, duration: float, dt: float,
                      reference_contacts: list[dict], reference_traj, factor: float = 10.0) -> dict:
-    """Measure and judge one native run ``traj`` of engine ``name``: its dt/2 run and its held-load side runs
+    """Measure and judge one native run ``traj`` of engine ``name``: its dt/2 run (driven by ``half_profile``,
+    the run's profile still held for dt: :func:`crossdyn.comparison.compare.held`) and its held-load side runs
     with ``make(name, dt)`` (a context-managed engine, configured as the run's), then :func:`judge`."""
     from dataclasses import replace
 
-    from crossdyn.comparison.compare import held
     from crossdyn.drive.limit_softness import softness as measure_softness
     from crossdyn.drive.runner import run_engine
 
     contacts = lc.characterise(spec, law, traj, native=True)
     half_contacts = None
     with make(name, dt / 2) as eng:
-        half = run_engine(eng, held(profile, dt), q0, qd0, duration, limit_law=False)
+        half = run_engine(eng, half_profile, q0, qd0, duration, limit_law=False)
     if half.status == "ok" and len(half.q) >= 2 * (len(traj.q) - 1) + 1:
         k = len(traj.q)
         on_grid = replace(half, t=half.t[: 2 * k - 1: 2], q=half.q[: 2 * k - 1: 2], qd=half.qd[: 2 * k - 1: 2],
