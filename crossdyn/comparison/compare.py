@@ -71,11 +71,12 @@ class CompareOptions:
     characterise_friction: bool = False
     """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
     stick–slip reference (:mod:`crossdyn.drive.friction_native`): stick intervals and creep while stuck, in
-    ``summary["friction"]["native"]`` and the notes (slow: the event-exact reference restarts every step)."""
+    ``summary["friction"]["native"]`` and the notes, judged (:mod:`crossdyn.comparison.native_friction`: a
+    departure fails) (slow: the event-exact reference restarts every step)."""
     native: bool = False
     """Arms with a limit law: also run each compared engine that has its own limits with them
-    (:func:`native_limit_variant`) and judge their limit contacts against the reference
-    (:mod:`crossdyn.drive.limit_contacts`)."""
+    (:func:`native_limit_variant`) and judge their limit contacts against the event-exact law
+    (:mod:`crossdyn.drive.limit_contacts`, :mod:`crossdyn.comparison.native_limits`)."""
     calibrate_limits: bool = False
     """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law (:mod:`crossdyn.drive.limit_calibration`)."""
 
