@@ -80,3 +80,18 @@ def test_held_load_give_measures_the_law_and_tells_a_rigid_stop_from_a_soft_one(
         with make_engine("pybullet@native_limits=true", STOP, 1e-3) as eng:
             rigid = held_load_give(eng, STOP, 0, "upper", 0.2, 5.0, at)
         assert rigid["status"] == "ok" and rigid["give_rad"] < 1e-5
+
+
+def test_closed_loop_profile_falls_back_to_the_applied_reference_with_its_commanded_torque():
+    """A closed-loop profile has no torque ahead of time for the event-exact law: the native verdict uses the
+    applied-mode reference (said in native_reference), its torque reduced to the commanded part, so the torque
+    inference on it recovers the law's peak torque (inference term ≤ 1 % of it; it would be the whole torque
+    if the law's part were left in)."""
+    from crossdyn.comparison.compare import compare
+
+    c = compare("planar2r-limits", duration=0.6, engines=["mujoco-rk4"], profile="pd-gravity", native=True,
+                convergence_dts=(), n_states=20)
+    lim = c.summary["limits"]
+    assert lim["native_reference"].startswith("applied-mode reference") and "closed-loop" in lim["native_reference"]
+    peaks = [x for v in lim["native"].values() for x in v["checks"] if x["quantity"] == "peak_torque_nm"]
+    assert peaks and all(x["inference"] <= 0.01 * x["reference"] for x in peaks)

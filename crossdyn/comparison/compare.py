@@ -750,7 +750,8 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
         return out
     from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
 
-    cont, method = continuous_reference(spec, law, profile, q0, qd0, opt.duration, opt.dt, reference)
+    cont, method = continuous_reference(spec, law, profile, q0, qd0, opt.duration, opt.dt, reference,
+                                       friction)
     out["native_reference"] = method
     out["contacts"]["reference (continuous law)"] = cont_contacts = lc.characterise(spec, law, cont, native=False)
     natives = [(native_limit_variant(n), n, None) for n in runs

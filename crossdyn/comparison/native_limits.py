@@ -112,14 +112,23 @@ def judge_native_run(spec, law, name: str, traj, make, half_profile, q0, qd0, du
     return verdict
 
 
-def continuous_reference(spec, law, profile, q0, qd0, duration: float, dt: float, fallback):
+def continuous_reference(spec, law, profile, q0, qd0, duration: float, dt: float, fallback, friction=None):
     """(trajectory, method): the event-exact continuous law with the commanded torque held per step, as a
-    Trajectory on the dt grid (open-loop profiles), else ``fallback`` (the applied-mode reference)."""
+    Trajectory on the dt grid (open-loop profiles, no applied friction law), else ``fallback`` (the applied-mode
+    reference, its ``tau`` reduced to the commanded torque by taking off the law's, and ``friction``'s, torque
+    at each step's start, as the runner added them), so that torques inferred from it are comparable."""
+    from dataclasses import replace
+
     from crossdyn.analytic.integrators import Trajectory
     from crossdyn.analytic.limits import simulate_limits
 
-    if getattr(profile, "closed_loop", True):
-        return fallback, "applied-mode reference (the law held per step; closed-loop profile)"
+    if getattr(profile, "closed_loop", True) or friction is not None:
+        k = len(fallback.tau)
+        tau = fallback.tau - law.torque(fallback.q[:k], fallback.qd[:k])
+        if friction is not None:
+            tau = tau - friction.torque(fallback.qd[:k])
+        why = "closed-loop profile" if getattr(profile, "closed_loop", True) else "applied Coulomb friction law"
+        return replace(fallback, tau=tau), f"applied-mode reference (the law held per step; {why})"
     limit = spec.effort_limits() if spec.has_effort else None  # saturated as the runner saturates it
 
     def torque(t):
