@@ -33,9 +33,49 @@ def test_mujoco_creeps_where_the_reference_and_pybullet_stick():
     assert "frictionloss" in r["engines"]["mujoco"]["friction_model"]
 
 
-def test_compare_reports_the_characterisation():
+def test_compare_reports_the_characterisation(tmp_path):
     c = compare("planar3r-friction", duration=0.2, engines=["mujoco"], n_states=20, convergence_dts=(),
                 characterise_friction=True)
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    import crossdyn
+
     native = c.summary["friction"]["native"]
     assert set(native["engines"]) == {"mujoco", "pybullet"}
     assert any(n.startswith("friction, native mujoco") and "creep while stuck" in n for n in c.summary["notes"])
+    # judged: MuJoCo's default frictionloss creeps while the reference sticks, which fails the comparison
+    assert native["verdict"]["mujoco"]["pass"] is False and c.summary["verdict"] == "fail"
+    assert any(f.startswith("mujoco: native friction departs at joint ") for f in c.summary["failures"])
+    assert set(c.stick_slip_timelines) == {"reference", "mujoco", "pybullet"}
+    schema = json.loads((Path(crossdyn.__file__).parent / "comparison" / "summary.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(c.summary, default=float)), schema)
+    from crossdyn.comparison.report import stick_slip_timelines, write_outputs
+
+    written = write_outputs(c, tmp_path, plots=True, animation=False)
+    assert "stick_slip.png" in written and written["stick_slip.png"].stat().st_size > 5000
+    md = written["report.md"].read_text()
+    assert "## Coulomb friction, native" in md and "mujoco: FAIL" in md and "stick_slip.png" in md
+    lines = stick_slip_timelines(c)
+    # rows: the set-valued reference, the applied run (|qd| < v_s) and both native runs; joint 2 (f_c = 0.6 N m)
+    # sticks the whole 0.2 s in the reference, and PyBullet's motor holds it too
+    assert set(lines) == {"reference", "mujoco", "mujoco (native)", "pybullet (native)"}
+    assert lines["reference"]["stuck"][:, 1].all() and lines["pybullet (native)"]["stuck"][5:, 1].all()
+
+
+def test_stick_slip_timeline_without_characterisation_computes_the_reference():
+    """Every compare of an arm with Coulomb friction gets the timeline: without --characterise-friction the
+    set-valued reference is computed for the plot; the applied run's rows use |qd| < v_s.  An arm without
+    friction gets no timeline."""
+    from crossdyn.comparison.report import stick_slip_plot, stick_slip_timelines
+
+    c = compare("planar3r-friction", duration=0.2, engines=["mujoco"], n_states=20, convergence_dts=())
+    lines = stick_slip_timelines(c)
+    assert set(lines) == {"reference", "mujoco"} and lines["reference"]["stuck"].shape == (201, 3)
+    assert lines["mujoco"]["threshold"].startswith("|qd| < v_s")
+    assert lines["reference"]["stuck"][:, 1].all()  # joint 2 sticks throughout (as with the characterisation)
+    assert "stick_slip.png" in stick_slip_plot(c)
+    plain = compare("planar2r", duration=0.1, engines=["mujoco"], n_states=20, convergence_dts=())
+    assert stick_slip_plot(plain) == {}

@@ -68,7 +68,8 @@ def _common(p) -> None:
                         "DART's constraint) instead of applying the regularised law -fc*tanh(qd/v_s) to all (default)")
     p.add_argument("--characterise-friction", action="store_true",
                    help="with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued "
-                        "stick-slip reference (stick intervals, creep while stuck; in summary.json and the notes)")
+                        "stick-slip reference and judge them (stick intervals, transition times, creep while stuck; a "
+                        "departure beyond its measured tolerance fails)")
     p.add_argument("--tolerances", metavar="FILE", help="TOML file overriding default tolerances")
     p.add_argument("--states", type=int, default=1000, metavar="N", help="random states for static metrics")
     p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
@@ -78,10 +79,10 @@ def _common(p) -> None:
     p.add_argument("--native", action="store_true",
                    help="arms with a limit law: also run MuJoCo, PyBullet, drake-discrete (@native_limits=true) and "
                         "DART (@enforce_limits=true) with their own joint limits and judge each limit contact "
-                        "against the reference")
+                        "against the event-exact law (tolerance: Richardson estimate + measured engine softness)")
     p.add_argument("--calibrate-limits", action="store_true",
                    help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint to the law and "
-                        "report them with the residual")
+                        "report them with the residual (with --native the calibrated limit is run and judged too)")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

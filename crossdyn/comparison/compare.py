@@ -71,11 +71,12 @@ class CompareOptions:
     characterise_friction: bool = False
     """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
     stick–slip reference (:mod:`crossdyn.drive.friction_native`): stick intervals and creep while stuck, in
-    ``summary["friction"]["native"]`` and the notes (slow: the event-exact reference restarts every step)."""
+    ``summary["friction"]["native"]`` and the notes, judged (:mod:`crossdyn.comparison.native_friction`: a
+    departure fails) (slow: the event-exact reference restarts every step)."""
     native: bool = False
     """Arms with a limit law: also run each compared engine that has its own limits with them
-    (:func:`native_limit_variant`) and judge their limit contacts against the reference
-    (:mod:`crossdyn.drive.limit_contacts`)."""
+    (:func:`native_limit_variant`) and judge their limit contacts against the event-exact law
+    (:mod:`crossdyn.drive.limit_contacts`, :mod:`crossdyn.comparison.native_limits`)."""
     calibrate_limits: bool = False
     """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law (:mod:`crossdyn.drive.limit_calibration`)."""
 
@@ -161,6 +162,8 @@ class Comparison:
     interrupted: bool = False
     native_limit_runs: dict = field(default_factory=dict)
     """compare --native: engine name (``…@native_limits=true``) → its Trajectory."""
+    stick_slip_timelines: dict = field(default_factory=dict)
+    """compare --characterise-friction: "reference" and each native engine → {"t", "stuck" (K, joints with f_c)}."""
 
     @property
     def passed(self) -> bool:
@@ -466,16 +469,18 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     if spec.has_limit_law:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
                                             native_runs, friction)
-    summary["notes"] = notes
-    summary["failures"] = failures
-    summary["verdict"] = "fail" if failures else "pass"
+    timelines: dict = {}
     if friction is not None:
         summary["friction"] = {"mode": "applied", "law": "-fc*tanh(qd/v_s)", "fc_nm": friction.fc.tolist(),
                                "v_s_rad_s": friction.v_s}
         if opt.characterise_friction:
-            notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say))
+            notes.extend(_friction_native(user_spec, profile, q0, qd0, duration, dt, summary, say, failures,
+                                          timelines))
+    summary["notes"] = notes
+    summary["failures"] = failures
+    summary["verdict"] = "fail" if failures else "pass"
     return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted,
-                      native_runs)
+                      native_runs, timelines)
 
 
 def _profile(profile, spec):
@@ -708,8 +713,11 @@ def _armature_note(runs) -> str | None:
             + (f"; unsupported by {', '.join(lacking)} (not compared, reason above)" if lacking else ""))
 
 
-def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list[str]:
-    """Native stick–slip of MuJoCo and PyBullet against the set-valued reference: into ``summary``, notes back."""
+def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say, failures=None, timelines=None) -> list[str]:
+    """Native stick–slip of MuJoCo and PyBullet against the set-valued reference, judged
+    (:mod:`crossdyn.comparison.native_friction`): into ``summary`` and ``failures``, the stick timelines into
+    ``timelines``, notes back."""
+    from crossdyn.comparison import native_friction
     from crossdyn.drive.friction_native import characterise_friction
     from crossdyn.engines import available_engines
 
@@ -719,7 +727,15 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list
         native = characterise_friction(spec, profile, q0, qd0, duration, dt, names)
     except (ValueError, FloatingPointError) as e:
         return [f"friction: native characterisation not run: {e}"]
+    for key, part in [("reference", native["reference"])] + list(native["engines"].items()):
+        line = part.pop("timeline", None)
+        if line is not None and timelines is not None:
+            timelines[key] = line
+    verdicts = native_friction.judge(native, dt)
+    native["verdict"] = verdicts
     summary["friction"]["native"] = native
+    if failures is not None:
+        failures.extend(native_friction.failures(verdicts))
     ref = {r["joint"]: r for r in native["reference"]["joints"]}
     notes = []
     for name, e in native["engines"].items():
@@ -727,9 +743,14 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say) -> list
             notes.append(f"friction, native {name}: {e['status']} {e.get('reason', '')}")
             continue
         parts = [f"joint {r['joint']}: stuck {r['stick_time_s']:.3g} s (reference {ref[r['joint']]['stick_time_s']:.3g} s), "
-                 f"creep while stuck {r['creep_while_stuck_rad']:.2g} rad" for r in e["joints"]]
+                 f"creep while stuck {r['creep_while_stuck_rad']:.2g} rad (floor "
+                 f"{(r['creep_floor'].get('rate_rad_s') or 0):.2g} rad/s)" for r in e["joints"]]
+        v = verdicts[name]
         notes.append(f"friction, native {name} ({e['friction_model']}; stuck = |qd| < {native['v_stick_rad_s']:g} "
-                     f"rad/s): " + "; ".join(parts))
+                     f"rad/s): " + "; ".join(parts) + f" -> {'PASS' if v['pass'] else 'FAIL'} "
+                     f"({len(v['departures'])} of {len(v['checks'])} checks beyond tolerance = 10 x Richardson "
+                     f"(dt vs dt/2) + sampling (dt per interval end) + threshold (the stick criterion on the reference) + creep floor ({e['creep_floor_setting']}) "
+                     "x longest reference stick)")
     return notes
 
 
@@ -777,30 +798,63 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
                                                      reference=reference)
     if not opt.native:
         return out
-    for name in runs:
-        native_name = native_limit_variant(name)
-        if runs[name].status != "ok" or native_name is None:
-            continue
-        say(f"[{spec.name}] {native_name}: native limits")
+    from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
+
+    cont, method = continuous_reference(spec, law, profile, q0, qd0, opt.duration, opt.dt, reference,
+                                       friction)
+    out["native_reference"] = method
+    out["contacts"]["reference (continuous law)"] = cont_contacts = lc.characterise(spec, law, cont, native=False)
+    natives = [(native_limit_variant(n), n, None) for n in runs
+               if runs[n].status == "ok" and native_limit_variant(n) is not None]
+    cal = out.get("calibration")
+    if cal:  # the calibrated MuJoCo limit, judged like the others
+        natives.append((f"{cal['engine']}@native_limits=true", cal["engine"], cal))
+    for native_name, name, calibrated in natives:
+        label = native_name + (" (calibrated)" if calibrated else "")
+        say(f"[{spec.name}] {label}: native limits")
+
+        def make(engine_name, step, calibrated=calibrated):
+            eng = _engine(engine_name, spec, step, friction)  # applied friction, if any, as the others
+            for j, solref, solimp in zip(calibrated["joints"] if calibrated else (), calibrated["solreflimit"]
+                                         if calibrated else (), calibrated["solimplimit"] if calibrated else ()):
+                eng.model.jnt_solref[j - 1], eng.model.jnt_solimp[j - 1] = solref, solimp
+            return eng
         try:
-            with _engine(native_name, spec, opt.dt, friction) as eng:  # applied friction, if any, as the others
+            with make(native_name, opt.dt) as eng:
                 traj = run_engine(eng, profile, q0, qd0, opt.duration, limit_law=False)
+            if traj.status != "ok":
+                failures.append(f"{label}: {traj.status}: {traj.message}")
+            native_runs[label] = traj
+            out["contacts"][label] = lc.characterise(spec, law, traj, native=True)
+            verdict = judge_native_run(spec, law, native_name, traj, make, held(profile, opt.dt), q0, qd0,
+                                       opt.duration, opt.dt, cont_contacts, cont, opt.tolerances.trajectory_factor)
         except Exception as e:  # noqa: BLE001 - a crashing engine is reported, not raised
-            failures.append(f"{native_name}: error: {type(e).__name__}: {e}")
+            failures.append(f"{label}: error: {type(e).__name__}: {e}")
             continue
-        if traj.status != "ok":
-            failures.append(f"{native_name}: {traj.status}: {traj.message}")
-        native_runs[native_name] = traj
-        out["contacts"][native_name] = lc.characterise(spec, law, traj, native=True)
-        verdict = lc.judge(out["contacts"]["reference"], out["contacts"].get(name, []), out["contacts"][native_name])
-        out["native"][native_name] = verdict
-        for d in verdict["departures"]:
-            where = f"joint {d['joint']} {d['side']} limit" + (f", contact {d['contact']}" if d["contact"] else "")
-            failures.append(f"{native_name}: native limit departs at {where}: {d['quantity']} {d['native']:.4g} "
-                            f"vs reference {d['reference']:.4g} (tolerance {d['tolerance']:.3g})")
-    notes.append("native limits: judged per contact against the reference; tolerance = integration-error estimate "
-                 "(the same engine's applied-mode departure) + 25 % of the reference value for the constraint's "
-                 "softness (a stated allowance); native limit torques are inferred by inverse dynamics")
+        out["native"][label] = verdict
+        failures.extend(native_limit_failures(label, verdict))
+    notes.append("native limits: judged per contact against the " + method + "; tolerance per quantity = 10 x "
+                 "the native run's own Richardson estimate (dt vs dt/2) + the inference error (torque quantities: "
+                 "the inverse-dynamics inference applied to the reference) + sampling (time in contact: 2 dt) + the engine's measured softness (the "
+                 "configuration spread of its static give under a held load, side runs, relative to the law's) "
+                 "x |reference value|; each term in summary limits.native and the report")
+    return out
+
+
+def native_limit_failures(label: str, verdict: dict) -> list[str]:
+    """One failure line per native departure, naming the engine, the joint, the limit, the contact and the
+    quantity, with the tolerance and where it comes from."""
+    out = []
+    for d in verdict["departures"]:
+        where = f"joint {d['joint']} {d['side']} limit" + (f", contact {d['contact']}" if d["contact"] else "")
+        if d["quantity"] == "count":
+            why = "tolerance 0"
+        else:
+            integ = "no dt/2 estimate" if d["integration"] is None else f"integration {d['integration']:.2g}"
+            why = (f"tolerance {d['tolerance']:.3g} = {integ} + inference {d['inference']:.2g} + sampling "
+                   f"{d['sampling']:.2g} + softness {d['softness']:.2g}")
+        out.append(f"{label}: native limit departs at {where}: {d['quantity']} {d['native']:.4g} vs reference "
+                   f"{d['reference']:.4g} ({why})")
     return out
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
-         "animation.gif", "limit_angles.png", "limit_torque.png")
+         "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png")
 """Every figure a report may hold (tracking.png for closed-loop profiles only)."""
 
 
@@ -272,6 +272,7 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     if animation:
         out["animation.gif"] = _animation(cmp, runs, colors, same, styles)
     out.update(limit_plots(cmp))
+    out.update(stick_slip_plot(cmp))
     return out
 
 
@@ -549,6 +550,7 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     b += _armature_blocks(summary)
     b += _effort_blocks(summary)
     b += _limit_blocks(summary)
+    b += friction_blocks(summary)
     b.append(("h", 2, "Engine configuration audit"))
     b.append(("p", "Every setting that can change the physics, as each adapter reports it."))
     for k, v in eng.items():
@@ -561,7 +563,9 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
                 "energy.png": "energy in free motion", "id_error_hist.png": "inverse-dynamics error histogram",
                 "convergence.png": "convergence and speed–accuracy", "animation.gif": "animation, every engine overlaid",
                 "limit_angles.png": "joint angles with the limit band shaded (outside it: beyond a limit)",
-                "limit_torque.png": "limit torque per engine (native: inferred by inverse dynamics)"}
+                "limit_torque.png": "limit torque per engine (native: inferred by inverse dynamics)",
+                "stick_slip.png": "stick/slip timeline per joint: bars where the joint is stuck (reference: the "
+                                  "set-valued law's sticking mode; engines: |qd| below the stick threshold)"}
     for img in images:
         if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
             b.append(("img", img, captions.get(img, img)))
@@ -658,6 +662,116 @@ def limit_plots(cmp) -> dict[str, bytes]:
     return out
 
 
+def friction_blocks(summary: dict) -> list[tuple]:
+    """Section "Coulomb friction, native" (compare --characterise-friction): per engine its creep floor and every
+    check of the verdict with the terms of its tolerance.  Nothing otherwise."""
+    native = (summary.get("friction") or {}).get("native")
+    if not native or "verdict" not in native:
+        return []
+    ref = {r["joint"]: r for r in native["reference"]["joints"]}
+    b = [("h", 2, "Coulomb friction, native"),
+         ("p", "Each engine with its own friction (MuJoCo frictionloss, PyBullet's velocity motor) against the "
+               "set-valued stick–slip reference (event-exact, torque held per step). Stuck: |q̇| below "
+               f"{native['v_stick_rad_s']:g} rad/s at both ends of a step. Tolerance per quantity = integration (10 × "
+               "the run's Richardson estimate, dt against dt/2, first order) + sampling (dt per interval end) + "
+               "threshold (the stick criterion applied to the reference's own motion moves its transitions by this "
+               "much) + softness (creep only: the engine's creep floor — its creep under a held 0.95 f_c load, "
+               "gravity compensated, with its softness settings at their stiffest — × the longest reference stick)."),
+         ("table", ["joint", "f_c [N m]", "reference stick intervals", "reference stick time [s]", "intervals [s]"],
+          [[str(j), _fmt(r["fc_nm"]), str(r["stick_intervals"]), _fmt(r["stick_time_s"]),
+            ", ".join(f"{a:.3f}–{z:.3f}" for a, z in r["intervals_s"][:6])] for j, r in ref.items()])]
+    for name, v in native["verdict"].items():
+        e = native["engines"].get(name, {})
+        floors = ", ".join(f"joint {r['joint']} {_fmt((r.get('creep_floor') or {}).get('rate_rad_s'))} rad/s"
+                           for r in e.get("joints", []))
+        b.append(("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {len(v['checks'])} checks, "
+                       f"{len(v['departures'])} beyond tolerance. Creep floor ({e.get('creep_floor_setting', '–')}): "
+                       f"{floors or '–'}."))
+        if v["checks"]:
+            b.append(("table", ["joint", "quantity", "interval", "reference", "native", "integration", "sampling",
+                                "threshold", "softness", "tolerance", "result"],
+                      [[str(c["joint"]), c["quantity"], str(c["interval"] or "–"), _fmt(c["reference"]),
+                        _fmt(c["native"]), _fmt(c["integration"]), _fmt(c["sampling"]), _fmt(c["threshold"]),
+                        _fmt(c["softness"]), _fmt(c["tolerance"]), "PASS" if c["pass"] else "FAIL"]
+                       for c in v["checks"]]))
+    return b
+
+
+def stick_slip_timelines(cmp) -> dict:
+    """Per run: {"t", "stuck" (K, friction joints), "threshold"} for :func:`stick_slip_plot` — "reference" the
+    set-valued law's sticking mode (:func:`crossdyn.analytic.stick_slip.simulate_stick_slip`, the torque held
+    per step; open-loop profiles), the --characterise-friction native runs as measured there (|q̇| < 1e-4 rad/s
+    over a step), and every compared engine's driven run: |q̇| < v_s, the regularisation velocity, in applied
+    mode (the regularised law never stops a joint: below v_s it is in its viscous, sticking regime), 1e-4 rad/s
+    when the engines keep their own friction (--native-friction)."""
+    from crossdyn.drive.friction_native import V_STICK, stuck_mask
+
+    spec = cmp.spec
+    joints = [j for j, l in enumerate(spec.links) if l.friction > 0]
+    if not joints:
+        return {}
+    given = getattr(cmp, "stick_slip_timelines", {}) or {}
+    out = {}
+    if "reference" in given:
+        out["reference"] = {**given["reference"], "threshold": "sticking mode"}
+    elif not getattr(cmp.profile, "closed_loop", True):
+        from crossdyn.analytic.stick_slip import simulate_stick_slip
+
+        dt = cmp.options.dt
+        try:
+            ref = simulate_stick_slip(spec, cmp.q0, cmp.summary["start"]["qd0"], cmp.options.duration,
+                                      torque=lambda t: cmp.profile.sample(np.array([t]))[0], hold=dt, output_dt=dt)
+            out["reference"] = {"t": ref.t, "stuck": ref.sticking[:, joints], "threshold": "sticking mode"}
+        except (ValueError, FloatingPointError):  # a reference that cannot be computed: engines only
+            pass
+    v_s = (cmp.summary.get("friction") or {}).get("v_s_rad_s")
+    for name, run in cmp.runs.items():
+        if run.driven is None:
+            continue
+        if v_s is not None:
+            stuck = np.abs(run.driven.qd[:, joints]) < v_s
+            out[name] = {"t": run.driven.t, "stuck": stuck, "threshold": f"|qd| < v_s = {v_s:.2g} rad/s (applied)"}
+        else:
+            out[name] = {"t": run.driven.t, "stuck": np.column_stack([stuck_mask(run.driven.qd[:, j]) for j in joints]),
+                         "threshold": f"|qd| < {V_STICK:g} rad/s"}
+    for name, line in given.items():
+        if name != "reference":
+            out[f"{name} (native)"] = {**line, "threshold": f"|qd| < {V_STICK:g} rad/s"}
+    return out
+
+
+def stick_slip_plot(cmp) -> dict[str, bytes]:
+    """Arms with Coulomb friction: ``stick_slip.png``, per joint with f_c > 0 one row of horizontal bars per run
+    (reference first) over the intervals where it is stuck (:func:`stick_slip_timelines`).  Nothing otherwise."""
+    lines = stick_slip_timelines(cmp)
+    if not lines:
+        return {}
+    import matplotlib.pyplot as plt
+
+    from crossdyn.drive.friction_native import intervals
+
+    joints = [j for j, l in enumerate(cmp.spec.links) if l.friction > 0]
+    names = list(lines)
+    fig, axes = plt.subplots(len(joints), 1, figsize=(9, 0.35 * len(names) * len(joints) + 1.2), sharex=True,
+                             squeeze=False)
+    for c, (ax, j) in enumerate(zip(axes[:, 0], joints)):
+        for row, name in enumerate(names):
+            t, stuck = np.asarray(lines[name]["t"]), np.asarray(lines[name]["stuck"])[:, c]
+            dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
+            bars = [(a, b - a + dt) for a, b in intervals(stuck, t)]
+            ax.broken_barh(bars, (row - 0.35, 0.7), color="k" if name == "reference" else f"C{row}",
+                           alpha=0.35 if name == "reference" else 0.8)
+        ax.set_yticks(range(len(names)))
+        ax.set_yticklabels([f"{n}: {lines[n]['threshold']}" for n in names], fontsize=7)
+        ax.set_ylim(-0.6, len(names) - 0.4)
+        ax.invert_yaxis()
+        ax.set_ylabel(f"joint {j + 1}\nf_c = {cmp.spec.links[j].friction:g} N m", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("t [s]")
+    axes[0, 0].set_title(f"{cmp.spec.name}: stick/slip timeline (bars: stuck)")
+    return {"stick_slip.png": _png(fig)}
+
+
 def _limit_blocks(summary: dict) -> list[tuple]:
     """Section "Joint limits" (arms with a limit law): per limit contact of every run, and the native verdicts."""
     lim = summary.get("limits")
@@ -689,15 +803,46 @@ def _limit_blocks(summary: dict) -> list[tuple]:
         b.append(("table", ["joint", "solreflimit (timeconst, dampratio)", "solimplimit"],
                   [[str(j), " ".join(f"{x:.4g}" for x in r), " ".join(f"{x:.4g}" for x in i)]
                    for j, r, i in zip(cal["joints"], cal["solreflimit"], cal["solimplimit"])]))
+    if lim.get("native"):
+        b.append(("p", "Native verdict (compare --native): every native contact against the "
+                       f"{lim.get('native_reference', 'reference')}. Tolerance per quantity = integration (10 × the "
+                       "native run's own Richardson estimate, dt against dt/2, first order) + inference (peak torque "
+                       "and energy: native limit torques are inferred by inverse dynamics; the same inference on the "
+                       "reference errs by this much) + sampling (time in contact: entry and exit on the dt grid, "
+                       "2 dt) + softness (the engine's measured softness fraction × |reference|)."))
     for name, v in lim.get("native", {}).items():
-        deps = v["departures"]
-        b.append(("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {v.get('checked', 0)} quantities checked, "
-                       f"{len(deps)} beyond tolerance (integration-error estimate + {v.get('allowance', 0):.0%} of "
-                       "the reference value)."))
-        if deps:
-            b.append(("table", ["joint", "side", "contact", "quantity", "reference", "native", "tolerance"],
-                      [[str(d["joint"]), d["side"], str(d["contact"] or "–"), d["quantity"], _fmt(d["reference"]),
-                        _fmt(d["native"]), _fmt(d["tolerance"])] for d in deps]))
+        b += native_limit_blocks(name, v)
+    return b
+
+
+def native_limit_blocks(name: str, v: dict) -> list[tuple]:
+    """One native run's verdict: its measured softness (held-load side runs) and every check with its terms."""
+    deps = v["departures"]
+    b = [("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {v.get('checked', 0)} quantities checked, "
+               f"{len(deps)} beyond tolerance.")]
+    soft = v.get("softness") or {}
+    if soft:
+        b.append(("p", f"{name}: measured softness (held-load side runs: the arm at rest with the joint at its "
+                       "limit at each reference contact's deepest configuration, gravity compensated, the load held "
+                       "into the limit for 1 s; give = mean penetration over the last 0.2 s; softness fraction = "
+                       "(spread of the give over the configurations + its unsettled range) / the law's give)."))
+        rows = []
+        for s in soft.values():
+            gives = [r["give_rad"] for r in s["at_contacts"] if r["give_rad"] is not None]
+            stiff = [r["effective_stiffness_nm_per_rad"] for r in s["at_contacts"]]
+            rows.append([str(s["joint"]), s["side"], _fmt(s["load_nm"]), _fmt(s["law_give_rad"]),
+                         " / ".join(_fmt(g) for g in gives) or "–",
+                         " / ".join("rigid" if k is None else _fmt(k) for k in stiff),
+                         _fmt(s["law_stiffness_nm_per_rad"]), _fmt(s["softness_fraction"])])
+        b.append(("table", ["joint", "side", "held load [N m]", "law's give [rad]", "engine's give [rad]",
+                            "engine's stiffness [N m/rad]", "law's k [N m/rad]", "softness fraction"], rows))
+    rows = [[str(c["joint"]), c["side"], str(c["contact"] or "–"), c["quantity"], _fmt(c["reference"]),
+             _fmt(c["native"]), _fmt(c["integration"]), _fmt(c["inference"]), _fmt(c["sampling"]),
+             _fmt(c["softness"]), _fmt(c["tolerance"]), "PASS" if c["pass"] else "FAIL"]
+            for c in v.get("checks", []) + [d for d in deps if d["quantity"] == "count"]]
+    if rows:
+        b.append(("table", ["joint", "side", "contact", "quantity", "reference", "native", "integration",
+                            "inference", "sampling", "softness", "tolerance", "result"], rows))
     return b
 
 
