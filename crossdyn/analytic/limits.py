@@ -10,7 +10,8 @@ so the arm obeys M q̈ + C q̇ + G + F = τ + τ_lim.  τ_lim is discontinuous w
 c q̇ ≠ 0 and has a kink where the clipped force −k(q − hi) − c q̇ reaches 0 (the stop *releases* the joint
 before it is back inside: the damper would pull).  :func:`simulate_limits` integrates this exactly at those
 switches: adaptive DOP853 with dense output, every sign change of an event function located by Brent's method
-on the dense output and the integrator restarted there, so no step ever straddles a switch.  Event functions
+on the dense output and the integrator restarted there, so no step ever straddles a switch (the loop of
+:func:`crossdyn.analytic.events.integrate_events`).  Event functions
 per joint: q − hi, q − lo (entry/exit) and the clipped forces (release/re-engage).  The commanded torque is a
 zero-order hold of period ``hold`` (the integrator restarts at each hold boundary too), as the engines get it.
 
@@ -24,10 +25,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import DOP853
-from scipy.optimize import brentq
-
 from crossdyn.analytic.dynamics import as_params, forward_dynamics
+from crossdyn.analytic.events import SIMULTANEOUS, integrate_events
 
 
 @dataclass(frozen=True)
@@ -121,66 +120,28 @@ def simulate_limits(arm, law: LimitLaw, q0, qd0, duration: float, torque: Callab
         q, qd = y[:n], y[n:]
         return np.concatenate([qd, forward_dynamics(p, q, qd, tau + law.torque(q, qd))])
 
-    def g(y):
-        return law.events(y[:n], y[n:])
-
-    grid = np.arange(int(np.floor(duration / output_dt + 1e-9)) + 1) * output_dt  # never beyond duration
-    out_q, out_qd = np.empty((len(grid), n)), np.empty((len(grid), n))
-    out_q[0], out_qd[0] = x[:n], x[n:]
-    filled = 1
-    events: list = []
-    t, steps = 0.0, 0
-    bounds = (np.arange(hold, duration, hold).tolist() if hold is not None else []) + [duration]
-    for t_end in bounds:
+    def on_hold(t, y):
         if hold is not None:
             held["tau"] = np.asarray(tau_fn(t), float)
-        while t < t_end - 1e-15:
-            solver = DOP853(rhs, t, x, t_end, rtol=rtol, atol=atol)
-            g_old = g(x)
-            t_restart = t
-            restarted = False
-            while solver.status == "running":
-                solver.step()
-                steps += 1
-                if steps > max_steps:
-                    raise FloatingPointError(f"limit reference: more than {max_steps} steps by t = {solver.t:.6g} s")
-                dense = solver.dense_output()
-                g_new = g(solver.y)
-                cross = np.nonzero((g_old * g_new < 0) & np.isfinite(g_old) & np.isfinite(g_new))[0]
-                hits = []
-                for i in cross:
-                    t_i = brentq(lambda s: g(dense(s))[i], solver.t_old, solver.t, xtol=1e-15, rtol=4 * np.finfo(float).eps)
-                    kind, joint = divmod(int(i), n)
-                    if kind >= 2:  # a force switch matters only while the joint is beyond that limit
-                        q_i = dense(t_i)[joint]
-                        if not (q_i > law.upper[joint] if kind == 2 else q_i < law.lower[joint]):
-                            continue
-                    if t_i > t_restart + 1e-13:  # not the switch we restarted at
-                        hits.append((t_i, i))
-                t_stop = min(hits)[0] if hits else solver.t
-                while filled < len(grid) and grid[filled] <= t_stop + 1e-15:
-                    y = dense(grid[filled]) if grid[filled] < solver.t else solver.y
-                    out_q[filled], out_qd[filled] = y[:n], y[n:]
-                    filled += 1
-                if hits:
-                    t_ev = t_stop
-                    x = dense(t_ev)
-                    for t_i, i in sorted(hits):
-                        if t_i <= t_ev + 1e-13:
-                            kind, joint = divmod(int(i), n)
-                            events.append((float(t_i), joint + 1, _what(kind, g_new[i] > g_old[i])))
-                    t = t_ev
-                    restarted = True
-                    break
-                g_old = g_new
-            if not restarted:
-                if solver.status == "failed":
-                    raise FloatingPointError(f"limit reference: DOP853 failed at t = {solver.t:.6g} s")
-                t, x = solver.t, solver.y
-    while filled < len(grid):
-        out_q[filled], out_qd[filled] = x[:n], x[n:]
-        filled += 1
-    return LimitRun(grid, out_q, out_qd, events, steps)
+
+    def accept(i, t_i, dense):
+        kind, joint = divmod(i, n)
+        if kind < 2:
+            return True
+        q_i = dense(t_i)[joint]  # a force switch matters only while the joint is beyond that limit
+        return bool(q_i > law.upper[joint] if kind == 2 else q_i < law.lower[joint])
+
+    events: list = []
+
+    def on_event(t, y, hits):
+        for t_i, i, rising in hits:
+            kind, joint = divmod(i, n)
+            events.append((float(t_i), joint + 1, _what(kind, rising)))
+
+    run = integrate_events(rhs, lambda t, y: law.events(y[:n], y[n:]), x, duration, hold=hold, on_hold=on_hold,
+                           on_event=on_event, accept=accept, direction=0, min_separation=SIMULTANEOUS,
+                           output_dt=output_dt, rtol=rtol, atol=atol, max_steps=max_steps, name="limit reference")
+    return LimitRun(run.t, run.y[:, :n].copy(), run.y[:, n:].copy(), events, run.steps)
 
 
 def rk4_limits(arm, law: LimitLaw, q0, qd0, duration: float, dt: float) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@
 
 :func:`simulate_stick_slip` integrates it exactly at the switches: adaptive DOP853 in one mode (the sticking set S
 and the slip directions fixed), every switch located by Brent's method on the dense output and the integrator
-restarted there — a slipping joint's q̇_j s_j falling through 0 (it stops), a sticking joint's needed friction
+restarted there (:func:`crossdyn.analytic.events.integrate_events`) — a slipping joint's q̇_j s_j falling through 0 (it stops), a sticking joint's needed friction
 torque λ_j reaching ±f_c,j (it breaks away).  At each switch (and at each hold boundary of the commanded torque)
 the consistent mode is found by **enumeration** over the joints at rest (n ≤ 5 in practice: 3^m candidates for
 m joints at rest): each is sticking or slipping in direction ±1; a mode is consistent when the stick torques
@@ -30,10 +30,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import DOP853
-from scipy.optimize import brentq
-
 from crossdyn.analytic.dynamics import as_params, forward_dynamics, mass_matrix
+from crossdyn.analytic.events import integrate_events
 
 V_S_MIN = 1e-3
 """rad/s: the smallest regularisation velocity :meth:`FrictionLaw.of` picks."""
@@ -200,81 +198,45 @@ def simulate_stick_slip(spec, q0, qd0, duration: float, torque: Callable | None 
         Minv, r = parts(t, y)
         return _consistent_mode(Minv, r, fc, qd, rest)
 
-    grid = np.arange(int(np.floor(duration / output_dt + 1e-9)) + 1) * output_dt
-    out_q, out_qd = np.empty((len(grid), n)), np.empty((len(grid), n))
-    out_st = np.zeros((len(grid), n), dtype=bool)
-    out_q[0], out_qd[0] = x[:n], x[n:]
     events: list = []
-    steps = 0
-    t = 0.0
-    mode = decide(0.0, x)
-    out_st[0] = (mode.s == 0) & ~free
-    filled = 1
-    bounds = (np.arange(hold, duration, hold).tolist() if hold is not None else []) + [duration]
-    for t_end in bounds:
+    state = {"mode": decide(0.0, x)}
+
+    def on_hold(t, y):
         if hold is not None and t > 0:
             held["tau"] = np.asarray(tau_fn(t), float)
-            mode = decide(t, x)
-        while t < t_end - 1e-15:
-            m = mode
+            state["mode"] = decide(t, y)
 
-            def rhs(tt, y, m=m):
-                Minv, r = parts(tt, y)
-                qdd, _ = _solve_free(Minv, r, fc, m, free)
-                return np.concatenate([y[n:], qdd])  # sticking joints: q̇_j = 0 and q̈_j = 0, so they stay put
+    def rhs(tt, y):
+        Minv, r = parts(tt, y)
+        qdd, _ = _solve_free(Minv, r, fc, state["mode"], free)
+        return np.concatenate([y[n:], qdd])  # sticking joints: q̇_j = 0 and q̈_j = 0, so they stay put
 
-            def g(tt, y, m=m):
-                Minv, r = parts(tt, y)
-                _, lam = _solve_free(Minv, r, fc, m, free)
-                slip = np.where((m.s != 0), y[n:] * m.s, np.inf)  # a slipping joint stops: q̇_j s_j ↓ 0
-                stick = np.where((m.s == 0) & ~free, fc - np.abs(lam), np.inf)  # breaks away: |λ_j| ↑ f_c
-                return np.concatenate([slip, stick])
+    def g(tt, y):
+        m = state["mode"]
+        Minv, r = parts(tt, y)
+        _, lam = _solve_free(Minv, r, fc, m, free)
+        slip = np.where((m.s != 0), y[n:] * m.s, np.inf)  # a slipping joint stops: q̇_j s_j ↓ 0
+        stick = np.where((m.s == 0) & ~free, fc - np.abs(lam), np.inf)  # breaks away: |λ_j| ↑ f_c
+        return np.concatenate([slip, stick])
 
-            solver = DOP853(rhs, t, x, t_end, rtol=rtol, atol=atol)
-            g_old = g(t, x)
-            switched = False
-            while solver.status == "running":
-                solver.step()
-                steps += 1
-                if steps > max_steps:
-                    raise FloatingPointError(f"stick-slip reference: more than {max_steps} steps by t = {solver.t:.6g} s")
-                dense = solver.dense_output()
-                g_new = g(solver.t, solver.y)
-                cross = np.nonzero((g_old > 0) & (g_new <= 0) & np.isfinite(g_old))[0]
-                hits = [(brentq(lambda s_, i=i: g(s_, dense(s_))[i], solver.t_old, solver.t, xtol=1e-15,
-                                rtol=4 * np.finfo(float).eps) if g_new[i] < 0 else solver.t, int(i)) for i in cross]
-                t_stop = min(hits)[0] if hits else solver.t
-                while filled < len(grid) and grid[filled] <= t_stop + 1e-15:
-                    y = dense(grid[filled]) if grid[filled] < solver.t else solver.y
-                    out_q[filled], out_qd[filled] = y[:n], y[n:]
-                    out_st[filled] = (m.s == 0) & ~free
-                    filled += 1
-                if hits:
-                    t = t_stop
-                    x = dense(t).copy()
-                    x[n:][(m.s == 0) & ~free] = 0.0  # sticking joints stay exactly at rest
-                    for t_i, i in sorted(hits):
-                        if t_i <= t + 1e-13 and i < n:
-                            x[n + i] = 0.0  # the joint that stopped
-                    mode = decide(t, x)
-                    for j in range(n):
-                        if not free[j] and mode.s[j] != m.s[j]:
-                            events.append((float(t), j + 1, "stick" if mode.s[j] == 0 else
-                                           ("slip +" if mode.s[j] > 0 else "slip -")))
-                    if filled < len(grid) and abs(grid[filled - 1] - t) < 1e-15:
-                        out_st[filled - 1] = (mode.s == 0) & ~free
-                    switched = True
-                    break
-                g_old = g_new
-            if not switched:
-                if solver.status == "failed":
-                    raise FloatingPointError(f"stick-slip reference: DOP853 failed at t = {solver.t:.6g} s")
-                t, x = solver.t, solver.y.copy()
-    while filled < len(grid):
-        out_q[filled], out_qd[filled] = x[:n], x[n:]
-        out_st[filled] = (mode.s == 0) & ~free
-        filled += 1
-    return StickSlipRun(grid, out_q, out_qd, events, out_st, steps)
+    def on_event(t, y, hits):
+        m = state["mode"]
+        y[n:][(m.s == 0) & ~free] = 0.0  # sticking joints stay exactly at rest
+        for _, i, _ in hits:
+            if i < n:
+                y[n + i] = 0.0  # the joint that stopped
+        state["mode"] = mode = decide(t, y)
+        for j in range(n):
+            if not free[j] and mode.s[j] != m.s[j]:
+                events.append((float(t), j + 1, "stick" if mode.s[j] == 0 else
+                               ("slip +" if mode.s[j] > 0 else "slip -")))
+        return y
+
+    run = integrate_events(rhs, g, x, duration, hold=hold, on_hold=on_hold, on_event=on_event, direction=-1,
+                           record=lambda t, y: (state["mode"].s == 0) & ~free, output_dt=output_dt, rtol=rtol,
+                           atol=atol, max_steps=max_steps, name="stick-slip reference")
+    return StickSlipRun(run.t, run.y[:, :n].copy(), run.y[:, n:].copy(), events, np.array(run.extra, dtype=bool),
+                        run.steps)
 
 
 def rk4_regularised(spec, law: FrictionLaw, q0, qd0, duration: float, dt: float,
