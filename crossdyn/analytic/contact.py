@@ -30,7 +30,8 @@ conserved apart from the work of the joint torques and friction (:func:`dissipat
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -156,3 +157,194 @@ class ContactLaw:
             s += f"; F_t = -mu F_n tanh(v_t / v_s), mu = {self.friction:g}, v_s = {self.slip_velocity:g} m/s"
         return s
 
+
+
+# ---------------------------------------------------------------------------------------------- the reference
+
+EVENT_KINDS = ("touch", "separate", "clip", "re-engage")
+"""Contact events per obstacle: δ rising / falling through 0; k δ + c δ̇ falling / rising through 0 while δ > 0."""
+
+
+@dataclass
+class ContactRun:
+    """Result of :func:`simulate_contact`: states, per-obstacle contact quantities and the energy ledger on the
+    output grid, and every switch located.
+
+    Energy ledger (J, all from t = 0; the module docstring): E_arm = T + U of the arm, V = Σ ½ k δ², the contact
+    dissipation D = D_normal + D_friction with D_normal = ∫ c δ̇² dt (unclipped) − ∫ k δ δ̇ dt (clipped) and
+    D_friction = −∫ Σ F_t v_t dt, and the work W = W_torque + W_damping + W_limits of the commanded joint
+    torques (∫ τ·q̇ dt), of the joint damping (−∫ q̇ᵀ B q̇ dt) and of the joint-limit law (∫ τ_lim·q̇ dt).  D and
+    W are integrated as extra states of the ODE (same DOP853 steps and tolerances, exact at every switch), so
+    ``residual`` = E_arm + V + D − W − (E_arm + V)(0) is 0 up to the integration error.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    delta: np.ndarray
+    """(len(t), m): penetration δ per obstacle (m; > 0 while touching)."""
+    delta_dot: np.ndarray
+    """(len(t), m): δ̇ (m/s)."""
+    normal_force: np.ndarray
+    """(len(t), m): F_n (N, ≥ 0)."""
+    tangential_force: np.ndarray
+    """(len(t), m): F_t (N; along t = (−n_y, n_x))."""
+    E_arm: np.ndarray
+    V: np.ndarray
+    D_normal: np.ndarray
+    D_friction: np.ndarray
+    W_torque: np.ndarray
+    W_damping: np.ndarray
+    W_limits: np.ndarray
+    events: list = field(default_factory=list)
+    """(time s, kind, obstacle 1-based), kind one of :data:`EVENT_KINDS`."""
+    event_q: np.ndarray | None = None
+    """(len(events), n): q at each event."""
+    event_qd: np.ndarray | None = None
+    """(len(events), n): q̇ at each event."""
+    limit_events: list = field(default_factory=list)
+    """(time s, joint 1-based, what) of the joint-limit law when the spec sets one (as :class:`LimitRun`)."""
+    steps: int = 0
+    law: "ContactLaw | None" = None
+
+    @property
+    def D(self) -> np.ndarray:
+        return self.D_normal + self.D_friction
+
+    @property
+    def W(self) -> np.ndarray:
+        return self.W_torque + self.W_damping + self.W_limits
+
+    @property
+    def residual(self) -> np.ndarray:
+        """E_arm + V + D − W minus its value at t = 0 (J): the work–energy balance's error."""
+        total = self.E_arm + self.V + self.D - self.W
+        return total - total[0]
+
+
+N_LEDGER = 5  # extra states: D_normal, D_friction, W_torque, W_damping, W_limits
+
+
+def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = None, hold: float | None = None,
+                     output_dt: float = 1e-3, rtol: float = 1e-11, atol: float = 1e-11,
+                     slip_velocity: float = DEFAULT_SLIP_VELOCITY, max_steps: int = 2_000_000) -> ContactRun:
+    """Integrate M q̈ + C q̇ + G + B q̇ = τ(t) + J_cᵀ F(q, q̇) (+ τ_lim(q, q̇)) from (q0, q̇0), exact at every switch.
+
+    The analytic dynamics (:func:`crossdyn.analytic.dynamics.forward_dynamics`) with the contact law of
+    :class:`ContactLaw` (module docstring) and, when the spec sets one, the compliant joint-limit law
+    (:class:`crossdyn.analytic.limits.LimitLaw`, another switched torque).  Integrated by
+    :func:`crossdyn.analytic.events.integrate_events` (DOP853, ``rtol``/``atol``): the events per obstacle are
+    δ = 0 (touch, separate) and k δ + c δ̇ = 0 while δ > 0 (clip: the damper would pull, so F_n is 0 from there;
+    re-engage), plus the limit law's (as :func:`~crossdyn.analytic.limits.simulate_limits`).  Tip friction (μ > 0)
+    is the regularised law −μ F_n tanh(v_t / v_s), smooth in the state: no event (its only switch, F_n's, is
+    located already).  ``torque(t)`` is the commanded torque (default 0), sampled at the start of every hold
+    interval of ``hold`` s and held, as the engines get it (None: evaluated continuously).  Joint Coulomb
+    friction (f_c > 0) is refused (its stick–slip switches are :func:`~crossdyn.analytic.stick_slip.simulate_stick_slip`'s).
+    """
+    from crossdyn.analytic.dynamics import as_params, forward_dynamics
+    from crossdyn.analytic.energy import total_energy
+    from crossdyn.analytic.events import SIMULTANEOUS, integrate_events
+    from crossdyn.analytic.limits import LimitLaw, _what
+
+    law = ContactLaw.of(spec, slip_velocity)
+    if law is None:
+        raise ValueError("simulate_contact: the arm has no contact (a [contact] table and at least one obstacle)")
+    if spec.has_friction:
+        raise ValueError("simulate_contact: joint Coulomb friction (f_c > 0) is not supported here (use "
+                         "simulate_stick_slip without contact, or set the links' friction to 0)")
+    limit = LimitLaw.of(spec)
+    p = as_params(spec)
+    n, m = p.n, len(law.points)
+    b = np.asarray(p.b, dtype=float)
+    x = np.concatenate([np.asarray(q0, float), np.asarray(qd0, float), np.zeros(N_LEDGER)])
+    if x.shape != (2 * n + N_LEDGER,):
+        raise ValueError(f"simulate_contact: q0 and qd0 must have {n} entries each")
+    tau_fn = torque if torque is not None else (lambda t: np.zeros(n))
+    held = {"tau": np.asarray(tau_fn(0.0), float)}
+
+    def tau_at(t):
+        return held["tau"] if hold is not None else np.asarray(tau_fn(t), float)
+
+    def contact_parts(q, qd):
+        tip = end_effector(p, q)
+        J = end_effector_jacobian(p, q)
+        v = J @ qd
+        omega = float(np.sum(qd))
+        _, fn, ft, delta, delta_dot = law.force(tip, v, omega)
+        vt = law.tangents @ v - omega * law.radius
+        return J, fn, ft, delta, delta_dot, vt
+
+    def rhs(t, y):
+        q, qd = y[:n], y[n:2 * n]
+        tau = tau_at(t)
+        J, fn, ft, delta, delta_dot, vt = contact_parts(q, qd)
+        tau_c = law.torque_from_force(J, fn, ft)
+        tau_l = limit.torque(q, qd) if limit is not None else np.zeros(n)
+        qdd = forward_dynamics(p, q, qd, tau + tau_c + tau_l)
+        d_normal = law.dissipation_rate(delta, delta_dot)
+        d_fric = -float(np.sum(ft * vt))
+        return np.concatenate([qd, qdd, [d_normal, d_fric, float(tau @ qd), -float(b @ (qd * qd)),
+                                         float(tau_l @ qd)]])
+
+    has_damper = law.damping > 0.0
+
+    def g(t, y):
+        q, qd = y[:n], y[n:2 * n]
+        tip = end_effector(p, q)
+        delta = law.penetration(tip)
+        delta_dot = -law.normals @ (end_effector_jacobian(p, q) @ qd)
+        f = law.stiffness * delta + law.damping * delta_dot if has_damper else np.full(m, np.inf)
+        parts = [delta, f]
+        if limit is not None:
+            parts.append(limit.events(q, qd))
+        return np.concatenate(parts)
+
+    def accept(i, t_i, dense):
+        if i < m:
+            return True
+        y = dense(t_i)
+        if i < 2 * m:  # a force switch matters only while that obstacle is penetrated
+            return bool(law.penetration(end_effector(p, y[:n]))[i - m] > 0.0)
+        kind, joint = divmod(i - 2 * m, n)
+        if kind < 2:
+            return True
+        q_i = y[joint]
+        return bool(q_i > limit.upper[joint] if kind == 2 else q_i < limit.lower[joint])
+
+    events: list = []
+    limit_events: list = []
+    ev_q: list = []
+    ev_qd: list = []
+
+    def on_event(t, y, hits):
+        for t_i, i, rising in hits:
+            if i < 2 * m:
+                kind = ("touch" if rising else "separate") if i < m else ("re-engage" if rising else "clip")
+                events.append((float(t_i), kind, i % m + 1))
+                ev_q.append(y[:n].copy())
+                ev_qd.append(y[n:2 * n].copy())
+            else:
+                kind, joint = divmod(i - 2 * m, n)
+                limit_events.append((float(t_i), joint + 1, _what(kind, rising)))
+
+    def on_hold(t, y):
+        if hold is not None:
+            held["tau"] = np.asarray(tau_fn(t), float)
+
+    run = integrate_events(rhs, g, x, duration, hold=hold, on_hold=on_hold, on_event=on_event, accept=accept,
+                           direction=0, min_separation=SIMULTANEOUS, output_dt=output_dt, rtol=rtol, atol=atol,
+                           max_steps=max_steps, name="contact reference")
+    q, qd, ledger = run.y[:, :n].copy(), run.y[:, n:2 * n].copy(), run.y[:, 2 * n:]
+    tips = end_effector(p, q)
+    vel = np.einsum("kdn,kn->kd", end_effector_jacobian(p, q), qd)
+    omega = qd.sum(axis=1)
+    rows = [law.force(tips[k], vel[k], float(omega[k])) for k in range(len(run.t))]
+    fn = np.array([r[1] for r in rows]).reshape(len(run.t), m)
+    ft = np.array([r[2] for r in rows]).reshape(len(run.t), m)
+    delta = np.array([r[3] for r in rows]).reshape(len(run.t), m)
+    delta_dot = np.array([r[4] for r in rows]).reshape(len(run.t), m)
+    V = 0.5 * law.stiffness * np.sum(np.where(delta > 0.0, delta, 0.0) ** 2, axis=1)
+    return ContactRun(run.t, q, qd, delta, delta_dot, fn, ft, total_energy(p, q, qd), V,
+                      ledger[:, 0].copy(), ledger[:, 1].copy(), ledger[:, 2].copy(), ledger[:, 3].copy(),
+                      ledger[:, 4].copy(), events, np.array(ev_q).reshape(-1, n), np.array(ev_qd).reshape(-1, n),
+                      limit_events, run.steps, law)
