@@ -260,3 +260,25 @@ def test_normal_force_never_pulls_and_the_damper_acts_only_while_penetrating(whi
             assert run.D_normal[i + 1] == run.D_normal[i] and run.D_friction[i + 1] == run.D_friction[i]
     # and the contact dissipation is never negative: c δ̇² ≥ 0 unclipped, −k δ δ̇ > 0 clipped (δ̇ < −k δ / c)
     assert np.all(np.diff(run.D_normal) >= -1e-12)
+
+
+def test_contact_episode_figures_agree_with_momentum_and_energy(strikes):
+    spec, run = strikes[300.0]
+    (ep,) = run.episodes()
+    I = m_eff(spec) * spec.links[0].length ** 2
+    L, w0, w1 = spec.links[0].length, 1.0, -run.qd[-1, 0]
+    (t_touch, _, _), (t_clip, _, _), (t_sep, _, _) = run.events
+    assert (ep["obstacle"], ep["touch"], ep["clip"], ep["separate"]) == (1, t_touch, t_clip, t_sep)
+    assert ep["force_duration"] == t_clip - t_touch and ep["duration"] == t_sep - t_touch
+    # event states come from the dense output of the DOP853 step that straddles the switch (its right-hand
+    # side jumps inside that step): accurate to that step's local error, a few × (atol + rtol |y|) ≈ 1e-10
+    assert ep["impact_speed"] == pytest.approx(L * w0, rel=1e-9)      # δ̇ = L cos θ θ̇ at θ = 0
+    assert ep["restitution"] == pytest.approx(w1 / w0, rel=1e-9)      # free flight after the clip: θ̇ constant
+    # energy: no gravity, no joint damping, V = 0 at both ends: the contact dissipated ½ I (ω0² − ω1²)
+    assert ep["dissipated"] == pytest.approx(0.5 * I * (w0**2 - w1**2), rel=1e-9)
+    # angular momentum: I (ω0 + ω1) = ∫ L cos θ F_n dt, with cos θ ∈ [√(1 − ε²), 1] during the contact
+    eps2 = run.delta.max() ** 2 / L**2
+    lo, hi = I * (w0 + w1) / L, I * (w0 + w1) / (L * math.sqrt(1 - eps2))
+    assert lo * (1 - 1e-10) <= ep["impulse"] <= hi * (1 + 1e-10)
+    assert hi - lo < 1e-3 * lo  # the bracket is tight (ε² ≈ 9e-4 here)
+    assert ep["max_penetration"] == run.delta.max() and ep["peak_force"] == run.normal_force.max()

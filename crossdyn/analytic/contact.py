@@ -175,7 +175,8 @@ class ContactRun:
     D_friction = −∫ Σ F_t v_t dt, and the work W = W_torque + W_damping + W_limits of the commanded joint
     torques (∫ τ·q̇ dt), of the joint damping (−∫ q̇ᵀ B q̇ dt) and of the joint-limit law (∫ τ_lim·q̇ dt).  D and
     W are integrated as extra states of the ODE (same DOP853 steps and tolerances, exact at every switch), so
-    ``residual`` = E_arm + V + D − W − (E_arm + V)(0) is 0 up to the integration error.
+    ``residual`` = E_arm + V + D − W − (E_arm + V)(0) is 0 up to the integration error.  So is the normal
+    impulse ∫ F_n dt per obstacle.
     """
 
     t: np.ndarray
@@ -196,12 +197,18 @@ class ContactRun:
     W_torque: np.ndarray
     W_damping: np.ndarray
     W_limits: np.ndarray
+    impulse: np.ndarray
+    """(len(t), m): ∫ F_n dt per obstacle from t = 0 (N s)."""
     events: list = field(default_factory=list)
     """(time s, kind, obstacle 1-based), kind one of :data:`EVENT_KINDS`."""
     event_q: np.ndarray | None = None
     """(len(events), n): q at each event."""
     event_qd: np.ndarray | None = None
     """(len(events), n): q̇ at each event."""
+    event_delta_dot: np.ndarray | None = None
+    """(len(events), m): δ̇ per obstacle at each event (m/s)."""
+    event_ledger: np.ndarray | None = None
+    """(len(events), 5 + m): D_normal, D_friction, W_torque, W_damping, W_limits, impulses at each event."""
     limit_events: list = field(default_factory=list)
     """(time s, joint 1-based, what) of the joint-limit law when the spec sets one (as :class:`LimitRun`)."""
     steps: int = 0
@@ -220,6 +227,50 @@ class ContactRun:
         """E_arm + V + D − W minus its value at t = 0 (J): the work–energy balance's error."""
         total = self.E_arm + self.V + self.D - self.W
         return total - total[0]
+
+    def episodes(self) -> list[dict]:
+        """One dict per contact (a touch to its separation, per obstacle), from the located events:
+
+        ``obstacle``, ``touch``, ``clip`` (the first clip, or None), ``separate`` (None: still touching at the
+        end) (s); ``duration`` = separate − touch and ``force_duration`` = clip − touch (the force is > 0 until
+        the clip, 0 from there; = duration without a clip) (s); ``impact_speed`` = δ̇ at the touch and
+        ``separation_speed`` = −δ̇ at the separation (m/s), ``restitution`` their ratio; ``impulse`` = ∫ F_n dt
+        and ``dissipated`` = ΔD_normal + ΔD_friction over the contact (N s, J) — all exact (event states and
+        integrated ledger); ``max_penetration`` (m) and ``peak_force`` (N) sampled on the output grid.
+        """
+        out: list = []
+        open_: dict = {}
+        for e, (t, kind, ob) in enumerate(self.events):
+            if kind == "touch":
+                open_[ob] = {"obstacle": ob, "touch": t, "clip": None, "separate": None, "_start": e, "_end": None}
+                out.append(open_[ob])
+            elif ob in open_:
+                if kind == "clip" and open_[ob]["clip"] is None:
+                    open_[ob]["clip"] = t
+                elif kind == "separate":
+                    open_[ob]["separate"], open_[ob]["_end"] = t, e
+                    del open_[ob]
+        for ep in out:
+            j, s, e = ep["obstacle"] - 1, ep.pop("_start"), ep.pop("_end")
+            end_t = ep["separate"] if ep["separate"] is not None else self.t[-1]
+            ep["duration"] = end_t - ep["touch"]
+            ep["force_duration"] = (ep["clip"] if ep["clip"] is not None else end_t) - ep["touch"]
+            ep["impact_speed"] = float(self.event_delta_dot[s, j])
+            start = self.event_ledger[s]
+            if e is not None:
+                end = self.event_ledger[e]
+                ep["separation_speed"] = float(-self.event_delta_dot[e, j])
+                ep["restitution"] = ep["separation_speed"] / ep["impact_speed"] if ep["impact_speed"] else None
+            else:
+                end = np.concatenate([[self.D_normal[-1], self.D_friction[-1], self.W_torque[-1],
+                                       self.W_damping[-1], self.W_limits[-1]], self.impulse[-1]])
+                ep["separation_speed"] = ep["restitution"] = None
+            ep["impulse"] = float(end[N_LEDGER + j] - start[N_LEDGER + j])
+            ep["dissipated"] = float(end[0] + end[1] - start[0] - start[1])
+            during = (self.t >= ep["touch"]) & (self.t <= end_t)
+            ep["max_penetration"] = float(self.delta[during, j].max()) if during.any() else 0.0
+            ep["peak_force"] = float(self.normal_force[during, j].max()) if during.any() else 0.0
+        return out
 
 
 def _tip_and_jacobian(L, q):
@@ -268,8 +319,8 @@ def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = N
     n, m = p.n, len(law.points)
     L = np.asarray(p.L, dtype=float)
     b = np.asarray(p.b, dtype=float)
-    x = np.concatenate([np.asarray(q0, float), np.asarray(qd0, float), np.zeros(N_LEDGER)])
-    if x.shape != (2 * n + N_LEDGER,):
+    x = np.concatenate([np.asarray(q0, float), np.asarray(qd0, float), np.zeros(N_LEDGER + m)])
+    if x.shape != (2 * n + N_LEDGER + m,):
         raise ValueError(f"simulate_contact: q0 and qd0 must have {n} entries each")
     tau_fn = torque if torque is not None else (lambda t: np.zeros(n))
     held = {"tau": np.asarray(tau_fn(0.0), float)}
@@ -295,7 +346,7 @@ def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = N
         d_normal = law.dissipation_rate(delta, delta_dot)
         d_fric = -float(np.sum(ft * vt))
         return np.concatenate([qd, qdd, [d_normal, d_fric, float(tau @ qd), -float(b @ (qd * qd)),
-                                         float(tau_l @ qd)]])
+                                         float(tau_l @ qd)], fn])
 
     has_damper = law.damping > 0.0
 
@@ -325,16 +376,14 @@ def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = N
 
     events: list = []
     limit_events: list = []
-    ev_q: list = []
-    ev_qd: list = []
+    ev_y: list = []
 
     def on_event(t, y, hits):
         for t_i, i, rising in hits:
             if i < 2 * m:
                 kind = ("touch" if rising else "separate") if i < m else ("re-engage" if rising else "clip")
                 events.append((float(t_i), kind, i % m + 1))
-                ev_q.append(y[:n].copy())
-                ev_qd.append(y[n:2 * n].copy())
+                ev_y.append(y.copy())
             else:
                 kind, joint = divmod(i - 2 * m, n)
                 limit_events.append((float(t_i), joint + 1, _what(kind, rising)))
@@ -356,10 +405,12 @@ def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = N
     delta = np.array([r[3] for r in rows]).reshape(len(run.t), m)
     delta_dot = np.array([r[4] for r in rows]).reshape(len(run.t), m)
     V = 0.5 * law.stiffness * np.sum(np.where(delta > 0.0, delta, 0.0) ** 2, axis=1)
+    ev = np.array(ev_y).reshape(-1, len(x))
+    ev_dd = np.array([-law.normals @ (_tip_and_jacobian(L, y[:n])[1] @ y[n:2 * n]) for y in ev]).reshape(-1, m)
     return ContactRun(run.t, q, qd, delta, delta_dot, fn, ft, total_energy(p, q, qd), V,
                       ledger[:, 0].copy(), ledger[:, 1].copy(), ledger[:, 2].copy(), ledger[:, 3].copy(),
-                      ledger[:, 4].copy(), events, np.array(ev_q).reshape(-1, n), np.array(ev_qd).reshape(-1, n),
-                      limit_events, run.steps, law)
+                      ledger[:, 4].copy(), ledger[:, N_LEDGER:].copy(), events, ev[:, :n].copy(),
+                      ev[:, n:2 * n].copy(), ev_dd, ev[:, 2 * n:].copy(), limit_events, run.steps, law)
 
 
 def fixed_step_contact(spec, q0, qd0, duration: float, dt: float, torque: Callable | None = None,
