@@ -282,3 +282,19 @@ def test_contact_episode_figures_agree_with_momentum_and_energy(strikes):
     assert lo * (1 - 1e-10) <= ep["impulse"] <= hi * (1 + 1e-10)
     assert hi - lo < 1e-3 * lo  # the bracket is tight (ε² ≈ 9e-4 here)
     assert ep["max_penetration"] == run.delta.max() and ep["peak_force"] == run.normal_force.max()
+
+
+def test_readme_contact_example_runs_and_prints_what_the_readme_shows():
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("**Event-exact reference** `simulate_contact("):]
+    found = re.search(r"```python\n(.*?)```\n```\n(.*?)```", section, re.S)
+    code, shown = found.group(1), found.group(2)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == shown

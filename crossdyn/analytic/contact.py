@@ -27,6 +27,15 @@ stored energy, −F_n δ̇ = −dV/dt − c δ̇² while the law is unclipped (k
 k δ δ̇ while clipped (F_n = 0, the spring is released without doing work), so the energy dissipated in
 contact is D = ∫ c δ̇² dt (unclipped) − ∫ k δ δ̇ dt (clipped) − ∫ F_t v_t dt, and E_arm + V + D is
 conserved apart from the work of the joint torques and friction (:func:`dissipation_rate`).
+
+Reference (:func:`simulate_contact`): the analytic dynamics M q̈ + C q̇ + G + B q̇ = τ + J_cᵀ F (+ τ_lim) integrated
+by :func:`crossdyn.analytic.events.integrate_events` (DOP853, rtol = atol = 1e-11) with every switch of the law
+located on the dense output and the integrator restarted there: touch and separation (δ = 0 per obstacle),
+clip and re-engagement (k δ + c δ̇ = 0 while δ > 0), hold boundaries of the commanded torque, and the joint-limit
+law's switches when the spec sets one.  The friction law is smooth in the state (no event).  The ledger (D and
+the work W of the joint torques, joint damping and limit law) is integrated as extra states, so E_arm + V + D − W
+is constant to the integration error (:class:`ContactRun`).  :func:`fixed_step_contact` is fixed-step RK4 of the
+same dynamics (forces held per step or inside every stage), the independent check of convergence.
 """
 from __future__ import annotations
 
