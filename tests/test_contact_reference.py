@@ -298,3 +298,18 @@ def test_readme_contact_example_runs_and_prints_what_the_readme_shows():
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == shown
+
+
+def test_a_contact_under_way_at_the_start_is_an_episode():
+    spec = get_preset("planar2r-floor")
+    run = simulate_contact(spec, [-1.0, 0.0], [0.0, 0.0], 0.05, output_dt=1e-3)  # tip 35 mm into the floor
+    assert run.delta[0, 0] > 0.03
+    assert [k for _, k, _ in run.events] == ["inside at start", "clip", "separate"]
+    (ep,) = run.episodes()
+    assert ep["inside_at_start"] and ep["touch"] == 0.0 and ep["restitution"] is None
+    assert ep["separate"] == run.events[2][0] and ep["impulse"] > 0 and ep["dissipated"] > 0
+    # exactly touching and moving in at t = 0: a touch at 0 (no sign change for Brent to find)
+    one = one_r(3000.0, 2.0)
+    run = simulate_contact(one, [0.0], [1.0], 0.05)
+    assert [k for _, k, _ in run.events] == ["touch", "clip", "separate"] and run.events[0][0] == 0.0
+    assert run.episodes()[0]["restitution"] == pytest.approx(-run.qd[-1, 0], rel=1e-9)

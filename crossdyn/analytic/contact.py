@@ -170,8 +170,9 @@ class ContactLaw:
 
 # ---------------------------------------------------------------------------------------------- the reference
 
-EVENT_KINDS = ("touch", "separate", "clip", "re-engage")
-"""Contact events per obstacle: δ rising / falling through 0; k δ + c δ̇ falling / rising through 0 while δ > 0."""
+EVENT_KINDS = ("touch", "separate", "clip", "re-engage", "inside at start")
+"""Contact events per obstacle: δ rising / falling through 0; k δ + c δ̇ falling / rising through 0 while δ > 0;
+at t = 0, "touch" when δ = 0 exactly and δ̇ > 0, "inside at start" when δ > 0."""
 
 
 @dataclass
@@ -246,12 +247,14 @@ class ContactRun:
         ``separation_speed`` = −δ̇ at the separation (m/s), ``restitution`` their ratio; ``impulse`` = ∫ F_n dt
         and ``dissipated`` = ΔD_normal + ΔD_friction over the contact (N s, J) — all exact (event states and
         integrated ledger); ``max_penetration`` (m) and ``peak_force`` (N) sampled on the output grid.
+        ``inside_at_start``: the run began penetrating (``touch`` = 0, no restitution).
         """
         out: list = []
         open_: dict = {}
         for e, (t, kind, ob) in enumerate(self.events):
-            if kind == "touch":
-                open_[ob] = {"obstacle": ob, "touch": t, "clip": None, "separate": None, "_start": e, "_end": None}
+            if kind in ("touch", "inside at start"):
+                open_[ob] = {"obstacle": ob, "touch": t, "clip": None, "separate": None, "_start": e, "_end": None,
+                             "inside_at_start": kind == "inside at start"}
                 out.append(open_[ob])
             elif ob in open_:
                 if kind == "clip" and open_[ob]["clip"] is None:
@@ -269,7 +272,8 @@ class ContactRun:
             if e is not None:
                 end = self.event_ledger[e]
                 ep["separation_speed"] = float(-self.event_delta_dot[e, j])
-                ep["restitution"] = ep["separation_speed"] / ep["impact_speed"] if ep["impact_speed"] else None
+                ok = ep["impact_speed"] > 0.0 and not ep["inside_at_start"]
+                ep["restitution"] = ep["separation_speed"] / ep["impact_speed"] if ok else None
             else:
                 end = np.concatenate([[self.D_normal[-1], self.D_friction[-1], self.W_torque[-1],
                                        self.W_damping[-1], self.W_limits[-1]], self.impulse[-1]])
@@ -386,6 +390,12 @@ def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = N
     events: list = []
     limit_events: list = []
     ev_y: list = []
+    tip0, J0 = _tip_and_jacobian(L, x[:n])
+    d0, dd0 = law.penetration(tip0), -law.normals @ (J0 @ x[n:2 * n])
+    for j in range(m):  # a contact under way at t = 0 (no sign change to locate)
+        if d0[j] > 0.0 or (d0[j] == 0.0 and dd0[j] > 0.0):
+            events.append((0.0, "touch" if d0[j] == 0.0 else "inside at start", j + 1))
+            ev_y.append(x.copy())
 
     def on_event(t, y, hits):
         for t_i, i, rising in hits:
