@@ -313,3 +313,30 @@ def test_a_contact_under_way_at_the_start_is_an_episode():
     run = simulate_contact(one, [0.0], [1.0], 0.05)
     assert [k for _, k, _ in run.events] == ["touch", "clip", "separate"] and run.events[0][0] == 0.0
     assert run.episodes()[0]["restitution"] == pytest.approx(-run.qd[-1, 0], rel=1e-9)
+
+
+def test_a_sticking_press_is_the_same_with_radau_and_dop853():
+    from scipy.optimize import brentq
+
+    from crossdyn.analytic.dynamics import gravity
+
+    spec = get_preset("planar3r-wall")  # μ = 0.3, wall at x = 1.6 m
+    p = spec.params()
+    a = brentq(lambda s: end_effector(p, np.array([s, -0.4, -0.3]))[0] - 1.581, -0.2, 1.5)
+    q0 = np.array([a, -0.4, -0.3])   # tip sphere 1 mm into the wall
+    # gravity compensation plus J^T of a 20 N push into the wall and 3 N along it (< μ · 20 N: it sticks)
+    tau = gravity(p, q0) + end_effector_jacobian(p, q0).T @ np.array([20.0, 3.0])
+    runs = {m: simulate_contact(spec, q0, np.zeros(3), 0.03, torque=lambda t: tau, method=m, output_dt=1e-3)
+            for m in ("DOP853", "Radau")}
+    d, r = runs["DOP853"], runs["Radau"]
+    # both at rtol = atol = 1e-11: the same trajectory to well below the 1e-9 rad the engines are judged at
+    np.testing.assert_allclose(r.q, d.q, atol=1e-10)
+    for run in runs.values():
+        assert [k for _, k, _ in run.events] == ["inside at start"]
+        # it sticks: F_t well inside the cone (|F_t| = μ F_n |tanh(v_t / v_s)|) and the tip's slip below v_s
+        assert np.all(np.abs(run.tangential_force[5:]) < 0.6 * 0.3 * run.normal_force[5:])
+        v_tip = np.einsum("kdn,kn->kd", end_effector_jacobian(p, run.q), run.qd)
+        assert np.all(np.abs(v_tip[5:, 1]) < run.law.slip_velocity)
+        assert np.abs(run.residual).max() < _balance_tolerance(run)
+    with pytest.raises(ValueError, match="method"):
+        simulate_contact(spec, q0, np.zeros(3), 0.01, method="RK45")

@@ -65,7 +65,8 @@ def integrate_events(rhs: Callable, events: Callable, y0, duration: float, *, ho
                      on_hold: Callable | None = None, on_event: Callable | None = None,
                      accept: Callable | None = None, direction: int = 0, min_separation: float | None = None,
                      record: Callable | None = None, output_dt: float = 1e-3, rtol: float = 1e-11,
-                     atol: float = 1e-11, max_steps: int = 1_000_000, name: str = "reference") -> EventRun:
+                     atol: float = 1e-11, max_steps: int = 1_000_000, name: str = "reference",
+                     method=DOP853) -> EventRun:
     """Integrate ẏ = ``rhs(t, y)`` over [0, ``duration``] exact at hold boundaries and event roots (module docstring).
 
     ``events(t, y)`` -> g (m,): a root of g_i is a switch.  ``direction``: 0 any strict sign change
@@ -73,8 +74,9 @@ def integrate_events(rhs: Callable, events: Callable, y0, duration: float, *, ho
     ``accept(i, t_i, dense)`` -> bool filters roots (``dense`` the step's dense output).
     ``on_event(t, y, hits)`` -> new y or None, with ``hits`` [(t_i, i, rising)] of the roots handled at t.
     ``on_hold(t, y)`` is called at the start of every hold interval (t = 0 included).
-    ``record(t, y)`` -> a value stored per grid point.  Raises FloatingPointError (prefixed with ``name``)
-    when DOP853 fails or takes more than ``max_steps`` steps.
+    ``record(t, y)`` -> a value stored per grid point.  ``method``: the scipy OdeSolver class (DOP853; Radau,
+    implicit with a dense output of order 3, for stiff stretches).  Raises FloatingPointError (prefixed with
+    ``name``) when the solver fails or takes more than ``max_steps`` steps.
     """
     x = np.array(y0, dtype=float)
     grid = output_grid(duration, output_dt)
@@ -90,7 +92,7 @@ def integrate_events(rhs: Callable, events: Callable, y0, duration: float, *, ho
         if on_hold is not None:
             on_hold(t, x)
         while t < t_end - 1e-15:
-            solver = DOP853(rhs, t, x, t_end, rtol=rtol, atol=atol)
+            solver = method(rhs, t, x, t_end, rtol=rtol, atol=atol)
             g_old = np.asarray(events(t, x), dtype=float)
             t_restart = t
             restarted = False
@@ -143,7 +145,7 @@ def integrate_events(rhs: Callable, events: Callable, y0, duration: float, *, ho
                 g_old = g_new
             if not restarted:
                 if solver.status == "failed":
-                    raise FloatingPointError(f"{name}: DOP853 failed at t = {solver.t:.6g} s")
+                    raise FloatingPointError(f"{name}: {method.__name__} failed at t = {solver.t:.6g} s")
                 t, x = solver.t, solver.y.copy()
     while filled < len(grid):
         out[filled] = x
