@@ -340,3 +340,21 @@ def test_a_sticking_press_is_the_same_with_radau_and_dop853():
         assert np.abs(run.residual).max() < _balance_tolerance(run)
     with pytest.raises(ValueError, match="method"):
         simulate_contact(spec, q0, np.zeros(3), 0.01, method="RK45")
+
+
+def test_two_obstacles_each_event_names_its_obstacle():
+    spec = get_preset("planar2r-floor")
+    spec = replace(spec, obstacles=spec.obstacles + (Obstacle((1.3, 0.0, 0.0), (-1.0, 0.0, 0.0)),))  # a wall too
+    run = simulate_contact(spec, [-0.9, 0.0], [2.0, 0.0], 0.5)  # swung up into the wall, then falls to the floor
+    assert [(k, ob) for _, k, ob in run.events] == [("touch", 2), ("clip", 2), ("separate", 2),
+                                                   ("touch", 1), ("clip", 1), ("separate", 1)]
+    law, p = run.law, spec.params()
+    for e, (_, kind, ob) in enumerate(run.events):
+        d = law.penetration(end_effector(p, run.event_q[e]))
+        if kind in ("touch", "separate"):
+            assert abs(d[ob - 1]) < 1e-12 and d[2 - ob] < 0  # on that obstacle's surface, clear of the other
+        else:
+            f = law.stiffness * d[ob - 1] + law.damping * run.event_delta_dot[e, ob - 1]
+            assert d[ob - 1] > 0 and abs(f) < 1e-6  # the force reaches 0 (N) while penetrating
+    assert np.abs(run.residual).max() < _balance_tolerance(run)
+    assert [ep["obstacle"] for ep in run.episodes()] == [2, 1]

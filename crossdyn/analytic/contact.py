@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from scipy.integrate import DOP853, Radau
 
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 
@@ -326,8 +327,6 @@ def simulate_contact(spec, q0, qd0, duration: float, torque: Callable | None = N
     from crossdyn.analytic.energy import total_energy
     from crossdyn.analytic.events import SIMULTANEOUS, integrate_events
     from crossdyn.analytic.limits import LimitLaw, _what
-
-    from scipy.integrate import DOP853, Radau
 
     solvers = {"DOP853": DOP853, "Radau": Radau}
     if method not in solvers:
