@@ -10,14 +10,17 @@ right-hand side:
 * **events** — ``events(t, y)`` returns a vector g of event functions; after every accepted step each
   component whose sign changed between the step's ends (in the chosen ``direction``; components that are
   ±inf at either end are inactive) is located on the step's dense output by Brent's method (``brentq``,
-  xtol 1e-15, rtol 4 ε) — exactly 0 at the step's end counts as the step's end.  Roots that ``accept`` rejects
+  xtol 1e-15, rtol 4 ε) — with a ``direction`` of ±1, exactly 0 at the step's end is a root there.  Roots that ``accept`` rejects
   are dropped, and so (with ``min_separation``) are roots within that many seconds of the last restart (the
   switch just handled, whose function may touch 0 again by rounding).  The integration stops at the earliest
   root t*, ``on_event(t*, y(t*), hits)`` is called with every root within 1e-13 s of t* (sorted (t_i, i,
   rising)) and may return a new state (a reset) or None, and DOP853 restarts at t*.
 
 The right-hand side may depend on a mode that the callbacks change (the stick–slip reference); it is never
-evaluated across a change, since each change happens at a restart.  States are reported on the output grid
+evaluated across a change, since each change happens at a restart.  The state at a root is the dense output of
+the step that straddles it (whose right-hand side switched inside it): accurate to that step's local error.
+A component exactly 0 where an integration (re)starts is not a sign change: the caller handles switches under
+way at t = 0.  States are reported on the output grid
 0, output_dt, … ≤ duration from the dense output of the step that covers each grid time (``record(t, y)``
 adds an extra per-grid-point value, e.g. the mode in force).
 """
