@@ -900,7 +900,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
         # self-consistency: the same engine at dt/2, torque still held for dt
         order = integration_order(engine)
         with _engine(name, spec, dt / 2, job.friction) as half_engine:
-            half = run_engine(half_engine, held(profile, dt), q0, qd0, duration)
+            half = run_engine(half_engine, held(profile, dt), q0, qd0, duration, contact_hold=dt)
         q_half = half.q[::2]
         self_cons = metrics.max_abs(driven.q[: len(q_half)], q_half[: len(driven.q)]) if half.status == "ok" else None
         estimate = metrics.richardson_estimate(driven.q, q_half, order) if half.status == "ok" else None

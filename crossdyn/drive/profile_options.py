@@ -125,8 +125,12 @@ def parse_profile(text: str, spec: ArmSpec, q0=None) -> Profile:
 
 
 def profile_start(profile: Profile):
-    """(q0, q̇0) of a trajectory-tracking profile (its first way-point, at rest unless the trajectory says
-    otherwise), or None for profiles without a trajectory."""
+    """(q0, q̇0) of a profile that carries its start (``start``: the contact scenarios ``drop``, ``swing``,
+    ``press``), else of a trajectory-tracking profile (its first way-point, at rest unless the trajectory says
+    otherwise), or None for profiles without either."""
+    start = getattr(profile, "start", None)
+    if start is not None:
+        return np.array(start[0], dtype=float), np.array(start[1], dtype=float)
     traj = getattr(profile, "trajectory", None)
     if traj is None:
         return None
@@ -150,7 +154,13 @@ def format_profile_list() -> str:
                                 "(the default profile)",
             "csv": "FILE.csv[@interpolation=zoh]: columns time (or t), tau1..tauN",
             "pd-gravity": "closed loop: tau = kp (q_d - q) + kd (qd_d - qd) + G(q)",
-            "computed-torque": "closed loop: tau = M(q)(qdd_d + kd e' + kp e) + C qd + G + F"}
+            "computed-torque": "closed loop: tau = M(q)(qdd_d + kd e' + kp e) + C qd + G + F",
+            "drop": "contact: from `pose` at rest, a constant `torque`: the arm falls onto an obstacle (default "
+                    "for an arm with a floor)",
+            "swing": "contact: from `pose` at rest, a constant `torque`: the arm swings into an obstacle (default "
+                     "for an arm with a wall)",
+            "press": "contact, closed loop: computed torque to a pose pressing the obstacle, plus J^T(-F_d n) in "
+                     "contact: the steady normal force is F_d"}
     for name in profile_names():
         lines.append(f"{name}: {docs.get(name, '')}")
         for p in PROFILE_PARAMS[name]:

@@ -26,10 +26,23 @@ their native friction is off) gets φ = −f_c tanh(q̇_k / v_s) from its own st
 over the step and added like the limit torque (``Trajectory.tau`` is the sum); the law is stated in
 ``info["config"]["applied_friction"]``.  Such runs take the step loop.
 
-The limit and friction torques are not an actuator's: an engine whose actuators clamp to the effort limit
+The limit, friction and contact torques are not an actuator's: an engine whose actuators clamp to the effort limit
 natively (MuJoCo's motor ``forcerange``, Drake's actuator ``effort_limit``) has ``step_applied(τ, τ_extra)``,
 which gives the actuators the (saturated) commanded torque and applies τ_extra around them (MuJoCo
 ``qfrc_applied``, Drake's applied generalized force port); given the sum, it would clamp the laws' torque too.
+
+**Contact** (applied mode): when the spec has a ``[contact]`` sphere and obstacles, every step the runner asks the
+engine for its own tip kinematics at its current state (:meth:`~crossdyn.engines.base.Engine.tip_kinematics`: x,
+ẋ, J from MuJoCo's site, PyBullet's link, Pinocchio's frame, Drake's frame, DART's body node; crossdyn's analytic
+kinematics elsewhere), computes the force F of :class:`crossdyn.analytic.contact.ContactLaw` (ω = Σ q̇) and
+adds τ_c = J_cᵀ F to the applied torque, held over the step like the limit torque (``Trajectory.tau`` is the
+sum).  Per step (the state at its start) ``info["contact"]`` records the tip position and velocity, and per
+obstacle the normal and tangential force, the penetration and its rate, and τ_c; the law and the kinematics'
+source go to ``info["config"]`` (``applied_contact``, ``tip_kinematics``).  The engines' own contact stays off
+(the generated models have no collision geometry).  ``contact_law=False`` leaves it out (native contact).
+``contact_hold`` (s, a multiple of dt) evaluates the law only at multiples of that period and holds τ_c in
+between: ``compare``'s dt/2 self-consistency run keeps the contact force held for dt, like the commanded torque,
+so that it integrates the same held system and its Richardson estimate measures integration error alone.
 
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
@@ -129,8 +142,19 @@ def _friction(engine: Engine):
     return getattr(engine, "applied_friction", None)
 
 
+def _contact(engine: Engine, contact_law: bool):
+    """The tip contact law to apply (applied mode), or None."""
+    spec = getattr(engine, "spec", None)
+    if not contact_law or spec is None or not spec.has_contact:
+        return None
+    from crossdyn.analytic.contact import ContactLaw
+
+    return ContactLaw.of(spec)
+
+
 def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
-                    use_rollout: bool = True, saturate: bool = True, limit_law: bool = True) -> list[Trajectory]:
+                    use_rollout: bool = True, saturate: bool = True, limit_law: bool = True,
+                    contact_law: bool = True) -> list[Trajectory]:
     """Several runs ``[(profile, q0, q̇0), …]`` of one engine.
 
     When every profile is open loop and the engine has ``rollout_many`` (MuJoCo), all runs go through
@@ -140,9 +164,10 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
     many = getattr(engine, "rollout_many", None) if use_rollout else None
     prepared = [_prepare(engine, profile, q0, qd0, duration, saturate) for profile, q0, qd0 in runs]
     if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared) \
-            or _law(engine, limit_law) is not None or _friction(engine) is not None:
-        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate, limit_law)
-                for profile, q0, qd0 in runs]
+            or _law(engine, limit_law) is not None or _friction(engine) is not None \
+            or _contact(engine, contact_law) is not None:
+        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate, limit_law,
+                           contact_law) for profile, q0, qd0 in runs]
     try:
         Qs, QDs = many(np.array([p[0] for p in prepared]), np.array([p[1] for p in prepared]),
                        np.array([p[5] for p in prepared]))
@@ -160,7 +185,8 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
 
 def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True,
-               saturate: bool = True, limit_law: bool = True) -> Trajectory:
+               saturate: bool = True, limit_law: bool = True, contact_law: bool = True,
+               contact_hold: float | None = None) -> Trajectory:
     """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
 
     An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
@@ -171,8 +197,16 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
     law = _law(engine, limit_law)
     fric = _friction(engine)
-    # limit and friction torques, kept apart from the commanded ones
-    LIM = np.zeros_like(TAU) if law is not None or fric is not None else None
+    contact = _contact(engine, contact_law)
+    # limit, friction and contact torques, kept apart from the commanded ones
+    LIM = np.zeros_like(TAU) if law is not None or fric is not None or contact is not None else None
+    if contact is not None:  # per step: tip position, velocity (2 each); per obstacle F_n, F_t, δ, δ̇; τ_c
+        m = len(contact.points)
+        CON = {"tip": np.empty((steps, 2)), "tip_velocity": np.empty((steps, 2)), "normal_force": np.empty((steps, m)),
+               "tangential_force": np.empty((steps, m)), "penetration": np.empty((steps, m)),
+               "penetration_rate": np.empty((steps, m)), "torque": np.empty((steps, n))}
+        tip_kinematics = engine.tip_kinematics
+        every = 1 if contact_hold is None else max(1, int(round(contact_hold / dt)))
     split = getattr(engine, "step_applied", None) if LIM is not None else None  # laws' torque past the actuators
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
@@ -220,6 +254,23 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
             LIM[k] = law.torque(q_rows[k], qd_rows[k])
         if fric is not None:  # the regularised Coulomb torque from the engine's own state, held over the step
             LIM[k] += fric.torque(qd_rows[k])
+        if contact is not None and k % every:  # inside a contact_hold period: the force of its start
+            for a in CON.values():
+                a[k] = a[k - 1]
+            LIM[k] += CON["torque"][k]
+        elif contact is not None:  # the contact force from the engine's own tip kinematics, held over the step
+            try:
+                x, v, J = tip_kinematics()
+            except Exception as e:  # noqa: BLE001
+                status, t_bad = "failed", float(times[k])
+                msg = f"{engine.name}: tip kinematics failed at t = {t_bad:.6g} s: {type(e).__name__}: {e}"
+                break
+            _, fn, ft, delta, ddot = contact.force(x, v, float(qd_rows[k].sum()))
+            tc = contact.torque_from_force(J, fn, ft)
+            CON["tip"][k], CON["tip_velocity"][k] = x, v
+            CON["normal_force"][k], CON["tangential_force"][k] = fn, ft
+            CON["penetration"][k], CON["penetration_rate"][k], CON["torque"][k] = delta, ddot, tc
+            LIM[k] += tc
         if split is not None:
             command = tau.copy()
         if LIM is not None:
@@ -254,7 +305,12 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
         break
     if status != "ok":
         Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[:k]
-    return _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, LIM)
+    out = _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, LIM)
+    if contact is not None:
+        out.info["contact"] = {key: a[: len(TAU)] for key, a in CON.items()}
+        out.info["config"] = {**out.info["config"], "applied_contact": contact.describe(),
+                              "tip_kinematics": getattr(engine, "tip_source", "?")}
+    return out
 
 
 def _classify(engine, Q, QD, k: int, times, velocity_bound: float, clamp) -> tuple[str, float, str]:

@@ -17,6 +17,8 @@ Methods
 ``forward_dynamics(q, qd, tau)`` q̈ at (q, q̇) under τ, without integrating
 ``energy(q, qd) -> (T, U)``      kinetic and potential energy (U as in :mod:`crossdyn.analytic.energy`)
 ``config()``                     every setting that can change the physics, as a JSON-able dict
+``tip_kinematics(q, qd)``        the contact sphere's centre (the ``tip`` frame): x (2,), ẋ (2,), J (2, n),
+                                 from the engine's own library where it has one (:attr:`Engine.tip_source`)
 """
 from __future__ import annotations
 
@@ -91,6 +93,31 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def config(self) -> dict: ...
+
+    tip_source: str = "crossdyn.analytic.kinematics (end_effector, end_effector_jacobian; the engine has no tip frame of its own)"
+    """Where :meth:`tip_kinematics` comes from (stated in every applied-contact run's ``config``)."""
+
+    def tip_kinematics(self, q=None, qd=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The tip (the centre of the contact sphere, the end of the last link) in the world's x–y plane:
+
+            x = x_tip(q) (2,),  ẋ = J(q) q̇ (2,),  J = ∂x_tip/∂q (2, n)
+
+        at (q, q̇), or at the engine's current state when ``q`` is None.  Adapters with a tip frame of their own
+        (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body node) override this with their
+        library's kinematics, so applied contact (:mod:`crossdyn.drive.runner`) also cross-checks their forward
+        kinematics; this default is crossdyn's analytic kinematics (:attr:`tip_source`).
+        """
+        from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
+
+        if q is None:
+            q, qd = self.state()
+        q = np.asarray(q, dtype=float).reshape(self.n)
+        qd = np.zeros(self.n) if qd is None else np.asarray(qd, dtype=float).reshape(self.n)
+        p = self.__dict__.get("_tip_params")
+        if p is None:
+            p = self.__dict__["_tip_params"] = self.spec.params()
+        J = end_effector_jacobian(p, q)
+        return end_effector(p, q), J @ qd, J
 
     def close(self) -> None:
         """Release engine resources (e.g. a PyBullet client)."""

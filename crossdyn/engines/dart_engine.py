@@ -346,6 +346,27 @@ class DartEngine(Engine):
         sk = self._set_query(np.asarray(q, dtype=float), np.asarray(qd, dtype=float))
         return float(sk.computeKineticEnergy()), float(sk.computePotentialEnergy())
 
+    tip_source = ("DART body node 'tip' (the URDF's tip link): getWorldTransform().translation(), "
+                  "getLinearVelocity(), getLinearJacobian() (world frame)")
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` body node's world position, linear velocity and translational Jacobian (x–y rows), by
+        DART: on the stepped skeleton (its current state) when ``q`` is None and World.step integrates, else on
+        the query skeleton set to (q, q̇) (dart-rk4: the adapter's state)."""
+        if q is None and self._step_fn is None:
+            sk = self.skeleton
+        else:
+            if q is None:
+                q, qd = self._q, self._qd
+            sk = self._set_query(np.asarray(q, dtype=float), None if qd is None else np.asarray(qd, dtype=float))
+        node = sk.getBodyNode("tip")
+        if node is None:
+            raise EngineError("dart: the skeleton has no 'tip' body node (the arm has no [contact])")
+        x = node.getWorldTransform().translation()
+        v = node.getLinearVelocity()
+        J = np.asarray(node.getLinearJacobian())[:2, self._arm]
+        return np.array(x[:2]), np.array(v[:2]), np.array(J)
+
     # ------------------------------------------------------------------ description
     def config(self) -> dict:
         sk = self.skeleton

@@ -322,6 +322,30 @@ class DrakeEngine(Engine):
         self._qu.GetMutableData().set_value(np.zeros(self.n))
         return np.array(self._contact_port.Eval(self._qctx), dtype=float)
 
+    tip_source = ("Drake frame 'tip' (the URDF's tip link): CalcPointsPositions, the body's "
+                  "EvalSpatialVelocityInWorld, CalcJacobianTranslationalVelocity (kV, world frame)")
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` frame's world position, linear velocity and translational Jacobian (x–y rows), by Drake:
+        on the simulated plant's context (its current state) when ``q`` is None, else on the query plant."""
+        from pydrake.multibody.tree import JacobianWrtVariable
+
+        if q is None:
+            plant, ctx = self.plant, self._ctx
+        else:
+            self._set_query(q, qd)
+            plant, ctx = self.qplant, self._qctx
+        try:
+            body = plant.GetBodyByName("tip", self._instance)
+        except RuntimeError:
+            raise EngineError("drake: the model has no 'tip' link (the arm has no [contact])") from None
+        frame, world = body.body_frame(), plant.world_frame()
+        origin = np.zeros(3)
+        x = plant.CalcPointsPositions(ctx, frame, origin.reshape(3, 1), world)[:, 0]
+        v = body.EvalSpatialVelocityInWorld(ctx).translational()
+        J = plant.CalcJacobianTranslationalVelocity(ctx, JacobianWrtVariable.kV, frame, origin, world, world)
+        return np.array(x[:2]), np.array(v[:2]), np.array(J[:2])
+
     def damping_read(self) -> np.ndarray:
         """Joint damping as Drake holds it in the query plant (parsed from the URDF's ``<dynamics damping>``)."""
         return np.array([self.qplant.GetJointByName(f"joint{i}", self._instance).default_damping()

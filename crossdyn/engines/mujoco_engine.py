@@ -221,6 +221,30 @@ class MuJoCoEngine(Engine):
         mujoco.mj_energyVel(self.model, d)
         return float(d.energy[1]), float(d.energy[0])
 
+    tip_source = ("MuJoCo site 'tip' on the query MjData at the state: mj_kinematics, mj_comPos, mj_comVel; "
+                  "site_xpos, mj_objectVelocity (world frame), mj_jacSite")
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` site's world position, linear velocity and translational Jacobian (x–y rows), by MuJoCo,
+        at (q, q̇) or the stepping data's current state (copied into the query data, which it leaves as is)."""
+        m, d = self.model, self._query
+        sid = self.__dict__.get("_tip_site")
+        if sid is None:
+            sid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "tip")
+            if sid < 0:
+                raise EngineError("mujoco: the model has no 'tip' site (the arm has no [contact])")
+            self._tip_site = sid
+            self._tip_buf = (np.zeros(6), np.zeros((3, m.nv)), np.zeros((3, m.nv)))
+        d.qpos[:] = self._qpos if q is None else q
+        d.qvel[:] = self._qvel if q is None else (0.0 if qd is None else qd)
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        mujoco.mj_comVel(m, d)
+        vel, jacp, jacr = self._tip_buf
+        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_SITE, sid, vel, 0)  # [angular, linear], world frame
+        mujoco.mj_jacSite(m, d, jacp, jacr, sid)
+        return d.site_xpos[sid, :2].copy(), vel[3:5].copy(), jacp[:2].copy()
+
     def warnings(self) -> dict:
         """MuJoCo warnings raised so far on the stepping data (name → count), e.g. ``mjWARN_BADQACC``."""
         out = {}

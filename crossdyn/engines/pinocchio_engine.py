@@ -104,6 +104,26 @@ class PinocchioEngine(Engine):
         U = pin.computePotentialEnergy(self.model, self.data, q)
         return float(T), float(U)
 
+    tip_source = ("Pinocchio frame 'tip': forwardKinematics, updateFramePlacement, getFrameVelocity and "
+                  "computeFrameJacobian in LOCAL_WORLD_ALIGNED")
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` frame's world position, linear velocity and translational Jacobian (x–y rows), by
+        Pinocchio, at (q, q̇) or the engine's current state."""
+        m, d = self.model, self.data
+        fid = self.__dict__.get("_tip_frame")
+        if fid is None:
+            if not m.existFrame("tip"):
+                raise EngineError("pinocchio: the model has no 'tip' frame (the arm has no [contact])")
+            fid = self._tip_frame = m.getFrameId("tip")
+        q = self._q if q is None else np.asarray(q, dtype=float)
+        qd = (self._qd if q is self._q else np.zeros(self.n)) if qd is None else np.asarray(qd, dtype=float)
+        pin.forwardKinematics(m, d, q, qd)
+        placement = pin.updateFramePlacement(m, d, fid)
+        v = pin.getFrameVelocity(m, d, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED).linear
+        J = pin.computeFrameJacobian(m, d, q, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+        return placement.translation[:2].copy(), np.array(v[:2]), np.array(J[:2])
+
     # ------------------------------------------------------------------ description
     def config(self) -> dict:
         m = self.model

@@ -292,6 +292,41 @@ class PyBulletEngine(Engine):
             U -= self._masses[j] * (g[0] * c[0] + g[1] * c[1] + g[2] * c[2])
         return T, U
 
+    tip_source = ("PyBullet link 'tip' (fixed joint tip_joint): getLinkState(computeLinkVelocity=1, "
+                  "computeForwardKinematics=1) world position (inertial frame = link frame; the link-frame field is float32) and "
+                  "linear velocity; calculateJacobian")
+
+    def _tip_link(self) -> int:
+        idx = self.__dict__.get("_tip_index")
+        if idx is None:
+            names = {p.getJointInfo(self._body, j, physicsClientId=self._cid)[1].decode(): j
+                     for j in range(p.getNumJoints(self._body, physicsClientId=self._cid))}
+            if "tip_joint" not in names:
+                raise EngineError("pybullet: the URDF has no 'tip' link (the arm has no [contact])")
+            idx = self._tip_index = names["tip_joint"]  # a link's index is its parent joint's
+        return idx
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` link's world position, linear velocity and translational Jacobian (x–y rows), by
+        PyBullet: at the stepping client's current state when ``q`` is None, else on the query client set to
+        (q, q̇)."""
+        link = self._tip_link()
+        if q is None:
+            cid, body = self._cid, self._body
+            states = p.getJointStates(body, self._joints, physicsClientId=cid)
+            qs, qds = [s[0] for s in states], [s[1] for s in states]
+        else:
+            cid, body = self._qcid, self._qbody
+            qs, qds = _floats(q), (self._zeros if qd is None else _floats(qd))
+            for k, j in enumerate(self._joints):
+                p.resetJointState(body, j, qs[k], qds[k], physicsClientId=cid)
+        s = p.getLinkState(body, link, computeLinkVelocity=1, computeForwardKinematics=1, physicsClientId=cid)
+        # s[0]: the link's inertial frame's world position — the link frame itself, the tip link's inertial origin
+        # being 0 (s[4], worldLinkFramePosition, comes back rounded to float32: 6e-8 m off, measured); s[6]: its
+        # world linear velocity
+        lin, _ = p.calculateJacobian(body, link, [0.0, 0.0, 0.0], qs, qds, self._zeros, physicsClientId=cid)
+        return np.array(s[0][:2]), np.array(s[6][:2]), np.array(lin)[:2]
+
     # ------------------------------------------------------------------ description
     def _read_library_config(self) -> dict:
         """Settings read back from PyBullet after configuration (what the library actually holds)."""
