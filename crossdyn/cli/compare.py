@@ -319,6 +319,32 @@ def format_table(summary: dict) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     lines.append("  run: did the engine run to the end (ok, diverged, failed, skipped, unsupported); result: pass, or the metrics "
                  "out of tolerance; energy: free-swing drift (or work-energy residual) / energy scale")
+    if isinstance(summary.get("contact"), dict):
+        lines.append(format_contact_table(summary["contact"]))
+    return "\n".join(lines)
+
+
+def format_contact_table(contact: dict) -> str:
+    """Applied contact, one row per run: first touch, max penetration, peak normal force, time in contact,
+    impulse, dissipated energy, and the engine's tip-kinematics discrepancy from the analytic kinematics."""
+    head = ["contact", "first touch [s]", "max pen. [m]", "peak F_n [N]", "in contact [s]", "contacts",
+            "impulse [N s]", "dissipated [J]", "tip FK err [m]"]
+    keys = ("first_touch_s", "max_penetration_m", "peak_normal_force_n", "time_in_contact_s", "contacts",
+            "impulse_n_s", "dissipated_j", "max_tip_position_error_m")
+    runs = [("reference", contact.get("reference") or {})] + list(contact.get("engines", {}).items())
+    rows = [head]
+    for name, e in runs:
+        cells = [name]
+        for key in keys:
+            v = e.get(key)
+            cells.append("-" if v is None else str(v) if key == "contacts" else
+                         f"{v:.3f}" if key == "first_touch_s" else f"{v:.3g}" if key != "max_tip_position_error_m"
+                         else f"{v:.1e}")
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [f"contact (applied): {contact.get('law', '')}"]
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     return "\n".join(lines)
 
 
@@ -357,7 +383,8 @@ def cmd_compare_batch(spec, args) -> int:
     N = args.batch
     extras = [k for k, on in (("armature", any(l.armature for l in spec.links)),
                               ("effort limits", any(l.effort is not None for l in spec.links)),
-                              ("a joint-limit law", any(l.limit_stiffness for l in spec.links))) if on]
+                              ("a joint-limit law", any(l.limit_stiffness for l in spec.links)),
+                              ("tip contact with obstacles", spec.has_contact)) if on]
     if extras:  # the batched engines model the smooth arm only: never a silent mismatch
         raise _usage(f"--batch: {spec.name} has {', '.join(extras)}, which the batched engines (JAX, MJX, "
                      "mujoco.rollout, NumPy) do not model yet; compare it without --batch")

@@ -368,7 +368,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     qdd_ref = analytic.forward_dynamics(spec, qs, qds, taus)
     conv_q0 = q0 + 0.5 * np.array([(-1) ** i for i in range(spec.n)])
     dense = _dense_free_reference(spec, conv_q0, opt.convergence_duration) \
-        if opt.convergence_dts and not spec.has_limit_law and friction is None else None
+        if opt.convergence_dts and not spec.has_limit_law and not spec.has_contact and friction is None else None
 
     static = StaticStates(qs, qds, qdds, taus, tau_ref, M_ref, qdd_ref)
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
@@ -460,12 +460,14 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                          f"sqrt(k / M_jj) dt reaches {wdt:.2g} (> 0.1): the held law is far from the continuous "
                          "one (first order in dt, and it can pump energy); lower dt to make the comparison mean "
                          "the physical law")
-    elif opt.convergence_dts and dense is None and friction is None:
+    elif opt.convergence_dts and dense is None and friction is None and not spec.has_contact:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
     if (opt.native or opt.calibrate_limits) and not spec.has_limit_law:
         notes.append("--native / --calibrate-limits: this arm has no joint-limit law (limit_stiffness), nothing to "
                      "run natively or calibrate")
+    if spec.has_contact:
+        summary["contact"] = _contact_summary(spec, reference, runs, notes)
     if spec.has_limit_law:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
                                             native_runs, friction)
@@ -754,6 +756,88 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say, failure
     return notes
 
 
+CONTACT_OMEGA_DT_NOTE = 0.1
+"""sqrt(k / m_n) dt above which ``compare`` says the held contact law is far from the continuous one (the limit
+law's heuristic: at dt = 1 ms on planar2r-floor's drop, 0.16, the semi-implicit Euler engines end 0.17 rad from
+the reference while RK4 engines are 5e-6 rad from it)."""
+
+
+def _tip_kinematics_group(engine, spec: ArmSpec, driven, static) -> dict:
+    """Metric group ``tip_kinematics``: the engine's tip position, velocity and Jacobian (from its own library:
+    ``engine.tip_source``) against crossdyn's analytic kinematics at the first 100 static states and along the
+    driven run; judged at :data:`crossdyn.drive.contact_applied.FK_TOLERANCE_REL` of the reach."""
+    from crossdyn.drive.contact_applied import FK_TOLERANCE_REL, run_fk_errors, tip_fk_errors
+
+    params = spec.params()
+    at = tip_fk_errors(engine, params, static.q[:100], static.qd[:100])
+    along = run_fk_errors(params, driven) or {}
+    scale = spec.reach()
+    vscale = scale * max(1.0, float(np.max(np.abs(static.qd[:100]))),
+                         float(np.max(np.abs(driven.qd))) if len(driven.qd) else 0.0)
+    pos = max(at["position_m"], along.get("position_m", 0.0))
+    vel = max(at["velocity_m_s"], along.get("velocity_m_s", 0.0))
+    out = {"source": getattr(engine, "tip_source", None), "max_tip_position_error_m": pos,
+           "max_tip_velocity_error_m_s": vel, "max_jacobian_error_m": at["jacobian_m"],
+           "states": int(min(100, len(static.q))), "along_run": along,
+           "tolerance_m": FK_TOLERANCE_REL * scale, "velocity_tolerance_m_s": FK_TOLERANCE_REL * vscale}
+    out["pass"] = bool(pos <= out["tolerance_m"] and at["jacobian_m"] <= out["tolerance_m"]
+                       and vel <= out["velocity_tolerance_m_s"])
+    if not out["pass"]:
+        out["failed_because"] = (f"tip kinematics differ from the analytic ones: position {pos:.3g} m, Jacobian "
+                                 f"{at['jacobian_m']:.3g} m (tolerance {out['tolerance_m']:.3g}), velocity {vel:.3g} "
+                                 f"m/s (tolerance {out['velocity_tolerance_m_s']:.3g})")
+    return out
+
+
+def _contact_summary(spec: ArmSpec, reference, runs: dict, notes: list) -> dict:
+    """summary["contact"] (applied mode): the law, the held law's coarseness, and per run (reference and every
+    engine that ran) the contact quantities of :func:`crossdyn.drive.contact_applied.characterise` and the
+    engine's tip-kinematics discrepancy.  ``summary["contact"]["native"]`` is left to native contact."""
+    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.drive.contact_applied import characterise, held_law_coarseness
+
+    law = ContactLaw.of(spec)
+    coarse = held_law_coarseness(spec, law, reference)
+    engines = {}
+    for name, run in runs.items():
+        if run.status not in ("ok", "diverged", "failed") or run.driven is None:
+            continue
+        entry = characterise(law, run.driven) or {}
+        fk = run.summary.get("tip_kinematics", {})
+        entry.update(tip_kinematics=fk.get("source"), max_tip_position_error_m=fk.get("max_tip_position_error_m"),
+                     max_tip_velocity_error_m_s=fk.get("max_tip_velocity_error_m_s"),
+                     max_jacobian_error_m=fk.get("max_jacobian_error_m"))
+        engines[name] = entry
+    out = {"mode": "applied", "law": law.describe(), "stiffness_n_m": law.stiffness, "damping_n_s_m": law.damping,
+           "friction_mu": law.friction, "radius_m": law.radius, "slip_velocity_m_s": law.slip_velocity,
+           "obstacles": [{"point": p.tolist(), "normal": n.tolist()} for p, n in zip(law.points, law.normals)],
+           "held_law": coarse, "reference": characterise(law, reference), "engines": engines,
+           "energy": "work-energy residual with the held contact torque among the applied torques: its work "
+                     "-sum tau_c.dq is the law's stored energy plus dissipation, so the residual is the balance "
+                     "E_arm + V + D; the free-swing drift is not measured (the arm strikes the obstacles)"}
+    notes.append(f"contact (applied mode): crossdyn applies {law.describe()} at the tip sphere, computed from each "
+                 "engine's own tip kinematics (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body "
+                 "node; the analytic kinematics for the others) at every step, tau_c = J_c^T F held over the step, "
+                 "and to the reference the same way; the engines' own contact is off. Not measured with it: the "
+                 "free-swing energy drift (the law stores and dissipates energy; the work-energy residual, which "
+                 "includes the contact torque's work, is the balance E_arm + V + D), the convergence study (its "
+                 "dense reference has no contact)")
+    wdt = coarse["omega_dt"]
+    if wdt is not None and wdt > CONTACT_OMEGA_DT_NOTE:
+        notes.append(f"contact: the law is held over each step, and sqrt(k / m_n) dt reaches {wdt:.2g} (> "
+                     f"{CONTACT_OMEGA_DT_NOTE:g}; m_n the arm's effective mass along the normal at the contact): a "
+                     f"contact lasts about {math.pi / max(wdt, 1e-300):.0f} steps, the held law is far from the "
+                     "continuous one (first order in dt), and first-order engines depart from the reference by far "
+                     "more than RK4 ones; lower dt to make the comparison mean the physical law")
+    fs = coarse["friction_step"]
+    if fs is not None and fs > 1.0:
+        notes.append(f"contact friction: held over a step, mu F_n tanh(v_t / v_s) is an explicit damper with dt mu "
+                     f"F_n / (v_s m_t) up to {fs:.3g} (> 1): the held law overshoots v_t = 0 instead of sticking "
+                     f"(v_s = {law.slip_velocity:g} m/s); every engine and the reference integrate the same held "
+                     "law, so the comparison stands, but the sticking it shows is not the continuous law's")
+    return out
+
+
 def _limit_law_omega_dt(spec: ArmSpec, q0, dt: float) -> float:
     """max over joints with a limit law of sqrt(k_j / M_jj(q0)) · dt: how coarse the held law is."""
     from crossdyn import analytic
@@ -904,6 +988,21 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
         q_half = half.q[::2]
         self_cons = metrics.max_abs(driven.q[: len(q_half)], q_half[: len(driven.q)]) if half.status == "ok" else None
         estimate = metrics.richardson_estimate(driven.q, q_half, order) if half.status == "ok" else None
+        accuracy_estimate = None
+        if getattr(engine, "error_controlled", False) and getattr(engine, "accuracy", None):
+            # an error-controlled integrator's error is set by its accuracy target, not by dt: its internal steps
+            # may be shorter than dt/2, so the dt/2 run shares its error and Richardson underestimates it (drake on
+            # planar2r-floor's drop: error 1.3e-8 rad, 20x the dt/2 difference). Estimate: the same run at 1/100
+            # of the target; the tolerance takes the larger of the two estimates.
+            from crossdyn.engines import make_engine
+
+            with make_engine(name, spec, dt, accuracy=engine.accuracy / 100) as tight_engine:
+                if job.friction is not None:
+                    tight_engine.applied_friction = job.friction
+                tight = run_engine(tight_engine, profile, q0, qd0, duration)
+            if tight.status == "ok" and driven.status == "ok":
+                accuracy_estimate = metrics.max_abs(driven.q[: len(tight.q)], tight.q[: len(driven.q)])
+                estimate = accuracy_estimate if estimate is None else max(estimate, accuracy_estimate)
         if tol.trajectory_abs_rad is not None:
             traj_tol = tol.trajectory_abs_rad
         elif estimate is not None:
@@ -911,6 +1010,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
         else:
             traj_tol = None
         traj.update(self_consistency_rad=self_cons, richardson_estimate_rad=estimate, integration_order=order,
+                    accuracy_estimate_rad=accuracy_estimate,
                     tolerance_rad=traj_tol)
 
         # same integrator, analytic model: integration error cancels, model error remains
@@ -1011,7 +1111,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             wer_estimate = float(np.max(np.abs(residual - res_half))) * metrics.richardson_factor(order) / escale
         wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
         energy = {"max_rel_drift": drift if not (spec.has_damping or spec.has_friction or spec.has_limit_law
-                                                          or job.friction is not None) else None,
+                                                          or spec.has_contact or job.friction is not None) else None,
                   "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
                   "work_energy_tolerance": wer_tol, "energy_scale_j": escale, "tolerance": energy_tol,
                   "free_status": free.status}
@@ -1024,6 +1124,8 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
 
         # speed
         run.summary["speed"] = {"us_per_step": wall / steps * 1e6, "steps": steps}
+        if spec.has_contact:
+            run.summary["tip_kinematics"] = _tip_kinematics_group(engine, spec, driven, st)
         if spec.has_effort:
             run.summary["effort"] = _effort_group(engine, driven)
 

@@ -15,7 +15,7 @@ import numpy as np
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
-         "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png")
+         "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png", "contact.png", "tip_path.png")
 """Every figure a report may hold (tracking.png for closed-loop profiles only)."""
 
 
@@ -141,6 +141,11 @@ def draw_arm(spec, q, title: str | None = None) -> bytes:
         ax.annotate(f"g = {np.linalg.norm(g):.3g} m/s²", start, xytext=(4, 4), textcoords="offset points",
                     fontsize=8, color="C2")
     ax.plot([0], [0], marker=(3, 0, 0), ms=16, color="0.5", zorder=0)  # the fixed base
+    draw_obstacles(ax, spec, reach)
+    if spec.has_contact:
+        import matplotlib.patches as mpatches
+
+        ax.add_patch(mpatches.Circle(P[-1], spec.contact.radius, fill=False, color="C0", lw=1, zorder=5))
     ax.text(0.98, 0.02, "q = [" + ", ".join(f"{v:.4g}" for v in q) + "] rad", transform=ax.transAxes,
             ha="right", va="bottom", fontsize=8, color="0.3")
     ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xlabel="x [m]", ylabel="y [m]",
@@ -273,6 +278,7 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
         out["animation.gif"] = _animation(cmp, runs, colors, same, styles)
     out.update(limit_plots(cmp))
     out.update(stick_slip_plot(cmp))
+    out.update(contact_plots(cmp, colors, styles))
     return out
 
 
@@ -295,6 +301,7 @@ def _animation(cmp, runs, colors, same=None, styles=None, frames: int = 40) -> b
     ax = fig.add_axes((0.1, 0.09, 0.52, 0.83))
     ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xlabel="x [m]", ylabel="y [m]",
            title=f"{cmp.spec.name}: every engine")
+    draw_obstacles(ax, cmp.spec, reach)
     trajs = {"reference": cmp.reference, **{k: r.driven for k, r in runs.items()}}
     pts = {k: joint_positions(p, t.q) for k, t in trajs.items()}
     artists = []
@@ -551,6 +558,7 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     b += _effort_blocks(summary)
     b += _limit_blocks(summary)
     b += friction_blocks(summary)
+    b += _contact_blocks(summary)
     b.append(("h", 2, "Engine configuration audit"))
     b.append(("p", "Every setting that can change the physics, as each adapter reports it."))
     for k, v in eng.items():
@@ -565,7 +573,10 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
                 "limit_angles.png": "joint angles with the limit band shaded (outside it: beyond a limit)",
                 "limit_torque.png": "limit torque per engine (native: inferred by inverse dynamics)",
                 "stick_slip.png": "stick/slip timeline per joint: bars where the joint is stuck (reference: the "
-                                  "set-valued law's sticking mode; engines: |qd| below the stick threshold)"}
+                                  "set-valued law's sticking mode; engines: |qd| below the stick threshold)",
+                "contact.png": "contact: normal force and penetration against time, per engine (applied mode)",
+                "tip_path.png": "the tip's path per engine, the obstacles drawn (a line per half-plane, its inside "
+                                "shaded)"}
     for img in images:
         if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
             b.append(("img", img, captions.get(img, img)))
@@ -770,6 +781,109 @@ def stick_slip_plot(cmp) -> dict[str, bytes]:
     axes[-1, 0].set_xlabel("t [s]")
     axes[0, 0].set_title(f"{cmp.spec.name}: stick/slip timeline (bars: stuck)")
     return {"stick_slip.png": _png(fig)}
+
+
+def _half_plane_polygon(point, normal, lim: float) -> np.ndarray:
+    """The part of the square [−lim, lim]² inside the half-plane (p − point)·normal < 0 (Sutherland–Hodgman)."""
+    box = [np.array(c, dtype=float) for c in ((-lim, -lim), (lim, -lim), (lim, lim), (-lim, lim))]
+    a, n = np.asarray(point, dtype=float)[:2], np.asarray(normal, dtype=float)[:2]
+    out = []
+    for i, cur in enumerate(box):
+        prev = box[i - 1]
+        dc, dp = (cur - a) @ n, (prev - a) @ n
+        if (dc < 0) != (dp < 0):
+            out.append(prev + (cur - prev) * dp / (dp - dc))
+        if dc < 0:
+            out.append(cur)
+    return np.array(out).reshape(-1, 2)
+
+
+def draw_obstacles(ax, spec, lim: float) -> None:
+    """Each half-plane obstacle of ``spec`` on ``ax``: its surface line across the square [−lim, lim]² and its
+    inside shaded (nothing for an arm without obstacles)."""
+    for i, ob in enumerate(getattr(spec, "obstacles", ()) or (), start=1):
+        a, n = np.asarray(ob.point[:2], dtype=float), np.asarray(ob.normal[:2], dtype=float)
+        poly = _half_plane_polygon(a, n, lim)
+        if len(poly) >= 3:
+            ax.fill(poly[:, 0], poly[:, 1], color="tab:brown", alpha=0.18, lw=0, zorder=0)
+        t = np.array([-n[1], n[0]])
+        ends = np.array([a - 3 * lim * t, a + 3 * lim * t])
+        ax.plot(ends[:, 0], ends[:, 1], "-", color="tab:brown", lw=1.5, zorder=0,
+                label="obstacle (inside shaded)" if i == 1 else None)
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
+
+
+def contact_plots(cmp, colors: dict | None = None, styles: dict | None = None) -> dict[str, bytes]:
+    """Arms with contact: ``contact.png`` (the normal force Σ F_n and the penetration max δ against time, per
+    engine and the reference) and ``tip_path.png`` (the tip's path per engine with the obstacles drawn)."""
+    if not cmp.spec.has_contact:
+        return {}
+    import matplotlib.pyplot as plt
+
+    trajs = [("reference", cmp.reference)] + [(k, r.driven) for k, r in cmp.runs.items() if r.driven is not None]
+    trajs = [(k, t) for k, t in trajs if (t.info or {}).get("contact") is not None]
+    if not trajs:
+        return {}
+    colors, styles = colors or {}, styles or {}
+
+    def look(k):
+        if k == "reference":
+            return dict(color="k", lw=3, alpha=0.3, ls="-", label="reference (analytic, DOP853)")
+        ls, _ = styles.get(k, ("-", None))
+        return dict(color=colors.get(k), lw=1.2, ls=ls, label=k)
+
+    radius = cmp.spec.contact.radius
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for k, t in trajs:
+        c = t.info["contact"]
+        tt = t.t[: len(c["normal_force"])]
+        a1.plot(tt, c["normal_force"].sum(axis=1), **look(k))
+        a2.plot(tt, np.maximum(c["penetration"].max(axis=1), -radius), **look(k))
+    a2.axhline(0.0, color="tab:brown", lw=1)
+    a1.set(ylabel="normal force Σ F_n [N]", title=f"{cmp.spec.name}: contact (applied mode, law held per step)")
+    a2.set(xlabel="t [s]", ylabel="penetration max δ [m]\n(< 0: the gap, shown down to −r)")
+    _legend_outside(a1)
+    out = {"contact.png": _png(fig)}
+
+    lim = cmp.spec.reach() * 1.1
+    fig, ax = plt.subplots(figsize=(7, 6))
+    draw_obstacles(ax, cmp.spec, lim)
+    for k, t in trajs:
+        tip = t.info["contact"]["tip"]
+        ax.plot(tip[:, 0], tip[:, 1], **look(k))
+    ax.plot([0], [0], marker=(3, 0, 0), ms=14, color="0.5")
+    ax.set(aspect="equal", xlabel="x [m]", ylabel="y [m]",
+           title=f"{cmp.spec.name}: tip path (the sphere's centre; it touches at r = {radius:g} m from a line)")
+    ax.grid(alpha=0.3)
+    _legend_outside(ax)
+    out["tip_path.png"] = _png(fig)
+    return out
+
+
+def _contact_blocks(summary: dict) -> list[tuple]:
+    """Section "Contact" (arms with [contact]): the applied law, its coarseness at this dt, and per run the
+    contact quantities and the engine's tip-kinematics discrepancy."""
+    con = summary.get("contact")
+    if not isinstance(con, dict):
+        return []
+    keys = ("first_touch_s", "max_penetration_m", "peak_normal_force_n", "time_in_contact_s", "contacts",
+            "impulse_n_s", "dissipated_j", "contact_work_j", "balance_residual_j", "max_tip_position_error_m")
+    rows = []
+    for name, e in [("reference", con.get("reference") or {})] + list(con.get("engines", {}).items()):
+        rows.append([name] + [str(e.get(k)) if k == "contacts" else _fmt(e.get(k)) for k in keys])
+    held = con.get("held_law", {})
+    return [("h", 2, "Contact"),
+            ("p", f"Applied mode: {con['law']}. The force comes from each engine's own tip kinematics at the start of "
+                  "every step and is held over it, τ_c = J_cᵀ F (the reference gets it the same way); the engines' "
+                  f"own contact is off. sqrt(k / m_n) dt = {_fmt(held.get('omega_dt'))} (m_n: the effective mass "
+                  "along the normal over the reference's contacts; > 0.1 means the held law is coarse), "
+                  f"dt μ F_n / (v_s m_t) = {_fmt(held.get('friction_step'))} (> 1: the held friction overshoots "
+                  "v_t = 0). Impulse Σ F_n dt; dissipated D = Σ dD/dt dt; contact work W_c = Σ τ_c·Δq (exact for the "
+                  "held torque); balance residual max |W_c + V + D| (O(dt) for the held law)."),
+            ("table", ["run", "first touch [s]", "max penetration [m]", "peak F_n [N]", "in contact [s]",
+                       "contacts", "impulse [N s]", "dissipated [J]", "contact work [J]", "balance residual [J]",
+                       "tip FK error [m]"], rows)]
 
 
 def _limit_blocks(summary: dict) -> list[tuple]:
