@@ -41,6 +41,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/sweep.py
 	$(PY) benchmarks/batch.py
 	$(PY) benchmarks/excitation.py
+	$(PY) benchmarks/contact.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

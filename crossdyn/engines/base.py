@@ -107,17 +107,27 @@ class Engine(abc.ABC):
         library's kinematics, so applied contact (:mod:`crossdyn.drive.runner`) also cross-checks their forward
         kinematics; this default is crossdyn's analytic kinematics (:attr:`tip_source`).
         """
-        from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
+        import math
 
         if q is None:
             q, qd = self.state()
-        q = np.asarray(q, dtype=float).reshape(self.n)
-        qd = np.zeros(self.n) if qd is None else np.asarray(qd, dtype=float).reshape(self.n)
-        p = self.__dict__.get("_tip_params")
-        if p is None:
-            p = self.__dict__["_tip_params"] = self.spec.params()
-        J = end_effector_jacobian(p, q)
-        return end_effector(p, q), J @ qd, J
+        q = [float(v) for v in np.asarray(q, dtype=float).reshape(self.n)]
+        qd = [0.0] * self.n if qd is None else [float(v) for v in np.asarray(qd, dtype=float).reshape(self.n)]
+        L = self.__dict__.get("_tip_lengths")
+        if L is None:
+            L = self.__dict__["_tip_lengths"] = [float(l.length) for l in self.spec.links]
+        # crossdyn.analytic.kinematics (end_effector, end_effector_jacobian) in plain floats: this runs every step
+        th, segs = 0.0, []
+        for qi, Li in zip(q, L):
+            th += qi
+            segs.append((Li * math.cos(th), Li * math.sin(th)))
+        jx, jy, sx, sy = [0.0] * self.n, [0.0] * self.n, 0.0, 0.0
+        for j in range(self.n - 1, -1, -1):  # column j sums the segments from link j to the tip
+            sx += segs[j][0]
+            sy += segs[j][1]
+            jx[j], jy[j] = -sy, sx
+        J = np.array([jx, jy])
+        return np.array([sx, sy]), J @ np.array(qd), J
 
     def close(self) -> None:
         """Release engine resources (e.g. a PyBullet client)."""
