@@ -120,7 +120,7 @@ def test_balance_of_the_held_law_closes_at_first_order(floor):
         c = characterise(law, tr)
         assert c["first_touch_s"] is not None and c["dissipated_j"] > 0
         res.append(c["balance_residual_j"] / abs(c["dissipated_j"]))
-    assert 1.6 < res[0] / res[1] < 2.5  # measured 0.21 -> 0.11 of D: order 1
+    assert 1.6 < res[0] / res[1] < 2.5  # measured 0.28 -> 0.14 of D (0.067 at dt/4): order 1
 
 
 @pytest.mark.parametrize("force", [20.0, 5.0])

@@ -815,7 +815,7 @@ def _contact_summary(spec: ArmSpec, reference, runs: dict, notes: list) -> dict:
            "energy": "work-energy residual with the held contact torque among the applied torques: its work "
                      "-sum tau_c.dq is the law's stored energy plus dissipation, so the residual is the balance "
                      "E_arm + V + D; the free-swing drift is not measured (the arm strikes the obstacles)"}
-    notes.append(f"contact (applied mode): crossdyn applies {law.describe()} at the tip sphere, computed from each "
+    notes.append(f"contact (applied mode): crossdyn applies the tip contact law ({law.describe()}), computed from each "
                  "engine's own tip kinematics (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body "
                  "node; the analytic kinematics for the others) at every step, tau_c = J_c^T F held over the step, "
                  "and to the reference the same way; the engines' own contact is off. Not measured with it: the "
