@@ -189,6 +189,7 @@ def test_compare_reports_applied_contact(short_compare):
     assert any("sqrt(k / m_n) dt" in n for n in s["notes"]) and any("contact (applied mode)" in n for n in s["notes"])
     for name, e in s["engines"].items():
         assert e["energy"]["max_rel_drift"] is None and "convergence" not in e
+        assert e["config"]["tip_kinematics"] and "applied_contact" in e["config"]  # stated in the audit
         fk = e["tip_kinematics"]
         assert fk["pass"] and fk["max_tip_position_error_m"] <= FK_TOL
         assert con["engines"][name]["max_tip_position_error_m"] == fk["max_tip_position_error_m"]

@@ -962,6 +962,11 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             run.config["native_friction"] = job.friction is None
             if job.friction is not None:
                 run.config["applied_friction"] = job.friction.describe()
+        if spec.has_contact:  # applied contact: the law, and where this engine's tip kinematics come from
+            from crossdyn.analytic.contact import ContactLaw
+
+            run.config["applied_contact"] = ContactLaw.of(spec).describe()
+            run.config["tip_kinematics"] = getattr(engine, "tip_source", None)
         reasons = engine.unsupported()
         if spec.has_armature:
             run.summary["armature"] = _armature_group(spec, engine, q0)
