@@ -19,7 +19,7 @@ legitimately show, never widened to make a run pass:
   ``trajectory_factor`` (10) × the engine's own Richardson error estimate
   |q(dt) − q(dt/2)|·2ᵖ/(2ᵖ − 1) from its self-consistency run, plus 1e-9 rad for
   rounding.  It scales as dtᵖ by construction.  An error-controlled engine (``drake``), whose error is set by
-  its accuracy target rather than dt, uses the larger of that estimate and |q − q(accuracy/100)|.
+  its accuracy target rather than dt, uses the larger of that estimate and |q − q(accuracy/10)|.
 * **Energy drift** in free motion (from the fixed start near the hanging
   equilibrium), relative to the energy scale Σ mᵢ|g|rᵢ: RK4 1e-6 (its energy
   error is O(dt⁴); measured ~1e-14); symplectic (semi-implicit) Euler keeps
