@@ -39,6 +39,7 @@ same dynamics (forces held per step or inside every stage), the independent chec
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -65,6 +66,13 @@ class ContactLaw:
     points: np.ndarray
     normals: np.ndarray
     slip_velocity: float = DEFAULT_SLIP_VELOCITY
+
+    def __post_init__(self) -> None:
+        # per obstacle (n_x, n_y, a·n) as Python floats: the per-step law (force) runs on scalars, several
+        # times faster than NumPy on arrays of one or two obstacles (the runner calls it every step)
+        geom = tuple((float(n[0]), float(n[1]), float(a @ n)) for a, n in zip(np.asarray(self.points, dtype=float),
+                                                                          np.asarray(self.normals, dtype=float)))
+        object.__setattr__(self, "_geom", geom)
 
     @classmethod
     def of(cls, spec, slip_velocity: float = DEFAULT_SLIP_VELOCITY) -> "ContactLaw | None":
@@ -101,19 +109,25 @@ class ContactLaw:
         (F, F_n, F_t, δ, δ̇): F the total force (2,), and per obstacle the normal and tangential magnitudes, the
         penetration and its rate.
         """
-        tip, v = np.asarray(tip, dtype=float), np.asarray(tip_velocity, dtype=float)
-        delta = self.penetration(tip)
-        delta_dot = -self.normals @ v
-        fn = self.normal_force(delta, delta_dot)
-        F = fn @ self.normals
-        ft = np.zeros_like(fn)
-        if self.friction > 0.0:
-            t = self.tangents
-            # ẋ_c = ẋ_tip + ω × (−r n) = ẋ_tip + ω r (n_y, −n_x) = ẋ_tip − ω r t
-            vt = t @ v - omega * self.radius
-            ft = -self.friction * fn * np.tanh(vt / self.slip_velocity)
-            F = F + ft @ t
-        return F, fn, ft, delta, delta_dot
+        x, y = float(tip[0]), float(tip[1])
+        vx, vy = float(tip_velocity[0]), float(tip_velocity[1])
+        r, k, c, mu, vs = self.radius, self.stiffness, self.damping, self.friction, self.slip_velocity
+        Fx = Fy = 0.0
+        fns, fts, deltas, rates = [], [], [], []
+        for nx, ny, off in self._geom:
+            d = r - (nx * x + ny * y) + off  # δ = r − (x_tip − a)·n
+            dd = -(nx * vx + ny * vy)  # δ̇ = −ẋ_tip·n
+            fn = k * d + c * dd if d > 0.0 else 0.0
+            fn = fn if fn > 0.0 else 0.0  # max(0, k δ + c δ̇): never pulls
+            ft = 0.0
+            if mu > 0.0 and fn > 0.0:
+                # ẋ_c = ẋ_tip + ω × (−r n) = ẋ_tip − ω r t, t = (−n_y, n_x)
+                vt = (-ny * vx + nx * vy) - omega * r
+                ft = -mu * fn * math.tanh(vt / vs)
+            Fx += fn * nx - ft * ny
+            Fy += fn * ny + ft * nx
+            fns.append(fn), fts.append(ft), deltas.append(d), rates.append(dd)
+        return (np.array((Fx, Fy)), np.array(fns), np.array(fts), np.array(deltas), np.array(rates))
 
     def torque(self, p, q, qd) -> np.ndarray:
         """τ = J_c(q)ᵀ F: the joint torques of the contact force, from the analytic kinematics (N m), shape (n,).
@@ -133,10 +147,14 @@ class ContactLaw:
         The tangential force acts at x_c = x_tip − r n, offset from the centre: its moment about the tip is
         (x_c − x_tip) × F_t t = −r F_t (n × t)_z = −r F_t, and every joint carries the last link's rotation.
         """
-        F = fn @ self.normals + (ft @ self.tangents if self.friction > 0.0 else 0.0)
-        tau = J.T @ F
-        if self.friction > 0.0:
-            tau = tau - self.radius * float(np.sum(ft))
+        Fx = Fy = ftsum = 0.0
+        for (nx, ny, _), fn_i, ft_i in zip(self._geom, fn, ft):
+            Fx += fn_i * nx - ft_i * ny  # F_n n + F_t t, t = (−n_y, n_x)
+            Fy += fn_i * ny + ft_i * nx
+            ftsum += ft_i
+        tau = J[0] * Fx + J[1] * Fy  # J_tipᵀ F
+        if ftsum:
+            tau = tau - self.radius * ftsum
         return tau
 
     def dissipation_rate(self, delta, delta_dot, ft=None, vt=None) -> float:

@@ -206,6 +206,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                "tangential_force": np.empty((steps, m)), "penetration": np.empty((steps, m)),
                "penetration_rate": np.empty((steps, m)), "torque": np.empty((steps, n))}
         tip_kinematics = engine.tip_kinematics
+        con_rows = [list(CON[key]) for key in ("tip", "tip_velocity", "normal_force", "tangential_force",
+                                                "penetration", "penetration_rate", "torque")]  # row views, once
         every = 1 if contact_hold is None else max(1, int(round(contact_hold / dt)))
     split = getattr(engine, "step_applied", None) if LIM is not None else None  # laws' torque past the actuators
     read = getattr(engine, "read_state_into", None)
@@ -267,9 +269,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
                 break
             _, fn, ft, delta, ddot = contact.force(x, v, float(qd_rows[k].sum()))
             tc = contact.torque_from_force(J, fn, ft)
-            CON["tip"][k], CON["tip_velocity"][k] = x, v
-            CON["normal_force"][k], CON["tangential_force"][k] = fn, ft
-            CON["penetration"][k], CON["penetration_rate"][k], CON["torque"][k] = delta, ddot, tc
+            for rows, value in zip(con_rows, (x, v, fn, ft, delta, ddot, tc)):
+                rows[k][:] = value
             LIM[k] += tc
         if split is not None:
             command = tau.copy()
