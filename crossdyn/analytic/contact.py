@@ -52,6 +52,28 @@ DEFAULT_SLIP_VELOCITY = 1e-3
 """m/s: v_s of the regularised tangential friction law, μ F_n tanh(v_t / v_s) (stated in every report)."""
 
 
+FRICTION_STABILITY = 0.5
+"""dt μ F_n / (v_s m_t) that :meth:`ContactLaw.of` aims at with a step dt (≤ 1: the held friction is monotone)."""
+
+
+def min_tangent_mass(spec, normals, samples: int = 64) -> float:
+    """min over ``samples`` configurations (fixed seed) and the obstacles' tangents t of m_t = 1 / (tᵀ J M⁻¹ Jᵀ t),
+    the arm's inertia felt at the tip along t (kg)."""
+    from crossdyn.analytic.dynamics import mass_matrix
+
+    p = spec.params()
+    rng = np.random.default_rng(0)
+    tangents = np.stack([-np.asarray(normals)[:, 1], np.asarray(normals)[:, 0]], axis=-1)
+    best = math.inf
+    for q in rng.uniform(-np.pi, np.pi, size=(samples, spec.n)):
+        J = end_effector_jacobian(p, q)
+        Minv = np.linalg.inv(mass_matrix(spec, q))
+        for t in tangents:
+            u = J.T @ t
+            best = min(best, 1.0 / float(u @ Minv @ u))
+    return best
+
+
 @dataclass(frozen=True)
 class ContactLaw:
     """The contact law of one arm: its tip sphere and obstacles as arrays (see the module docstring).
@@ -66,6 +88,7 @@ class ContactLaw:
     points: np.ndarray
     normals: np.ndarray
     slip_velocity: float = DEFAULT_SLIP_VELOCITY
+    force_slip: float = 0.0
 
     def __post_init__(self) -> None:
         # per obstacle (n_x, n_y, a·n) as Python floats: the per-step law (force) runs on scalars, several
@@ -75,14 +98,27 @@ class ContactLaw:
         object.__setattr__(self, "_geom", geom)
 
     @classmethod
-    def of(cls, spec, slip_velocity: float = DEFAULT_SLIP_VELOCITY) -> "ContactLaw | None":
-        """The law the spec sets (``[contact]`` and ``[[obstacles]]``), or None when it has none."""
+    def of(cls, spec, slip_velocity: float = DEFAULT_SLIP_VELOCITY, dt: float | None = None) -> "ContactLaw | None":
+        """The law the spec sets (``[contact]`` and ``[[obstacles]]``), or None when it has none.
+
+        ``dt`` (s, the period over which the runner holds the force) sets the friction's :attr:`force_slip`:
+        held over a step the regularised friction is an explicit damper of slope μ F_n / v_s along the tangent,
+        and it overshoots v_t = 0 (chatters instead of sticking) when dt μ F_n / (v_s m_t) > 1, m_t the arm's
+        inertia felt at the tip along the tangent.  With ``dt`` the law uses v_s = max(slip_velocity,
+        force_slip F_n), force_slip = μ dt / (0.5 m_t,min), m_t,min the smallest m_t over 64 configurations
+        (fixed seed) and the obstacles' tangents, so that this number is ≤ 0.5 at every normal force (the joint
+        friction's rule, :class:`crossdyn.analytic.stick_slip.FrictionLaw`); as dt → 0 it tends to the law with
+        v_s = slip_velocity.  Without ``dt`` (the event-exact reference): v_s = slip_velocity.
+        """
         if not spec.has_contact:
             return None
         c = spec.contact
-        return cls(c.radius, c.stiffness, c.damping, c.friction,
-                   np.array([o.point[:2] for o in spec.obstacles], dtype=float),
-                   np.array([o.normal[:2] for o in spec.obstacles], dtype=float), float(slip_velocity))
+        points = np.array([o.point[:2] for o in spec.obstacles], dtype=float)
+        normals = np.array([o.normal[:2] for o in spec.obstacles], dtype=float)
+        force_slip = 0.0
+        if dt is not None and c.friction > 0.0:
+            force_slip = c.friction * float(dt) / (FRICTION_STABILITY * min_tangent_mass(spec, normals))
+        return cls(c.radius, c.stiffness, c.damping, c.friction, points, normals, float(slip_velocity), force_slip)
 
     @property
     def tangents(self) -> np.ndarray:
@@ -111,7 +147,8 @@ class ContactLaw:
         """
         x, y = float(tip[0]), float(tip[1])
         vx, vy = float(tip_velocity[0]), float(tip_velocity[1])
-        r, k, c, mu, vs = self.radius, self.stiffness, self.damping, self.friction, self.slip_velocity
+        r, k, c, mu, vs, fs = (self.radius, self.stiffness, self.damping, self.friction, self.slip_velocity,
+                               self.force_slip)
         Fx = Fy = 0.0
         fns, fts, deltas, rates = [], [], [], []
         for nx, ny, off in self._geom:
@@ -123,7 +160,8 @@ class ContactLaw:
             if mu > 0.0 and fn > 0.0:
                 # ẋ_c = ẋ_tip + ω × (−r n) = ẋ_tip − ω r t, t = (−n_y, n_x)
                 vt = (-ny * vx + nx * vy) - omega * r
-                ft = -mu * fn * math.tanh(vt / vs)
+                v_s = fs * fn if fs * fn > vs else vs  # v_s = max(slip_velocity, force_slip F_n)
+                ft = -mu * fn * math.tanh(vt / v_s)
             Fx += fn * nx - ft * ny
             Fy += fn * ny + ft * nx
             fns.append(fn), fts.append(ft), deltas.append(d), rates.append(dd)
@@ -183,6 +221,9 @@ class ContactLaw:
              f"r = {self.radius:g} m at the tip, {len(self.points)} obstacle(s)")
         if self.friction > 0:
             s += f"; F_t = -mu F_n tanh(v_t / v_s), mu = {self.friction:g}, v_s = {self.slip_velocity:g} m/s"
+            if self.force_slip:
+                s += (f" or {self.force_slip:.3g} (m/s)/N x F_n if larger (the held law's step stays monotone: "
+                      f"dt mu F_n / (v_s m_t) <= {FRICTION_STABILITY})")
         return s
 
 

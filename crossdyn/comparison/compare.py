@@ -796,7 +796,7 @@ def _contact_summary(spec: ArmSpec, reference, runs: dict, notes: list) -> dict:
     from crossdyn.analytic.contact import ContactLaw
     from crossdyn.drive.contact_applied import characterise, held_law_coarseness
 
-    law = ContactLaw.of(spec)
+    law = ContactLaw.of(spec, dt=reference.dt)
     coarse = held_law_coarseness(spec, law, reference)
     engines = {}
     for name, run in runs.items():
@@ -965,7 +965,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
         if spec.has_contact:  # applied contact: the law, and where this engine's tip kinematics come from
             from crossdyn.analytic.contact import ContactLaw
 
-            run.config["applied_contact"] = ContactLaw.of(spec).describe()
+            run.config["applied_contact"] = ContactLaw.of(spec, dt=engine.dt).describe()
             run.config["tip_kinematics"] = getattr(engine, "tip_source", None)
         reasons = engine.unsupported()
         if spec.has_armature:

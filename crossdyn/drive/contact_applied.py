@@ -112,7 +112,8 @@ def held_law_coarseness(spec, law: ContactLaw, reference) -> dict:
 
     * ``omega_dt`` = max sqrt(k / m_n) dt, m_n the effective mass along the obstacle's normal (the undamped
       contact frequency times the step; the limit law's heuristic: > 0.1 means far from the continuous law);
-    * ``friction_step`` = max dt μ F_n / (v_s m_t), m_t along the tangent: the held regularised friction is an
+    * ``friction_step`` = max dt μ F_n / (v_s m_t), m_t along the tangent (v_s = max(slip_velocity,
+      force_slip F_n), :meth:`ContactLaw.of`): the held regularised friction is an
       explicit damper of slope μ F_n / v_s, monotone (no overshoot of v_t = 0) only while this is ≤ 1.
     """
     c = (reference.info or {}).get("contact")
@@ -132,7 +133,8 @@ def held_law_coarseness(spec, law: ContactLaw, reference) -> dict:
         wdt = max(wdt, math.sqrt(law.stiffness / effective_mass(spec, q, law.normals[j])) * dt)
         if law.friction > 0:
             mt = effective_mass(spec, q, law.tangents[j])
-            fstep = max(fstep, dt * law.friction * float(c["normal_force"][k, j]) / (law.slip_velocity * mt))
+            fn = float(c["normal_force"][k, j])
+            fstep = max(fstep, dt * law.friction * fn / (max(law.slip_velocity, law.force_slip * fn) * mt))
     out["omega_dt"] = wdt
     out["friction_step"] = fstep if law.friction > 0 else None
     return out

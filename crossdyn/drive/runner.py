@@ -142,14 +142,15 @@ def _friction(engine: Engine):
     return getattr(engine, "applied_friction", None)
 
 
-def _contact(engine: Engine, contact_law: bool):
-    """The tip contact law to apply (applied mode), or None."""
+def _contact(engine: Engine, contact_law: bool, hold: float | None = None):
+    """The tip contact law to apply (applied mode), or None; its friction's v_s rule is set for the period the
+    force is held (``hold``, default the engine's dt; :meth:`crossdyn.analytic.contact.ContactLaw.of`)."""
     spec = getattr(engine, "spec", None)
     if not contact_law or spec is None or not spec.has_contact:
         return None
     from crossdyn.analytic.contact import ContactLaw
 
-    return ContactLaw.of(spec)
+    return ContactLaw.of(spec, dt=engine.dt if hold is None else hold)
 
 
 def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
@@ -197,7 +198,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
     law = _law(engine, limit_law)
     fric = _friction(engine)
-    contact = _contact(engine, contact_law)
+    contact = _contact(engine, contact_law, None if contact_hold is None
+                       else max(1, int(round(contact_hold / engine.dt))) * engine.dt)
     # limit, friction and contact torques, kept apart from the commanded ones
     LIM = np.zeros_like(TAU) if law is not None or fric is not None or contact is not None else None
     if contact is not None:  # per step: tip position, velocity (2 each); per obstacle F_n, F_t, δ, δ̇; τ_c
