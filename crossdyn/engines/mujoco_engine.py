@@ -33,6 +33,17 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
   *constraint* (solver-dependent), not F = f_c sign(q̇): with f_c > 0 expect
   disagreement with the analytic model (stated in ``config()``).
 
+* **Native contact** (``native_contact=True``, registry option ``mujoco@native_contact=true``; arms with
+  ``[contact]`` and ``[[obstacles]]``): MuJoCo's own contact between the tip sphere and the obstacle planes
+  (:func:`crossdyn.models.mjcf.to_mjcf`), with the direct ``solref = (−k A0, −c A0)`` and ``solimp`` d = 1e-4
+  that make its force k δ + c δ̇ (derivation in :mod:`crossdyn.models.mjcf`).  A0 (the tip body's
+  ``body_invweight0``) is known only after compiling, so the adapter compiles twice.  crossdyn's applied law
+  must then be off.  Friction (μ > 0): condim 3, elliptic cone; MuJoCo's friction rows are soft (K = 0,
+  B = −solref[1]/d: viscous c·impratio inside the cone) and its cone projection couples normal and friction
+  force while sliding — measured, not assumed (:mod:`crossdyn.drive.contact_events`).
+  ``contact_impedance`` (d), ``contact_mass_scaled=false`` (literal (−k, −c)) and ``contact_cone`` are
+  switches for showing what they change.
+
 ``self.model`` and ``self.data`` are public (the stepping pair), e.g. for
 ``mujoco.rollout``.
 """
@@ -66,6 +77,13 @@ def _on_mujoco_warning(message: str) -> None:
 mujoco.set_mju_user_warning(_on_mujoco_warning)
 
 
+def _zaxis(quat) -> list[float]:
+    """The z axis of a geom's frame (a plane's normal) from its quaternion."""
+    mat = np.zeros(9)
+    mujoco.mju_quat2Mat(mat, np.asarray(quat, dtype=float))
+    return [float(v) for v in mat.reshape(3, 3)[:, 2]]
+
+
 def _flag_names(flags: int, enum) -> list[str]:
     return [name for name, member in enum.__members__.items()
             if not name.endswith(("NDISABLE", "NENABLE")) and flags & int(member)]
@@ -76,9 +94,24 @@ class MuJoCoEngine(Engine):
     name = "mujoco"
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,
-                 autoreset: bool = False, native_limits: bool = False):
+                 autoreset: bool = False, native_limits: bool = False, native_contact: bool = False,
+                 contact_impedance: float = 1e-4, contact_mass_scaled: bool = True, contact_cone: str = "elliptic"):
         super().__init__(spec, dt)
         self.native_limits = bool(native_limits)
+        self.native_contact = bool(native_contact)
+        if self.native_contact and not spec.has_contact:
+            raise EngineError(f"mujoco native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
+        if not 1e-4 <= float(contact_impedance) <= 0.9999:
+            raise EngineError(f"mujoco contact_impedance: must be in [1e-4, 0.9999] (MuJoCo clamps d to it), "
+                              f"got {contact_impedance!r}")
+        if contact_cone not in ("elliptic", "pyramidal"):
+            raise EngineError(f"mujoco contact_cone: must be elliptic or pyramidal, got {contact_cone!r}")
+        self.contact_impedance = float(contact_impedance)
+        self.contact_mass_scaled = bool(contact_mass_scaled)
+        self.contact_cone = contact_cone
+        self.contact_invweight = 1.0
+        self.contact_in_forward_dynamics = self.native_contact
+        """forward_dynamics (mj_forward on the query data) includes the native contact's force."""
         key = str(integrator).lower()
         if key not in _INTEGRATORS:
             raise EngineError(f"mujoco integrator: must be one of {', '.join(_INTEGRATORS.values())}, "
@@ -88,12 +121,22 @@ class MuJoCoEngine(Engine):
         self.name = f"mujoco-{key}"
         self.eulerdamp = bool(eulerdamp)
         self.autoreset = bool(autoreset)
-        self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp,
-                            native_limits=self.native_limits)
-        try:
-            self.model = mujoco.MjModel.from_xml_string(self.mjcf)
-        except ValueError as e:
-            raise EngineError(f"mujoco: could not build {spec.name!r}: {e}") from None
+        def build():
+            self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp,
+                                native_limits=self.native_limits, native_contact=self.native_contact,
+                                contact_invweight=self.contact_invweight, contact_impedance=self.contact_impedance,
+                                contact_cone=self.contact_cone)
+            try:
+                return mujoco.MjModel.from_xml_string(self.mjcf)
+            except ValueError as e:
+                raise EngineError(f"mujoco: could not build {spec.name!r}: {e}") from None
+
+        self.model = build()
+        if self.native_contact and self.contact_mass_scaled:
+            # A0 = the tip body's body_invweight0 (MuJoCo's diagonal approximation of J M^-1 J^T for contacts),
+            # known only once compiled; the file is written again with solref = (-k A0, -c A0)
+            self.contact_invweight = float(self.model.body_invweight0[self.n, 0])
+            self.model = build()
         m = self.model
         if not self.autoreset:
             m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_AUTORESET)
@@ -254,6 +297,38 @@ class MuJoCoEngine(Engine):
         return out
 
     # ------------------------------------------------------------------ description
+    def _contact_config(self) -> dict:
+        """Every setting of the native contact, read back from the compiled model."""
+        m, c = self.model, self.spec.contact
+        sphere = m.geom("tip_sphere").id
+        planes = [m.geom(f"obstacle{j}").id for j in range(1, len(self.spec.obstacles) + 1)]
+        return {
+            "contacts": "native: MuJoCo's contact between the tip sphere and the obstacle planes only (sphere "
+                        "contype 1 conaffinity 2, planes contype 2 conaffinity 1, links 0/0); crossdyn's applied "
+                        "contact law off",
+            "contact_law": f"k = {c.stiffness:g} N/m, c = {c.damping:g} N s/m, mu = {c.friction:g}, r = {c.radius:g} m",
+            "contact_solref": [float(x) for x in m.geom_solref[sphere]],
+            "contact_solimp": [float(x) for x in m.geom_solimp[sphere]],
+            "contact_solref_form": ("direct (-k A0, -c A0), A0 = body_invweight0 of the tip body = "
+                                    f"{self.contact_invweight:.9g} 1/kg: force = k d + c d' to O(impedance)"
+                                    if self.contact_mass_scaled else
+                                    "direct literal (-k, -c) (contact_mass_scaled=false): force = (k d + c d' - "
+                                    "imp a0) / (imp A + (1 - imp) A0), not N/m"),
+            "contact_impedance": self.contact_impedance,
+            "contact_condim": int(m.geom_condim[sphere]),
+            "contact_friction": [float(x) for x in m.geom_friction[sphere]],
+            "contact_margin": float(m.geom_margin[sphere]), "contact_gap": float(m.geom_gap[sphere]),
+            "contact_cone": self.contact_cone,
+            "contact_friction_model": ("none (condim 1)" if c.friction == 0 else
+                                       "soft: friction rows K = 0, B = -solref[1]/imp (viscous, c*impratio inside "
+                                       "the cone); the cone projection couples normal and friction force while "
+                                       "sliding"),
+            "obstacle_planes": [{"pos": [float(v) for v in m.geom_pos[g]], "normal": _zaxis(m.geom_quat[g]),
+                                 "solref": [float(x) for x in m.geom_solref[g]],
+                                 "solimp": [float(x) for x in m.geom_solimp[g]]} for g in planes],
+            "impratio": float(m.opt.impratio),
+        }
+
     def config(self) -> dict:
         m = self.model
         o = m.opt
@@ -286,7 +361,8 @@ class MuJoCoEngine(Engine):
                 "jnt_range": m.jnt_range.tolist(), "jnt_solref": m.jnt_solref.tolist()}
                if self.native_limits else {}),
             "joint_limited": [bool(x) for x in m.jnt_limited],
-            "contacts": "disabled (flag contact=disable, contype=conaffinity=0)",
+            **(self._contact_config() if self.native_contact else
+               {"contacts": "disabled (flag contact=disable, contype=conaffinity=0)"}),
             "masses": [float(x) for x in m.body_mass[1:]],
             "body_inertia": [[float(v) for v in row] for row in m.body_inertia[1:]],
             "com_offsets": [[float(v) for v in row] for row in m.body_ipos[1:]],

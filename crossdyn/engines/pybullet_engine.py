@@ -17,6 +17,23 @@ time step 1/240 s, gravity 0   ``setTimeStep(dt)``,                —
                                ``setGravity(spec.gravity)``
 =============================  ==================================  =====================================
 
+**Native contact** (``native_contact=True``, ``pybullet@native_contact=true``; arms with ``[contact]`` and
+``[[obstacles]]``): the URDF's ``tip`` link carries the contact sphere as its collision shape
+(:func:`crossdyn.models.urdf.to_urdf`), and the adapter creates one static body per obstacle with a
+``GEOM_PLANE`` collision shape (normal = the obstacle's, through its point).  Collision filters: the tip link is
+in group 1 colliding with mask 2, each obstacle in group 2 with mask 1, every other link of the arm mask 0 (it
+has no collision shape anyway).  ``changeDynamics`` on the tip: ``contactStiffness = k``, ``contactDamping =
+c``, ``restitution = 0``, ``lateralFriction = μ``, rolling and spinning friction 0; on each obstacle:
+``lateralFriction = 1`` (Bullet multiplies the two: μ·1), ``restitution = 0``, ``contactStiffness = 1e18``,
+``contactDamping = 0`` (Bullet combines stiffnesses in series and adds dampings: k and c exactly; an obstacle
+left at its defaults would add its own 0.1 N s/m).  Bullet turns k, c into the contact's ERP = h k/(h k + c)
+and CFM = 1/(h k + c) (a backward-Euler spring–damper per step).  Solver settings that change the contact,
+each a switch: ``contact_split_impulse`` (Bullet's default True: the position error of a deep contact is
+corrected by a separate, momentum-free impulse), ``contact_slop`` (allowed penetration; default 1e-5 m set
+here, Bullet's own 1e-5?), ``contact_breaking_threshold`` (contact points are kept and solved from this
+distance *before* touching: Bullet's default 0.02 m; crossdyn sets 0.02 too, listed).  Their values are in
+``config()``.
+
 Other facts this adapter relies on (see ``/work/shared/engine-notes.md``):
 
 * PyBullet has no joint armature (reflected rotor inertia): for an arm with armature > 0 the
@@ -124,9 +141,17 @@ class PyBulletEngine(Engine):
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, inertia_from_file: bool = True,
                  disable_velocity_motors: bool = True, link_damping: float = 0.0,
                  max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor",
-                 native_limits: bool = False):
+                 native_limits: bool = False, native_contact: bool = False, contact_split_impulse: bool = True,
+                 contact_erp_override: float = -1.0, contact_breaking_threshold: float = 0.02):
         super().__init__(spec, dt)
         self.native_limits = bool(native_limits)
+        self.native_contact = bool(native_contact)
+        if self.native_contact and not spec.has_contact:
+            raise EngineError(f"pybullet native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
+        self.contact_split_impulse = bool(contact_split_impulse)
+        self.contact_erp_override = float(contact_erp_override)
+        self.contact_breaking_threshold = float(contact_breaking_threshold)
+        self._obstacles: list[int] = []
         if coulomb_friction not in FRICTION_MODES:
             raise EngineError(f"pybullet coulomb_friction: must be one of {', '.join(FRICTION_MODES)}, "
                               f"got {coulomb_friction!r}")
@@ -151,7 +176,7 @@ class PyBulletEngine(Engine):
         self._zeros = [0.0] * self.n
         self._cid = -1
         self._qcid = -1
-        urdf = to_urdf(spec, native_limits=self.native_limits)
+        urdf = to_urdf(spec, native_limits=self.native_limits, native_contact=self.native_contact)
         fd, path = tempfile.mkstemp(prefix=f"crossdyn-{_file_safe(spec.name)}-", suffix=".urdf")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -161,6 +186,8 @@ class PyBulletEngine(Engine):
                 raise EngineError("pybullet: could not open a DIRECT physics client")
             self._body = self._load(self._cid, path)
             self._configure(self._cid, self._body)
+            if self.native_contact:
+                self._add_contact(self._cid, self._body)
             # a second client, never stepped, for queries that need the state set (energy)
             self._qcid = p.connect(p.DIRECT)
             if self._qcid < 0:
@@ -205,6 +232,41 @@ class PyBulletEngine(Engine):
         for j in self._joints:
             p.changeDynamics(body, j, maxJointVelocity=self.max_joint_velocity, linearDamping=self.link_damping,
                              angularDamping=self.link_damping, physicsClientId=cid)
+
+    def _tip_link(self, cid: int, body: int) -> int:
+        for j in range(p.getNumJoints(body, physicsClientId=cid)):
+            if p.getJointInfo(body, j, physicsClientId=cid)[12].decode() == "tip":
+                return j
+        raise EngineError("pybullet: the URDF has no tip link")
+
+    def _add_contact(self, cid: int, body: int) -> None:
+        """The obstacles as static planes, the collision filters and the contact dynamics (module docstring)."""
+        c = self.spec.contact
+        self._tip = self._tip_link(cid, body)
+        for j in range(-1, p.getNumJoints(body, physicsClientId=cid)):
+            p.setCollisionFilterGroupMask(body, j, 1 if j == self._tip else 0, 2 if j == self._tip else 0,
+                                          physicsClientId=cid)
+        p.changeDynamics(body, self._tip, contactStiffness=c.stiffness, contactDamping=c.damping, restitution=0.0,
+                         lateralFriction=c.friction, rollingFriction=0.0, spinningFriction=0.0, physicsClientId=cid)
+        for ob in self.spec.obstacles:
+            shape = p.createCollisionShape(p.GEOM_PLANE, planeNormal=[ob.normal[0], ob.normal[1], 0.0],
+                                           physicsClientId=cid)
+            oid = p.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape,
+                                    basePosition=[ob.point[0], ob.point[1], 0.0], physicsClientId=cid)
+            p.setCollisionFilterGroupMask(oid, -1, 2, 1, physicsClientId=cid)
+            p.changeDynamics(oid, -1, lateralFriction=1.0, restitution=0.0, rollingFriction=0.0,
+                             spinningFriction=0.0, contactStiffness=1e18, contactDamping=0.0, physicsClientId=cid)
+            self._obstacles.append(oid)
+        p.setPhysicsEngineParameter(useSplitImpulse=int(self.contact_split_impulse),
+                                    contactBreakingThreshold=self.contact_breaking_threshold,
+                                    physicsClientId=cid)
+        if self.contact_erp_override >= 0:
+            p.setPhysicsEngineParameter(contactERP=self.contact_erp_override, physicsClientId=cid)
+
+    def contact_points(self) -> list:
+        """PyBullet's contact points between the tip and the obstacles now (after the last step)."""
+        return [cp for oid in self._obstacles
+                for cp in p.getContactPoints(self._body, oid, physicsClientId=self._cid)]
 
     def _set_motors(self) -> None:
         """Velocity motors: force 0 (off), or f_c (Coulomb friction emulation), or PyBullet's default."""

@@ -11,6 +11,22 @@ limits, so ``ctrl`` is τ in N m; a spec effort limit becomes the motor's ``forc
 the actuator force to it).  The energy flag is on.  An arm with contact gets a ``tip`` site at
 the end of the last link (the centre of its contact sphere).
 
+**Native contact** (``native_contact=True``, arms with contact only; off by default, so the file is unchanged
+otherwise): a ``tip_sphere`` geom (radius r, massless) at the tip and one ``plane`` geom per obstacle in the
+worldbody (through the obstacle's point, its z axis along the obstacle's outward normal: MuJoCo's plane is the
+half-space below it), contact enabled only between the sphere and the planes (sphere ``contype=1
+conaffinity=2``, planes ``contype=2 conaffinity=1``, links 0/0), ``margin = gap = 0``, ``condim`` 1 when μ = 0,
+else 3 with ``friction = (μ, 0, 0)`` and the elliptic cone.  Both geoms carry the same ``solref``/``solimp``
+(MuJoCo mixes the two geoms' values), so the contact's own.  Why those values (:func:`contact_solref`): MuJoCo's
+contact force on one row is f = (a_ref − a0)/(A + R), a_ref = −B v − K d·pos, K = −solref[0]/dmax²,
+B = −solref[1]/dmax, R = (1 − d)/d · A0 (A0 = ``body_invweight0`` of the tip's body, MuJoCo's diagonal
+approximation of A = J M⁻¹ Jᵀ), d the impedance from ``solimp``.  With d = dmin = dmax that is
+f = (−solref[0] δ − solref[1] δ̇ − d a0)/(d A + (1 − d) A0): the impedance scales the force and the
+free acceleration a0 leaks in with weight d.  At MuJoCo's smallest impedance d = mjMINIMP = 1e-4 and
+solref = (−k A0, −c A0) this is f = k δ + c δ̇ to O(d) (relative d (A − A0)/A0, absolute d a0/A0), and
+MuJoCo's f ≥ 0 clips it like the law.  The literal (−k, −c) would give (k δ + c δ̇ − d a0)/(d A + (1−d) A0),
+N/m scaled by an arm- and pose-dependent mass (mujoco #732, #1165).
+
 ``eulerdamp``: with the Euler integrator MuJoCo by default integrates joint
 damping implicitly; crossdyn disables that by default (``eulerdamp=False``) so
 that Euler is plain semi-implicit Euler like PyBullet and the analytic model.
@@ -23,6 +39,16 @@ from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.spec import ArmSpec
 
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+CONTACT_IMPEDANCE = 1e-4
+"""d of the native contact's ``solimp`` (dmin = dmax): MuJoCo's smallest (mjMINIMP), see the module docstring."""
+
+
+def contact_solref(stiffness: float, damping: float, invweight: float, impedance: float = CONTACT_IMPEDANCE):
+    """(solref, solimp) of the native contact that gives f = k δ + c δ̇ (module docstring): the direct form
+    (−k A0, −c A0) with A0 = ``invweight`` (the tip body's ``body_invweight0``, 1/kg) and d = dmin = dmax =
+    ``impedance``.  ``invweight = 1`` gives the literal (−k, −c)."""
+    d = float(impedance)
+    return (-float(stiffness) * invweight, -float(damping) * invweight), (d, d, 0.001, 0.5, 2.0)
 
 
 def _f(x: float) -> str:
@@ -52,24 +78,46 @@ def _limit(link, native_limits: bool) -> str:
 
 
 def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", eulerdamp: bool = False,
-            radius: float = 0.02, native_limits: bool = False) -> str:
+            radius: float = 0.02, native_limits: bool = False, native_contact: bool = False,
+            contact_invweight: float = 1.0, contact_impedance: float = CONTACT_IMPEDANCE,
+            contact_cone: str = "elliptic") -> str:
     """Return the MJCF document for ``spec`` (``integrator`` one of :data:`INTEGRATORS`; ``native_limits``:
-    MuJoCo's own joint limits for links with a limit law, see :func:`_limit`)."""
+    MuJoCo's own joint limits for links with a limit law, see :func:`_limit`; ``native_contact``: MuJoCo's own
+    contact between the tip sphere and the obstacles, with :func:`contact_solref` of ``contact_invweight`` (the
+    tip body's ``body_invweight0``, which only a compiled model knows:
+    :class:`crossdyn.engines.mujoco_engine.MuJoCoEngine` compiles once to read it) and ``contact_impedance``)."""
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator: must be one of {', '.join(INTEGRATORS)}, got {integrator!r}")
     if not timestep > 0:
         raise ValueError(f"timestep: must be > 0 s, got {timestep!r}")
+    if native_contact and not spec.has_contact:
+        raise ValueError(f"native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
+    if contact_cone not in ("elliptic", "pyramidal"):
+        raise ValueError(f"contact_cone: must be elliptic or pyramidal, got {contact_cone!r}")
     inertias, _ = engine_inertias(spec)
     g = " ".join(_f(v) for v in spec.gravity)
+    contact_attrs = ""
+    if native_contact:
+        c = spec.contact
+        solref, solimp = contact_solref(c.stiffness, c.damping, contact_invweight, contact_impedance)
+        friction = f' condim="3" friction="{_f(c.friction)} 0 0"' if c.friction > 0 else ' condim="1"'
+        contact_attrs = (f'{friction} margin="0" gap="0" solref="{" ".join(map(_f, solref))}" '
+                         f'solimp="{" ".join(map(_f, solimp))}"')
+    cone = f' cone="{contact_cone}"' if native_contact else ""
     out = [
         f"<mujoco model={quoteattr(spec.name)}>",
         "  <!-- generated by crossdyn from an arm spec (the name is the model's name attribute); SI units, joint axes +z -->",
         '  <compiler angle="radian" inertiafromgeom="false" balanceinertia="false" boundmass="0" boundinertia="0"/>',
-        f'  <option timestep="{_f(timestep)}" gravity="{g}" integrator="{integrator}">',
-        f'    <flag contact="disable" energy="enable" eulerdamp="{"enable" if eulerdamp else "disable"}"/>',
+        f'  <option timestep="{_f(timestep)}" gravity="{g}" integrator="{integrator}"{cone}>',
+        f'    <flag contact="{"enable" if native_contact else "disable"}" energy="enable" eulerdamp="{"enable" if eulerdamp else "disable"}"/>',
         "  </option>",
         "  <worldbody>",
     ]
+    if native_contact:  # the obstacles: planes through the point, z axis along the outward normal
+        for j, ob in enumerate(spec.obstacles, start=1):
+            out.append(f'    <geom name="obstacle{j}" type="plane" pos="{_f(ob.point[0])} {_f(ob.point[1])} 0" '
+                       f'zaxis="{_f(ob.normal[0])} {_f(ob.normal[1])} 0" size="0 0 1" contype="2" conaffinity="1"'
+                       f'{contact_attrs} group="2"/>')
     indent, offset = "    ", 0.0
     for i, (link, J) in enumerate(zip(spec.links, inertias), start=1):
         out += [
@@ -83,6 +131,10 @@ def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", e
         ]
         if i == spec.n and spec.has_contact:  # the tip: the centre of the contact sphere (crossdyn.analytic.contact)
             out.append(f'{indent}  <site name="tip" pos="{_f(link.length)} 0 0" size="{_f(radius)}"/>')
+            if native_contact:
+                out.append(f'{indent}  <geom name="tip_sphere" type="sphere" pos="{_f(link.length)} 0 0" '
+                           f'size="{_f(spec.contact.radius)}" mass="0" contype="1" conaffinity="2"{contact_attrs} '
+                           'group="2"/>')
         indent += "  "
         offset = link.length
     for i in range(spec.n, 0, -1):

@@ -10,7 +10,10 @@ an explicit ``<inertial>`` (centre of mass at ``com`` along x, isotropic J, see
 ``URDF_USE_INERTIA_FROM_FILE``).  ``effort`` is the spec's effort limit (1e9 when none).  Joint damping/friction come from the spec
 (zero unless set).  A thin cylinder along each link is its *visual* geometry; it carries no mass.
 An arm with contact (``[contact]`` and ``[[obstacles]]``) also gets a massless ``tip`` link, fixed to the
-end of the last link by ``tip_joint``: the centre of its contact sphere.
+end of the last link by ``tip_joint``: the centre of its contact sphere.  With ``native_contact=True`` that
+``tip`` link (only it) carries a ``<collision>`` sphere of the spec's radius, for engines that compute the
+contact themselves (PyBullet: :mod:`crossdyn.engines.pybullet_engine`); the obstacles are not URDF links (URDF
+has no planes attached to the world), the adapter creates them.
 There is no ``<collision>`` element unless ``collision=True`` is asked for: engines that enable
 collisions (Drake with a SceneGraph, PyBullet) would otherwise compute contact between the links of a
 folded arm (Drake: ~2e4 N m for planar3r at q = (0, 2.97, 2.97)).
@@ -29,8 +32,10 @@ def _f(x: float) -> str:
     return repr(float(x))
 
 
-def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native_limits: bool = False) -> str:
-    """Return the URDF document for ``spec`` (``collision=True``: the cylinders also as collision geometry)."""
+def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native_limits: bool = False,
+            native_contact: bool = False) -> str:
+    """Return the URDF document for ``spec`` (``collision=True``: the cylinders also as collision geometry;
+    ``native_contact=True``: the tip sphere as the tip link's collision geometry, arms with contact only)."""
     inertias, _ = engine_inertias(spec)
     out = [
         '<?xml version="1.0"?>',
@@ -78,7 +83,10 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native
             f'    <origin xyz="{_f(offset)} 0 0" rpy="0 0 0"/>',
             "  </joint>",
             '  <link name="tip"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="0"/>'
-            '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>',
+            '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>'
+            + (f'<collision><origin xyz="0 0 0" rpy="0 0 0"/><geometry><sphere radius="{_f(spec.contact.radius)}"/>'
+               '</geometry></collision>' if native_contact else "")
+            + "</link>",
         ]
     out.append("</robot>")
     return "\n".join(out) + "\n"
