@@ -1,0 +1,191 @@
+"""The tip's contact in native mode: each engine's own contact configured from k, c, μ, run and judged (issue 13).
+
+Applied mode computes the law F_n = max(0, k δ + c δ̇) from each engine's state and applies τ = Jᵀ F; natively
+the engine's own contact acts instead:
+
+- **MuJoCo** (``mujoco…@native_contact=true``): sphere–plane contact with the direct ``solref = (−k A0, −c A0)``
+  and ``solimp`` d = 1e-4, whose force is k δ + c δ̇ to O(d) (:mod:`crossdyn.models.mjcf`); condim 3, elliptic
+  cone, friction μ when μ > 0.
+- **PyBullet** (``pybullet@native_contact=true``): the tip link's collision sphere against static planes,
+  ``contactStiffness = k``, ``contactDamping = c`` (Bullet's ERP/CFM: a spring–damper per step, implicit),
+  restitution 0, lateral friction μ (:mod:`crossdyn.engines.pybullet_engine`).
+- **unsupported**, with the reason (:data:`UNSUPPORTED`): the analytic model, Pinocchio, DART, Drake (see there).
+
+Each native run is characterised per contact episode (:mod:`crossdyn.drive.contact_events`).  The whole run's
+episodes are shown beside the reference's with the tip path's deviation from it; each native episode is *judged*
+against the law restarted at the engine's own state just before that touch (the sequence and timing of later
+contacts is sensitive to small differences, Chung & Pollard 2016), with a tolerance built from (1) the
+integration-error estimate — the law integrated from the same state with the engine's own scheme at dt
+(semi-implicit Euler with the force held over the step for MuJoCo Euler and PyBullet, RK4 with the law at every
+stage for MuJoCo RK4) departs from the located reference by that much — and (2) the engine's measured contact
+softness (:func:`crossdyn.drive.contact_events.probe_softness`: its contact force's largest relative departure
+from the law at probe states) times the reference's value.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from crossdyn.analytic.contact import ContactLaw
+from crossdyn.drive import contact_events as ce
+from crossdyn.drive.runner import run_engine
+from crossdyn.engines import make_engine
+
+UNSUPPORTED = {
+    "analytic": "the analytic model has no contact of its own: the law is crossdyn's (applied mode), and it is "
+                "the reference here",
+    "pinocchio": "Pinocchio computes rigid-body dynamics without collision response: its forward dynamics has no "
+                 "contact between the tip and an obstacle to configure (contact needs a constraint or compliance "
+                 "model built on top of it: that is crossdyn's applied mode)",
+    "dart": "DART's contact is a rigid LCP constraint (restitution, friction, an error-reduction parameter) with no "
+            "stiffness or damping to set from k and c: it cannot represent the spring-damper law",
+    "drake": "not configured by crossdyn's Drake adapter yet: Drake's compliant point contact (Hunt-Crossley "
+             "f = k x (1 + d x'), or in discrete mode the linear model f = k (x + tau x') with relaxation time "
+             "tau = c/k) would need the obstacles and tip as SceneGraph geometry with proximity properties",
+    "mjx": "MJX is not run natively here (its contact follows MuJoCo's; compare mujoco@native_contact=true)",
+    "jax": "the JAX model has no contact of its own (applied mode only)",
+    "numpy": "the NumPy model has no contact of its own (applied mode only)",
+    "user": "a user's equations have no contact of their own (applied mode only)",
+}
+
+
+def native_contact_variant(name: str) -> str | None:
+    """The engine name that runs ``name`` with its own contact (``…@native_contact=true``), or None."""
+    base = name.split("@", 1)[0]
+    if base.startswith(("mujoco", "pybullet")) and not base.startswith("mujoco-implicit"):
+        return name if "native_contact=true" in name else f"{name}@native_contact=true"
+    return None
+
+
+def unsupported_reason(name: str) -> str:
+    """Why ``name`` has no native contact here (one line)."""
+    base = name.split("@", 1)[0]
+    if base.startswith("mujoco-implicit"):
+        return ("MuJoCo's implicit integrators are not characterised natively here (the estimate needs the "
+                "engine's scheme): use mujoco or mujoco-rk4")
+    for key, why in UNSUPPORTED.items():
+        if base.startswith(key):
+            return why
+    return f"{base}: no native contact configured by crossdyn"
+
+
+def estimate_scheme(engine) -> tuple[str, int, bool]:
+    """(scheme, substeps, locate) of :func:`crossdyn.drive.contact_events.law_run` that does what ``engine`` does
+    with its contact force: RK4 at every stage (MuJoCo RK4), else semi-implicit Euler with the force held."""
+    if getattr(engine, "integrator", "") == "rk4":
+        return "rk4", 1, False
+    return "semi-implicit-euler", 1, False
+
+
+def run_native(engine, profile, q0, qd0, duration: float):
+    """``run_engine`` with crossdyn's own laws off: the native contact acts alone (and the applied contact law,
+    where the runner has one, ``contact_law=False``)."""
+    kwargs = {"limit_law": False}
+    if "contact_law" in inspect.signature(run_engine).parameters:
+        kwargs["contact_law"] = False
+    return run_engine(engine, profile, q0, qd0, duration, **kwargs)
+
+
+def reference_run(spec, profile, q0, qd0, duration: float, dt: float):
+    """The law's reference run on the dt grid (see :mod:`crossdyn.drive.contact_events`)."""
+    return ce.law_run(spec, profile, q0, qd0, duration, dt, "rk4", substeps=20, locate=True)
+
+
+def characterise_native_contact(spec, profile, q0, qd0, duration: float, dt: float, engines, reference=None,
+                                say=None) -> dict:
+    """Run each engine of ``engines`` (names; each mapped by :func:`native_contact_variant`) with its own contact,
+    characterise and judge it (module docstring).  Returns {"reference": {"method", "episodes"}, "engines":
+    {native name: {"status", "reason", "config", "softness", "estimate", "episodes", "estimate_episodes",
+    "path_deviation_m", "verdict"}}, "unsupported": {name: reason}}."""
+    say = say or (lambda msg: None)
+    law = ContactLaw.of(spec)
+    if reference is None:
+        reference = reference_run(spec, profile, q0, qd0, duration, dt)
+    ref_eps = ce.characterise(spec, law, reference, native=False)
+    out = {"law": law.describe(),
+           "reference": {"method": reference.info.get("engine", reference.method), "status": reference.status,
+                         "episodes": ref_eps},
+           "engines": {}, "unsupported": {}}
+    for name in engines:
+        native = native_contact_variant(name)
+        if native is None:
+            out["unsupported"][name] = unsupported_reason(name)
+            continue
+        if native in out["engines"]:
+            continue
+        say(f"[{spec.name}] {native}: native contact")
+        entry: dict = {"status": "ok", "reason": ""}
+        out["engines"][native] = entry
+        try:
+            with make_engine(native, spec, dt) as eng:
+                traj = run_native(eng, profile, q0, qd0, duration)
+                cfg = eng.config()
+                scheme, substeps, locate = estimate_scheme(eng)
+            with make_engine(native, spec, dt) as probe:
+                soft = ce.probe_softness(probe, spec, law)
+        except Exception as e:  # noqa: BLE001 — an engine failure is a result
+            entry.update(status="error", reason=f"{type(e).__name__}: {e}")
+            continue
+        entry["config"] = {k: v for k, v in cfg.items() if k.startswith("contact") or k in (
+            "obstacle_planes", "impratio", "physics_engine_parameters")}
+        entry["softness"] = soft
+        if traj.status != "ok":
+            entry.update(status=traj.status, reason=traj.message)
+        entry["estimate"] = {"scheme": scheme, "substeps": substeps, "located": locate}
+        entry["episodes"] = ce.characterise(spec, law, traj, native=True, reference=reference)
+        entry["episode_count"] = {"native": len(entry["episodes"]), "reference": len(ref_eps)}
+        entry["path_deviation_m"] = ce.path_deviation(spec, traj, reference)
+        softness = soft["relative_force_error_max"] or 0.0
+        entry["verdict"] = ce.judge(native, spec, law, profile, traj, entry["episodes"], scheme, softness, substeps,
+                                    locate)
+        entry["trajectory"] = traj
+    return out
+
+
+def table(native: dict) -> list[str]:
+    """The characterisation as text lines (compare's output, the report): per engine and episode."""
+    head = (f"  {'run':<34} {'ob':>2} {'ep':>2} {'t_in s':>7} {'pen mm':>7} {'F_max N':>8} {'dur ms':>7} "
+            f"{'e':>6} {'J N s':>7} {'E_diss J':>8} {'path mm':>7}")
+    lines = [head]
+
+    def row(label, e):
+        def f(x, scale=1.0, fmt="{:.3g}"):
+            return "-" if x is None else fmt.format(x * scale)
+        return (f"  {label:<34} {e['obstacle']:>2} {e['episode']:>2} {e['t_enter_s']:>7.4f} "
+                f"{f(e['max_penetration_m'], 1e3):>7} {f(e['peak_normal_force_n']):>8} {f(e['duration_s'], 1e3):>7} "
+                f"{f(e['restitution']):>6} {f(e['impulse_ns']):>7} {f(e['energy_dissipated_j']):>8} "
+                f"{f(e.get('path_deviation_m'), 1e3):>7}")
+
+    for e in native["reference"]["episodes"]:
+        lines.append(row("reference", e))
+    for name, entry in native["engines"].items():
+        if entry["status"] not in ("ok",) and not entry.get("episodes"):
+            lines.append(f"  {name}: {entry['status']}: {entry['reason']}")
+            continue
+        for e in entry["episodes"]:
+            lines.append(row(name, e))
+        v = entry["verdict"]
+        soft = entry["softness"]
+        lines.append(f"    -> {name}: {'PASS' if v['pass'] else 'FAIL'} (each episode against the law restarted at "
+                     f"its pre-contact state: {v['checked']} checked, "
+                     f"{len(v['departures'])} departures); softness (|F - F_law| / F_law, max over "
+                     f"{soft['states']} probes) {_pct(soft['relative_force_error_max'])}; path deviation "
+                     f"{entry['path_deviation_m'] * 1e3:.3g} mm")
+    for name, why in native["unsupported"].items():
+        lines.append(f"  {name}: unsupported natively: {why}")
+    return lines
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.3g} %"
+
+
+def summary_of(native: dict) -> dict:
+    """``native`` without the trajectories (JSON)."""
+    return {**native, "engines": {k: {kk: vv for kk, vv in v.items() if kk != "trajectory"}
+                                  for k, v in native["engines"].items()}}
+
+
+def episodes_array(rows: list[dict], quantity: str) -> np.ndarray:
+    return np.array([r[quantity] if r[quantity] is not None else np.nan for r in rows], dtype=float)
