@@ -29,6 +29,29 @@ def _solimp(d: float) -> tuple:
     return (d, d, 0.001, 0.5, 2.0)
 
 
+def fit(residual, starts, max_evaluations: int = 400, xatol: float = 1e-4, fatol: float = 1e-9):
+    """The machinery every calibration shares: Nelder–Mead (scipy) from each start in ``starts`` on
+    ``residual(x)`` (a run of the native engine with the settings x, against the reference), the best kept.
+    Returns (best OptimizeResult, total evaluations).  Used for the limits here and for the contact
+    (:mod:`crossdyn.drive.contact_calibration`)."""
+    best, evals = None, 0
+    for x0 in starts:
+        r = minimize(residual, np.asarray(x0, dtype=float), method="Nelder-Mead",
+                     options={"maxfev": max_evaluations, "xatol": xatol, "fatol": fatol})
+        evals += r.nfev
+        if best is None or r.fun < best.fun:
+            best = r
+    return best, evals
+
+
+def rms(a, b) -> float:
+    """RMS of a − b over the common rows (inf when ``a`` is shorter: the run stopped early)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if len(a) < len(b):
+        return float("inf")
+    return float(np.sqrt(np.mean((a[: len(b)] - b) ** 2)))
+
+
 def _head(traj, duration: float, dt: float):
     """The first ``duration`` seconds of a Trajectory (same grid)."""
     from dataclasses import replace
@@ -69,7 +92,7 @@ def calibrate_mujoco_limits(spec, profile, q0, qd0, duration: float, dt: float =
 
         direct = residual([(tuple(eng.model.jnt_solref[j]), tuple(eng.model.jnt_solimp[j])) for j in limited])
         default = residual([(MUJOCO_DEFAULT_SOLREF, MUJOCO_DEFAULT_SOLIMP)] * len(limited))
-        best, evals = None, 0
+        evals = 0
         starts = [np.tile([np.log(tc), np.log(dr), np.log(0.9 / 0.1)], len(limited))
                   for tc, dr in (MUJOCO_DEFAULT_SOLREF, (0.1, 0.3))]
         if warm_start_fraction and duration * warm_start_fraction >= 10 * dt:
@@ -81,12 +104,8 @@ def calibrate_mujoco_limits(spec, profile, q0, qd0, duration: float, dt: float =
             evals += short["evaluations"]
             starts.append(np.concatenate([[np.log(r[0]), np.log(r[1]), np.log(i[0] / (1 - i[0]))]
                                           for r, i in zip(short["solreflimit"], short["solimplimit"])]))
-        for x0 in starts:
-            r = minimize(lambda x: residual(unpack(x)), x0, method="Nelder-Mead",
-                         options={"maxfev": max_evaluations, "xatol": 1e-4, "fatol": 1e-9})
-            evals += r.nfev
-            if best is None or r.fun < best.fun:
-                best = r
+        best, n = fit(lambda x: residual(unpack(x)), starts, max_evaluations)
+        evals += n
     fitted = unpack(best.x)
     return {"engine": engine, "joints": [j + 1 for j in limited],
             "solreflimit": [list(f[0]) for f in fitted], "solimplimit": [list(f[1]) for f in fitted],

@@ -296,6 +296,15 @@ class MuJoCoEngine(Engine):
                 out[name] = int(self.data.warning[int(member)].number)
         return out
 
+    def set_contact(self, solref, solimp) -> None:
+        """Set the native contact's solref/solimp on the tip sphere and every obstacle plane (MuJoCo mixes the
+        two geoms' values; equal values make the contact's own) — for calibration."""
+        m = self.model
+        ids = [m.geom("tip_sphere").id] + [m.geom(f"obstacle{j}").id for j in range(1, len(self.spec.obstacles) + 1)]
+        for g in ids:
+            m.geom_solref[g] = solref
+            m.geom_solimp[g] = solimp
+
     # ------------------------------------------------------------------ description
     def _contact_config(self) -> dict:
         """Every setting of the native contact, read back from the compiled model."""

@@ -263,6 +263,11 @@ class PyBulletEngine(Engine):
         if self.contact_erp_override >= 0:
             p.setPhysicsEngineParameter(contactERP=self.contact_erp_override, physicsClientId=cid)
 
+    def set_contact(self, stiffness: float, damping: float) -> None:
+        """Set the tip's contactStiffness/contactDamping (N/m, N s/m) — for calibration."""
+        p.changeDynamics(self._body, self._tip, contactStiffness=float(stiffness), contactDamping=float(damping),
+                         physicsClientId=self._cid)
+
     def contact_points(self) -> list:
         """PyBullet's contact points between the tip and the obstacles now (after the last step)."""
         return [cp for oid in self._obstacles
