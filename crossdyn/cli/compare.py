@@ -79,10 +79,16 @@ def _common(p) -> None:
     p.add_argument("--native", action="store_true",
                    help="arms with a limit law: also run MuJoCo, PyBullet, drake-discrete (@native_limits=true) and "
                         "DART (@enforce_limits=true) with their own joint limits and judge each limit contact "
-                        "against the event-exact law (tolerance: Richardson estimate + measured engine softness)")
+                        "against the event-exact law (tolerance: Richardson estimate + measured engine softness); "
+                        "arms with contact: also run MuJoCo, PyBullet and drake-discrete with their own contact "
+                        "(@native_contact=true), characterised per contact episode and judged")
     p.add_argument("--calibrate-limits", action="store_true",
                    help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint to the law and "
                         "report them with the residual (with --native the calibrated limit is run and judged too)")
+    p.add_argument("--calibrate-contact", action="store_true",
+                   help="arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/"
+                        "contactDamping to the law and report them with the residual and the improvement over the "
+                        "direct setting")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -152,7 +158,8 @@ def _options(args, spec):
                           q0=q0, qd0=qd0, native_friction=getattr(args, "native_friction", False),
                           characterise_friction=getattr(args, "characterise_friction", False),
                           native=getattr(args, "native", False),
-                          calibrate_limits=getattr(args, "calibrate_limits", False))
+                          calibrate_limits=getattr(args, "calibrate_limits", False),
+                          calibrate_contact=getattr(args, "calibrate_contact", False))
 
 
 def _state_option(args, name: str, n: int, unit: str):
@@ -245,6 +252,8 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
             backup = update_baseline(baseline, summary)
             echo(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
     echo(format_table(summary))
+    for line in contact_native_lines(summary):
+        echo(line)
     if getattr(args, "identify", False) and not cmp.interrupted:
         _identify_section(spec, summary, args, out, echo)
     for w in summary.get("baseline", {}).get("warnings", []):
@@ -277,6 +286,36 @@ def _identify_section(spec, summary: dict, args, out: Path, echo) -> None:
     for line in md.splitlines():
         if line.startswith("- "):
             echo("  " + line[2:])
+
+
+def contact_native_lines(summary: dict) -> list[str]:
+    """compare --native / --calibrate-contact on an arm with contact: the characterisation table and calibration."""
+    contact = summary.get("contact") or {}
+    lines = []
+    if contact.get("native"):
+        from crossdyn.drive.contact_native import table
+
+        lines.append("native contact, per episode (pen: max penetration, F_max: peak normal force, e: restitution, "
+                     "J: impulse, E_diss: energy dissipated, path: max tip distance from the reference's):")
+        lines += table(contact["native"])
+    for name, cal in (contact.get("calibration") or {}).items():
+        if name == "mujoco":
+            lines.append(f"calibration {cal['engine']}: solref {_g(cal['solref'])} solimp {_g(cal['solimp'])}: RMS "
+                         f"{cal['residual_rms_rad']:.3g} rad against {cal['direct_residual_rms_rad']:.3g} (direct "
+                         f"{_g(cal['direct_solref'])}, {cal['improvement_over_direct']:.3g}x), "
+                         f"{cal['literal_residual_rms_rad']:.3g} (literal (-k, -c), {cal['improvement_over_literal']:.3g}x), "
+                         f"{cal['default_residual_rms_rad']:.3g} (MuJoCo default, {cal['improvement_over_default']:.3g}x); "
+                         f"{cal['evaluations']} runs")
+        else:
+            lines.append(f"calibration {cal['engine']}: contactStiffness {cal['contact_stiffness']:.4g} N/m, "
+                         f"contactDamping {cal['contact_damping']:.4g} N s/m: RMS {cal['residual_rms_rad']:.3g} rad "
+                         f"against {cal['direct_residual_rms_rad']:.3g} with (k, c) "
+                         f"({cal['improvement_over_direct']:.3g}x); {cal['evaluations']} runs")
+    return lines
+
+
+def _g(values) -> str:
+    return "(" + ", ".join(f"{v:.4g}" for v in values) + ")"
 
 
 def format_table(summary: dict) -> str:

@@ -79,6 +79,10 @@ class CompareOptions:
     (:mod:`crossdyn.drive.limit_contacts`, :mod:`crossdyn.comparison.native_limits`)."""
     calibrate_limits: bool = False
     """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law (:mod:`crossdyn.drive.limit_calibration`)."""
+    calibrate_contact: bool = False
+    """Arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/contactDamping to the
+    law (:mod:`crossdyn.drive.contact_calibration`).  With ``native``, arms with contact also run MuJoCo and
+    PyBullet with their own contact (:mod:`crossdyn.drive.contact_native`)."""
 
 
 def _engine(name: str, spec: ArmSpec, dt: float, friction=None):
@@ -164,6 +168,8 @@ class Comparison:
     """compare --native: engine name (``…@native_limits=true``) → its Trajectory."""
     stick_slip_timelines: dict = field(default_factory=dict)
     """compare --characterise-friction: "reference" and each native engine → {"t", "stuck" (K, joints with f_c)}."""
+    native_contact_runs: dict = field(default_factory=dict)
+    """compare --native on an arm with contact: engine name (``…@native_contact=true``) → its Trajectory."""
 
     @property
     def passed(self) -> bool:
@@ -463,7 +469,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     elif opt.convergence_dts and dense is None and friction is None and not spec.has_contact:
         notes.append("convergence study skipped: the free-motion reference (DOP853 over the whole run) could not "
                      "be computed in a bounded number of steps (a joint sticking under Coulomb friction?)")
-    if (opt.native or opt.calibrate_limits) and not spec.has_limit_law:
+    if (opt.native and not spec.has_contact or opt.calibrate_limits) and not spec.has_limit_law:
         notes.append("--native / --calibrate-limits: this arm has no joint-limit law (limit_stiffness), nothing to "
                      "run natively or calibrate")
     if spec.has_contact:
@@ -472,6 +478,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
                                             native_runs, friction)
     timelines: dict = {}
+    native_contact_runs = {}
+    if spec.has_contact and (opt.native or opt.calibrate_contact):
+        native_contact_runs = _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, notes, say)
     if friction is not None:
         summary["friction"] = {"mode": "applied", "law": "-fc*tanh(qd/v_s)", "fc_nm": friction.fc.tolist(),
                                "v_s_rad_s": friction.v_s}
@@ -482,7 +491,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures else "pass"
     return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted,
-                      native_runs, timelines)
+                      native_runs, timelines, native_contact_runs=native_contact_runs)
 
 
 def _profile(profile, spec):
@@ -940,6 +949,50 @@ def native_limit_failures(label: str, verdict: dict) -> list[str]:
         out.append(f"{label}: native limit departs at {where}: {d['quantity']} {d['native']:.4g} vs reference "
                    f"{d['reference']:.4g} ({why})")
     return out
+
+
+def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, notes, say) -> dict:
+    """summary["contact"]["native"] (compare --native: each engine's own contact, characterised per episode and
+    judged, :mod:`crossdyn.drive.contact_native`) and summary["contact"]["calibration"] (--calibrate-contact,
+    :mod:`crossdyn.drive.contact_calibration`); departures become failures naming engine, obstacle, quantity.
+    Returns the native runs' trajectories."""
+    from crossdyn.drive import contact_native as cn
+    from crossdyn.drive.contact_events import describe_departure
+
+    out = summary.setdefault("contact", {})
+    say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
+    reference = cn.reference_run(spec, profile, q0, qd0, opt.duration, opt.dt)
+    runs = {}
+    if opt.native:
+        native = cn.characterise_native_contact(spec, profile, q0, qd0, opt.duration, opt.dt, engines, reference, say)
+        runs = {k: v["trajectory"] for k, v in native["engines"].items() if "trajectory" in v}
+        out["native"] = cn.summary_of(native)
+        for name, e in native["engines"].items():
+            if e["status"] != "ok":
+                failures.append(f"{name}: native contact run {e['status']}: {e['reason']}")
+            failures.extend(describe_departure(d) for d in e.get("verdict", {}).get("departures", []))
+        notes.append("native contact: each engine's own contact (MuJoCo: direct solref (-k A0, -c A0), solimp "
+                     "d = 1e-4; PyBullet: contactStiffness k, contactDamping c); each episode judged against the law "
+                     "restarted at the engine's own pre-contact state, tolerance = integration-error estimate (the "
+                     "law with the engine's scheme at dt) + the engine's measured contact-force departure from the law; "
+                     "the whole run's tip path is compared with the reference, not judged. Not native: "
+                     + "; ".join(f"{k}: {v}" for k, v in native["unsupported"].items()))
+    if opt.calibrate_contact:
+        from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
+
+        cal = {}
+        for name in engines:
+            base = name.split("@", 1)[0]
+            if base in ("mujoco", "mujoco-euler", "mujoco-rk4") and "mujoco" not in cal:
+                say(f"[{spec.name}] calibrating {base}'s contact solref/solimp to the law")
+                cal["mujoco"] = calibrate_mujoco_contact(spec, profile, q0, qd0, opt.duration, opt.dt, base,
+                                                         reference)
+            elif base == "pybullet" and "pybullet" not in cal:
+                say(f"[{spec.name}] calibrating PyBullet's contactStiffness/contactDamping to the law")
+                cal["pybullet"] = calibrate_pybullet_contact(spec, profile, q0, qd0, opt.duration, opt.dt, base,
+                                                             reference)
+        out["calibration"] = cal
+    return runs
 
 
 def _check(value, limit) -> bool:

@@ -20,19 +20,26 @@ time step 1/240 s, gravity 0   ``setTimeStep(dt)``,                —
 **Native contact** (``native_contact=True``, ``pybullet@native_contact=true``; arms with ``[contact]`` and
 ``[[obstacles]]``): the URDF's ``tip`` link carries the contact sphere as its collision shape
 (:func:`crossdyn.models.urdf.to_urdf`), and the adapter creates one static body per obstacle with a
-``GEOM_PLANE`` collision shape (normal = the obstacle's, through its point).  Collision filters: the tip link is
-in group 1 colliding with mask 2, each obstacle in group 2 with mask 1, every other link of the arm mask 0 (it
-has no collision shape anyway).  ``changeDynamics`` on the tip: ``contactStiffness = k``, ``contactDamping =
-c``, ``restitution = 0``, ``lateralFriction = μ``, rolling and spinning friction 0; on each obstacle:
-``lateralFriction = 1`` (Bullet multiplies the two: μ·1), ``restitution = 0``, ``contactStiffness = 1e18``,
-``contactDamping = 0`` (Bullet combines stiffnesses in series and adds dampings: k and c exactly; an obstacle
-left at its defaults would add its own 0.1 N s/m).  Bullet turns k, c into the contact's ERP = h k/(h k + c)
-and CFM = 1/(h k + c) (a backward-Euler spring–damper per step).  Solver settings that change the contact,
-each a switch: ``contact_split_impulse`` (Bullet's default True: the position error of a deep contact is
-corrected by a separate, momentum-free impulse), ``contact_slop`` (allowed penetration; default 1e-5 m set
-here, Bullet's own 1e-5?), ``contact_breaking_threshold`` (contact points are kept and solved from this
-distance *before* touching: Bullet's default 0.02 m; crossdyn sets 0.02 too, listed).  Their values are in
-``config()``.
+``GEOM_PLANE`` collision shape (normal = the obstacle's, through its point).  Collision filters: the tip link in
+group 1 with mask 2, each obstacle in group 2 with mask 1, every other link of the arm 0/0 (none has a collision
+shape anyway).  ``changeDynamics`` on the tip: ``contactStiffness = k``, ``contactDamping = c``, ``restitution =
+0``, ``lateralFriction = μ``, rolling and spinning friction 0; on each obstacle ``restitution = 0``,
+``contactStiffness = 1e18``.  Bullet combines two bodies' stiffnesses in series, adds their dampings and
+multiplies their frictions, then turns the pair's k, c into the contact's ERP = h k/(h k + c) and
+CFM = 1/(h k + c) (a spring–damper solved implicitly over the step: measured, not assumed, in
+:mod:`crossdyn.drive.contact_events`).  Defaults that change the contact, each switched and a knob:
+
+=================================  =================================  ==========================================
+PyBullet default                   this adapter                        knob to restore it
+=================================  =================================  ==========================================
+obstacle contactDamping 0.1 N s/m  0 (the pair's damping is c)          ``obstacle_contact_damping=0.1``
+(added to the tip's c)
+obstacle lateralFriction 0.5       1 (the pair's friction is μ)         ``obstacle_lateral_friction=0.5``
+(multiplied with the tip's μ)
+contactBreakingThreshold 0.02 m    0 (no contact point is kept while    ``contact_breaking_threshold=0.02``
+(points kept and solved before     the sphere is clear of the plane)
+touching)
+=================================  =================================  ==========================================
 
 Other facts this adapter relies on (see ``/work/shared/engine-notes.md``):
 
@@ -141,15 +148,15 @@ class PyBulletEngine(Engine):
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, inertia_from_file: bool = True,
                  disable_velocity_motors: bool = True, link_damping: float = 0.0,
                  max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor",
-                 native_limits: bool = False, native_contact: bool = False, contact_split_impulse: bool = True,
-                 contact_erp_override: float = -1.0, contact_breaking_threshold: float = 0.02):
+                 native_limits: bool = False, native_contact: bool = False, obstacle_contact_damping: float = 0.0,
+                 obstacle_lateral_friction: float = 1.0, contact_breaking_threshold: float = 0.0):
         super().__init__(spec, dt)
         self.native_limits = bool(native_limits)
         self.native_contact = bool(native_contact)
         if self.native_contact and not spec.has_contact:
             raise EngineError(f"pybullet native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
-        self.contact_split_impulse = bool(contact_split_impulse)
-        self.contact_erp_override = float(contact_erp_override)
+        self.obstacle_contact_damping = float(obstacle_contact_damping)
+        self.obstacle_lateral_friction = float(obstacle_lateral_friction)
         self.contact_breaking_threshold = float(contact_breaking_threshold)
         self._obstacles: list[int] = []
         if coulomb_friction not in FRICTION_MODES:
@@ -254,14 +261,33 @@ class PyBulletEngine(Engine):
             oid = p.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape,
                                     basePosition=[ob.point[0], ob.point[1], 0.0], physicsClientId=cid)
             p.setCollisionFilterGroupMask(oid, -1, 2, 1, physicsClientId=cid)
-            p.changeDynamics(oid, -1, lateralFriction=1.0, restitution=0.0, rollingFriction=0.0,
-                             spinningFriction=0.0, contactStiffness=1e18, contactDamping=0.0, physicsClientId=cid)
+            p.changeDynamics(oid, -1, lateralFriction=self.obstacle_lateral_friction, restitution=0.0,
+                             rollingFriction=0.0, spinningFriction=0.0, contactStiffness=1e18,
+                             contactDamping=self.obstacle_contact_damping, physicsClientId=cid)
             self._obstacles.append(oid)
-        p.setPhysicsEngineParameter(useSplitImpulse=int(self.contact_split_impulse),
-                                    contactBreakingThreshold=self.contact_breaking_threshold,
-                                    physicsClientId=cid)
-        if self.contact_erp_override >= 0:
-            p.setPhysicsEngineParameter(contactERP=self.contact_erp_override, physicsClientId=cid)
+        p.setPhysicsEngineParameter(contactBreakingThreshold=self.contact_breaking_threshold, physicsClientId=cid)
+
+    def _contact_config(self) -> dict:
+        c = self.spec.contact
+        dyn = p.getDynamicsInfo(self._body, self._tip, physicsClientId=self._cid)
+        obs = [p.getDynamicsInfo(o, -1, physicsClientId=self._cid) for o in self._obstacles]
+        return {
+            "contacts": "native: PyBullet's contact between the tip link's collision sphere and one static GEOM_PLANE "
+                        "body per obstacle (collision filters: tip group 1 mask 2, obstacles group 2 mask 1, other "
+                        "links 0/0); crossdyn's applied contact law off",
+            "contact_law": f"k = {c.stiffness:g} N/m, c = {c.damping:g} N s/m, mu = {c.friction:g}, r = {c.radius:g} m",
+            # getDynamicsInfo: (mass, lateral friction, inertia, pos, orn, restitution, rolling, spinning,
+            #                   contact damping, contact stiffness, body type, collision margin)
+            "contact_tip": {"lateral_friction": dyn[1], "restitution": dyn[5], "rolling_friction": dyn[6],
+                            "spinning_friction": dyn[7], "contact_damping": dyn[8], "contact_stiffness": dyn[9]},
+            "contact_obstacles": [{"lateral_friction": o[1], "restitution": o[5], "contact_damping": o[8],
+                                   "contact_stiffness": o[9]} for o in obs],
+            "contact_pair": "stiffness 1/(1/k_tip + 1/k_obstacle), damping c_tip + c_obstacle, friction mu_tip * "
+                            "mu_obstacle; ERP = h k/(h k + c), CFM = 1/(h k + c) per contact",
+            "contact_breaking_threshold": self.contact_breaking_threshold,
+            "obstacle_contact_damping": self.obstacle_contact_damping,
+            "obstacle_lateral_friction": self.obstacle_lateral_friction,
+        }
 
     def set_contact(self, stiffness: float, damping: float) -> None:
         """Set the tip's contactStiffness/contactDamping (N/m, N s/m) — for calibration."""
@@ -444,7 +470,8 @@ class PyBulletEngine(Engine):
             **({"native_limits": "URDF <limit lower upper> of the links with a limit law, enforced by PyBullet's "
                                  "own (hard) limit solver; it has no stiffness/damping for them"}
                if self.native_limits else {}),
-            "self_collision": False, "contacts": "none (no other bodies)",
+            "self_collision": False,
+            **(self._contact_config() if self.native_contact else {"contacts": "none (no other bodies)"}),
             "query_args": "plain lists of Python floats",
         }
 
