@@ -559,6 +559,7 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     b += _limit_blocks(summary)
     b += friction_blocks(summary)
     b += _contact_blocks(summary)
+    b += contact_native_blocks(summary)
     b.append(("h", 2, "Engine configuration audit"))
     b.append(("p", "Every setting that can change the physics, as each adapter reports it."))
     for k, v in eng.items():
@@ -958,6 +959,73 @@ def native_limit_blocks(name: str, v: dict) -> list[tuple]:
         b.append(("table", ["joint", "side", "contact", "quantity", "reference", "native", "integration",
                             "inference", "sampling", "softness", "tolerance", "result"], rows))
     return b
+
+
+def contact_native_blocks(summary: dict) -> list[tuple]:
+    """Section "Native contact" (compare --native / --calibrate-contact on an arm with contact): the per-episode
+    characterisation of the reference and each engine's own contact, the verdicts, the calibration."""
+    contact = summary.get("contact") or {}
+    native, cal = contact.get("native"), contact.get("calibration")
+    if not native and not cal:
+        return []
+    b = [("h", 2, "Native contact")]
+    if native:
+        rows = []
+        runs = [("reference", native["reference"]["episodes"])] + [(k, v.get("episodes", []))
+                                                                  for k, v in native["engines"].items()]
+        for name, eps in runs:
+            for e in eps:
+                rows.append([name, str(e["obstacle"]), str(e["episode"]), f"{e['t_enter_s']:.4f}",
+                             _fmt(e["max_penetration_m"]), _fmt(e["peak_normal_force_n"]), _fmt(e["duration_s"]),
+                             _fmt(e["restitution"]), _fmt(e["impulse_ns"]), _fmt(e["energy_dissipated_j"]),
+                             _fmt(e.get("path_deviation_m"))])
+        b += [("p", f"The law: {native['law']}. Reference: {native['reference']['method']}. Per contact episode "
+                    "(an interval with the tip sphere inside an obstacle): the largest penetration, the peak normal "
+                    "force, the duration, the coefficient of restitution (normal separation speed / impact speed), "
+                    "the normal impulse, the energy the contact dissipated (work–energy balance) and the tip's "
+                    "largest distance from the reference's over the episode. Native forces are inferred from the "
+                    "motion by inverse dynamics."),
+              ("table", ["run", "obstacle", "episode", "entry [s]", "max penetration [m]", "peak normal force [N]",
+                         "duration [s]", "restitution", "impulse [N s]", "energy dissipated [J]",
+                         "tip path deviation [m]"], rows)]
+        for name, e in native["engines"].items():
+            v = e.get("verdict")
+            if v is None:
+                b.append(("p", f"{name}: {e['status']}: {e['reason']}"))
+                continue
+            soft = e["softness"]["relative_force_error_max"]
+            b.append(("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {v['checked']} quantities checked, "
+                           f"{len(v['departures'])} beyond tolerance (each episode against the law restarted at the "
+                           "engine's pre-contact state; tolerance = integration-error estimate + the engine's "
+                           f"measured contact-force departure from the law, {_fmt(soft)}); whole-run tip path "
+                           f"deviation {_fmt(e['path_deviation_m'])} m."))
+            if v["departures"]:
+                b.append(("table", ["obstacle", "episode", "quantity", "reference", "native", "tolerance"],
+                          [[str(d["obstacle"] or "–"), str(d["episode"] or "–"), d["quantity"], _fmt(d["reference"]),
+                            _fmt(d["native"]), _fmt(d["tolerance"])] for d in v["departures"]]))
+        for name, why in native["unsupported"].items():
+            b.append(("p", f"{name}: unsupported natively: {why}"))
+    for name, c in (cal or {}).items():
+        if name == "mujoco":
+            b.append(("p", f"Calibration ({c['engine']}, compare --calibrate-contact): solref "
+                           f"{_vec(c['solref'])}, solimp {_vec(c['solimp'])} reproduce the law best on this arm and "
+                           f"motion (Nelder–Mead on the RMS joint-angle difference to the reference, {c['evaluations']} "
+                           f"runs): residual {_fmt(c['residual_rms_rad'])} rad, against "
+                           f"{_fmt(c['direct_residual_rms_rad'])} rad with crossdyn's direct setting "
+                           f"{_vec(c['direct_solref'])} ({_fmt(c['improvement_over_direct'])}× closer), "
+                           f"{_fmt(c['literal_residual_rms_rad'])} rad with the literal (−k, −c) "
+                           f"({_fmt(c['improvement_over_literal'])}×) and {_fmt(c['default_residual_rms_rad'])} rad "
+                           f"with MuJoCo's default contact ({_fmt(c['improvement_over_default'])}×)."))
+        else:
+            b.append(("p", f"Calibration ({c['engine']}, compare --calibrate-contact): contactStiffness "
+                           f"{_fmt(c['contact_stiffness'])} N/m, contactDamping {_fmt(c['contact_damping'])} N s/m: "
+                           f"residual {_fmt(c['residual_rms_rad'])} rad against {_fmt(c['direct_residual_rms_rad'])} "
+                           f"rad with (k, c) ({_fmt(c['improvement_over_direct'])}× closer), {c['evaluations']} runs."))
+    return b
+
+
+def _vec(values) -> str:
+    return "(" + ", ".join(f"{v:.4g}" for v in values) + ")"
 
 
 def render_markdown(blocks) -> str:
