@@ -7,19 +7,24 @@ the engine's own contact acts instead:
   and ``solimp`` d = 1e-4, whose force is k δ + c δ̇ to O(d) (:mod:`crossdyn.models.mjcf`); condim 3, elliptic
   cone, friction μ when μ > 0.
 - **PyBullet** (``pybullet@native_contact=true``): the tip link's collision sphere against static planes,
-  ``contactStiffness = k``, ``contactDamping = c`` (Bullet's ERP/CFM: a spring–damper per step, implicit),
-  restitution 0, lateral friction μ (:mod:`crossdyn.engines.pybullet_engine`).
-- **unsupported**, with the reason (:data:`UNSUPPORTED`): the analytic model, Pinocchio, DART, Drake (see there).
+  ``contactStiffness = k``, ``contactDamping = c`` (Bullet's ERP/CFM: the spring–damper solved implicitly over
+  the step), restitution 0, lateral friction μ (:mod:`crossdyn.engines.pybullet_engine`).
+- **Drake**, discrete plant only (``drake-discrete@native_contact=true``): point contact between a sphere on the
+  tip body and half spaces, SAP's linear model f = (k (φ + τ v))₊ with τ = c/k — the law solved implicitly over
+  the step, like PyBullet (:mod:`crossdyn.engines.drake_engine`).
+- **unsupported**, with the reason (:data:`UNSUPPORTED`): the analytic model, Pinocchio, DART, Drake's
+  continuous plant (see there).
 
 Each native run is characterised per contact episode (:mod:`crossdyn.drive.contact_events`).  The whole run's
 episodes are shown beside the reference's with the tip path's deviation from it; each native episode is *judged*
 against the law restarted at the engine's own state just before that touch (the sequence and timing of later
 contacts is sensitive to small differences, Chung & Pollard 2016), with a tolerance built from (1) the
 integration-error estimate — the law integrated from the same state with the engine's own scheme at dt
-(semi-implicit Euler with the force held over the step for MuJoCo Euler and PyBullet, RK4 with the law at every
-stage for MuJoCo RK4) departs from the located reference by that much — and (2) the engine's measured contact
-softness (:func:`crossdyn.drive.contact_events.probe_softness`: its contact force's largest relative departure
-from the law at probe states) times the reference's value.
+(semi-implicit Euler with the force held over the step for MuJoCo Euler, RK4 with the law at every stage for
+MuJoCo RK4, semi-implicit Euler with the force solved implicitly for PyBullet and Drake) departs from the located
+reference by that much — and (2) the engine's measured contact softness
+(:func:`crossdyn.drive.contact_events.probe_softness`: its contact force's largest relative departure from what
+the law gives in that scheme, at probe states) times the reference's value.
 """
 from __future__ import annotations
 
@@ -40,9 +45,9 @@ UNSUPPORTED = {
                  "model built on top of it: that is crossdyn's applied mode)",
     "dart": "DART's contact is a rigid LCP constraint (restitution, friction, an error-reduction parameter) with no "
             "stiffness or damping to set from k and c: it cannot represent the spring-damper law",
-    "drake": "not configured by crossdyn's Drake adapter yet: Drake's compliant point contact (Hunt-Crossley "
-             "f = k x (1 + d x'), or in discrete mode the linear model f = k (x + tau x') with relaxation time "
-             "tau = c/k) would need the obstacles and tip as SceneGraph geometry with proximity properties",
+    "drake": "Drake's continuous plant's point contact is Hunt-Crossley, f = k x (1 + d x'), not the spring-damper "
+             "law: native contact is configured on the discrete plant only (drake-discrete@native_contact=true: "
+             "SAP's linear model f = (k (x + tau x'))+ with relaxation time tau = c/k)",
     "mjx": "MJX is not run natively here (its contact follows MuJoCo's; compare mujoco@native_contact=true)",
     "jax": "the JAX model has no contact of its own (applied mode only)",
     "numpy": "the NumPy model has no contact of its own (applied mode only)",
@@ -53,7 +58,7 @@ UNSUPPORTED = {
 def native_contact_variant(name: str) -> str | None:
     """The engine name that runs ``name`` with its own contact (``…@native_contact=true``), or None."""
     base = name.split("@", 1)[0]
-    if base.startswith(("mujoco", "pybullet")) and not base.startswith("mujoco-implicit"):
+    if base.startswith(("mujoco", "pybullet", "drake-discrete")) and not base.startswith("mujoco-implicit"):
         return name if "native_contact=true" in name else f"{name}@native_contact=true"
     return None
 
@@ -72,7 +77,10 @@ def unsupported_reason(name: str) -> str:
 
 def estimate_scheme(engine) -> tuple[str, int, bool]:
     """(scheme, substeps, locate) of :func:`crossdyn.drive.contact_events.law_run` that does what ``engine`` does
-    with its contact force: RK4 at every stage (MuJoCo RK4), else semi-implicit Euler with the force held."""
+    with its contact force: solved implicitly over the step (PyBullet's ERP/CFM, Drake's SAP:
+    ``contact_implicit``), RK4 at every stage (MuJoCo RK4), else semi-implicit Euler with the force held."""
+    if getattr(engine, "contact_implicit", False):
+        return "implicit-contact", 1, False
     if getattr(engine, "integrator", "") == "rk4":
         return "rk4", 1, False
     return "semi-implicit-euler", 1, False
@@ -123,7 +131,7 @@ def characterise_native_contact(spec, profile, q0, qd0, duration: float, dt: flo
                 cfg = eng.config()
                 scheme, substeps, locate = estimate_scheme(eng)
             with make_engine(native, spec, dt) as probe:
-                soft = ce.probe_softness(probe, spec, law)
+                soft = ce.probe_softness(probe, spec, law, implicit=scheme == "implicit-contact")
         except Exception as e:  # noqa: BLE001 — an engine failure is a result
             entry.update(status="error", reason=f"{type(e).__name__}: {e}")
             continue
@@ -169,8 +177,9 @@ def table(native: dict) -> list[str]:
         soft = entry["softness"]
         lines.append(f"    -> {name}: {'PASS' if v['pass'] else 'FAIL'} (each episode against the law restarted at "
                      f"its pre-contact state: {v['checked']} checked, "
-                     f"{len(v['departures'])} departures); softness (|F - F_law| / F_law, max over "
-                     f"{soft['states']} probes) {_pct(soft['relative_force_error_max'])}; path deviation "
+                     f"{len(v['departures'])} departures); contact force vs the law in the engine's scheme "
+                     f"(max |F - F_law| / F_law over {soft['states']} probes) {_pct(soft['relative_force_error_max'])}; "
+                     f"estimate scheme {entry['estimate']['scheme']}; whole-run path deviation "
                      f"{entry['path_deviation_m'] * 1e3:.3g} mm")
     for name, why in native["unsupported"].items():
         lines.append(f"  {name}: unsupported natively: {why}")

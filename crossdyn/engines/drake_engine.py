@@ -123,9 +123,21 @@ class DrakeEngine(Engine):
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk3-adaptive",
                  accuracy: float = DEFAULT_ACCURACY, time_step: float | str | None = None,
                  drake_gravity: bool = False, world_link: bool = True, collision_geometry: bool = False,
-                 explicit_damping: bool = False, native_limits: bool = False):
+                 explicit_damping: bool = False, native_limits: bool = False, native_contact: bool = False,
+                 contact_relaxation_split: float = 0.5):
         super().__init__(spec, dt)
         self.native_limits = bool(native_limits)
+        self.native_contact = bool(native_contact)
+        self.contact_relaxation_split = float(contact_relaxation_split)
+        self.contact_implicit = self.native_contact
+        """SAP solves the contact's linear spring–damper implicitly over the step."""
+        if self.native_contact and not spec.has_contact:
+            raise EngineError(f"drake native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
+        if self.native_contact and integrator != "discrete":
+            raise EngineUnsupported("drake: native_contact is configured for the discrete plant only "
+                                    "(drake-discrete: SAP's linear model f = k (x + tau x'), tau = c/k); the "
+                                    "continuous plant's point contact is Hunt-Crossley, f = k x (1 + d x'), which "
+                                    "is not the spring-damper law")
         if integrator not in SCHEMES:
             raise EngineError(f"drake integrator: must be one of {', '.join(SCHEMES)}, got {integrator!r}")
         if not (isinstance(accuracy, (int, float)) and 0 < accuracy < 1):
@@ -159,7 +171,8 @@ class DrakeEngine(Engine):
         self.collision_geometry = bool(collision_geometry)
         self.explicit_damping = bool(explicit_damping)
 
-        self._diagram, self.plant = self._build(self.time_step, damping=not self.explicit_damping)
+        self._diagram, self.plant = self._build(self.time_step, damping=not self.explicit_damping,
+                                                contact=self.native_contact)
         self._qdiagram, self.qplant = self._build(0.0, damping=True)
         self._b = np.array([l.damping for l in spec.links], dtype=float)
 
@@ -190,7 +203,34 @@ class DrakeEngine(Engine):
         return bool(self.error_control and self._continuous)
 
     # ------------------------------------------------------------------ build
-    def _build(self, time_step: float, damping: bool):
+    def _add_contact(self, plant, instance) -> None:
+        """The tip sphere and the obstacles (half spaces) as collision geometry with point-contact properties:
+        SAP's linear model f_n = (k (x + tau x'))+ with tau = c/k.  Drake combines two geometries' point stiffness
+        in series and adds their relaxation times, so each side gets 2k and a share of tau
+        (``contact_relaxation_split``, 0.5)."""
+        from pydrake.geometry import AddContactMaterial, HalfSpace, ProximityProperties, Sphere
+        from pydrake.math import RigidTransform
+        from pydrake.multibody.plant import CoulombFriction
+
+        c = self.spec.contact
+        tau = c.damping / c.stiffness
+
+        def props(share):
+            pp = ProximityProperties()
+            AddContactMaterial(dissipation=None, point_stiffness=2.0 * c.stiffness,
+                               friction=CoulombFriction(c.friction, c.friction), properties=pp)
+            pp.AddProperty("material", "relaxation_time", tau * share)
+            return pp
+
+        tip = plant.GetBodyByName("tip", instance)
+        plant.RegisterCollisionGeometry(tip, RigidTransform(), Sphere(c.radius), "tip_sphere",
+                                        props(self.contact_relaxation_split))
+        for j, ob in enumerate(self.spec.obstacles, start=1):
+            pose = HalfSpace.MakePose(np.array(ob.normal, dtype=float), np.array(ob.point, dtype=float))
+            plant.RegisterCollisionGeometry(plant.world_body(), pose, HalfSpace(), f"obstacle{j}",
+                                            props(1.0 - self.contact_relaxation_split))
+
+    def _build(self, time_step: float, damping: bool, contact: bool = False):
         builder = DiagramBuilder()
         plant, _scene = AddMultibodyPlantSceneGraph(builder, time_step)
         # the arm's own name is not passed on: Drake reads "::" in a model name as a scope separator and aborts
@@ -213,6 +253,12 @@ class DrakeEngine(Engine):
             actuator.set_default_rotor_inertia(float(link.armature))
             if not damping:
                 joint.set_default_damping(0.0)
+        if contact:
+            from pydrake.multibody.plant import ContactModel, DiscreteContactApproximation
+
+            self._add_contact(plant, instance)
+            plant.set_contact_model(ContactModel.kPoint)
+            plant.set_discrete_contact_approximation(DiscreteContactApproximation.kSap)
         plant.Finalize()
         if plant.num_positions() != self.n or plant.num_velocities() != self.n:
             floating = " — the base is not welded to the world (no `world` link in the URDF): a free body" \
@@ -352,6 +398,23 @@ class DrakeEngine(Engine):
                          for i in range(1, self.n + 1)])
 
     # ------------------------------------------------------------------ description
+    def _contact_config(self) -> dict:
+        c = self.spec.contact
+        return {
+            "contacts": "native: point contact between a sphere on the tip body and one HalfSpace per obstacle "
+                        "(registered on the discrete plant only); crossdyn's applied contact law off",
+            "contact_law": f"k = {c.stiffness:g} N/m, c = {c.damping:g} N s/m, mu = {c.friction:g}, r = {c.radius:g} m",
+            "contact_model": str(self.plant.get_contact_model()),
+            "discrete_contact_approximation": str(self.plant.get_discrete_contact_approximation()),
+            "contact_point_stiffness_each": 2.0 * c.stiffness,
+            "contact_relaxation_time_s": c.damping / c.stiffness,
+            "contact_relaxation_split": self.contact_relaxation_split,
+            "contact_combination": "Drake combines two geometries' point stiffness in series (2k and 2k: k) and adds "
+                                   "their relaxation times (split between them: c/k); SAP: f = (k (phi + tau v))+, the "
+                                   "spring-damper solved implicitly over the step",
+            "contact_friction": [c.friction, c.friction],
+        }
+
     def config(self) -> dict:
         _, subs = engine_inertias(self.spec)
         plant, ctx = self.plant, self._ctx
@@ -359,8 +422,9 @@ class DrakeEngine(Engine):
         actuators = [plant.GetJointActuatorByName(f"tau{i}", self._instance) for i in range(1, self.n + 1)]
         integ = self._integ
         if self.time_step > 0:
-            integrator = (f"discrete plant update every {self.time_step} s (Drake's default discrete solver, "
-                          "SAP 'lagged'): semi-implicit Euler, joint damping implicit")
+            approx = "SAP 'sap' (native contact)" if self.native_contact else "SAP 'lagged'"
+            integrator = (f"discrete plant update every {self.time_step} s (Drake's discrete solver, "
+                          f"{approx}): semi-implicit Euler, joint damping implicit")
         elif self.error_control:
             integrator = f"{self.drake_scheme}, error-controlled, target accuracy {integ.get_target_accuracy()}"
         else:
@@ -417,8 +481,9 @@ class DrakeEngine(Engine):
                              "Drake ignores joint limits in continuous plants and enforces them by a constraint "
                              "in discrete plants"),
             "collision_geometry": self.collision_geometry,
-            "contacts": "links' cylinders registered as collision geometry (collision_geometry=True)"
-            if self.collision_geometry else "none: the URDF has visual geometry only",
+            **(self._contact_config() if self.native_contact else {
+                "contacts": "links' cylinders registered as collision geometry (collision_geometry=True)"
+                if self.collision_geometry else "none: the URDF has visual geometry only"}),
             "masses": [float(b.default_mass()) for b in bodies],
             "com_offsets": [[float(v) for v in b.default_com()] for b in bodies],
             "inertia_zz": [float(b.default_spatial_inertia().Shift(b.default_com()).CalcRotationalInertia()

@@ -159,6 +159,8 @@ class PyBulletEngine(Engine):
         self.obstacle_lateral_friction = float(obstacle_lateral_friction)
         self.contact_breaking_threshold = float(contact_breaking_threshold)
         self._obstacles: list[int] = []
+        self.contact_implicit = self.native_contact
+        """Bullet solves the contact's spring–damper implicitly over the step (ERP/CFM)."""
         if coulomb_friction not in FRICTION_MODES:
             raise EngineError(f"pybullet coulomb_friction: must be one of {', '.join(FRICTION_MODES)}, "
                               f"got {coulomb_friction!r}")
