@@ -972,11 +972,13 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
                 failures.append(f"{name}: native contact run {e['status']}: {e['reason']}")
             failures.extend(describe_departure(d) for d in e.get("verdict", {}).get("departures", []))
         notes.append("native contact: each engine's own contact (MuJoCo: direct solref (-k A0, -c A0), solimp "
-                     "d = 1e-4; PyBullet: contactStiffness k, contactDamping c); each episode judged against the law "
-                     "restarted at the engine's own pre-contact state, tolerance = integration-error estimate (the "
-                     "law with the engine's scheme at dt) + the engine's measured contact-force departure from the law; "
-                     "the whole run's tip path is compared with the reference, not judged. Not native: "
-                     + "; ".join(f"{k}: {v}" for k, v in native["unsupported"].items()))
+                     "d = 1e-4; PyBullet: contactStiffness k, contactDamping c; drake-discrete: SAP with relaxation "
+                     "time c/k); each episode judged against the law restarted at the engine's own pre-contact state, "
+                     "tolerance = integration-error estimate (the law with the engine's scheme at dt) + the engine's "
+                     "measured contact-force departure from the law in that scheme + the dt grid's resolution; the "
+                     "whole run's tip path is compared with the reference, not judged"
+                     + (f". Not native (reasons above): {', '.join(native['unsupported'])}" if native["unsupported"]
+                        else ""))
     if opt.calibrate_contact:
         from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
 
