@@ -277,8 +277,9 @@ def test_calibration_fits_the_law_better_than_the_direct_settings():
 # ---------------------------------------------------------------------------------------------- compare
 def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     """compare --native on planar2r-floor (dropped from q0 = (−0.6, 0), zero torque, 0.6 s): summary["contact"]
-    ["native"] (schema-valid), the report's "Native contact" section, the CLI's table with numbers; MuJoCo's and
-    PyBullet's native contact pass, a mis-set MuJoCo (literal (−k, −c)) fails naming the engine and obstacle."""
+    ["native"] and ["calibration"] (schema-valid), the report's "Native contact" section with the calibration, the
+    CLI's table with numbers; MuJoCo's and PyBullet's native contact pass, a mis-set MuJoCo (literal (−k, −c))
+    fails naming the engine and obstacle."""
     import json
     from pathlib import Path
 
@@ -290,7 +291,7 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     from crossdyn.comparison.report import write_outputs
 
     cmp = compare("planar2r-floor", duration=0.6, engines=["mujoco", "pybullet", "mujoco@contact_mass_scaled=false",
-                                                          "pinocchio"], native=True,
+                                                          "pinocchio"], native=True, calibrate_contact=True,
                   convergence_dts=(), n_states=20, q0=tuple(FLOOR_Q0), profile="zero")
     nat = cmp.summary["contact"]["native"]
     bad = "mujoco@contact_mass_scaled=false@native_contact=true"
@@ -304,6 +305,10 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     jsonschema.validate(json.loads(written["summary.json"].read_text()), schema)
     md = written["report.md"].read_text()
     assert "## Native contact" in md and "mujoco@native_contact=true: PASS" in md
+    cal = cmp.summary["contact"]["calibration"]
+    assert set(cal) == {"mujoco", "pybullet"} and cal["mujoco"]["improvement_over_literal"] > 1
+    assert "Calibration (mujoco@native_contact=true, compare --calibrate-contact)" in md
     lines = "\n".join(contact_native_lines(cmp.summary))
     ref_pen = nat["reference"]["episodes"][0]["max_penetration_m"] * 1e3
     assert f"{ref_pen:.3g}" in lines and f"{bad}: FAIL" in lines and "pybullet@native_contact=true: PASS" in lines
+    assert "calibration pybullet@native_contact=true: contactStiffness" in lines

@@ -235,6 +235,34 @@ def implicit_step_force(spec, law: ContactLaw, q, qd, tau, h: float, fd=None):
     return np.zeros(0), np.zeros((0, spec.n)), Minv, a_free
 
 
+def exact_run(spec, profile, q0, qd0, duration: float, dt: float, law: ContactLaw | None = None) -> Trajectory:
+    """The law's reference on the dt grid: the event-exact ``simulate_contact`` of
+    :mod:`crossdyn.analytic.contact` (DOP853, every touch, clip and release located) for an open-loop profile
+    when main has it, else :func:`law_run` (RK4 at dt/20 in contact, switches located).  ``info["engine"]`` says
+    which."""
+    closed = getattr(profile, "closed_loop", False) or not hasattr(profile, "sample")
+    try:
+        from crossdyn.analytic.contact import simulate_contact
+    except ImportError:
+        simulate_contact = None
+    default = law is None or law.slip_velocity == ContactLaw.of(spec).slip_velocity
+    if simulate_contact is not None and not closed and default:
+        K = n_steps(duration, dt)
+        taus = np.asarray(profile.sample(np.arange(K) * dt), dtype=float).reshape(K, spec.n)
+
+        def torque(t):
+            return taus[min(int(t / dt + 1e-9), K - 1)]
+
+        run = simulate_contact(spec, np.asarray(q0, float), np.asarray(qd0, float), K * dt, torque=torque, hold=dt,
+                               output_dt=dt)
+        q, qd = np.asarray(run.q), np.asarray(run.qd)
+        if q.shape == (K + 1, spec.n) and qd.shape == q.shape:
+            return Trajectory(np.asarray(run.t), q, qd, taus, "simulate_contact", dt, "ok", None, "",
+                              {"engine": "simulate_contact (event-exact DOP853)",
+                               "law": (law or ContactLaw.of(spec)).describe()})
+    return law_run(spec, profile, q0, qd0, duration, dt, "rk4", substeps=20, locate=True, law=law)
+
+
 def _rk4_switched(rk4, q, qd, tau, h, mode, m):
     """One RK4 substep of h; if the law's mode switches inside it, step to the switch first (the
     switching function that changed sign, located by Brent's method), then the rest (at most 3 switches per substep)."""
@@ -482,8 +510,9 @@ def restarted(spec, law: ContactLaw, profile, traj, episode: dict, scheme: str, 
     T = min(float(traj.t[-1]) - t0, 2 * episode["duration_s"] + margin_s)
     if T < dt:
         return None
-    run = law_run(spec, _Shifted(profile, t0), traj.q[i0], traj.qd[i0], round(T / dt) * dt, dt, scheme, substeps,
-                  locate, law)
+    shifted, T = _Shifted(profile, t0), round(T / dt) * dt
+    run = (exact_run(spec, shifted, traj.q[i0], traj.qd[i0], T, dt, law) if scheme == "exact" else
+           law_run(spec, shifted, traj.q[i0], traj.qd[i0], T, dt, scheme, substeps, locate, law))
     eps = [e for e in characterise(spec, law, run, native=inferred) if e["obstacle"] == episode["obstacle"]]
     return eps[0] if eps else None
 
@@ -492,8 +521,7 @@ def judge(engine: str, spec, law: ContactLaw, profile, traj, native: list[dict],
           substeps: int = 1, locate: bool = False) -> dict:
     """Each native episode against the law restarted at the engine's own state just before it.
 
-    The reference for episode i is the law's event-located run (:func:`law_run`, RK4, 20 substeps) started at the
-    native run's state at the sample before the touch, so what is judged is the engine's contact itself, not the
+    The reference for episode i is the law's exact run (:func:`exact_run`) started at the native run's state at the sample before the touch, so what is judged is the engine's contact itself, not the
     trajectory's accumulated departure before it (the order and timing of later contacts is sensitive to small
     differences: the tip path's deviation from the global reference is reported beside, not judged).  Tolerance
     per quantity: the integration-error estimate |X_est − X_ref| (the law integrated from the same state with the
@@ -515,7 +543,7 @@ def judge(engine: str, spec, law: ContactLaw, profile, traj, native: list[dict],
         if e["open"]:
             rows.append(None)
             continue
-        ref = restarted(spec, law, profile, traj, e, "rk4", traj.dt, 20, True)
+        ref = restarted(spec, law, profile, traj, e, "exact", traj.dt)
         est = restarted(spec, law, profile, traj, e, scheme, traj.dt, substeps, locate, inferred=True)
         rows.append({"reference": ref, "estimate": est})
         if ref is None:

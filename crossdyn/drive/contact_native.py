@@ -96,8 +96,8 @@ def run_native(engine, profile, q0, qd0, duration: float):
 
 
 def reference_run(spec, profile, q0, qd0, duration: float, dt: float):
-    """The law's reference run on the dt grid (see :mod:`crossdyn.drive.contact_events`)."""
-    return ce.law_run(spec, profile, q0, qd0, duration, dt, "rk4", substeps=20, locate=True)
+    """The law's reference run on the dt grid (:func:`crossdyn.drive.contact_events.exact_run`)."""
+    return ce.exact_run(spec, profile, q0, qd0, duration, dt)
 
 
 def characterise_native_contact(spec, profile, q0, qd0, duration: float, dt: float, engines, reference=None,
