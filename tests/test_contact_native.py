@@ -249,6 +249,7 @@ def test_pybullet_contact_knobs_matter():
     cfg = make_engine("pybullet@native_contact=true", spec).config()
     assert cfg["contact_tip"]["contact_stiffness"] == 2.0e4 and cfg["contact_tip"]["contact_damping"] == 50.0
     assert cfg["contact_obstacles"][0]["contact_damping"] == 0.0 and cfg["contact_breaking_threshold"] == 0.0
+    assert cfg["contact_erp"] == pytest.approx(20.0 / 70.0) and cfg["contact_cfm"] == pytest.approx(1 / 70.0)
 
 
 # ---------------------------------------------------------------------------------------------- calibration

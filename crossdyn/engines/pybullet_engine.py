@@ -286,6 +286,8 @@ class PyBulletEngine(Engine):
                                    "contact_stiffness": o[9]} for o in obs],
             "contact_pair": "stiffness 1/(1/k_tip + 1/k_obstacle), damping c_tip + c_obstacle, friction mu_tip * "
                             "mu_obstacle; ERP = h k/(h k + c), CFM = 1/(h k + c) per contact",
+            "contact_erp": self.dt * c.stiffness / (self.dt * c.stiffness + c.damping + self.obstacle_contact_damping),
+            "contact_cfm": 1.0 / (self.dt * c.stiffness + c.damping + self.obstacle_contact_damping),
             "contact_breaking_threshold": self.contact_breaking_threshold,
             "obstacle_contact_damping": self.obstacle_contact_damping,
             "obstacle_lateral_friction": self.obstacle_lateral_friction,
