@@ -24,9 +24,11 @@ contact torque τ_c = M q̈ + C q̇ + G + F − τ (analytic inverse dynamics, q
 (F_n, F_t) from τ_c = J_tipᵀ (F_n n + F_t t) − r F_t (least squares; F_t only when μ > 0) — the force held over
 step k, exact for a semi-implicit Euler engine.
 
-The reference (:func:`law_run`): the analytic model with the law, RK4 at dt/``substeps`` with every switch of
-the law (touch, release, clip) located inside its substep (Brent), the profile's torque held over each dt.  This
-stands in for the event-exact ``simulate_contact`` of :mod:`crossdyn.analytic.contact` until it lands.
+The reference (:func:`exact_run`): the event-exact ``simulate_contact`` of :mod:`crossdyn.analytic.contact` where
+main has it and the profile is open loop; else :func:`law_run`, the analytic model with the law, RK4 at
+dt/``substeps`` with every switch of the law (touch, release, clip) located inside its substep (Brent), the
+profile's torque held over each dt.  Native episodes are judged by :func:`judge` (the law restarted at the
+engine's own pre-contact state, :func:`restarted`), with the engine's measured softness (:func:`probe_softness`).
 """
 from __future__ import annotations
 

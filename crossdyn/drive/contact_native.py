@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import inspect
 
-import numpy as np
-
 from crossdyn.analytic.contact import ContactLaw
 from crossdyn.drive import contact_events as ce
 from crossdyn.drive.runner import run_engine
@@ -104,8 +102,8 @@ def characterise_native_contact(spec, profile, q0, qd0, duration: float, dt: flo
                                 say=None) -> dict:
     """Run each engine of ``engines`` (names; each mapped by :func:`native_contact_variant`) with its own contact,
     characterise and judge it (module docstring).  Returns {"reference": {"method", "episodes"}, "engines":
-    {native name: {"status", "reason", "config", "softness", "estimate", "episodes", "estimate_episodes",
-    "path_deviation_m", "verdict"}}, "unsupported": {name: reason}}."""
+    {native name: {"status", "reason", "config", "softness", "estimate", "episodes", "episode_count",
+    "path_deviation_m", "verdict", "trajectory"}}, "unsupported": {name: reason}}."""
     say = say or (lambda msg: None)
     law = ContactLaw.of(spec)
     if reference is None:
@@ -194,7 +192,3 @@ def summary_of(native: dict) -> dict:
     """``native`` without the trajectories (JSON)."""
     return {**native, "engines": {k: {kk: vv for kk, vv in v.items() if kk != "trajectory"}
                                   for k, v in native["engines"].items()}}
-
-
-def episodes_array(rows: list[dict], quantity: str) -> np.ndarray:
-    return np.array([r[quantity] if r[quantity] is not None else np.nan for r in rows], dtype=float)
