@@ -227,29 +227,39 @@ def test_mujoco_friction_on_the_wall_is_measured_not_assumed():
     assert ce.describe_departure(first).startswith("mujoco@native_contact=true: native contact force departs")
 
 
-def test_pybullet_contact_knobs_matter():
-    """Each PyBullet default that changes the contact, restored by its knob, changes the run: the obstacle's own
-    contactDamping 0.1 N s/m (added to c), its lateralFriction 0.5 (multiplied with μ) and a 0.02 m
-    contactBreakingThreshold (points kept before touching)."""
-    spec, _, prof = _floor()
+def test_pybullet_contact_knobs_matter_and_its_contact_is_the_implicit_law():
+    """Each PyBullet default that changes the contact, restored by its knob, changes the run and moves it away from
+    the law's reference (RMS joint angles, 0.5 s): the obstacle's own contactDamping 0.1 N s/m (added to c), its
+    lateralFriction 0.5 (multiplied with μ) and a 0.02 m contactBreakingThreshold (points solved before
+    touching).  With crossdyn's settings PyBullet's floor run is the law solved implicitly over each step
+    (``law_run(..., "implicit-contact")``) to 2e-4 rad RMS (measured 5.6e-5 over 0.75 s)."""
+    from crossdyn.drive.limit_calibration import rms
+
+    floor, _, _ = _floor()
     wall = get_preset("planar3r-wall")
+    cases = {"floor": (floor, FLOOR_Q0), "wall": (wall, np.array([0.9, 0.0, 0.0]))}
 
-    def q(name, arm, q0):
-        with make_engine(name, arm, 1e-3) as eng:
-            return cn.run_native(eng, make_profile("zero", arm), np.array(q0), np.zeros(arm.n), 0.5).q
+    def q(option, case, T=0.5):
+        arm, q0 = cases[case]
+        with make_engine("pybullet@native_contact=true" + option, arm, 1e-3) as eng:
+            return cn.run_native(eng, make_profile("zero", arm), q0, np.zeros(arm.n), T).q
 
-    base_floor = q("pybullet@native_contact=true", spec, FLOOR_Q0)
-    base_wall = q("pybullet@native_contact=true", wall, [0.9, 0.0, 0.0])
-    assert np.max(np.abs(q("pybullet@native_contact=true@obstacle_contact_damping=0.1", spec, FLOOR_Q0)
-                         - base_floor)) > 1e-5  # measured 3e-4 rad
-    assert np.max(np.abs(q("pybullet@native_contact=true@obstacle_lateral_friction=0.5", wall, [0.9, 0.0, 0.0])
-                         - base_wall)) > 1e-3  # measured 8.6e-3 rad
-    assert np.max(np.abs(q("pybullet@native_contact=true@contact_breaking_threshold=0.02", wall, [0.9, 0.0, 0.0])
-                         - base_wall)) > 1e-3  # measured 6.2e-3 rad
-    cfg = make_engine("pybullet@native_contact=true", spec).config()
+    refs = {c: cn.reference_run(a, make_profile("zero", a), q0, np.zeros(a.n), 0.5, 1e-3).q
+            for c, (a, q0) in cases.items()}
+    base = {c: q("", c) for c in cases}
+    for option, case, changes in (("@obstacle_contact_damping=0.1", "floor", 1e-5),  # measured 3e-4 rad
+                                  ("@obstacle_lateral_friction=0.5", "wall", 1e-3),  # measured 8.6e-3 rad
+                                  ("@contact_breaking_threshold=0.02", "wall", 1e-3)):  # measured 6.2e-3 rad
+        restored = q(option, case)
+        assert np.max(np.abs(restored - base[case])) > changes, option
+        assert rms(restored, refs[case]) > rms(base[case], refs[case]), option
+    cfg = make_engine("pybullet@native_contact=true", floor).config()
     assert cfg["contact_tip"]["contact_stiffness"] == 2.0e4 and cfg["contact_tip"]["contact_damping"] == 50.0
     assert cfg["contact_obstacles"][0]["contact_damping"] == 0.0 and cfg["contact_breaking_threshold"] == 0.0
     assert cfg["contact_erp"] == pytest.approx(20.0 / 70.0) and cfg["contact_cfm"] == pytest.approx(1 / 70.0)
+    implicit = ce.law_run(floor, make_profile("zero", floor), FLOOR_Q0, np.zeros(2), 0.75, 1e-3, "implicit-contact",
+                          1, False)
+    assert rms(q("", "floor", 0.75), implicit.q) < 2e-4
 
 
 # ---------------------------------------------------------------------------------------------- calibration
