@@ -323,3 +323,10 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     ref_pen = nat["reference"]["episodes"][0]["max_penetration_m"] * 1e3
     assert f"{ref_pen:.3g}" in lines and f"{bad}: FAIL" in lines and "pybullet@native_contact=true: PASS" in lines
     assert "calibration pybullet@native_contact=true: contactStiffness" in lines
+
+
+def test_calibrate_contact_on_an_arm_without_contact_says_so():
+    from crossdyn.comparison.compare import compare
+
+    cmp = compare("planar2r", duration=0.2, engines=["mujoco"], calibrate_contact=True, convergence_dts=(), n_states=20)
+    assert "contact" not in cmp.summary and any("nothing to calibrate" in n for n in cmp.summary["notes"])

@@ -479,6 +479,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                                             native_runs, friction)
     timelines: dict = {}
     native_contact_runs = {}
+    if opt.calibrate_contact and not spec.has_contact:
+        notes.append("--calibrate-contact: this arm has no contact ([contact] and [[obstacles]]), nothing to calibrate")
     if spec.has_contact and (opt.native or opt.calibrate_contact):
         native_contact_runs = _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, notes, say)
     if friction is not None:
