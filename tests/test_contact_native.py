@@ -311,6 +311,10 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     assert any(f.startswith(f"{bad}: native contact departs at obstacle 1") for f in cmp.summary["failures"])
     assert not any(f.startswith(("mujoco@native_contact=true", "pybullet@native_contact=true"))
                    for f in cmp.summary["failures"])
+    from crossdyn.comparison.report import native_contact_plots
+
+    png = native_contact_plots(cmp)["native_contact.png"]
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
     written = write_outputs(cmp, tmp_path, plots=False, animation=False)
     schema = json.loads((Path(crossdyn.__file__).parent / "comparison" / "summary.schema.json").read_text())
     jsonschema.validate(json.loads(written["summary.json"].read_text()), schema)

@@ -170,6 +170,8 @@ class Comparison:
     """compare --characterise-friction: "reference" and each native engine → {"t", "stuck" (K, joints with f_c)}."""
     native_contact_runs: dict = field(default_factory=dict)
     """compare --native on an arm with contact: engine name (``…@native_contact=true``) → its Trajectory."""
+    native_contact_reference: object = None
+    """compare --native on an arm with contact: the law's reference run the native runs are compared with."""
 
     @property
     def passed(self) -> bool:
@@ -478,11 +480,12 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
         summary["limits"] = _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, notes, say,
                                             native_runs, friction)
     timelines: dict = {}
-    native_contact_runs = {}
+    native_contact_runs, native_contact_reference = {}, None
     if opt.calibrate_contact and not spec.has_contact:
         notes.append("--calibrate-contact: this arm has no contact ([contact] and [[obstacles]]), nothing to calibrate")
     if spec.has_contact and (opt.native or opt.calibrate_contact):
-        native_contact_runs = _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, notes, say)
+        native_contact_runs, native_contact_reference = _contact_native(spec, opt, profile, q0, qd0, engines, summary,
+                                                                        failures, notes, say)
     if friction is not None:
         summary["friction"] = {"mode": "applied", "law": "-fc*tanh(qd/v_s)", "fc_nm": friction.fc.tolist(),
                                "v_s_rad_s": friction.v_s}
@@ -493,7 +496,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     summary["failures"] = failures
     summary["verdict"] = "fail" if failures else "pass"
     return Comparison(user_spec, opt, profile, q0, reference, reference_free, runs, summary, interrupted,
-                      native_runs, timelines, native_contact_runs=native_contact_runs)
+                      native_runs, timelines, native_contact_runs=native_contact_runs,
+                      native_contact_reference=native_contact_reference)
 
 
 def _profile(profile, spec):
@@ -957,7 +961,7 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
     """summary["contact"]["native"] (compare --native: each engine's own contact, characterised per episode and
     judged, :mod:`crossdyn.drive.contact_native`) and summary["contact"]["calibration"] (--calibrate-contact,
     :mod:`crossdyn.drive.contact_calibration`); departures become failures naming engine, obstacle, quantity.
-    Returns the native runs' trajectories."""
+    Returns the native runs' trajectories and the reference run."""
     from crossdyn.drive import contact_native as cn
     from crossdyn.drive.contact_events import describe_departure
 
@@ -996,7 +1000,7 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
                 cal["pybullet"] = calibrate_pybullet_contact(spec, profile, q0, qd0, opt.duration, opt.dt, base,
                                                              reference)
         out["calibration"] = cal
-    return runs
+    return runs, reference
 
 
 def _check(value, limit) -> bool:

@@ -15,7 +15,8 @@ import numpy as np
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
-         "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png", "contact.png", "tip_path.png")
+         "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png", "contact.png", "tip_path.png",
+         "native_contact.png")
 """Every figure a report may hold (tracking.png for closed-loop profiles only)."""
 
 
@@ -279,6 +280,7 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     out.update(limit_plots(cmp))
     out.update(stick_slip_plot(cmp))
     out.update(contact_plots(cmp, colors, styles))
+    out.update(native_contact_plots(cmp))
     return out
 
 
@@ -577,7 +579,9 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
                                   "set-valued law's sticking mode; engines: |qd| below the stick threshold)",
                 "contact.png": "contact: normal force and penetration against time, per engine (applied mode)",
                 "tip_path.png": "the tip's path per engine, the obstacles drawn (a line per half-plane, its inside "
-                                "shaded)"}
+                                "shaded)",
+                "native_contact.png": "native contact: penetration and normal force against time (native forces "
+                                      "inferred by inverse dynamics) and the tip path with the obstacles"}
     for img in images:
         if img not in ("arm.png", "tracking.png"):  # shown with the arm and the control sections
             b.append(("img", img, captions.get(img, img)))
@@ -634,6 +638,49 @@ def _effort_blocks(summary: dict) -> list[tuple]:
                   "integrate the same torque (steps at the limit counted per joint). Native: the engine's own "
                   "limit from the generated model, given 3× the limit for one step from rest."),
             ("table", ["engine", "joint", "effort [N m]", "saturated steps (applied)", "native"], rows)]
+
+
+def native_contact_plots(cmp) -> dict[str, bytes]:
+    """compare --native on an arm with contact: ``native_contact.png`` — penetration and normal force against time
+    (summed over the obstacles) for the law's reference and each engine's own contact (forces inferred by inverse
+    dynamics), and the tip path with the obstacles drawn.  Nothing otherwise."""
+    runs = getattr(cmp, "native_contact_runs", {}) or {}
+    ref = getattr(cmp, "native_contact_reference", None)
+    if not runs or ref is None:
+        return {}
+    import matplotlib.pyplot as plt
+
+    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.drive import contact_events as ce
+
+    spec = cmp.spec
+    law = ContactLaw.of(spec)
+    fig = plt.figure(figsize=(11, 6))
+    a_pen, a_f = fig.add_subplot(2, 2, 1), fig.add_subplot(2, 2, 3)
+    a_path = fig.add_subplot(1, 2, 2)
+    for i, (name, tr, native) in enumerate([("reference", ref, False)] + [(k, t, True) for k, t in runs.items()]):
+        tips, delta, _, _ = ce.tip_motion(spec, law, tr.q, tr.qd)
+        fn, _ = ce.inferred_forces(spec, law, tr) if native else ce.law_forces(spec, law, tr.q, tr.qd)
+        style = dict(color="k", lw=3, alpha=0.3) if not native else dict(color=f"C{i}", lw=1.1)
+        a_pen.plot(tr.t[:len(delta)], 1e3 * np.clip(delta, 0, None).sum(axis=1), label=name, **style)
+        a_f.plot(tr.t[:len(fn)], fn.sum(axis=1), label=name, **style)
+        a_path.plot(tips[:, 0], tips[:, 1], label=name, **style)
+    a_pen.set(ylabel="penetration [mm]")
+    a_f.set(xlabel="t [s]", ylabel="normal force [N]")
+    lo, hi = a_path.get_xlim(), a_path.get_ylim()
+    for a, n in zip(law.points, law.normals):  # each obstacle's surface line, the inside hatched
+        t = np.array([-n[1], n[0]])
+        span = 3.0 * max(hi[1] - hi[0], lo[1] - lo[0], 1.0)
+        line = np.array([a - span * t, a + span * t])
+        a_path.plot(line[:, 0], line[:, 1], color="saddlebrown", lw=2)
+        a_path.fill([line[0, 0], line[1, 0], line[1, 0] - span * n[0], line[0, 0] - span * n[0]],
+                    [line[0, 1], line[1, 1], line[1, 1] - span * n[1], line[0, 1] - span * n[1]],
+                    color="saddlebrown", alpha=0.15)
+    a_path.set(xlim=lo, ylim=hi, xlabel="x [m]", ylabel="y [m]", title="tip path (the sphere's centre)")
+    a_path.set_aspect("equal", adjustable="datalim")
+    a_pen.set_title(f"{spec.name}: native contact")
+    _legend_outside(a_path)
+    return {"native_contact.png": _png(fig)}
 
 
 def limit_plots(cmp) -> dict[str, bytes]:
