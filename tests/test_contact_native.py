@@ -334,3 +334,20 @@ def test_calibrate_contact_on_an_arm_without_contact_says_so():
 
     cmp = compare("planar2r", duration=0.2, engines=["mujoco"], calibrate_contact=True, convergence_dts=(), n_states=20)
     assert "contact" not in cmp.summary and any("nothing to calibrate" in n for n in cmp.summary["notes"])
+
+
+def test_mujoco_contact_knobs_matter():
+    """MuJoCo's contact defaults crossdyn changes, each a knob that changes the contact: the impedance
+    (``contact_impedance=0.9``, near MuJoCo's default solimp: its force departs from the law by > 50 % at the probe
+    states, measured 84 %) and the friction cone (``contact_cone=pyramidal``, MuJoCo's default, on planar3r-wall:
+    the run changes by > 1e-3 rad, measured 0.84 rad: the pyramid's edges carry the normal force too)."""
+    spec, law, prof = _floor()
+    with make_engine("mujoco@native_contact=true@contact_impedance=0.9", spec) as eng:
+        assert ce.probe_softness(eng, spec, law)["relative_force_error_max"] > 0.5
+        assert eng.config()["contact_solimp"][:2] == [0.9, 0.9]
+    wall = get_preset("planar3r-wall")
+    runs = {}
+    for cone in ("elliptic", "pyramidal"):
+        with make_engine(f"mujoco@native_contact=true@contact_cone={cone}", wall) as eng:
+            runs[cone] = cn.run_native(eng, make_profile("zero", wall), np.array([0.9, 0.0, 0.0]), np.zeros(3), 0.35).q
+    assert np.max(np.abs(runs["elliptic"] - runs["pyramidal"])) > 1e-3
