@@ -255,7 +255,9 @@ def exact_run(spec, profile, q0, qd0, duration: float, dt: float, law: ContactLa
         def torque(t):
             return taus[min(int(t / dt + 1e-9), K - 1)]
 
-        run = simulate_contact(spec, np.asarray(q0, float), np.asarray(qd0, float), K * dt, torque=torque, hold=dt,
+        constant = bool(np.all(taus == taus[:1]))  # one torque throughout: no hold boundaries to restart at
+        run = simulate_contact(spec, np.asarray(q0, float), np.asarray(qd0, float), K * dt,
+                               torque=(lambda t: taus[0]) if constant else torque, hold=None if constant else dt,
                                output_dt=dt)
         q, qd = np.asarray(run.q), np.asarray(run.qd)
         if q.shape == (K + 1, spec.n) and qd.shape == q.shape:
