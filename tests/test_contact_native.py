@@ -268,7 +268,7 @@ def test_calibration_fits_the_law_better_than_the_direct_settings():
     settings, re-run on a fresh engine, give the residual reported; it is at most the direct setting's (the fit
     starts there; measured 1.6× below it: the fit also absorbs Euler's integration error), ≥ 5× below the
     literal (−k, −c) and MuJoCo's default contact (measured 9.5× and 31×), and PyBullet's is ≥ 2× below its
-    direct (k, c) (measured 10×)."""
+    direct (k, c) (measured 8×)."""
     from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
     from crossdyn.drive.limit_calibration import rms
 
