@@ -242,16 +242,10 @@ class PyBulletEngine(Engine):
             p.changeDynamics(body, j, maxJointVelocity=self.max_joint_velocity, linearDamping=self.link_damping,
                              angularDamping=self.link_damping, physicsClientId=cid)
 
-    def _tip_link(self, cid: int, body: int) -> int:
-        for j in range(p.getNumJoints(body, physicsClientId=cid)):
-            if p.getJointInfo(body, j, physicsClientId=cid)[12].decode() == "tip":
-                return j
-        raise EngineError("pybullet: the URDF has no tip link")
-
     def _add_contact(self, cid: int, body: int) -> None:
         """The obstacles as static planes, the collision filters and the contact dynamics (module docstring)."""
         c = self.spec.contact
-        self._tip = self._tip_link(cid, body)
+        self._tip = self._tip_link()  # the same link index on both clients (the same URDF)
         for j in range(-1, p.getNumJoints(body, physicsClientId=cid)):
             p.setCollisionFilterGroupMask(body, j, 1 if j == self._tip else 0, 2 if j == self._tip else 0,
                                           physicsClientId=cid)
