@@ -36,10 +36,13 @@ obstacle contactDamping 0.1 N s/m  0 (the pair's damping is c)          ``obstac
 (added to the tip's c)
 obstacle lateralFriction 0.5       1 (the pair's friction is μ)         ``obstacle_lateral_friction=0.5``
 (multiplied with the tip's μ)
-contactBreakingThreshold 0.02 m    0 (no contact point is kept while    ``contact_breaking_threshold=0.02``
-(points kept and solved before     the sphere is clear of the plane)
-touching)
 =================================  =================================  ==========================================
+
+Left at its default, and said so in ``config()``: ``contactBreakingThreshold`` (0.02 m: contact points are kept and
+solved from that distance before touching).  It is *process-global* in Bullet (``gContactBreakingThreshold``):
+set from one client it changes every PyBullet client in the process — set to 0 here it made a later, unrelated
+self-collision check find no contact at all — so no adapter may change it.  On planar2r-floor's drop 0 and
+0.02 m give identical runs; on planar3r-wall (μ = 0.3) they differ by 6e-3 rad.
 
 Other facts this adapter relies on (see ``/work/shared/engine-notes.md``):
 
@@ -149,7 +152,7 @@ class PyBulletEngine(Engine):
                  disable_velocity_motors: bool = True, link_damping: float = 0.0,
                  max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor",
                  native_limits: bool = False, native_contact: bool = False, obstacle_contact_damping: float = 0.0,
-                 obstacle_lateral_friction: float = 1.0, contact_breaking_threshold: float = 0.0):
+                 obstacle_lateral_friction: float = 1.0):
         super().__init__(spec, dt)
         self.native_limits = bool(native_limits)
         self.native_contact = bool(native_contact)
@@ -157,7 +160,6 @@ class PyBulletEngine(Engine):
             raise EngineError(f"pybullet native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
         self.obstacle_contact_damping = float(obstacle_contact_damping)
         self.obstacle_lateral_friction = float(obstacle_lateral_friction)
-        self.contact_breaking_threshold = float(contact_breaking_threshold)
         self._obstacles: list[int] = []
         self.contact_implicit = self.native_contact
         """Bullet solves the contact's spring–damper implicitly over the step (ERP/CFM)."""
@@ -261,7 +263,6 @@ class PyBulletEngine(Engine):
                              rollingFriction=0.0, spinningFriction=0.0, contactStiffness=1e18,
                              contactDamping=self.obstacle_contact_damping, physicsClientId=cid)
             self._obstacles.append(oid)
-        p.setPhysicsEngineParameter(contactBreakingThreshold=self.contact_breaking_threshold, physicsClientId=cid)
 
     def _contact_config(self) -> dict:
         c = self.spec.contact
@@ -282,7 +283,8 @@ class PyBulletEngine(Engine):
                             "mu_obstacle; ERP = h k/(h k + c), CFM = 1/(h k + c) per contact",
             "contact_erp": self.dt * c.stiffness / (self.dt * c.stiffness + c.damping + self.obstacle_contact_damping),
             "contact_cfm": 1.0 / (self.dt * c.stiffness + c.damping + self.obstacle_contact_damping),
-            "contact_breaking_threshold": self.contact_breaking_threshold,
+            "contact_breaking_threshold": "0.02 m, Bullet's default, left alone: process-global "
+                                          "(gContactBreakingThreshold), so changing it would change every client",
             "obstacle_contact_damping": self.obstacle_contact_damping,
             "obstacle_lateral_friction": self.obstacle_lateral_friction,
         }
