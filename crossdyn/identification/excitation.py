@@ -9,11 +9,25 @@ Joint j follows, with base angular frequency ω_f = 2π/T_f and N harmonics,
 
 periodic with period T_f (so the data can be averaged over periods and start/stop transients avoided).
 
-Bounds are met by construction: a coefficient vector is scaled by 1/s with
-s = max( max|q − q0|/Δq, max|q̇|/q̇_max, max|q̈|/q̈_max ) evaluated on a dense grid, so the scaled trajectory
-touches at least one bound and violates none.  The optimiser (scipy.optimize.minimize, L-BFGS-B) works on the
-unscaled coefficients and minimises log cond(Y_base) of the scaled trajectory, Y_base stacked at ``samples``
-points of one period; a random trajectory gets the same scaling, so the two are compared under the same bounds.
+The condition number is cond(Y_base) = σ_max/σ_min of the base regressor stacked at ``samples`` equally spaced
+points of one period, columns as they are (SI units; Gautier & Khalil 1992, Swevers 1997, FloBaRoID's
+``cond(YBase)``), the same definition for the optimised and the random trajectory.
+
+Random trajectory (the comparison): coefficients a, b standard normal (seeded), q0 the centre of the range, scaled
+by 1/s with s = max( max|q − q0|/Δq, max|q̇|/q̇_max, max|q̈|/q̈_max ) on a dense grid, so that it touches at least one
+bound and violates none.
+
+Optimised trajectory: q, q̇, q̈ are linear in x = (a, b, q0), so the bounds |q − c| ≤ Δq, |q̇| ≤ q̇_max,
+|q̈| ≤ q̈_max at ``samples``/2 grid points are linear inequalities A x ≤ u.  scipy's SLSQP minimises, under them,
+the smooth upper bound of log cond
+
+    f(x) = (1/p) [ log Σ_k σ_k^p + log Σ_k σ_k^(−p) ],   log cond ≤ f ≤ log cond + 2 log(r)/p   (p = 10)
+
+(σ_max and σ_min of the optimum are multiple, where log cond itself is not differentiable), from the seeded random
+trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a grid 40×
+denser and shrunk about q0 (never stretched) if it overshoots a bound between the grid points.  Unlike the random
+trajectory it need not touch a bound: cond(Y_base) has its minimum inside the bounds (the gravity and viscous
+columns grow with the amplitude, the Coulomb column sign q̇ does not).
 """
 from __future__ import annotations
 
@@ -108,9 +122,34 @@ class FourierTrajectory:
                 np.max(np.abs(qdd) / bounds.qdd_max))
         return FourierTrajectory(self.q0, self.a / s, self.b / s, self.period)
 
+    def fit(self, bounds: Bounds, grid: int = 4000) -> "FourierTrajectory":
+        """The same shape shrunk about q0 by the smallest factor k ≤ 1 that meets every bound on a ``grid``-point
+        grid (exactly: q0 + k·max(q − q0) ≤ c + Δq and q0 + k·min(q − q0) ≥ c − Δq per joint)."""
+        t = np.linspace(0, self.period, grid, endpoint=False)
+        q, qd, qdd = self.evaluate(t)
+        d = q - self.q0
+        up, lo = bounds.center + bounds.half_range - self.q0, self.q0 - (bounds.center - bounds.half_range)
+        if np.any(up < 0) or np.any(lo < 0):
+            raise ValueError("q0 outside the position bounds")
+        with np.errstate(divide="ignore"):
+            k = min(1.0, np.min(np.where(d.max(0) > 0, up / d.max(0), np.inf)),
+                    np.min(np.where(d.min(0) < 0, lo / -d.min(0), np.inf)),
+                    np.min(bounds.qd_max / np.abs(qd).max(0)), np.min(bounds.qdd_max / np.abs(qdd).max(0)))
+        return self if k >= 1.0 else FourierTrajectory(self.q0, self.a * k, self.b * k, self.period)
+
     def params(self) -> dict:
         return {"kind": "fourier", "period_s": self.period, "harmonics": self.harmonics,
                 "q0": self.q0.tolist(), "a": self.a.tolist(), "b": self.b.tolist()}
+
+
+HARMONICS = 10
+"""Default number of harmonics of the optimised excitation (and of its random comparison), of 1/PERIOD Hz."""
+PERIOD = 5.0
+"""s; default period of the excitation."""
+STARTS = 2
+"""Default number of SLSQP starts (the seeded random trajectory and one more)."""
+SMOOTHING = 10.0
+"""p of the smooth upper bound of log cond (see the module docstring)."""
 
 
 def random_fourier(bounds: Bounds, harmonics: int = 5, period: float = 5.0, seed: int = 0) -> FourierTrajectory:
@@ -148,6 +187,8 @@ class Excitation:
     cond_random: float
     bounds: Bounds
     iterations: int
+    starts: int = 1
+    seconds: float = 0.0
 
     @property
     def ratio(self) -> float:
@@ -157,30 +198,108 @@ class Excitation:
         return {"trajectory": self.trajectory.params(), "condition_number": self.cond,
                 "condition_number_random": self.cond_random, "ratio": self.ratio,
                 "bounds": self.bounds.as_dict(), "optimiser_iterations": self.iterations,
-                "optimiser": "scipy.optimize.minimize L-BFGS-B on log cond(Y_base)"}
+                "optimiser_starts": self.starts, "optimiser_seconds": self.seconds,
+                "optimiser": "scipy.optimize.minimize SLSQP on a smooth upper bound of log cond(Y_base), "
+                             "bounds as linear constraints"}
 
 
-def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | None = None, harmonics: int = 5,
-                        period: float = 5.0, samples: int = 100, seed: int = 0, maxiter: int = 60) -> Excitation:
-    """Fourier coefficients minimising cond(Y_base) under ``bounds``, started from the seeded random trajectory."""
+def _smooth_log_cond(s: np.ndarray, p: float) -> float:
+    """(1/p)[log Σ σ^p + log Σ σ^(−p)], computed stably (σ scaled by its largest first)."""
+    if s[-1] <= 0:
+        return 1e3
+    x = s / s[0]
+    return float((np.log(np.sum(x ** p)) + np.log(np.sum(x ** -p))) / p)
+
+
+def bound_constraints(bounds: Bounds, harmonics: int, period: float, samples: int):
+    """(A, u) with A x ≤ u the position, velocity and acceleration bounds at ``samples`` points of one period,
+    x = (a.ravel(), b.ravel(), q0) as in :func:`optimise_excitation`."""
+    n, H = len(bounds.center), harmonics
+    t = np.linspace(0, period, samples, endpoint=False)
+    wl = 2 * np.pi / period * np.arange(1, H + 1)
+    S, C = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))
+    maps = ((np.hstack([S / wl, -C / wl]), bounds.half_range, True),   # q − q0
+            (np.hstack([C, S]), bounds.qd_max, False),                   # q̇
+            (np.hstack([-S * wl, C * wl]), bounds.qdd_max, False))       # q̈
+    rows, upper = [], []
+    for j in range(n):
+        for M, lim, position in maps:
+            for sign in (1.0, -1.0):
+                A = np.zeros((samples, 2 * n * H + n))
+                A[:, j * H:(j + 1) * H] = sign * M[:, :H]
+                A[:, n * H + j * H:n * H + (j + 1) * H] = sign * M[:, H:]
+                u = np.full(samples, lim[j])
+                if position:  # ±(q0 + d) ≤ Δq ± c
+                    A[:, 2 * n * H + j] = sign
+                    u = u + sign * bounds.center[j]
+                rows.append(A)
+                upper.append(u)
+    return np.vstack(rows), np.concatenate(upper)
+
+
+def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | None = None,
+                        harmonics: int = HARMONICS, period: float = PERIOD, samples: int | None = None,
+                        seed: int = 0, maxiter: int = 100, starts: int = STARTS,
+                        smoothing: float = SMOOTHING) -> Excitation:
+    """Fourier coefficients and offsets minimising cond(Y_base) under ``bounds`` (see the module docstring).
+
+    ``samples``: regressor grid points per period (default 20 per second); the constraints hold at every second
+    one (SLSQP's time grows with their number), the result on a grid 40× denser (:meth:`FourierTrajectory.fit`).  Start 0 is the seeded
+    random trajectory (the one reported beside the result); start k > 0 the random trajectory of seed
+    ``seed + 7919 k`` (7919: a prime, so that the starts of neighbouring seeds do not coincide).
+    """
+    import time
+
     import scipy.optimize
 
+    t0 = time.perf_counter()
     bounds = default_bounds(spec) if bounds is None else bounds
+    samples = int(round(20 * period)) if samples is None else int(samples)
+    n, H = spec.n, harmonics
     rnd = random_fourier(bounds, harmonics, period, seed)
-    n = spec.n
+    t = np.linspace(0, period, samples, endpoint=False)
+    A, u = bound_constraints(bounds, harmonics, period, max(1, samples // 2))
+    p = spec.params()
 
-    def unpack(x):
-        a, b = x[: n * harmonics].reshape(n, harmonics), x[n * harmonics: 2 * n * harmonics].reshape(n, harmonics)
-        # the offsets move within half the position range: q0 = centre + ½ Δq tanh(z)
-        q0 = bounds.center + 0.5 * bounds.half_range * np.tanh(x[2 * n * harmonics:])
-        return FourierTrajectory(q0, a, b, period).scale(bounds)
+    def unpack(x) -> FourierTrajectory:
+        return FourierTrajectory(x[2 * n * H:], x[:n * H].reshape(n, H), x[n * H:2 * n * H].reshape(n, H), period)
+
+    wl = 2 * np.pi / period * np.arange(1, H + 1)
+    Sn, Cs = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))
+
+    def costs(X):
+        """f at each row of X, batched: one regressor evaluation and one stacked SVD for all of them."""
+        a, b, q0 = X[:, :n * H].reshape(-1, n, H), X[:, n * H:2 * n * H].reshape(-1, n, H), X[:, 2 * n * H:]
+        q = q0[:, None, :] + np.einsum("tl,knl->ktn", Sn / wl, a) - np.einsum("tl,knl->ktn", Cs / wl, b)
+        qd = np.einsum("tl,knl->ktn", Cs, a) + np.einsum("tl,knl->ktn", Sn, b)
+        qdd = np.einsum("tl,knl->ktn", -Sn * wl, a) + np.einsum("tl,knl->ktn", Cs * wl, b)
+        Y = base.evaluate(p, q, qd, qdd).reshape(len(X), -1, base.r)
+        sv = np.linalg.svd(Y, compute_uv=False)
+        return np.array([_smooth_log_cond(s, smoothing) for s in sv])
 
     def cost(x):
-        c = condition_number(spec, base, unpack(x), samples)
-        return np.log(c) if np.isfinite(c) else 1e3
+        return float(costs(x[None])[0])
 
-    x0 = np.concatenate([rnd.a.ravel(), rnd.b.ravel(), np.zeros(n)])
-    res = scipy.optimize.minimize(cost, x0, method="L-BFGS-B", options={"maxiter": maxiter})
-    best = unpack(res.x)
-    return Excitation(best, rnd, condition_number(spec, base, best, 4 * samples),
-                      condition_number(spec, base, rnd, 4 * samples), bounds, int(res.nit))
+    def grad(x):
+        # forward differences, all coordinates in one batched evaluation
+        h = 1e-7 * np.maximum(1.0, np.abs(x))
+        f = costs(np.vstack([x, x + np.diag(h)]))
+        return (f[1:] - f[0]) / h
+
+    cons = [{"type": "ineq", "fun": lambda x: u - A @ x, "jac": lambda x: -A}]
+    best, best_cond, nit = None, np.inf, 0
+    for k in range(max(1, int(starts))):
+        r0 = rnd if k == 0 else random_fourier(bounds, harmonics, period, seed + 7919 * k)
+        x0 = np.concatenate([r0.a.ravel(), r0.b.ravel(), r0.q0])
+        res = scipy.optimize.minimize(cost, x0, jac=grad, method="SLSQP", constraints=cons,
+                                      options={"maxiter": maxiter, "ftol": 1e-6})
+        nit += int(res.nit)
+        traj = unpack(res.x)
+        if np.any(np.abs(traj.q0 - bounds.center) > bounds.half_range):  # offsets outside the range: keep the start
+            traj = r0
+        traj = traj.fit(bounds)  # SLSQP's small constraint violations and overshoots between grid points
+        c = condition_number(spec, base, traj, 4 * samples)
+        if c < best_cond:
+            best, best_cond = traj, c
+    return Excitation(best, rnd, best_cond, condition_number(spec, base, rnd, 4 * samples), bounds, nit,
+                      max(1, int(starts)), time.perf_counter() - t0)

@@ -20,7 +20,8 @@ import numpy as np
 
 from crossdyn.identification import data as D
 from crossdyn.identification.estimators import Estimate, estimate, rls
-from crossdyn.identification.excitation import Excitation, default_bounds, optimise_excitation, random_fourier
+from crossdyn.identification.excitation import (HARMONICS, PERIOD, Excitation, default_bounds, optimise_excitation,
+                                                random_fourier)
 from crossdyn.identification.parameters import BaseParameters, closed_form_base, numerical_base
 from crossdyn.models.spec import ArmSpec
 
@@ -137,7 +138,7 @@ def collect(spec: ArmSpec, engine: str | None, trajectory, duration: float, dt: 
 
 def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validation_csv=None,
              estimator: str = "ols", noise: D.NoiseModel | None = None, seed: int = 0, duration: float | None = None,
-             dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = 5, period: float = 5.0,
+             dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = HARMONICS, period: float = PERIOD,
              optimise: bool = True, forgetting: float = 0.999, friction: bool = True,
              validation_tolerance: float = VALIDATION_TOLERANCE, engine_spec: ArmSpec | None = None,
              excitation: Excitation | None = None) -> Result:
