@@ -13,9 +13,9 @@ The condition number is cond(Y_base) = σ_max/σ_min of the base regressor stack
 points of one period, columns as they are (SI units; Gautier & Khalil 1992, Swevers 1997, FloBaRoID's
 ``cond(YBase)``), the same definition for the optimised and the random trajectory.
 
-Random trajectory (the comparison): coefficients a, b standard normal (seeded), q0 the centre of the range, scaled
-by 1/s with s = max( max|q − q0|/Δq, max|q̇|/q̇_max, max|q̈|/q̈_max ) on a dense grid, so that it touches at least one
-bound and violates none.
+Random trajectory (the comparison): coefficients a, b standard normal (seeded), q0 the centre of the range,
+scaled by 1/s with s = max( max|q − q0|/Δq, max|q̇|/q̇_max, max|q̈|/q̈_max ) on a 400-point grid, so that it touches
+at least one bound there (between grid points it may exceed it by the sampling error: ≤ 0.3 % for 10 harmonics of 0.2 Hz).
 
 Optimised trajectory: q, q̇, q̈ are linear in x = (a, b, q0), so the bounds |q − c| ≤ Δq, |q̇| ≤ q̇_max,
 |q̈| ≤ q̈_max at ``samples``/2 grid points are linear inequalities A x ≤ u.  scipy's SLSQP minimises, under them,
@@ -24,9 +24,9 @@ the smooth upper bound of log cond
     f(x) = (1/p) [ log Σ_k σ_k^p + log Σ_k σ_k^(−p) ],   log cond ≤ f ≤ log cond + 2 log(r)/p   (p = 10)
 
 (σ_max and σ_min of the optimum are multiple, where log cond itself is not differentiable), from the seeded random
-trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a grid 40×
-denser and shrunk about q0 (never stretched) if it overshoots a bound between the grid points.  Unlike the random
-trajectory it need not touch a bound: cond(Y_base) has its minimum inside the bounds (the gravity and viscous
+trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a
+4000-point grid and shrunk about q0 (never stretched) if it overshoots a bound between the grid points.  Unlike the
+random trajectory it need not touch a bound: cond(Y_base) has its minimum inside the bounds (the gravity and viscous
 columns grow with the amplitude, the Coulomb column sign q̇ does not).
 """
 from __future__ import annotations
@@ -41,8 +41,9 @@ from crossdyn.models.spec import ArmSpec
 DEFAULT_HALF_RANGE = 1.5
 """rad; position half-range about the centre when the spec has no limits."""
 EQUILIBRATE = False
-"""True: cond of Y_base with unit-norm columns. Default False, cond of Y_base as it is (Swevers 1997): with unit-norm
-columns random Fourier trajectories come within 2x of the optimum on planar2r, so the plain number is reported."""
+"""True: cond of Y_base with unit-norm columns. Default False, cond of Y_base as it is (Gautier & Khalil 1992,
+FloBaRoID): both are printed by benchmarks/excitation.py; with unit-norm columns the optimised trajectory (optimised
+for the plain number) is 1.6-2.9x below the random one on planar2r, 2.1-3.3x on planar3r."""
 DEFAULT_QD_MAX = 2.5
 """rad/s"""
 DEFAULT_QDD_MAX = 10.0
@@ -244,9 +245,9 @@ def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | No
     """Fourier coefficients and offsets minimising cond(Y_base) under ``bounds`` (see the module docstring).
 
     ``samples``: regressor grid points per period (default 20 per second); the constraints hold at every second
-    one (SLSQP's time grows with their number), the result on a grid 40× denser (:meth:`FourierTrajectory.fit`).  Start 0 is the seeded
-    random trajectory (the one reported beside the result); start k > 0 the random trajectory of seed
-    ``seed + 7919 k`` (7919: a prime, so that the starts of neighbouring seeds do not coincide).
+    one (SLSQP's time grows with their number), the result on a 4000-point grid (:meth:`FourierTrajectory.fit`).
+    Start 0 is the seeded random trajectory (the one reported beside the result); start k > 0 the random
+    trajectory of seed ``seed + 7919 k`` (7919: a prime, so that the starts of neighbouring seeds do not coincide).
     """
     import time
 

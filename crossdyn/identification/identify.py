@@ -138,7 +138,8 @@ def collect(spec: ArmSpec, engine: str | None, trajectory, duration: float, dt: 
 
 def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validation_csv=None,
              estimator: str = "ols", noise: D.NoiseModel | None = None, seed: int = 0, duration: float | None = None,
-             dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = HARMONICS, period: float = PERIOD,
+             dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = HARMONICS,
+             period: float = PERIOD,
              optimise: bool = True, forgetting: float = 0.999, friction: bool = True,
              validation_tolerance: float = VALIDATION_TOLERANCE, engine_spec: ArmSpec | None = None,
              excitation: Excitation | None = None) -> Result:
