@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
                         "filtered differentiation otherwise)")
     p.add_argument("--noise", metavar="SPEC", default="", help="e.g. encoder=1e-4,torque=0.05,velocity=differentiate")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duration", type=float, default=None, help="s of excitation (default: one period, 5 s)")
+    p.add_argument("--duration", type=float, default=None, help="s of excitation (default: one period, 10 s)")
     p.add_argument("--rate", type=float, default=200.0, help="sample rate of noisy data (Hz), default 200")
     p.add_argument("--no-optimise", action="store_true", help="use a random Fourier excitation")
     p.add_argument("--tolerance", type=float, default=None, help="validation relative RMS limit (default 0.05)")
