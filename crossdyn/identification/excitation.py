@@ -25,7 +25,8 @@ the smooth upper bound of log cond
 
 (σ_max and σ_min of the optimum are multiple, where log cond itself is not differentiable), from the seeded random
 trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a
-4000-point grid and shrunk about q0 (never stretched) if it overshoots a bound between the grid points.  Unlike the
+20000-point grid, with a bound on what lies between its points, and shrunk about q0 (never stretched) if it
+overshoots a bound between the optimiser's grid points.  Unlike the
 random trajectory it need not touch a bound: cond(Y_base) has its minimum inside the bounds (the gravity and viscous
 columns grow with the amplitude, the Coulomb column sign q̇ does not).
 """
@@ -123,19 +124,25 @@ class FourierTrajectory:
                 np.max(np.abs(qdd) / bounds.qdd_max))
         return FourierTrajectory(self.q0, self.a / s, self.b / s, self.period)
 
-    def fit(self, bounds: Bounds, grid: int = 4000) -> "FourierTrajectory":
-        """The same shape shrunk about q0 by the smallest factor k ≤ 1 that meets every bound on a ``grid``-point
-        grid (exactly: q0 + k·max(q − q0) ≤ c + Δq and q0 + k·min(q − q0) ≥ c − Δq per joint)."""
+    def fit(self, bounds: Bounds, grid: int = 20000) -> "FourierTrajectory":
+        """The same shape shrunk about q0 by the smallest factor k ≤ 1 that meets every bound everywhere, not only on
+        the ``grid``: each peak is read off the grid and raised by ε·max|p|, ε = (ω_N Δt)²/8, the most a
+        trigonometric polynomial p of top angular frequency ω_N can exceed its grid maximum between points Δt
+        apart (Bernstein: |p''| ≤ ω_N² max|p|, and p' = 0 at the true peak); then per joint
+        q0 + k·peak(q − q0) ≤ c + Δq, q0 − k·peak(q0 − q) ≥ c − Δq, k·peak|q̇| ≤ q̇_max, k·peak|q̈| ≤ q̈_max."""
         t = np.linspace(0, self.period, grid, endpoint=False)
         q, qd, qdd = self.evaluate(t)
+        eps = (2 * np.pi * self.harmonics / self.period * self.period / grid) ** 2 / 8
         d = q - self.q0
         up, lo = bounds.center + bounds.half_range - self.q0, self.q0 - (bounds.center - bounds.half_range)
         if np.any(up < 0) or np.any(lo < 0):
             raise ValueError("q0 outside the position bounds")
+        dmax = np.abs(d).max(0)
         with np.errstate(divide="ignore"):
-            k = min(1.0, np.min(np.where(d.max(0) > 0, up / d.max(0), np.inf)),
-                    np.min(np.where(d.min(0) < 0, lo / -d.min(0), np.inf)),
-                    np.min(bounds.qd_max / np.abs(qd).max(0)), np.min(bounds.qdd_max / np.abs(qdd).max(0)))
+            k = min(1.0, np.min(np.where(d.max(0) > 0, up / (d.max(0) + eps * dmax), np.inf)),
+                    np.min(np.where(d.min(0) < 0, lo / (-d.min(0) + eps * dmax), np.inf)),
+                    np.min(bounds.qd_max / (np.abs(qd).max(0) * (1 + eps))),
+                    np.min(bounds.qdd_max / (np.abs(qdd).max(0) * (1 + eps))))
         return self if k >= 1.0 else FourierTrajectory(self.q0, self.a * k, self.b * k, self.period)
 
     def params(self) -> dict:
@@ -245,7 +252,7 @@ def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | No
     """Fourier coefficients and offsets minimising cond(Y_base) under ``bounds`` (see the module docstring).
 
     ``samples``: regressor grid points per period (default 20 per second); the constraints hold at every second
-    one (SLSQP's time grows with their number), the result on a 4000-point grid (:meth:`FourierTrajectory.fit`).
+    one (SLSQP's time grows with their number), the result everywhere (:meth:`FourierTrajectory.fit`).
     Start 0 is the seeded random trajectory (the one reported beside the result); start k > 0 the random
     trajectory of seed ``seed + 7919 k`` (7919: a prime, so that the starts of neighbouring seeds do not coincide).
     """
