@@ -23,12 +23,13 @@ the smooth upper bound of log cond
 
     f(x) = (1/p) [ log Σ_k σ_k^p + log Σ_k σ_k^(−p) ],   log cond ≤ f ≤ log cond + 2 log(r)/p   (p = 10)
 
-(σ_max and σ_min of the optimum are multiple, where log cond itself is not differentiable), from the seeded random
-trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a
+(σ_max and σ_min of the optimum are multiple, where log cond itself is not differentiable), with its gradient by the
+chain rule (:func:`optimise_excitation`), from the seeded random trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a
 20000-point grid, with a bound on what lies between its points, and shrunk about q0 (never stretched) if it
-overshoots a bound between the optimiser's grid points.  Unlike the
-random trajectory it need not touch a bound: cond(Y_base) has its minimum inside the bounds (the gravity and viscous
-columns grow with the amplitude, the Coulomb column sign q̇ does not).
+overshoots a bound between the optimiser's grid points.  It need not touch a bound: with 5 s periods cond(Y_base)
+has its minimum inside the bounds (the gravity and viscous columns grow with the amplitude, the Coulomb column
+sign q̇ does not); the default family (20 harmonics over 10 s) reaches them, its optimum spreading the velocities
+over their magnitudes (E|q̇|/rms q̇ ≈ 0.4, a sinusoid's 0.9), which separates the viscous from the Coulomb column.
 """
 from __future__ import annotations
 
