@@ -14,10 +14,10 @@ bounds and seed: standard normal coefficients scaled onto the bounds).  Printed 
 - the same two numbers with unit-norm columns (cond of Y_base D, D = diag(1/|column|), the scale-free variant).
 
 Then (unless --quick) the earlier families optimised with the same optimiser, each against its own random
-trajectory: 5 and 10 harmonics of 0.2 Hz (5 s).  The regressor depends only on link lengths and gravity, so presets of the same
-geometry (planar2r, planar2r-pointmass, planar2r-floor; planar3r, planar3r-general, -friction, -wall) print the
-same numbers.  Times: wall clock and the process's CPU time (the machine is shared; CPU time is what an idle one
-would take, about).
+trajectory: 5 and 10 harmonics of 0.2 Hz (5 s).  The regressor depends only on link lengths and gravity, so presets
+of the same geometry (planar2r, planar2r-pointmass, planar2r-floor; planar3r, planar3r-general, -friction, -wall)
+print the same numbers.  Times: wall clock and the process's CPU time (the machine is shared; the CPU time counts
+both cores where BLAS uses them).
 
     python benchmarks/excitation.py [--seeds 0,1,2,3,4] [--presets a,b] [--quick]
 """

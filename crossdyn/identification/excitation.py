@@ -13,9 +13,10 @@ The condition number is cond(Y_base) = σ_max/σ_min of the base regressor stack
 points of one period, columns as they are (SI units; Gautier & Khalil 1992, Swevers 1997, FloBaRoID's
 ``cond(YBase)``), the same definition for the optimised and the random trajectory.
 
-Random trajectory (the comparison): coefficients a, b standard normal (seeded), q0 the centre of the range,
-scaled by 1/s with s = max( max|q − q0|/Δq, max|q̇|/q̇_max, max|q̈|/q̈_max ) on a 400-point grid, so that it touches
-at least one bound there (between grid points it may exceed it by the sampling error: 1 − cos(π/20) = 1.2 % for a 2 Hz harmonic over 10 s).
+Random trajectory (the comparison): coefficients a, b standard normal (seeded), q0 the centre of the range, scaled
+by 1/s with s = max( max|q − q0|/Δq, max|q̇|/q̇_max, max|q̈|/q̈_max ) on a 400-point grid, so that it touches at
+least one bound there (between grid points it may exceed it by the sampling error: 1 − cos(π/20) = 1.2 % for a 2 Hz
+harmonic over 10 s).
 
 Optimised trajectory: q, q̇, q̈ are linear in x = (a, b, q0), so the bounds |q − c| ≤ Δq, |q̇| ≤ q̇_max,
 |q̈| ≤ q̈_max at ``samples``/2 grid points are linear inequalities A x ≤ u.  scipy's SLSQP minimises, under them,
@@ -24,12 +25,13 @@ the smooth upper bound of log cond
     f(x) = (1/p) [ log Σ_k σ_k^p + log Σ_k σ_k^(−p) ],   log cond ≤ f ≤ log cond + 2 log(r)/p   (p = 10)
 
 (σ_max and σ_min of the optimum are multiple, where log cond itself is not differentiable), with its gradient by the
-chain rule (:func:`optimise_excitation`), from the seeded random trajectory and ``starts − 1`` further random ones; the best by cond wins.  Its result is then checked on a
-20000-point grid, with a bound on what lies between its points, and shrunk about q0 (never stretched) if it
-overshoots a bound between the optimiser's grid points.  It need not touch a bound: with 5 s periods cond(Y_base)
-has its minimum inside the bounds (the gravity and viscous columns grow with the amplitude, the Coulomb column
-sign q̇ does not); the default family (20 harmonics over 10 s) reaches them, its optimum spreading the velocities
-over their magnitudes (E|q̇|/rms q̇ ≈ 0.4, a sinusoid's 0.9), which separates the viscous from the Coulomb column.
+chain rule (:func:`optimise_excitation`), from the seeded random trajectory and ``starts − 1`` further random ones;
+the best by cond wins.  Its result is then checked on a 20000-point grid, with a bound on what lies between its
+points, and shrunk about q0 (never stretched) if it overshoots a bound between the optimiser's grid points.  It need
+not touch a bound: with 5 s periods cond(Y_base) has its minimum inside the bounds (the gravity and viscous columns
+grow with the amplitude, the Coulomb column sign q̇ does not); the default family (20 harmonics over 10 s) reaches
+them, its optimum spreading the velocities over their magnitudes (E|q̇|/rms q̇ ≈ 0.4, a sinusoid's 0.9), which
+separates the viscous from the Coulomb column.
 """
 from __future__ import annotations
 
