@@ -166,10 +166,10 @@ def calibrate_pybullet_limits(spec, profile, q0, qd0, duration: float, dt: float
         starts = [np.concatenate([np.log(f), [np.log(e / (1 - e))]]) for _, f, e in grid[:2]]
         best, evals = fit(lambda x: residual_of(*unpack(x)), starts, max_evaluations, xatol=1e-3)
         forces, erp = unpack(best.x)
-    force_opt = ",".join(f"{f:.6g}" for f in forces)
+    force_opt = ",".join(repr(f) for f in forces)  # full precision: a long run's residual is rugged
     return {"engine": engine, "joints": [j + 1 for j in limited], "limit_force": forces, "limit_erp": erp,
             "world_global": ["limit_erp"],
-            "options": f"{name}@limit_force={force_opt}@limit_erp={erp:.6g}",
+            "options": f"{name}@limit_force={force_opt}@limit_erp={erp!r}",
             "residual_rms_rad": float(best.fun), "default_residual_rms_rad": default,
             "improvement_over_default": float(default / best.fun) if best.fun > 0 else float("inf"),
             "evaluations": int(evals + len(grid) + 1),
