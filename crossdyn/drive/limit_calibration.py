@@ -1,4 +1,5 @@
-"""Calibration: the MuJoCo ``solreflimit``/``solimplimit`` that best reproduce the compliant limit law (issue 12).
+"""Calibration: the MuJoCo ``solreflimit``/``solimplimit`` — and PyBullet's ``jointLimitForce``/``erp``
+(:func:`calibrate_pybullet_limits`) — that best reproduce the compliant limit law (issue 12).
 
 MuJoCo users ask how N m/rad and N m s/rad become ``solref``/``solimp`` (mujoco #732): the limit is a soft
 constraint whose reference acceleration a_ref = −b v − k r (standard form: k, b from ``solref = (timeconst,
