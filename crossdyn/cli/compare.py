@@ -83,8 +83,9 @@ def _common(p) -> None:
                         "arms with contact: also run MuJoCo, PyBullet and drake-discrete with their own contact "
                         "(@native_contact=true), characterised per contact episode and judged")
     p.add_argument("--calibrate-limits", action="store_true",
-                   help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint to the law and "
-                        "report them with the residual (with --native the calibrated limit is run and judged too)")
+                   help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint (and, when pybullet "
+                        "is compared, PyBullet's jointLimitForce per joint and world-global erp) to the law and "
+                        "report them with the residual (with --native the calibrated limits are run and judged too)")
     p.add_argument("--calibrate-contact", action="store_true",
                    help="arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/"
                         "contactDamping to the law and report them with the residual and the improvement over the "
@@ -252,7 +253,7 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
             backup = update_baseline(baseline, summary)
             echo(f"baseline written to {baseline}" + (f" (previous kept as {backup})" if backup else ""))
     echo(format_table(summary))
-    for line in contact_native_lines(summary):
+    for line in contact_native_lines(summary) + limit_calibration_lines(summary):
         echo(line)
     if getattr(args, "identify", False) and not cmp.interrupted:
         _identify_section(spec, summary, args, out, echo)
@@ -311,6 +312,27 @@ def contact_native_lines(summary: dict) -> list[str]:
                          f"contactDamping {cal['contact_damping']:.4g} N s/m: RMS {cal['residual_rms_rad']:.3g} rad "
                          f"against {cal['direct_residual_rms_rad']:.3g} with (k, c) "
                          f"({cal['improvement_over_direct']:.3g}x); {cal['evaluations']} runs")
+    return lines
+
+
+def limit_calibration_lines(summary: dict) -> list[str]:
+    """compare --calibrate-limits: MuJoCo's and PyBullet's fitted limit settings, each with its residual."""
+    lim = summary.get("limits") or {}
+    lines = []
+    cal = lim.get("calibration")
+    if cal:
+        per = "; ".join(f"joint {j}: solreflimit {_g(r)} solimplimit d {i[0]:.4g}"
+                        for j, r, i in zip(cal["joints"], cal["solreflimit"], cal["solimplimit"]))
+        lines.append(f"limit calibration {cal['engine']}: {per}: RMS {cal['residual_rms_rad']:.3g} rad against "
+                     f"{cal['default_residual_rms_rad']:.3g} (MuJoCo default, {cal['improvement_over_default']:.3g}x), "
+                     f"{cal['direct_residual_rms_rad']:.3g} (direct (-k, -c)); {cal['evaluations']} runs")
+    cal = lim.get("calibration_pybullet")
+    if cal:
+        per = ", ".join(f"joint {j} {f:.4g} N m" for j, f in zip(cal["joints"], cal["limit_force"]))
+        lines.append(f"limit calibration {cal['engine']}: jointLimitForce {per}, erp {cal['limit_erp']:.4g} "
+                     f"(world-global): RMS {cal['residual_rms_rad']:.3g} rad against "
+                     f"{cal['default_residual_rms_rad']:.3g} (PyBullet default, {cal['improvement_over_default']:.3g}x); "
+                     f"{cal['evaluations']} runs; a torque-capped stop, not a spring (rerun: {cal['options']})")
     return lines
 
 

@@ -78,7 +78,8 @@ class CompareOptions:
     (:func:`native_limit_variant`) and judge their limit contacts against the event-exact law
     (:mod:`crossdyn.drive.limit_contacts`, :mod:`crossdyn.comparison.native_limits`)."""
     calibrate_limits: bool = False
-    """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law (:mod:`crossdyn.drive.limit_calibration`)."""
+    """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law, and (when PyBullet is compared) PyBullet's
+    jointLimitForce/erp (:mod:`crossdyn.drive.limit_calibration`)."""
     calibrate_contact: bool = False
     """Arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/contactDamping to the
     law (:mod:`crossdyn.drive.contact_calibration`).  With ``native``, arms with contact also run MuJoCo and
@@ -895,6 +896,15 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
         say(f"[{spec.name}] calibrating MuJoCo's solreflimit/solimplimit to the limit law")
         out["calibration"] = calibrate_mujoco_limits(spec, profile, q0, qd0, opt.duration, opt.dt,
                                                      reference=reference)
+        if "pybullet" in runs:
+            from crossdyn.drive.limit_calibration import calibrate_pybullet_limits
+
+            say(f"[{spec.name}] calibrating PyBullet's jointLimitForce/erp to the limit law")
+            try:
+                out["calibration_pybullet"] = calibrate_pybullet_limits(spec, profile, q0, qd0, opt.duration, opt.dt,
+                                                                        reference=reference)
+            except Exception as e:  # noqa: BLE001 - a crashing engine is reported, not raised
+                failures.append(f"pybullet limit calibration: error: {type(e).__name__}: {e}")
     if not opt.native:
         return out
     from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
@@ -903,13 +913,16 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
                                        friction)
     out["native_reference"] = method
     out["contacts"]["reference (continuous law)"] = cont_contacts = lc.characterise(spec, law, cont, native=False)
-    natives = [(native_limit_variant(n), n, None) for n in runs
+    natives = [(native_limit_variant(n), n, None, native_limit_variant(n)) for n in runs
                if runs[n].status == "ok" and native_limit_variant(n) is not None]
     cal = out.get("calibration")
     if cal:  # the calibrated MuJoCo limit, judged like the others
-        natives.append((f"{cal['engine']}@native_limits=true", cal["engine"], cal))
-    for native_name, name, calibrated in natives:
-        label = native_name + (" (calibrated)" if calibrated else "")
+        natives.append((f"{cal['engine']}@native_limits=true", cal["engine"], cal,
+                        f"{cal['engine']}@native_limits=true (calibrated)"))
+    pcal = out.get("calibration_pybullet")
+    if pcal:  # the calibrated PyBullet limit: its settings are engine options, so every side run gets them too
+        natives.append((pcal["options"], pcal["engine"], None, f"{pcal['engine']}@native_limits=true (calibrated)"))
+    for native_name, name, calibrated, label in natives:
         say(f"[{spec.name}] {label}: native limits")
 
         def make(engine_name, step, calibrated=calibrated):

@@ -1,4 +1,5 @@
-"""Calibration: the MuJoCo ``solreflimit``/``solimplimit`` that best reproduce the compliant limit law (issue 12).
+"""Calibration: the MuJoCo ``solreflimit``/``solimplimit`` — and PyBullet's ``jointLimitForce``/``erp``
+(:func:`calibrate_pybullet_limits`) — that best reproduce the compliant limit law (issue 12).
 
 MuJoCo users ask how N m/rad and N m s/rad become ``solref``/``solimp`` (mujoco #732): the limit is a soft
 constraint whose reference acceleration a_ref = −b v − k r (standard form: k, b from ``solref = (timeconst,
@@ -113,3 +114,66 @@ def calibrate_mujoco_limits(spec, profile, q0, qd0, duration: float, dt: float =
             "direct_residual_rms_rad": direct,
             "improvement_over_default": float(default / best.fun) if best.fun > 0 else float("inf"),
             "evaluations": int(evals)}
+
+
+PYBULLET_DEFAULT_ERP = 0.2
+"""PyBullet's default ``erp`` (measured: erp = 0.2 given explicitly reproduces the default run bit for bit)."""
+
+PYBULLET_INERT_SETTINGS = ("contactERP", "globalCFM", "jointFeedbackMode", "restitution")
+"""Settings measured to leave PyBullet's native limit unchanged (planar2r-limits, 1.2 s: identical runs;
+tests/test_limit_calibration_pybullet.py)."""
+
+
+def calibrate_pybullet_limits(spec, profile, q0, qd0, duration: float, dt: float = 1e-3, engine: str = "pybullet",
+                              reference=None, max_evaluations: int = 300) -> dict:
+    """Fit the two settings that change PyBullet's native (hard) joint limit to the law's reference.
+
+    Bullet's multibody limit is a velocity-level unilateral constraint with no stiffness or damping: it stops the
+    joint within a step and pushes a penetration back by the fraction ``erp`` per step.  What changes it:
+    ``jointLimitForce`` (``pybullet@limit_force``, N m, per limited joint: caps the limit's torque, so the stop
+    gives way at that torque) and ``erp`` (``pybullet@limit_erp``: world-global, one value for every limit).
+    Neither makes it a spring: the fit is of a torque-capped stop with first-order push-back to the law's
+    spring–damper.  Fitted with the shared :func:`fit` (Nelder–Mead over log jointLimitForce per joint and
+    logit erp) on the RMS joint-angle difference of ``pybullet@native_limits=true`` to the reference, from the
+    best two points of a coarse grid (force 0.3, 1, 3, 10 N m per joint × erp 0.02, 0.05, 0.2, 0.8).
+
+    Returns {"engine", "joints", "limit_force" (per joint, N m), "limit_erp", "world_global": ["limit_erp"],
+    "options" (the engine name that reproduces it), "residual_rms_rad", "default_residual_rms_rad" (PyBullet's
+    defaults: uncapped, erp 0.2), "improvement_over_default", "evaluations", "model" (what the fitted stop is)}.
+    """
+    if reference is None:
+        with make_engine("analytic-reference", spec, dt) as ref_eng:
+            reference = run_engine(ref_eng, profile, q0, qd0, duration)
+    limited = [j for j, l in enumerate(spec.links) if l.limit_stiffness > 0 and l.limits is not None]
+    name = engine if "native_limits" in engine else f"{engine}@native_limits=true"
+
+    def unpack(x):
+        x = np.asarray(x, dtype=float)
+        return [float(np.exp(v)) for v in x[:-1]], float(1.0 / (1.0 + np.exp(-x[-1])))
+
+    with make_engine(name, spec, dt) as eng:
+        def residual_of(forces, erp) -> float:
+            eng.set_limit_settings(limit_force=forces, limit_erp=erp)
+            tr = run_engine(eng, profile, q0, qd0, duration, limit_law=False)
+            return rms(tr.q, reference.q) if tr.status == "ok" else float("inf")
+
+        default_tr = run_engine(eng, profile, q0, qd0, duration, limit_law=False)  # nothing set yet
+        default = rms(default_tr.q, reference.q) if default_tr.status == "ok" else float("inf")
+        grid = []
+        for forces in np.array(np.meshgrid(*[[0.3, 1.0, 3.0, 10.0]] * len(limited))).T.reshape(-1, len(limited)):
+            for erp in (0.02, 0.05, 0.2, 0.8):
+                grid.append((residual_of(list(forces), erp), list(forces), erp))
+        grid.sort(key=lambda g: g[0])
+        starts = [np.concatenate([np.log(f), [np.log(e / (1 - e))]]) for _, f, e in grid[:2]]
+        best, evals = fit(lambda x: residual_of(*unpack(x)), starts, max_evaluations, xatol=1e-3)
+        forces, erp = unpack(best.x)
+    force_opt = ",".join(repr(f) for f in forces)  # full precision: a long run's residual is rugged
+    return {"engine": engine, "joints": [j + 1 for j in limited], "limit_force": forces, "limit_erp": erp,
+            "world_global": ["limit_erp"],
+            "options": f"{name}@limit_force={force_opt}@limit_erp={erp!r}",
+            "residual_rms_rad": float(best.fun), "default_residual_rms_rad": default,
+            "improvement_over_default": float(default / best.fun) if best.fun > 0 else float("inf"),
+            "evaluations": int(evals + len(grid) + 1),
+            "model": "a torque-capped stop (jointLimitForce) pushing penetration back by erp per step, fitted to "
+                     "the law's spring-damper; PyBullet's limit has no stiffness or damping",
+            "inert_settings": list(PYBULLET_INERT_SETTINGS)}

@@ -6,7 +6,8 @@ natively, MuJoCo gets ``range`` and the direct ``solreflimit = (−k, −c)`` (`
 space (mujoco #732: its units are scaled by the constraint's effective mass and ``solimplimit``'s impedance), so
 it is *not* the N m/rad law: :func:`characterise_native` measures the difference instead of assuming it away.
 PyBullet (``pybullet@native_limits=true``) gets the URDF ``<limit lower upper>`` and enforces it with its own
-hard limit solver: it has no stiffness or damping to set.  Per joint: the largest penetration beyond each
+hard limit solver: it has no stiffness or damping to set (its torque cap ``limit_force`` and the world's
+``limit_erp`` change it: :func:`crossdyn.drive.limit_calibration.calibrate_pybullet_limits`).  Per joint: the largest penetration beyond each
 limit, natively and applied, and the largest joint-angle difference between the two runs.
 """
 from __future__ import annotations

@@ -38,6 +38,16 @@ obstacle lateralFriction 0.5       1 (the pair's friction is μ)         ``obsta
 (multiplied with the tip's μ)
 =================================  =================================  ==========================================
 
+**Native limits** (``native_limits=True``, ``pybullet@native_limits=true``): the URDF's ``<limit lower upper>``,
+enforced by Bullet's multibody limit constraint — a velocity-level unilateral constraint with no stiffness or
+damping: it stops the joint within a step and pushes a penetration back by the fraction ``erp`` per step.  Two
+settings change it, both left at PyBullet's defaults unless given (for :mod:`crossdyn.drive.limit_calibration`):
+``limit_force`` (``changeDynamics(jointLimitForce)``, N m, per joint: caps the limit's torque, so the stop gives
+way) and ``limit_erp`` (``setPhysicsEngineParameter(erp)``, default 0.2: **world-global**, one value shared by
+every non-contact constraint of the client, i.e. all joints' limits).  ``contactERP``, ``globalCFM``,
+``jointFeedbackMode`` and the link's ``restitution`` were measured to leave the limit unchanged;
+``numSolverIterations`` / ``solverResidualThreshold`` change it only by stopping the solver early.
+
 Left at its default, and said so in ``config()``: ``contactBreakingThreshold`` (0.02 m: contact points are kept and
 solved from that distance before touching).  It is *process-global* in Bullet (``gContactBreakingThreshold``):
 set from one client it changes every PyBullet client in the process — set to 0 here it made a later, unrelated
@@ -152,9 +162,14 @@ class PyBulletEngine(Engine):
                  disable_velocity_motors: bool = True, link_damping: float = 0.0,
                  max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor",
                  native_limits: bool = False, native_contact: bool = False, obstacle_contact_damping: float = 0.0,
-                 obstacle_lateral_friction: float = 1.0):
+                 obstacle_lateral_friction: float = 1.0, limit_force=None, limit_erp=None):
         super().__init__(spec, dt)
         self.native_limits = bool(native_limits)
+        self._limited = [j for j, l in enumerate(spec.links) if l.limit_stiffness > 0 and l.limits is not None]
+        self.limit_force = self._limit_forces(limit_force)
+        if limit_erp is not None and not (self.native_limits and 0.0 <= float(limit_erp) <= 1.0):
+            raise EngineError(f"pybullet limit_erp: needs native_limits=true and a value in [0, 1], got {limit_erp!r}")
+        self.limit_erp = None if limit_erp is None else float(limit_erp)
         self.native_contact = bool(native_contact)
         if self.native_contact and not spec.has_contact:
             raise EngineError(f"pybullet native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
@@ -197,6 +212,7 @@ class PyBulletEngine(Engine):
                 raise EngineError("pybullet: could not open a DIRECT physics client")
             self._body = self._load(self._cid, path)
             self._configure(self._cid, self._body)
+            self._apply_limit_settings(self._cid, self._body)
             if self.native_contact:
                 self._add_contact(self._cid, self._body)
             # a second client, never stepped, for queries that need the state set (energy)
@@ -243,6 +259,42 @@ class PyBulletEngine(Engine):
         for j in self._joints:
             p.changeDynamics(body, j, maxJointVelocity=self.max_joint_velocity, linearDamping=self.link_damping,
                              angularDamping=self.link_damping, physicsClientId=cid)
+
+    def _limit_forces(self, value) -> list[float] | None:
+        """``limit_force``: None (PyBullet's own cap), one number for every joint with a limit law, or one per such
+        joint (a sequence, or a string "F1,F2" from ``pybullet@limit_force=F1,F2``), N m, each > 0."""
+        if value is None:
+            return None
+        if not self.native_limits or not self._limited:
+            raise EngineError("pybullet limit_force: needs native_limits=true on an arm with a limit law")
+        raw = value.split(",") if isinstance(value, str) else (list(value) if np.ndim(value) else [value])
+        try:
+            forces = [float(v) for v in raw]
+        except (TypeError, ValueError):
+            raise EngineError(f"pybullet limit_force: must be numbers (N m), got {value!r}") from None
+        if len(forces) == 1:
+            forces = forces * len(self._limited)
+        if len(forces) != len(self._limited) or not all(f > 0 and np.isfinite(f) for f in forces):
+            raise EngineError(f"pybullet limit_force: one value > 0 or {len(self._limited)} (one per joint with a "
+                              f"limit law), got {value!r}")
+        return forces
+
+    def _apply_limit_settings(self, cid: int, body: int) -> None:
+        """``changeDynamics(jointLimitForce)`` per limited joint and the world's ``erp`` (module docstring)."""
+        if self.limit_force is not None:
+            for j, f in zip(self._limited, self.limit_force):
+                p.changeDynamics(body, self._joints[j], jointLimitForce=float(f), physicsClientId=cid)
+        if self.limit_erp is not None:
+            p.setPhysicsEngineParameter(erp=float(self.limit_erp), physicsClientId=cid)
+
+    def set_limit_settings(self, limit_force=None, limit_erp=None) -> None:
+        """Set the native limit's jointLimitForce (per limited joint, N m) and the world's erp — for calibration.
+        None leaves a setting as it is."""
+        if limit_force is not None:
+            self.limit_force = self._limit_forces(limit_force)
+        if limit_erp is not None:
+            self.limit_erp = float(limit_erp)
+        self._apply_limit_settings(self._cid, self._body)
 
     def _add_contact(self, cid: int, body: int) -> None:
         """The obstacles as static planes, the collision filters and the contact dynamics (module docstring)."""
@@ -468,7 +520,16 @@ class PyBulletEngine(Engine):
                             f"{[l.armature for l in self.spec.links]} kg m^2 is NOT simulated"}
                if self.spec.has_armature else {}),
             **({"native_limits": "URDF <limit lower upper> of the links with a limit law, enforced by PyBullet's "
-                                 "own (hard) limit solver; it has no stiffness/damping for them"}
+                                 "own (hard) limit solver; it has no stiffness/damping for them",
+                "limit_force": ("PyBullet's default (uncapped)" if self.limit_force is None else
+                                {f"joint{j + 1}": f for j, f in zip(self._limited, self.limit_force)}),
+                "limit_force_model": "changeDynamics(jointLimitForce), N m, per joint: caps the torque of that "
+                                     "joint's limit constraint (beyond it the stop gives way)",
+                "limit_erp": "PyBullet's default (0.2)" if self.limit_erp is None else self.limit_erp,
+                "limit_erp_model": "setPhysicsEngineParameter(erp): WORLD-GLOBAL, one value for every non-contact "
+                                   "constraint of this client (every joint's limit alike); the fraction "
+                                   "of a limit's penetration pushed back per step (contacts use contactERP, "
+                                   "left alone)"}
                if self.native_limits else {}),
             "self_collision": False,
             **(self._contact_config() if self.native_contact else {"contacts": "none (no other bodies)"}),
