@@ -162,3 +162,26 @@ def test_mjx_rk4_batch_follows_c_mujoco_rk4():
     Q, _ = mjx_engine.rollout_batch(spec, p, q0, np.zeros((N, 2)), tau, 1e-3, steps=100, integrator="RK4")
     errs = [np.max(np.abs(Q[i, -1] - _c_mujoco(p, i, q0[i], tau, 100, "mujoco-rk4"))) for i in range(N)]
     assert 0 < max(errs) <= 1e-5
+
+
+def test_step_applied_goes_past_the_actuator_clamp():
+    """The runner's law torques (limits, friction, contact) reach MJX through qfrc_applied, not the motors, whose
+    forcerange clamps (as for C MuJoCo, tests/test_effort_engines.py): from rest one semi-implicit Euler step
+    gives q̇(dt) = dt M⁻¹(τ + τ_extra − G) exactly, in float32 to F32_REL; the summed torque through the motors
+    is clamped to the effort limit instead; and a plain step afterwards applies nothing extra."""
+    from crossdyn import analytic
+
+    spec = get_preset("planar2r-limits").with_link(1, effort=0.05)
+    q, qd, tau, extra = np.array([-1.6, 0.1]), np.zeros(2), np.array([0.5, 0.05]), np.array([0.0, 1.0])
+    eng = make_engine("mjx", spec, 1e-3)
+    eng.reset(q, qd)
+    eng.step_applied(tau, extra)
+    split = eng.state()[1]
+    want = analytic.forward_dynamics(spec, q, qd, tau + extra) * eng.dt
+    assert np.max(np.abs(split - want)) <= F32_REL * np.abs(want).max()
+    eng.reset(q, qd)
+    eng.step(tau + extra)
+    assert abs(eng.state()[1][1] - split[1]) > 1e-4  # through the motors joint 2 gets 0.05, not 1.05
+    eng.reset(q, qd)
+    eng.step_applied(tau, extra)
+    assert not np.any(np.asarray(eng.data.qfrc_applied))  # nothing left behind for the next plain step

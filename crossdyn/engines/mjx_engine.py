@@ -116,6 +116,7 @@ class MJXEngine(Engine):
             # output differ in placement, and mixing them makes jit compile mjx.step a second time
             self._set = jax.jit(lambda d, q, qd, u: d.replace(qpos=q, qvel=qd, ctrl=u))
             self._set_ctrl = jax.jit(lambda d, u: d.replace(ctrl=u))
+            self._set_applied = jax.jit(lambda d, u, f: d.replace(ctrl=u, qfrc_applied=f))
         self._float = np.dtype(self.dtype)
         self.data = self._data0
         self.reset(np.zeros(self.n), np.zeros(self.n))
@@ -140,6 +141,18 @@ class MJXEngine(Engine):
             raise EngineError(f"mjx: control {tau.tolist()} is not finite")
         with self._scope():
             self.data = self._step(self.model, self._set_ctrl(self.data, tau.astype(self._float)))
+
+    def step_applied(self, tau, extra) -> None:
+        """One step with the actuators given τ (clamped by their ``forcerange``, if any) and ``extra`` applied
+        as a generalized force around them (``qfrc_applied``; the runner's limit, friction and contact torques),
+        like :meth:`crossdyn.engines.mujoco_engine.MujocoEngine.step_applied`; the next plain step applies none."""
+        tau, extra = np.asarray(tau, dtype=float), np.asarray(extra, dtype=float)
+        if not (np.all(np.isfinite(tau)) and np.all(np.isfinite(extra))):
+            raise EngineError(f"mjx: control {tau.tolist()} or applied force {extra.tolist()} is not finite")
+        f = self._float
+        with self._scope():
+            self.data = self._step(self.model, self._set_applied(self.data, tau.astype(f), extra.astype(f)))
+            self.data = self._set_applied(self.data, tau.astype(f), np.zeros(self.n, f))
 
     def state(self):
         return np.asarray(self.data.qpos, dtype=float), np.asarray(self.data.qvel, dtype=float)
