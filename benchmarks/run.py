@@ -401,6 +401,34 @@ def friction_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", 
     return out
 
 
+def limit_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio", "dart",
+                                                     "drake-discrete")) -> dict:
+    """µs per step of the runner's closed-loop path (pd-gravity) on planar3r with the applied compliant limit law
+    (limits ±3 rad, k = 50 N m/rad, c = 0.5 N m s/rad on every joint: evaluated every step, never reached, so
+    both runs follow the same motion) against the same arm without: the applied-mode cost of the limit law
+    (issue 12 asks ≤ 1.3×).  MuJoCo and Drake take the law's torque through ``step_applied``."""
+    from crossdyn.drive.profiles import make_profile
+    from crossdyn.drive.runner import run_engine
+
+    spec = get_preset(ARM)
+    limited = spec.with_links(limits=(-3.0, 3.0), limit_stiffness=50.0, limit_damping=0.5)
+    out = {}
+    for name in engines:
+        if name.startswith("dart") and importlib.util.find_spec("dartpy") is None:
+            continue
+        if name.startswith("drake") and importlib.util.find_spec("pydrake") is None:
+            continue
+        runs = {}
+        for label, arm in (("plain", spec), ("limits", limited)):
+            eng = make_engine(name, arm, 1e-3)
+            prof = make_profile("pd-gravity", arm, target=[-1.0, 0.3, 0.0])
+            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
+        us = alternate(runs, steps, blocks)
+        out[name] = {"plain_us_per_step": us["plain"], "limits_us_per_step": us["limits"],
+                     "ratio": us["limits"] / us["plain"]}
+    return out
+
+
 def wall_and_memory(argv: list[str]) -> tuple[float, float]:
     """Wall time (s) and peak RSS (MiB) of a crossdyn command in a fresh process."""
     exe = str(Path(sys.executable).with_name("crossdyn"))
@@ -450,6 +478,7 @@ def main() -> int:
 
     results["effort_applied_overhead"] = effort_overhead(steps, blocks)
     results["friction_applied_overhead"] = friction_overhead(steps, blocks)
+    results["limit_applied_overhead"] = limit_overhead(steps, blocks)
 
     b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3)
     results["batched_rk4_us_per_traj_step"] = b["batched"]
@@ -492,6 +521,8 @@ def main() -> int:
         f"{k} {v['ratio']:.2f}" for k, v in results["effort_applied_overhead"].items()))
     print("Coulomb friction, applied mode (closed loop, -fc*tanh(qd/v_s) every step) / none: " + ", ".join(
         f"{k} {v['ratio']:.2f}" for k, v in results["friction_applied_overhead"].items()))
+    print("joint-limit law, applied mode (closed loop, k(q - hi) + c qd every step) / none: " + ", ".join(
+        f"{k} {v['ratio']:.2f}" for k, v in results["limit_applied_overhead"].items()))
     for key in ("batched_id_states_per_s", "batched_fd_states_per_s"):
         print(f"{key}: " + ", ".join(f"{a} {v / 1e6:.2f} M/s" for a, v in results[key].items()))
     print(f"crossdyn --help: {results['help_wall_s']:.3f} s; compare planar3r: {results['compare_planar3r_wall_s']:.1f} s, "

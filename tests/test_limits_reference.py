@@ -212,3 +212,23 @@ def test_native_pybullet_limits_are_hard_stops():
         assert j["penetration_native_rad"] < 2e-3 < 1e-2 < j["penetration_applied_rad"]
     with make_engine("pybullet@native_limits=true", spec) as eng:
         assert "(hard) limit solver" in eng.config()["native_limits"]
+
+
+def test_one_state_limit_torque_equals_the_batched_law():
+    """The runner's per-step path (scalar arithmetic per limited joint) gives exactly the batched law's numbers,
+    on both sides of every limit, with joints without limits and with one-sided limits."""
+    import numpy as np
+
+    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar3r").with_links(limits=(-1.0, 1.0), limit_stiffness=50.0, limit_damping=0.5)
+    law = LimitLaw.of(spec.with_link(1, limits=None, limit_stiffness=0.0, limit_damping=0.0))
+    one_sided = LimitLaw(np.array([-np.inf, -0.5, -np.inf]), np.array([0.5, np.inf, np.inf]), np.full(3, 80.0),
+                         np.full(3, 2.0))
+    rng = np.random.default_rng(0)
+    Q, QD = rng.uniform(-2, 2, (2000, 3)), rng.uniform(-3, 3, (2000, 3))
+    for lw in (law, one_sided):
+        batch = lw.torque(Q, QD)
+        assert np.count_nonzero(batch) > 500  # the states reach the limits
+        assert np.array_equal(batch, np.array([lw.torque(q, qd) for q, qd in zip(Q, QD)]))

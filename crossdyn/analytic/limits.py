@@ -60,9 +60,28 @@ class LimitLaw:
                    np.array([l.limits[1] if o else np.inf for l, o in zip(spec.links, on)]),
                    np.array([l.limit_stiffness for l in spec.links]), np.array([l.limit_damping for l in spec.links]))
 
+    def __post_init__(self) -> None:
+        # per joint with a finite side: (index, lo, hi, k, c) as Python floats, for the one-state path of
+        # torque() (the runner calls it every step; NumPy on arrays of a few joints costs several µs)
+        rows = tuple((i, float(lo), float(hi), float(k), float(c)) for i, (lo, hi, k, c) in
+                     enumerate(zip(self.lower, self.upper, self.stiffness, self.damping))
+                     if np.isfinite(lo) or np.isfinite(hi))
+        object.__setattr__(self, "_rows", rows)
+
     def torque(self, q, qd) -> np.ndarray:
         """τ_lim(q, q̇) (see the module docstring); batched over leading axes."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        if q.ndim == 1:  # one state: scalar arithmetic per limited joint (same law, same numbers)
+            out = np.zeros(q.shape[0])
+            for i, lo, hi, k, c in self._rows:
+                qi = q[i]
+                if qi > hi:
+                    f = -k * (qi - hi) - c * qd[i]
+                    out[i] = f if f < 0.0 else 0.0  # pushes back, never pulls
+                elif qi < lo:
+                    f = -k * (qi - lo) - c * qd[i]
+                    out[i] = f if f > 0.0 else 0.0
+            return out
         with np.errstate(invalid="ignore"):  # inf − inf where a side has no limit: masked out below
             up = np.minimum(0.0, -self.stiffness * (q - self.upper) - self.damping * qd)
             down = np.maximum(0.0, -self.stiffness * (q - self.lower) - self.damping * qd)
