@@ -16,6 +16,12 @@ def add_parser(sub) -> None:
     p.add_argument("--mjcf", metavar="FILE", help="the MJCF (- for standard output)")
     p.add_argument("--toml", metavar="FILE", help="the arm spec as TOML (- for standard output)")
     p.add_argument("--dt", type=float, default=0.001, help="MJCF timestep (s), default 0.001")
+    p.add_argument("--native", action="store_true",
+                   help="the files with the engines' own joint limits and tip contact, as compare --native runs them "
+                        "(MJCF: range and solreflimit, the tip sphere, the obstacle planes, contact only between "
+                        "them, solref (-k A0, -c A0); URDF: limits and the tip's collision sphere; a URDF cannot hold "
+                        "the obstacles). Default: the files of applied mode, limits and contact off (crossdyn applies "
+                        "the laws)")
     p.set_defaults(func=cmd_export)
 
 
@@ -36,8 +42,27 @@ def cmd_export(args) -> int:
     for option in ("urdf", "mjcf", "toml"):
         if getattr(args, option) not in (None, "-"):
             check_out_file(getattr(args, option), f"--{option}")
-    for path, text in ((args.urdf, lambda: to_urdf(spec)), (args.mjcf, lambda: to_mjcf(spec, timestep=args.dt)),
-                       (args.toml, lambda: dumps_spec(spec))):
+    native = bool(getattr(args, "native", False))
+    if native and not (spec.has_limit_law or spec.has_contact):
+        raise UsageError(f"export: --native: arm {spec.name!r} has no limit law (limit_stiffness) and no [contact]: "
+                         "its files have nothing native to add")
+
+    def mjcf() -> str:
+        if not native:
+            return to_mjcf(spec, timestep=args.dt)
+        from crossdyn.engines.mujoco_engine import MuJoCoEngine
+
+        # the MuJoCo adapter writes it: the contact's solref needs A0 of the compiled model (compiled twice)
+        with MuJoCoEngine(spec, args.dt, native_limits=spec.has_limit_law, native_contact=spec.has_contact) as eng:
+            return eng.mjcf
+
+    def urdf() -> str:
+        return to_urdf(spec, native_limits=native and spec.has_limit_law, native_contact=native and spec.has_contact)
+
+    if native and args.urdf and spec.has_contact:
+        print("export: note: a URDF describes one robot: the obstacles are not in it (PyBullet's adapter creates "
+              "them; the MJCF has them)", file=sys.stderr)
+    for path, text in ((args.urdf, urdf), (args.mjcf, mjcf), (args.toml, lambda: dumps_spec(spec))):
         if path == "-":
             sys.stdout.write(text())
         elif path:
