@@ -82,6 +82,10 @@ def _common(p) -> None:
                         "against the event-exact law (tolerance: Richardson estimate + measured engine softness); "
                         "arms with contact: also run MuJoCo, PyBullet and drake-discrete with their own contact "
                         "(@native_contact=true), characterised per contact episode and judged")
+    p.add_argument("--no-native-contact", action="store_true",
+                   help="arms with contact: skip the native-contact characterisation compare prints by default "
+                        "(MuJoCo, PyBullet and drake-discrete with their own contact, per episode, not judged "
+                        "without --native)")
     p.add_argument("--calibrate-limits", action="store_true",
                    help="arms with a limit law: fit MuJoCo's solreflimit/solimplimit per joint (and, when pybullet "
                         "is compared, PyBullet's jointLimitForce per joint and world-global erp) to the law and "
@@ -160,7 +164,8 @@ def _options(args, spec):
                           characterise_friction=getattr(args, "characterise_friction", False),
                           native=getattr(args, "native", False),
                           calibrate_limits=getattr(args, "calibrate_limits", False),
-                          calibrate_contact=getattr(args, "calibrate_contact", False))
+                          calibrate_contact=getattr(args, "calibrate_contact", False),
+                          contact_characterise=spec.has_contact and not getattr(args, "no_native_contact", False))
 
 
 def _state_option(args, name: str, n: int, unit: str):

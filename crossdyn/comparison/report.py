@@ -1023,7 +1023,8 @@ def native_limit_blocks(name: str, v: dict) -> list[tuple]:
 
 
 def contact_native_blocks(summary: dict) -> list[tuple]:
-    """Section "Native contact" (compare --native / --calibrate-contact on an arm with contact): the per-episode
+    """Section "Native contact" (arms with contact: by default characterised, with --native judged; with
+    --calibrate-contact the calibration): the per-episode
     characterisation of the reference and each engine's own contact, the verdicts, the calibration."""
     contact = summary.get("contact") or {}
     native, cal = contact.get("native"), contact.get("calibration")
@@ -1055,7 +1056,11 @@ def contact_native_blocks(summary: dict) -> list[tuple]:
                 b.append(("p", f"{name}: {e['status']}: {e['reason']}"))
                 continue
             soft = e["softness"]["relative_force_error_max"]
-            b.append(("p", f"{name}: {'PASS' if v['pass'] else 'FAIL'}, {v['checked']} quantities checked, "
+            judged = native.get("judged", True)
+            word = ("PASS" if v["pass"] else "FAIL") if judged else (
+                "within tolerance (characterised, not judged: compare --native judges)" if v["pass"] else
+                "departs (characterised, not judged: compare --native makes this fail)")
+            b.append(("p", f"{name}: {word}, {v['checked']} quantities checked, "
                            f"{len(v['departures'])} beyond tolerance (each episode against the law restarted at the "
                            "engine's pre-contact state; tolerance = integration-error estimate + the engine's "
                            f"measured contact-force departure from the law, {_fmt(soft)}); whole-run tip path "

@@ -173,7 +173,9 @@ def table(native: dict) -> list[str]:
             lines.append(row(name, e))
         v = entry["verdict"]
         soft = entry["softness"]
-        lines.append(f"    -> {name}: {'PASS' if v['pass'] else 'FAIL'} (each episode against the law restarted at "
+        verdict = ('PASS' if v['pass'] else 'FAIL') if native.get("judged", True) else \
+            ('within tolerance, not judged' if v['pass'] else 'departs, not judged (--native judges)')
+        lines.append(f"    -> {name}: {verdict} (each episode against the law restarted at "
                      f"its pre-contact state: {v['checked']} checked, "
                      f"{len(v['departures'])} departures); contact force vs the law in the engine's scheme "
                      f"(max |F - F_law| / F_law over {soft['states']} probes) {_pct(soft['relative_force_error_max'])}; "
