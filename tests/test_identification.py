@@ -293,3 +293,24 @@ def test_compare_identify_names_the_trap_per_engine(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "pybullet@inertia_from_file=false: behaves as if ZZ" in out
     assert "## Base parameters identified" in (tmp_path / "identification.md").read_text()
+
+
+def test_identify_on_an_arm_with_contact_simulates_the_free_arm_and_says_so(tmp_path, capsys):
+    """planar2r-floor's excitation (±1.5 rad about hanging) would strike its floor at y = −1.5 m: run with the
+    contact, the fit moved b1 by −5e-4 N m s/rad outside its interval and the verdict was FAIL without a reason.
+    Now the simulated runs leave the contact out (the regressor models the free arm), the result equals
+    planar2r's, and the note says so in the terminal, identify.json and identify.md."""
+    import json
+
+    from crossdyn.cli import main
+    from crossdyn.identification.identify import CONTACT_NOTE
+
+    assert main(["identify", "planar2r-floor", "--out", str(tmp_path / "f")]) == 0
+    assert CONTACT_NOTE in capsys.readouterr().out
+    floor = json.loads((tmp_path / "f" / "identify.json").read_text())
+    assert floor["notes"] == [CONTACT_NOTE] and floor["passed"]
+    assert CONTACT_NOTE in (tmp_path / "f" / "identify.md").read_text()
+    assert main(["identify", "planar2r", "--out", str(tmp_path / "p")]) == 0
+    plain = json.loads((tmp_path / "p" / "identify.json").read_text())
+    assert [p["estimate"] for p in floor["parameters"]] == [p["estimate"] for p in plain["parameters"]]
+    assert plain["notes"] == []

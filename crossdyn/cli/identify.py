@@ -84,6 +84,8 @@ def run(args) -> int:
             for d in diag[1]:
                 print("  " + d.summary())
         print(f"verdict: {'PASS' if res.passed else 'FAIL'}  ({paths['html']})")
+        for note in res.info.get("notes", []):
+            print(f"  note: {note}")
     sys.stdout.flush()
     return EXIT_OK if res.passed else EXIT_FAIL
 

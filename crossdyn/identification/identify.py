@@ -136,6 +136,18 @@ def collect(spec: ArmSpec, engine: str | None, trajectory, duration: float, dt: 
     return D.add_noise(D.resample(data, rate), noise, rng)
 
 
+CONTACT_NOTE = ("the arm's [contact] and [[obstacles]] are left out of the simulated runs: the regressor models the "
+                "free arm, and an excitation that strikes an obstacle would add contact torques no column explains "
+                "(identify from data taken clear of the obstacles)")
+
+
+def free_arm(spec: ArmSpec) -> ArmSpec:
+    """``spec`` without its tip sphere and obstacles (identification simulates the free arm: :data:`CONTACT_NOTE`)."""
+    from dataclasses import replace
+
+    return replace(spec, contact=None, obstacles=())
+
+
 def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validation_csv=None,
              estimator: str = "ols", noise: D.NoiseModel | None = None, seed: int = 0, duration: float | None = None,
              dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = HARMONICS,
@@ -151,6 +163,10 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
         raise D.DataError(f"{spec.name}: identification of an arm with armature is not supported yet (the step and "
                           "energy rows have no rotor-armature columns); the regressor has them: "
                           "crossdyn.identification.full_regressor(..., armature=True)", "armature")
+    notes = []
+    if spec.has_contact and csv is None:
+        spec, engine_spec = free_arm(spec), None if engine_spec is None else free_arm(engine_spec)
+        notes.append(CONTACT_NOTE)
     noise = noise or D.NoiseModel()
     rng = np.random.default_rng(seed)
     base = closed_form_base(spec, friction)
@@ -200,7 +216,8 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
     # a CSV's arm spec is a nominal model, not a known truth: reported beside the estimate, not tested
     return Result(spec, base, excitation, data, rows, est, None if csv is not None else truth, scale, vrms,
                   vinfo, trace, forgetting, estimator, noise, seed, validation_tolerance, nb.rank,
-                  {"model": rows.model, "rls_every_rows": every, "engine": engine, "nominal": truth.tolist()})
+                  {"model": rows.model, "rls_every_rows": every, "engine": engine, "nominal": truth.tolist(),
+                   "notes": notes})
 
 
 # ------------------------------------------------------------------------------------------ diagnosis
@@ -250,6 +267,9 @@ def diagnose_engines(spec: ArmSpec, engines, duration: float = 2.5, dt: float = 
     """
     from crossdyn.identification.excitation import default_bounds
 
+    if spec.has_contact:  # the free arm (CONTACT_NOTE)
+        spec = free_arm(spec)
+        engine_specs = {k: free_arm(v) for k, v in (engine_specs or {}).items()}
     base = closed_form_base(spec)
     truth = base.values()
     bounds = default_bounds(spec)

@@ -25,7 +25,7 @@ def to_dict(res, diagnosis=None) -> dict:
         "validation_rms": {f"joint{j + 1}": float(v) for j, v in enumerate(res.validation_rms)},
         "validation_tolerance": res.validation_tolerance, "validation": res.validation,
         "rls": {"forgetting_factor": res.rls_forgetting, "final": res.rls_trace[-1].tolist()},
-        "estimator_info": res.est.info, "passed": res.passed,
+        "estimator_info": res.est.info, "passed": res.passed, "notes": list(res.info.get("notes", [])),
     }
     if res.est.theta is not None:
         out["consistent_full_parameters"] = dict(zip(res.base.full.names, map(float, res.est.theta)))
@@ -123,6 +123,7 @@ def markdown(res, diagnosis=None) -> str:
         lines += ["", "## Engines identified from their own data", ""]
         lines += [f"- {d.summary()}" for d in diagnosis[1]]
     lines += ["", f"verdict: {'PASS' if res.passed else 'FAIL'}", ""]
+    lines += [f"note: {note}" for note in res.info.get("notes", [])] + ([""] if res.info.get("notes") else [])
     return "\n".join(lines)
 
 
