@@ -185,3 +185,17 @@ def test_step_applied_goes_past_the_actuator_clamp():
     eng.reset(q, qd)
     eng.step_applied(tau, extra)
     assert not np.any(np.asarray(eng.data.qfrc_applied))  # nothing left behind for the next plain step
+
+
+def test_compare_with_mjx_options_measures_in_process_instead_of_forking_after_jax(tmp_path):
+    """`compare --engines mjx@dtype=float64,…` builds an MJX engine in the CLI to check its options, so JAX's
+    threads exist before compare would fork its engine workers: that deadlocked (a 5-minute timeout with no
+    output).  compare now measures the engines in-process when JAX is loaded, and says so."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "crossdyn", "compare", "planar2r", "--engines", "mjx@dtype=float64,mujoco",
+           "--jobs", "2", "--duration", "0.1", "--states", "10", "--no-plots", "--out", str(tmp_path / "o")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "JAX is loaded in this process" in r.stderr and "verdict: PASS" in r.stdout

@@ -387,7 +387,10 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
     runs: dict[str, EngineRun] = {}
     interrupted = False
-    if opt.jobs > 1 and len(engines) > 1:
+    if opt.jobs > 1 and len(engines) > 1 and _jax_started():
+        say(f"[{spec.name}] JAX is loaded in this process (an MJX engine was built): engines measured here, one "
+            "after another (forking after JAX started its threads deadlocks)")
+    if opt.jobs > 1 and len(engines) > 1 and not _jax_started():
         runs, interrupted = _run_parallel(engines, job, opt.jobs, say)
     else:
         runs, interrupted = _run_sequential(engines, job, say)
@@ -593,6 +596,15 @@ def _exit_reason(code) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit code {code}"
+
+
+def _jax_started() -> bool:
+    """JAX has been imported in this process (its thread pools exist from then on): a fork now can deadlock in
+    the child (JAX warns "os.fork() is incompatible with multithreaded code"), as ``compare --engines
+    mjx@dtype=float64,…`` did — the CLI builds an engine with options once to check them."""
+    import sys
+
+    return "jax" in sys.modules
 
 
 def _run_parallel(engines, job: EngineJob, jobs: int, say) -> tuple[dict, bool]:
