@@ -207,7 +207,7 @@ def test_engine_that_kills_its_worker_is_retried_once_then_recorded_failed(sched
     assert proc.returncode == 1, proc.stderr  # a comparison failed
     got = pd.read_parquet(out / "results").set_index("engine")
     assert len(got) == 2 and len(list((out / "results").glob("chunk-*.parquet"))) == 1
-    assert got.loc["mujoco", "status"] == "ok" and got.loc["mujoco", "verdict"] == "pass"  # fails only itself
+    assert got.loc["mujoco", "status"] == "ok" and got.loc["mujoco", "verdict"] == "pass", got.loc["mujoco", "reason"]  # fails only itself
     user = got.loc[f"user:{tmp_path / 'crash.py'}"]
     assert user["status"] == "failed" and user["verdict"] == "fail"
     assert "died 2 times (retried 1" in user["reason"]

@@ -11,7 +11,9 @@
 * **Crashes**: the scheduler reschedules a task whose worker died once
   (``distributed.scheduler.allowed-failures = 1``, set for the local cluster); when it kills a
   second worker Dask gives up (``KilledWorker``).  A chunk of several comparisons is then run one
-  comparison per task, so only the comparison that crashes is recorded as failed (with the reason).
+  comparison per task, so only the comparison that crashes is recorded as failed (with the reason); a single
+  comparison that Dask gives up on only because it sat on workers another one killed gets one more run of its
+  own before it is recorded failed.
 * **Ctrl-C**: the finished chunks are on disk; running ones are cancelled; ``interrupted`` is set.
 """
 from __future__ import annotations
@@ -206,6 +208,7 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
     futures: dict = {}  # future -> (chunk to write, part or None)
     parts: dict = {}  # parent key -> {"chunk": Chunk, "rows": {index: rows}, "n": int}
     ac = as_completed()
+    second_chance: set = set()  # (parent key, index) of single comparisons resubmitted once after a KilledWorker
 
     def submit(chunk: Chunk, parent: Chunk | None = None, index: int | None = None) -> None:
         fut = client.submit(run_chunk, chunk, pure=False, key=f"crossdyn-sweep-{chunk.key}-{time.monotonic_ns()}")
@@ -221,15 +224,26 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
 
     def handle(fut) -> None:
         parent, chunk, index = futures.pop(fut)
-        if fut.status == "finished":
+        # a finished result whose worker died before this client fetched it (killed by the next comparison it
+        # ran) is "lost" for a moment: the scheduler recomputes it, and exception() waits for that and is None
+        err = None if fut.status == "finished" else fut.exception()
+        if err is None:
             rows = fut.result()
         else:
-            reason = _reason(fut.exception())
+            reason = _reason(err)
             if index is None and chunk.comparisons > 1:  # find the comparison that crashes: run each alone
                 singles = [(g, e) for g in chunk.groups for e in chunk.engines]
                 parts[chunk.key] = {"rows": {}, "n": len(singles)}
                 for i, (g, e) in enumerate(singles):
                     submit(chunk.single(g, e), parent=chunk, index=i)
+                fut.release()
+                return
+            if index is not None and _killed(err) and (parent.key, index) not in second_chance:
+                # a single comparison queued on a worker that another comparison crashed counts that death too
+                # (Dask marks every task processing there as suspicious): one more run on its own, as a new task,
+                # tells a bystander (it finishes) from the crasher (it kills its worker twice again)
+                second_chance.add((parent.key, index))
+                submit(chunk, parent=parent, index=index)
                 fut.release()
                 return
             from crossdyn.sweeps.rows import failed_rows
@@ -281,6 +295,12 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
                 pass
     run.wall_s = time.perf_counter() - t0
     return run
+
+
+def _killed(err: BaseException) -> bool:
+    from distributed.scheduler import KilledWorker
+
+    return isinstance(err, KilledWorker)
 
 
 def _reason(err: BaseException) -> str:
