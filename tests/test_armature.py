@@ -114,12 +114,18 @@ def test_regressor_armature_columns_and_identification_base():
     np.testing.assert_allclose(base.evaluate(p, q, qd, qdd), base.regressor(W), atol=1e-13)
 
 
-def test_identify_refuses_an_arm_with_armature_by_name(tmp_path):
+def test_identify_fits_an_arm_with_armature_from_a_spec_file(tmp_path):
+    """Formerly refused (exit 2); identification now has the I_a columns (tests/test_identification_armature.py)."""
+    import json
+
     from crossdyn.cli import main
 
     spec_path = tmp_path / "g.toml"
     spec_path.write_text(dumps_spec(geared(2)))
-    assert main(["identify", str(spec_path), "--out", str(tmp_path / "out")]) == 2
+    assert main(["identify", str(spec_path), "--engine", "mujoco", "--no-optimise", "--duration", "2",
+                 "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    out = {p["symbol"]: p for p in json.loads((tmp_path / "out" / "identify.json").read_text())["parameters"]}
+    assert out["Ia2"]["true"] == 0.03 and out["Ia2"]["estimate"] == pytest.approx(0.03, rel=1e-6)
 
 
 # ------------------------------------------------------------------------------------------ engines

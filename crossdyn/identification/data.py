@@ -14,10 +14,12 @@ Regression rows W β = y, three ways:
 
 ``step``      the discrete dynamics of a semi-implicit Euler engine: q̇_{k+1} = q̇_k + dt q̈_k with
               q̈_k = M⁻¹(τ_k − C q̇_k − G − F) at (q_k, q̇_k), so q̈_k = (q̇_{k+1} − q̇_k)/dt exactly and
-              τ_k = Y(q_k, q̇_k, q̈_k) θ holds to rounding.
+              τ_k = Y(q_k, q̇_k, q̈_k) θ holds to rounding (armature: its column I_ai q̈_i takes the same
+              difference quotient, since the engine's M includes diag(I_a)).
 ``energy``    the energy balance over each hold interval: with τ constant on [t_k, t_{k+1}],
               E(x_{k+1}) − E(x_k) + ∫ (b q̇² + f_c |q̇|) dt = τ_k · (q_{k+1} − q_k), E = e(q, q̇) θ
-              (:func:`~crossdyn.identification.parameters.energy_regressor`); exact for a continuous-time
+              (:func:`~crossdyn.identification.parameters.energy_regressor`; armature adds the rotor's
+              kinetic energy ½ I_ai q̇_i², columns ½ Δ(q̇_i²)); exact for a continuous-time
               integrator up to its integration error (RK4: ~1e-10 rad), the friction integrals by 3-point
               Gauss–Legendre on the cubic Hermite interpolant of q.  Identifies the same base parameters.
 ``filtered``  the way measured data is treated: samples at ``rate`` Hz, q̇ (when absent) and q̈ by zero-phase
@@ -42,6 +44,16 @@ from crossdyn.models.spec import ArmSpec
 class DataError(InputError):
     """Identification input (a CSV file, a noise option) is unusable; the message names the file and place
     (exit code 2 on the command line)."""
+
+
+class EngineCannotRepresent(DataError):
+    """The engine cannot represent the arm (``Engine.unsupported()``, e.g. PyBullet and rotor armature): its data
+    would be a different arm's, so it is refused (exit 2 with the reason) rather than fitted."""
+
+
+def _columns(base: BaseParameters) -> dict:
+    """The optional column blocks ``base`` was built with: friction (b, f_c) and armature (I_a)."""
+    return {"friction": "b1" in base.full.names, "armature": "Ia1" in base.full.names}
 
 
 @dataclass
@@ -100,11 +112,19 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
     """Run the tracking controller on ``engine_name`` (a registry name, options after ``@`` allowed).
 
     ``engine_spec`` (default ``spec``) is what the engine is built from; the controller always uses ``spec``.
+    The recorded τ is the torque the engine was given: with effort limits, the runner's saturated one
+    (``info["effort"]`` counts the saturated steps per joint).  An engine that cannot represent the arm
+    (``Engine.unsupported()``) raises :class:`EngineCannotRepresent`.
     """
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
 
     engine = make_engine(engine_name, engine_spec or spec, dt)
+    reasons = engine.unsupported()
+    if reasons:  # e.g. PyBullet without armature: fitting its data would identify another arm
+        engine.close()
+        raise EngineCannotRepresent(f"{engine_name}: cannot identify {(engine_spec or spec).name} from this engine: "
+                                    + "; ".join(reasons), "engine", engine_name)
     try:
         profile = TrackingProfile(spec, trajectory, dt, duration)
         q0, qd0, _ = trajectory.evaluate([0.0])
@@ -115,8 +135,10 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
         engine.close()
     if run.status != "ok":
         raise RuntimeError(f"{engine_name}: the identification run {run.status}: {run.message}")
-    return JointData(run.t, run.q, run.qd, None, run.tau, f"engine {engine_name}", True, str(integrator),
-                     {"engine": engine_name, "config": config, "dt": dt, "duration": duration})
+    info = {"engine": engine_name, "config": config, "dt": dt, "duration": duration}
+    if "effort" in (run.info or {}):  # run.tau is the applied torque: saturated to the effort limits by the runner
+        info["effort"] = {**run.info["effort"], "steps": len(run.tau)}
+    return JointData(run.t, run.q, run.qd, None, run.tau, f"engine {engine_name}", True, str(integrator), info)
 
 
 def exact_data(spec: ArmSpec, trajectory, duration: float, rate: float) -> JointData:
@@ -227,8 +249,7 @@ def rows_step(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
     """``step`` rows (see the module docstring); needs a simulated step record."""
     dt = np.diff(data.t)[:, None]
     qdd = np.diff(data.qd, axis=0) / dt
-    friction = "b1" in base.full.names
-    Y = base.regressor(full_regressor(spec.params(), data.q[:-1], data.qd[:-1], qdd, friction))
+    Y = base.regressor(full_regressor(spec.params(), data.q[:-1], data.qd[:-1], qdd, **_columns(base)))
     return _stack(Y, data.tau, "step")
 
 
@@ -239,8 +260,8 @@ _GL_W = np.array([5 / 18, 8 / 18, 5 / 18])
 def rows_energy(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
     """``energy`` rows, one per hold interval (see the module docstring); needs a simulated step record."""
     p = spec.params()
-    n = spec.n
-    friction = "b1" in base.full.names
+    cols_on = _columns(base)
+    friction, armature = cols_on["friction"], cols_on["armature"]
     e = energy_regressor(p, data.q, data.qd)                          # (K+1, 3n)
     dE = np.diff(e, axis=0)
     cols = [dE]
@@ -254,6 +275,8 @@ def rows_energy(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
             Ib += w * v * v
             Ic += w * np.abs(v)
         cols += [Ib * dt, Ic * dt]
+    if armature:  # rotor kinetic energy ½ I_ai q̇_i²
+        cols.append(0.5 * np.diff(data.qd ** 2, axis=0))
     W_full = np.concatenate(cols, axis=1)
     y = np.einsum("ki,ki->k", data.tau, np.diff(data.q, axis=0))
     W = base.regressor(W_full)
@@ -310,15 +333,13 @@ def rows_filtered(spec: ArmSpec, base: BaseParameters, data: JointData, cutoff: 
     """``filtered`` rows: the dynamic model at each sample (q̈ by filtered differentiation unless given)."""
     if data.qdd is None or data.qd is None:
         data = differentiate(data, cutoff, trim)
-    friction = "b1" in base.full.names
-    Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, friction))
+    Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, **_columns(base)))
     return _stack(Y, data.tau, "filtered", {"filter": data.info.get("filter", "none (q, qd, qdd given)")})
 
 
 def rows_exact(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
     """Rows at the samples using the q̈ given (the analytic model's own data)."""
-    friction = "b1" in base.full.names
-    Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, friction))
+    Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, **_columns(base)))
     return _stack(Y, data.tau, "exact")
 
 

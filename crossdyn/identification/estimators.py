@@ -6,7 +6,8 @@
                 σ̂_j; Cov β̂ = (Wᵀ Σ⁻¹ W)⁻¹ · s² with s² the weighted residual variance.
 ``consistent``  physically consistent least squares (convex; cvxpy, default solver — Clarabel): over the full
                 parameters θ, minimise ‖W B θ − y‖² subject to m_i ≥ m_min, Izz_i ≥ mx_i²/m_i (i.e. J_i ≥ 0:
-                inertia about the joint at least m·Lc²), b_i ≥ 0, f_ci ≥ 0; β̂ = B θ̂.  Standard errors are the
+                inertia about the joint at least m·Lc²), b_i ≥ 0, f_ci ≥ 0, rotor armature
+                I_ai ≥ 0 (when the base set has it); β̂ = B θ̂.  Standard errors are the
                 OLS ones (reported for reference; the constraints make the estimator biased when active).
 ``rls``         recursive least squares with forgetting factor λ: K = P w/(λ + wᵀ P w), β ← β + K (y − wᵀβ),
                 P ← (P − K wᵀ P)/λ, started at β = 0, P = 10⁶ I; the trace of β is kept for plotting.
@@ -95,7 +96,7 @@ def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
         idx = {k: full.names.index(f"{k}{j}") for k in ("m", "mx", "Izz")}
         cons += [theta[idx["m"]] >= m_min,
                  cp.quad_over_lin(theta[idx["mx"]], theta[idx["m"]]) <= theta[idx["Izz"]]]
-    for k in ("b", "fc"):
+    for k in ("b", "fc", "Ia"):
         sel = np.nonzero(kinds == k)[0]
         if len(sel):
             cons.append(theta[sel] >= 0)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from crossdyn.engines import EngineUnsupported
 from crossdyn.identification import data as D
 from crossdyn.identification.estimators import Estimate, estimate, rls
 from crossdyn.identification.excitation import (HARMONICS, PERIOD, Excitation, default_bounds, optimise_excitation,
@@ -148,6 +149,26 @@ def free_arm(spec: ArmSpec) -> ArmSpec:
     return replace(spec, contact=None, obstacles=())
 
 
+def effort_notes(spec: ArmSpec, engine: str | None, data: D.JointData) -> list[str]:
+    """A note when the arm's effort limits shaped the data: saturated tracking torque (the arm then did not
+    follow the planned excitation; τ in the data is the applied, saturated torque, which the fit uses, so the
+    estimate stays exact) or, for the analytic inverse dynamics (no engine), torques beyond the limits."""
+    if not spec.has_effort:
+        return []
+    lim = spec.effort_limits()
+    if engine is None:
+        peak = np.max(np.abs(data.tau), axis=0)
+        over = [f"joint {j + 1} {peak[j]:.3g} > {lim[j]:.3g} N m" for j in range(spec.n) if peak[j] > lim[j]]
+        return [f"the analytic inverse dynamics ignore the effort limits: {', '.join(over)}"] if over else []
+    eff = data.info.get("effort")
+    if not eff or not any(eff["saturated_steps"]):
+        return []
+    frac = ", ".join(f"joint {j + 1} {100 * s / max(eff['steps'], 1):.1f} %" for j, s in enumerate(eff["saturated_steps"]))
+    return [f"the effort limits saturated the tracking torque ({frac} of the steps): the arm did not follow the "
+            "planned excitation (its condition number describes the plan, not the run); the data hold the applied, "
+            "saturated torque, which is what the fit uses"]
+
+
 def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validation_csv=None,
              estimator: str = "ols", noise: D.NoiseModel | None = None, seed: int = 0, duration: float | None = None,
              dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = HARMONICS,
@@ -159,18 +180,15 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
 
     ``engine=None`` and no CSV: the analytic model's own inverse dynamics along the excitation.
     """
-    if spec.has_armature:  # the regressor has the columns (full_regressor(armature=True)); the data paths do not yet
-        raise D.DataError(f"{spec.name}: identification of an arm with armature is not supported yet (the step and "
-                          "energy rows have no rotor-armature columns); the regressor has them: "
-                          "crossdyn.identification.full_regressor(..., armature=True)", "armature")
     notes = []
     if spec.has_contact and csv is None:
         spec, engine_spec = free_arm(spec), None if engine_spec is None else free_arm(engine_spec)
         notes.append(CONTACT_NOTE)
     noise = noise or D.NoiseModel()
     rng = np.random.default_rng(seed)
-    base = closed_form_base(spec, friction)
-    nb = numerical_base(spec, friction, seed=seed)
+    # rotor armature (I_a1 merges into ZZ1R, I_a2 … I_an are base parameters): columns only when the spec has it
+    base = closed_form_base(spec, friction, armature=spec.has_armature)
+    nb = numerical_base(spec, friction, seed=seed, armature=spec.has_armature)
     truth = base.values()
     duration = period if duration is None else duration
     if csv is not None:
@@ -210,6 +228,7 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
         vrms = validation_error(spec, base, est.beta, vdata, rows.model)
         vinfo = {"source": f"a random Fourier trajectory (seed {seed + 1000}) under the same bounds, same source",
                  "trajectory": vtraj.params()}
+        notes += effort_notes(spec, engine, data)
     every = max(1, len(rows.y) // 400)
     _, trace = rls(rows.W, rows.y, forgetting, every=every)
     scale = parameter_scale(base, rows)
@@ -234,10 +253,12 @@ class EngineDiagnosis:
 
     def as_dict(self, base: BaseParameters) -> dict:
         return {"engine": self.engine, "status": self.status, "message": self.message, "model": self.model,
-                "max_relative_error": float(np.max(self.relative)) if len(self.relative) else None,
+                "max_relative_error": float(np.max(self.relative)) if len(self.relative) and self.status == "ok"
+                else None,
                 "moved": self.moved,
                 "parameters": [{"name": base.names[k], "symbol": base.symbols[k], "true": float(self.truth[k]),
-                                "estimate": float(self.beta[k]), "relative_error": float(self.relative[k])}
+                                "estimate": float(self.beta[k]) if self.status == "ok" else None,
+                                "relative_error": float(self.relative[k]) if self.status == "ok" else None}
                                for k in range(base.r)]}
 
     def summary(self, top: int = 3) -> str:
@@ -263,14 +284,16 @@ def diagnose_engines(spec: ArmSpec, engines, duration: float = 2.5, dt: float = 
     Uses the exact discrete relation for each engine's integrator (``auto``: step rows for semi-implicit
     Euler, energy rows otherwise) and OLS.  A base parameter "moved" when its relative deviation exceeds
     ``threshold``; moved parameters are listed largest first.  ``engine_specs`` maps an engine name to the
-    spec it is built from (a deliberately different model), default ``spec``.
+    spec it is built from (a deliberately different model), default ``spec``.  An engine that cannot represent
+    the arm (``Engine.unsupported()``: PyBullet or DART and rotor armature; Drake and Coulomb friction) is
+    reported with status "unsupported" and the reason, never fitted.
     """
     from crossdyn.identification.excitation import default_bounds
 
     if spec.has_contact:  # the free arm (CONTACT_NOTE)
         spec = free_arm(spec)
         engine_specs = {k: free_arm(v) for k, v in (engine_specs or {}).items()}
-    base = closed_form_base(spec)
+    base = closed_form_base(spec, armature=spec.has_armature)
     truth = base.values()
     bounds = default_bounds(spec)
     traj = optimise_excitation(spec, base, bounds, seed=seed).trajectory if optimise else \
@@ -281,6 +304,10 @@ def diagnose_engines(spec: ArmSpec, engines, duration: float = 2.5, dt: float = 
             data = D.simulate(spec, name, traj, duration, dt, (engine_specs or {}).get(name))
             rows = D.build_rows(spec, base, data)
             est = estimate("ols", rows, base)
+        except (D.EngineCannotRepresent, EngineUnsupported) as e:  # e.g. PyBullet and armature: say why, fit nothing
+            out.append(EngineDiagnosis(name, "", np.full(base.r, np.nan), truth, np.full(base.r, np.nan), [],
+                                       "unsupported", str(e)))
+            continue
         except Exception as e:  # noqa: BLE001 — an engine failing is a result for the report
             out.append(EngineDiagnosis(name, "", np.full(base.r, np.nan), truth, np.full(base.r, np.nan), [],
                                        "failed", f"{type(e).__name__}: {e}"))
