@@ -513,6 +513,7 @@ def fixed_step_contact(spec, q0, qd0, duration: float, dt: float, torque: Callab
     touch (F_n jumps by c δ̇ there).
     """
     from crossdyn.analytic.dynamics import as_params, forward_dynamics
+    from crossdyn.analytic.integrators import rk4_step
     from crossdyn.analytic.limits import LimitLaw
 
     law = ContactLaw.of(spec, slip_velocity)
@@ -530,20 +531,17 @@ def fixed_step_contact(spec, q0, qd0, duration: float, dt: float, torque: Callab
     Q, QD = np.empty((steps + 1, n)), np.empty((steps + 1, n))
     q, qd = np.asarray(q0, float).copy(), np.asarray(qd0, float).copy()
     Q[0], QD[0] = q, qd
+    def held_fd(q_, qd_, tau):  # the laws' torque is already in the held τ
+        return forward_dynamics(p, q_, qd_, tau)
+
+    def staged_fd(q_, qd_, tau):  # the laws inside every stage, the commanded τ held
+        return forward_dynamics(p, q_, qd_, tau + switched(q_, qd_))
+
     for k in range(steps):
         tau = np.asarray(tau_fn(t[k]), float)
         if held:
-            tau = tau + switched(q, qd)
-            f = lambda q_, qd_: forward_dynamics(p, q_, qd_, tau)  # noqa: E731
+            q, qd = rk4_step(held_fd, q, qd, tau + switched(q, qd), dt)
         else:
-            f = lambda q_, qd_: forward_dynamics(p, q_, qd_, tau + switched(q_, qd_))  # noqa: E731
-        a1 = f(q, qd)
-        v2 = qd + 0.5 * dt * a1
-        a2 = f(q + 0.5 * dt * qd, v2)
-        v3 = qd + 0.5 * dt * a2
-        a3 = f(q + 0.5 * dt * v2, v3)
-        v4 = qd + dt * a3
-        a4 = f(q + dt * v3, v4)
-        q, qd = q + dt / 6 * (qd + 2 * v2 + 2 * v3 + v4), qd + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+            q, qd = rk4_step(staged_fd, q, qd, tau, dt)
         Q[k + 1], QD[k + 1] = q, qd
     return t, Q, QD

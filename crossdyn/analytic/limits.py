@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 from crossdyn.analytic.dynamics import as_params, forward_dynamics
 from crossdyn.analytic.events import SIMULTANEOUS, integrate_events
+from crossdyn.analytic.integrators import rk4_step
 
 
 @dataclass(frozen=True)
@@ -168,17 +169,11 @@ def rk4_limits(arm, law: LimitLaw, q0, qd0, duration: float, dt: float) -> tuple
     the independent check that :func:`simulate_limits` is what fixed steps converge to as dt → 0."""
     p = as_params(arm)
 
-    def f(q, qd):
+    def fd(q, qd, tau):  # no commanded torque: the law, inside every stage
         return forward_dynamics(p, q, qd, law.torque(q, qd))
 
     q, qd = np.asarray(q0, float).copy(), np.asarray(qd0, float).copy()
+    zero = np.zeros(len(q))
     for _ in range(int(round(duration / dt))):
-        a1 = f(q, qd)
-        v2 = qd + 0.5 * dt * a1
-        a2 = f(q + 0.5 * dt * qd, v2)
-        v3 = qd + 0.5 * dt * a2
-        a3 = f(q + 0.5 * dt * v2, v3)
-        v4 = qd + dt * a3
-        a4 = f(q + dt * v3, v4)
-        q, qd = q + dt / 6 * (qd + 2 * v2 + 2 * v3 + v4), qd + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+        q, qd = rk4_step(fd, q, qd, zero, dt)
     return q, qd
