@@ -56,22 +56,22 @@ FRICTION_STABILITY = 0.5
 """dt μ F_n / (v_s m_t) that :meth:`ContactLaw.of` aims at with a step dt (≤ 1: the held friction is monotone)."""
 
 
-def min_tangent_mass(spec, normals, samples: int = 64) -> float:
-    """min over ``samples`` configurations (fixed seed) and the obstacles' tangents t of m_t = 1 / (tᵀ J M⁻¹ Jᵀ t),
-    the arm's inertia felt at the tip along t (kg)."""
+def effective_mass(spec, q, direction) -> float:
+    """m_eff = 1 / (uᵀ J M⁻¹ Jᵀ u): the arm's inertia felt at the tip along the unit vector u (kg)."""
     from crossdyn.analytic.dynamics import mass_matrix
 
-    p = spec.params()
+    q = np.asarray(q, dtype=float)
+    u = end_effector_jacobian(spec.params(), q).T @ np.asarray(direction, dtype=float)
+    return 1.0 / float(u @ np.linalg.solve(mass_matrix(spec, q), u))
+
+
+def min_tangent_mass(spec, normals, samples: int = 64) -> float:
+    """min over ``samples`` configurations (fixed seed) and the obstacles' tangents t of
+    :func:`effective_mass` along t (kg)."""
     rng = np.random.default_rng(0)
     tangents = np.stack([-np.asarray(normals)[:, 1], np.asarray(normals)[:, 0]], axis=-1)
-    best = math.inf
-    for q in rng.uniform(-np.pi, np.pi, size=(samples, spec.n)):
-        J = end_effector_jacobian(p, q)
-        Minv = np.linalg.inv(mass_matrix(spec, q))
-        for t in tangents:
-            u = J.T @ t
-            best = min(best, 1.0 / float(u @ Minv @ u))
-    return best
+    return min(effective_mass(spec, q, t) for q in rng.uniform(-np.pi, np.pi, size=(samples, spec.n))
+               for t in tangents)
 
 
 @dataclass(frozen=True)

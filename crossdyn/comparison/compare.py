@@ -387,10 +387,12 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
     runs: dict[str, EngineRun] = {}
     interrupted = False
-    if opt.jobs > 1 and len(engines) > 1 and _jax_started():
+    parallel = opt.jobs > 1 and len(engines) > 1
+    if parallel and _jax_started():
         say(f"[{spec.name}] JAX is loaded in this process (an MJX engine was built): engines measured here, one "
             "after another (forking after JAX started its threads deadlocks)")
-    if opt.jobs > 1 and len(engines) > 1 and not _jax_started():
+        parallel = False
+    if parallel:
         runs, interrupted = _run_parallel(engines, job, opt.jobs, say)
     else:
         runs, interrupted = _run_sequential(engines, job, say)

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.contact import ContactLaw, effective_mass
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 
 FK_TOLERANCE_REL = 1e-9
@@ -97,14 +97,6 @@ def run_fk_errors(params, traj) -> dict | None:
     return {"position_m": float(np.max(np.abs(c["tip"] - x))),
             "velocity_m_s": float(np.max(np.abs(c["tip_velocity"] - v)))}
 
-
-def effective_mass(spec, q, direction) -> float:
-    """m_eff = 1 / (uᵀ J M⁻¹ Jᵀ u): the arm's inertia felt at the tip along the unit vector u (kg)."""
-    from crossdyn import analytic
-
-    J = end_effector_jacobian(spec.params(), np.asarray(q, dtype=float))
-    u = J.T @ np.asarray(direction, dtype=float)
-    return 1.0 / float(u @ np.linalg.solve(analytic.mass_matrix(spec, q), u))
 
 
 def held_law_coarseness(spec, law: ContactLaw, reference) -> dict:

@@ -198,8 +198,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
     law = _law(engine, limit_law)
     fric = _friction(engine)
-    contact = _contact(engine, contact_law, None if contact_hold is None
-                       else max(1, int(round(contact_hold / engine.dt))) * engine.dt)
+    every = 1 if contact_hold is None else max(1, int(round(contact_hold / dt)))  # steps per contact hold
+    contact = _contact(engine, contact_law, every * dt)
     # limit, friction and contact torques, kept apart from the commanded ones
     LIM = np.zeros_like(TAU) if law is not None or fric is not None or contact is not None else None
     if contact is not None:  # per step: tip position, velocity (2 each); per obstacle F_n, F_t, δ, δ̇; τ_c
@@ -210,7 +210,6 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
         tip_kinematics = engine.tip_kinematics
         con_rows = [list(CON[key]) for key in ("tip", "tip_velocity", "normal_force", "tangential_force",
                                                 "penetration", "penetration_rate", "torque")]  # row views, once
-        every = 1 if contact_hold is None else max(1, int(round(contact_hold / dt)))
     split = getattr(engine, "step_applied", None) if LIM is not None else None  # laws' torque past the actuators
     read = getattr(engine, "read_state_into", None)
     limit, clamp = _limit(engine, velocity_bound)
