@@ -16,35 +16,19 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from run import alternate  # noqa: E402  (benchmarks/run.py)
+from run import closed_loop_overhead  # noqa: E402  (benchmarks/run.py)
 
-from crossdyn.drive.profiles import make_profile  # noqa: E402
-from crossdyn.drive.runner import run_engine  # noqa: E402
-from crossdyn.engines import make_engine  # noqa: E402
 from crossdyn.models import get_preset  # noqa: E402
-
-Q0 = np.array([-1.3, 0.2, -0.1])
 
 
 def contact_overhead(steps: int, blocks: int, engines) -> dict:
-    out = {}
-    for name in engines:
-        runs = {}
-        for label, arm in (("plain", "planar3r"), ("contact", "planar3r-wall")):
-            spec = get_preset(arm)
-            eng = make_engine(name, spec, 1e-3)
-            prof = make_profile("pd-gravity", spec, target=[-1.0, 0.3, 0.0])
-            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
-        us = alternate(runs, steps, blocks)
-        out[name] = {"plain_us_per_step": us["plain"], "contact_us_per_step": us["contact"],
-                     "ratio": us["contact"] / us["plain"]}
-    return out
+    """planar3r-wall (applied contact) against planar3r, the closed-loop path of benchmarks/run.py."""
+    return closed_loop_overhead(engines, "contact", get_preset("planar3r"), get_preset("planar3r-wall"), steps,
+                                blocks)
 
 
 def main() -> int:

@@ -355,78 +355,58 @@ def states_per_s(name: str, fn: str, N: int = 100_000, reps: int = 10) -> float:
     return N / statistics.median(best)
 
 
-def effort_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio")) -> dict:
-    """µs per step of the runner's closed-loop path (pd-gravity, the torque saturated every step) on planar3r
-    with effort limits (never reached, 1e3 N m) against the same arm without: the applied-mode cost."""
+def closed_loop_overhead(engines, label: str, plain_spec, law_spec, steps: int, blocks: int, attach=None) -> dict:
+    """µs per step of the runner's closed-loop path (pd-gravity towards (−1, 0.3, 0) from Q0) per engine, built
+    from ``law_spec`` (then ``attach(engine)``) against ``plain_spec``, measured side by side in alternating
+    blocks: ``{engine: {plain_us_per_step, <label>_us_per_step, ratio}}``."""
     from crossdyn.drive.profiles import make_profile
     from crossdyn.drive.runner import run_engine
 
-    spec = get_preset(ARM)
-    limited = spec.with_links(effort=1e3)
     out = {}
     for name in engines:
         runs = {}
-        for label, arm in (("plain", spec), ("effort", limited)):
+        for key, arm in (("plain", plain_spec), (label, law_spec)):
             eng = make_engine(name, arm, 1e-3)
+            if key == label and attach is not None:
+                attach(eng)
             prof = make_profile("pd-gravity", arm, target=[-1.0, 0.3, 0.0])
-            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
+            runs[key] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
         us = alternate(runs, steps, blocks)
-        out[name] = {"plain_us_per_step": us["plain"], "effort_us_per_step": us["effort"],
-                     "ratio": us["effort"] / us["plain"]}
+        out[name] = {"plain_us_per_step": us["plain"], f"{label}_us_per_step": us[label],
+                     "ratio": us[label] / us["plain"]}
     return out
+
+
+def effort_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio")) -> dict:
+    """The closed-loop path (the torque saturated every step) on planar3r with effort limits (never reached,
+    1e3 N m) against the same arm without: the applied-mode cost."""
+    spec = get_preset(ARM)
+    return closed_loop_overhead(engines, "effort", spec, spec.with_links(effort=1e3), steps, blocks)
 
 
 def friction_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio")) -> dict:
-    """µs per step of the runner's closed-loop path (pd-gravity) on planar3r with the applied regularised Coulomb
-    law (f_c = 0.2 N m per joint, the engine built with f_c = 0, −f_c tanh(q̇/v_s) added every step) against the
-    same arm without friction: the applied-mode cost (issue 12 asks ≤ 1.3×)."""
+    """The closed-loop path on planar3r with the applied regularised Coulomb law (f_c = 0.2 N m per joint, the
+    engine built with f_c = 0, −f_c tanh(q̇/v_s) added every step) against the same arm without friction: the
+    applied-mode cost (issue 12 asks ≤ 1.3×)."""
     from crossdyn.analytic.stick_slip import FrictionLaw
-    from crossdyn.drive.profiles import make_profile
-    from crossdyn.drive.runner import run_engine
 
     spec = get_preset(ARM)
     law = FrictionLaw.of(spec.with_links(friction=0.2), 1e-3)
-    out = {}
-    for name in engines:
-        runs = {}
-        for label in ("plain", "friction"):
-            eng = make_engine(name, spec, 1e-3)
-            if label == "friction":
-                eng.applied_friction = law
-            prof = make_profile("pd-gravity", spec, target=[-1.0, 0.3, 0.0])
-            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
-        us = alternate(runs, steps, blocks)
-        out[name] = {"plain_us_per_step": us["plain"], "friction_us_per_step": us["friction"],
-                     "ratio": us["friction"] / us["plain"]}
-    return out
+    return closed_loop_overhead(engines, "friction", spec, spec, steps, blocks,
+                                attach=lambda eng: setattr(eng, "applied_friction", law))
 
 
 def limit_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", "mujoco", "pinocchio", "dart",
                                                      "drake-discrete")) -> dict:
-    """µs per step of the runner's closed-loop path (pd-gravity) on planar3r with the applied compliant limit law
-    (limits ±3 rad, k = 50 N m/rad, c = 0.5 N m s/rad on every joint: evaluated every step, never reached, so
-    both runs follow the same motion) against the same arm without: the applied-mode cost of the limit law
-    (issue 12 asks ≤ 1.3×).  MuJoCo and Drake take the law's torque through ``step_applied``."""
-    from crossdyn.drive.profiles import make_profile
-    from crossdyn.drive.runner import run_engine
-
+    """The closed-loop path on planar3r with the applied compliant limit law (limits ±3 rad, k = 50 N m/rad,
+    c = 0.5 N m s/rad on every joint: evaluated every step, never reached, so both runs follow the same motion)
+    against the same arm without: the applied-mode cost of the limit law (issue 12 asks ≤ 1.3×).  MuJoCo and
+    Drake take the law's torque through ``step_applied``."""
+    installed = [e for e in engines if not (e.startswith("dart") and importlib.util.find_spec("dartpy") is None)
+                 and not (e.startswith("drake") and importlib.util.find_spec("pydrake") is None)]
     spec = get_preset(ARM)
     limited = spec.with_links(limits=(-3.0, 3.0), limit_stiffness=50.0, limit_damping=0.5)
-    out = {}
-    for name in engines:
-        if name.startswith("dart") and importlib.util.find_spec("dartpy") is None:
-            continue
-        if name.startswith("drake") and importlib.util.find_spec("pydrake") is None:
-            continue
-        runs = {}
-        for label, arm in (("plain", spec), ("limits", limited)):
-            eng = make_engine(name, arm, 1e-3)
-            prof = make_profile("pd-gravity", arm, target=[-1.0, 0.3, 0.0])
-            runs[label] = (lambda e, p: lambda n: run_engine(e, p, Q0, np.zeros(3), n * 1e-3))(eng, prof)
-        us = alternate(runs, steps, blocks)
-        out[name] = {"plain_us_per_step": us["plain"], "limits_us_per_step": us["limits"],
-                     "ratio": us["limits"] / us["plain"]}
-    return out
+    return closed_loop_overhead(installed, "limits", spec, limited, steps, blocks)
 
 
 def wall_and_memory(argv: list[str]) -> tuple[float, float]:
