@@ -387,12 +387,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
     runs: dict[str, EngineRun] = {}
     interrupted = False
-    parallel = opt.jobs > 1 and len(engines) > 1
-    if parallel and _jax_started():
-        say(f"[{spec.name}] JAX is loaded in this process (an MJX engine was built): engines measured here, one "
-            "after another (forking after JAX started its threads deadlocks)")
-        parallel = False
-    if parallel:
+    if opt.jobs > 1 and len(engines) > 1:
         runs, interrupted = _run_parallel(engines, job, opt.jobs, say)
     else:
         runs, interrupted = _run_sequential(engines, job, say)
@@ -601,12 +596,16 @@ def _exit_reason(code) -> str:
 
 
 def _jax_started() -> bool:
-    """JAX has been imported in this process (its thread pools exist from then on): a fork now can deadlock in
-    the child (JAX warns "os.fork() is incompatible with multithreaded code"), as ``compare --engines
+    """JAX's backends are up in this process, and with them its thread pools: a fork now can deadlock in the
+    child (JAX warns "os.fork() is incompatible with multithreaded code"), as ``compare --engines
     mjx@dtype=float64,…`` did — the CLI builds an engine with options once to check them."""
     import sys
 
-    return "jax" in sys.modules
+    if "jax" not in sys.modules:
+        return False
+    from jax._src import xla_bridge
+
+    return xla_bridge.backends_are_initialized()
 
 
 def _run_parallel(engines, job: EngineJob, jobs: int, say) -> tuple[dict, bool]:
@@ -621,8 +620,15 @@ def _run_parallel(engines, job: EngineJob, jobs: int, say) -> tuple[dict, bool]:
     import signal
     from multiprocessing.connection import wait
 
-    ctx = mp.get_context("fork")
     spec, opt = job.spec, job.opt
+    # fork (fast, nothing to pickle), unless JAX's threads exist here: then each worker is forked from a fresh
+    # forkserver process instead, which never had them (the job is pickled to it); a crashing engine is still
+    # contained in its own process either way (engines registered at run time in this process, not by an
+    # import, are unknown to a forkserver's children: they are reported failed with the reason)
+    ctx = mp.get_context("forkserver" if _jax_started() else "fork")
+    if _jax_started():
+        say(f"[{spec.name}] JAX's threads are running in this process (an MJX engine was built): engine workers "
+            "start from a forkserver (forking this process would deadlock)")
     job = replace(job, opt=_without_progress(opt))
     verbose = opt.progress is not None
     pending = list(engines)
