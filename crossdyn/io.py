@@ -10,22 +10,7 @@ from pathlib import Path
 from typing import Any
 
 
-class InputError(ValueError):
-    """A file or value given by the user is invalid; the message names the file, the line or field, and the value.
-
-    ``where`` is the location of the bad value (``"links[2].mass"``), ``value`` the value found.  The command
-    line turns it into exit code 2 with the one-line message.  :class:`crossdyn.models.SpecError` is the
-    arm-spec kind of it.
-    """
-
-    def __init__(self, message: str, where: str | None = None, value: Any = None):
-        super().__init__(message)
-        self.where = where
-        self.value = value
-
-
-class UsageError(Exception):
-    """Bad command-line usage or bad input: exit code 2 with a one-line message."""
+from crossdyn.errors import CrossdynError, InputError, UsageError  # noqa: E402,F401  (re-exported)
 
 
 def _first_existing(path):

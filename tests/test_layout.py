@@ -3,15 +3,19 @@
 Levels (a module may import its own package and any package of a lower level; packages of the same level
 are peers and must not import each other; nothing imports ``cli`` but ``__main__``)::
 
-    0  version, conventions, io          units, signs, file I/O, input errors
-    1  models                            specs, presets, TOML, URDF/MJCF, inertia, the user-equations loader
-    2  analytic                          the model under test
-    3  engines                           adapters and registry
-    4  drive                             profiles, trajectories, the runner (what feeds an engine)
-    5  comparison, checking, …           judging engines; judging a user's equations; later capabilities
-    6  sweeps                            many comparisons at once
-    7  cli, pytest_plugin, crossdyn      the faces: command line, pytest plugin, the lazy public API
-    8  __main__                          ``python -m crossdyn``
+    0  errors                            the one error hierarchy (CrossdynError > input, usage, engine errors)
+    1  version, conventions, io          units, signs, file I/O
+    2  models                            specs, presets, TOML, URDF/MJCF, inertia
+    3  analytic, equations               the model under test (laws, references); the user's M, C, G (Python, Octave)
+    4  engines                           adapters, their capabilities, the registry
+    5  inputs                            profiles, trajectories, their option syntax (what feeds an engine)
+    6  drive                             the driving loop only
+    7  native                            each engine's own limits, friction, contact: episodes, softness, calibration
+    8  comparison, checking, …           judging engines; judging a user's equations; later capabilities
+    9  reporting                         plots and the comparison report: one consumer of the typed result
+    10 sweeps                            many comparisons at once
+    11 cli, pytest_plugin, crossdyn      the faces: command line, pytest plugin, the lazy public API
+    12 __main__                          ``python -m crossdyn``
 
 A package that is not in :data:`LEVELS` fails the test: a new one must be placed on purpose.
 Both kinds of import count, module-level and inside functions (a lazy import is still an arrow).
@@ -26,15 +30,19 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "crossdyn"
 
 LEVELS = {
-    "crossdyn.version": 0, "crossdyn.conventions": 0, "crossdyn.io": 0,
-    "crossdyn.models": 1,
-    "crossdyn.analytic": 2,
-    "crossdyn.engines": 3,
-    "crossdyn.drive": 4,
-    "crossdyn.comparison": 5, "crossdyn.checking": 5, "crossdyn.identification": 5, "crossdyn.batch": 5,
-    "crossdyn.sweeps": 6,
-    "crossdyn.cli": 7, "crossdyn.pytest_plugin": 7, "crossdyn": 7,
-    "crossdyn.__main__": 8,
+    "crossdyn.errors": 0,
+    "crossdyn.version": 1, "crossdyn.conventions": 1, "crossdyn.io": 1,
+    "crossdyn.models": 2,
+    "crossdyn.analytic": 3, "crossdyn.equations": 3,
+    "crossdyn.engines": 4,
+    "crossdyn.inputs": 5,
+    "crossdyn.drive": 6,
+    "crossdyn.native": 7,
+    "crossdyn.comparison": 8, "crossdyn.checking": 8, "crossdyn.identification": 8, "crossdyn.batch": 8,
+    "crossdyn.reporting": 9,
+    "crossdyn.sweeps": 10,
+    "crossdyn.cli": 11, "crossdyn.pytest_plugin": 11, "crossdyn": 11,
+    "crossdyn.__main__": 12,
 }
 
 

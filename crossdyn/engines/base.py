@@ -30,15 +30,7 @@ import numpy as np
 from crossdyn.models.spec import ArmSpec
 
 
-class EngineError(RuntimeError):
-    """An engine could not be built or used (not installed, unknown name, library error)."""
-
-
-class EngineUnsupported(EngineError):
-    """The engine cannot represent something the spec asks for (e.g. Drake and Coulomb joint friction).
-
-    Raised when the engine is built, with the reason; a comparison records the engine as ``unsupported``
-    instead of simulating a different arm."""
+from crossdyn.errors import EngineError, EngineUnsupported  # noqa: E402,F401  (defined once, re-exported)
 
 
 class Engine(abc.ABC):
