@@ -1,8 +1,12 @@
 """Are two runs' outputs the same?  ``python scripts/same_outputs.py BEFORE AFTER``
 
 Compares every ``summary.json`` (timings excepted: ``us_per_step``, ``compute_s_per_sim_s``), every
-``timeseries.csv`` (byte for byte) and every ``check.json`` (``runtime_s`` excepted) found under BEFORE with
-the file at the same place under AFTER.  Used to show that a refactor changed no behaviour, e.g.::
+``timeseries.csv`` (byte for byte), every ``check.json`` (``runtime_s`` excepted), every ``identify.json``
+(``runtime_s``, ``optimiser_seconds`` excepted) and every sweep's Parquet rows under ``results/`` (the timing columns
+``us_per_step``, ``compute_s_per_sim_s``, ``group_wall_s`` excepted) found under BEFORE with
+the file at the same place under AFTER.  JSON numbers and Parquet cells that differ are accepted within
+1e-12 relative (reordered arithmetic can move the last bit); each such field is listed.
+``scripts/reference_runs.sh`` makes the runs.  Used to show that a refactor changed no behaviour, e.g.::
 
     git stash; crossdyn demo --out /tmp/before/demo; crossdyn check planar3r examples/check/my_3r_buggy.py \\
         --out /tmp/before/check; git stash pop   # and the same into /tmp/after
@@ -16,7 +20,10 @@ import json
 import sys
 from pathlib import Path
 
-TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s", "runtime_s"}
+TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s", "runtime_s", "seconds", "wall_s", "worker", "finished",
+               "elapsed_s", "time_s", "optimiser_seconds", "group_wall_s"}
+REL = 1e-12
+NEAR: list[str] = []  # fields equal only within REL
 
 
 def strip(obj):
@@ -39,12 +46,27 @@ def paths_differ(a, b, where="") -> list[str]:
         if len(a) != len(b):
             return [f"{where}: lengths {len(a)} != {len(b)}"]
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in paths_differ(x, y, f"{where}[{i}]")]
-    return [] if a == b else [f"{where}: {a!r} != {b!r}"]
+    if a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b):  # NaN == NaN here
+        return []
+    if isinstance(a, float) and isinstance(b, float) and abs(a - b) <= REL * max(abs(a), abs(b)):
+        NEAR.append(where)
+        return []
+    return [f"{where}: {a!r} != {b!r}"]
+
+
+def parquet_rows(path: Path) -> list:
+    import pandas as pd
+
+    df = pd.read_parquet(path)
+    df = df[[c for c in df.columns if c not in TIMING_KEYS]]
+    rows = df.to_dict(orient="records")
+    return json.loads(json.dumps(rows, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))
 
 
 def main(before: str, after: str) -> int:
     before, after = Path(before), Path(after)
-    files = sorted(p for pat in ("summary.json", "timeseries.csv", "check.json") for p in before.rglob(pat))
+    pats = ("summary.json", "timeseries.csv", "check.json", "identify.json", "results/*.parquet")
+    files = sorted(p for pat in pats for p in before.rglob(pat))
     if not files:
         print(f"no summary.json, timeseries.csv or check.json under {before}")
         return 1
@@ -58,7 +80,10 @@ def main(before: str, after: str) -> int:
         if f.suffix == ".csv":
             diffs = [] if f.read_bytes() == g.read_bytes() else ["contents differ"]
         else:
-            a, b = strip(json.loads(f.read_text())), strip(json.loads(g.read_text()))
+            if f.suffix == ".parquet":
+                a, b = parquet_rows(f), parquet_rows(g)
+            else:
+                a, b = strip(json.loads(f.read_text())), strip(json.loads(g.read_text()))
             # paths recorded in the outputs name the output folder itself
             a, b = json.loads(json.dumps(a).replace(str(before), "@")), json.loads(json.dumps(b).replace(str(after), "@"))
             diffs = paths_differ(a, b)
@@ -67,6 +92,10 @@ def main(before: str, after: str) -> int:
             print(f"    {d}")
         bad += bool(diffs)
     print(f"{len(files) - bad} of {len(files)} files identical" + ("" if not bad else f"; {bad} differ"))
+    if NEAR:
+        print(f"equal within {REL:g} relative, not bit for bit ({len(NEAR)} fields):")
+        for w in NEAR[:50]:
+            print(f"    {w}")
     return 1 if bad else 0
 
 
