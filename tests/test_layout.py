@@ -3,7 +3,7 @@
 Levels (a module may import its own package and any package of a lower level; packages of the same level
 are peers and must not import each other; nothing imports ``cli`` but ``__main__``)::
 
-    0  errors                            the one error hierarchy (CrossdynError > input, usage, engine errors)
+    0  errors, status                    the one error hierarchy; the run-status and verdict enums
     1  version, conventions, io          units, signs, file I/O
     2  models                            specs, presets, TOML, URDF/MJCF, inertia
     3  analytic, equations               the model under test (laws, references); the user's M, C, G (Python, Octave)
@@ -30,7 +30,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "crossdyn"
 
 LEVELS = {
-    "crossdyn.errors": 0,
+    "crossdyn.errors": 0, "crossdyn.status": 0,
     "crossdyn.version": 1, "crossdyn.conventions": 1, "crossdyn.io": 1,
     "crossdyn.models": 2,
     "crossdyn.analytic": 3, "crossdyn.equations": 3,
