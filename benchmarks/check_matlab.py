@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from crossdyn.checking.checker import check  # noqa: E402
-from crossdyn.models.octave_session import find_octave, octave_version  # noqa: E402
+from crossdyn.equations.octave_session import find_octave, octave_version  # noqa: E402
 
 
 def matlab_vs_python(repeats: int = 3) -> dict | None:

@@ -201,7 +201,7 @@ def test_check_passes_the_armature_reference_and_catches_its_absence(tmp_path):
 
 
 def test_user_params_names():
-    from crossdyn.models.user_equations import own_params
+    from crossdyn.equations.params import own_params
 
     p = own_params(geared(3)).user
     assert p.Ia1 == p.armature1 == 0.05 and list(p.armature) == list(GEARED_ARMATURE) and p.Ia[2] == 0.01

@@ -24,7 +24,7 @@ import pytest
 import crossdyn
 from crossdyn.cli import main
 from crossdyn.conventions import MAX_LINKS
-from crossdyn.models.octave_session import find_octave
+from crossdyn.equations.octave_session import find_octave
 
 PKG_DIR = str(Path(crossdyn.__file__).parent)
 

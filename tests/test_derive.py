@@ -16,7 +16,7 @@ from crossdyn.analytic import symbolic
 from crossdyn.checking.checker import check
 from crossdyn.cli import main
 from crossdyn.models import load_arm
-from crossdyn.models.octave_session import find_octave
+from crossdyn.equations.octave_session import find_octave
 
 FAST = {"states": 150, "random_params": 3}
 needs_octave = pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")

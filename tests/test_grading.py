@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from crossdyn.cli import main
-from crossdyn.models.octave_session import find_octave
+from crossdyn.equations.octave_session import find_octave
 
 FILES = Path(__file__).parent / "check_files"
 TIMEOUT = 20     # seconds per submission: a 100-state check takes ~2 s idle, ~10 s on a loaded 2-core machine

@@ -16,8 +16,8 @@ from crossdyn.cli import main
 from crossdyn.checking.checker import UserFileError, check
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
-from crossdyn.models.octave_equations import OctaveModel
-from crossdyn.models.octave_session import find_octave
+from crossdyn.equations.octave_model import OctaveModel
+from crossdyn.equations.octave_session import find_octave
 
 pytestmark = pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed; "
                                 "'make test' installs it (apt-get install octave)")

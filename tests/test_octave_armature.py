@@ -15,7 +15,7 @@ from crossdyn.checking.checker import check
 from crossdyn.cli import main
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
-from crossdyn.models.octave_session import find_octave
+from crossdyn.equations.octave_session import find_octave
 from crossdyn.models.presets import GEARED_ARMATURE
 
 pytestmark = pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed; "

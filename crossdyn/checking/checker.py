@@ -80,8 +80,8 @@ from crossdyn import analytic
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.checking import diagnosis
 from crossdyn.models import ArmSpec, load_arm
-from crossdyn.models.equations import load_model, param_rows
-from crossdyn.models.user_equations import (  # noqa: F401  (names the checker's users also reach here)
+from crossdyn.equations.loader import load_model, param_rows
+from crossdyn.equations.python_file import (  # noqa: F401  (names the checker's users also reach here)
     ROLE_ARGS, ROLE_NAMES, ParamSet, UserFileError, UserModel, UserParams, fmt_vec, own_params, parse_names, quiet,
     written_for_links,
 )

@@ -27,8 +27,8 @@ from crossdyn.version import __version__
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.engines.base import Engine, EngineError
 from crossdyn.models.spec import ArmSpec
-from crossdyn.models.equations import load_model, param_rows
-from crossdyn.models.user_equations import ROLE_NAMES, UserFileError, own_params, parse_names
+from crossdyn.equations.loader import load_model, param_rows
+from crossdyn.equations.python_file import ROLE_NAMES, UserFileError, own_params, parse_names
 
 
 class UserModelEngine(Engine):

@@ -1,0 +1,22 @@
+"""Loading a user's equations, whatever the language: a Python file (:mod:`crossdyn.equations.python_file`) or
+MATLAB run by GNU Octave (:mod:`crossdyn.equations.octave_model`); both answer the calls of
+:class:`crossdyn.equations.protocol.Equations`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from crossdyn.equations.octave_model import OctaveModel, is_matlab_path
+from crossdyn.equations.params import param_rows  # noqa: F401  (re-exported: crossdyn.models.equations had it)
+from crossdyn.equations.protocol import UserFileError
+from crossdyn.equations.python_file import UserModel
+
+
+def load_model(file, n: int, names: dict[str, str] | None = None, *, strict: bool = True,
+               timeout: float | None = None) -> UserModel | OctaveModel:
+    """The user's equations: :class:`UserModel` for Python, an :class:`OctaveModel` for MATLAB (.m file or folder)."""
+    if is_matlab_path(file):
+        return OctaveModel(file, n, names, timeout=timeout)
+    if Path(file).is_dir():
+        raise UserFileError(f"{file}: is a folder without .m files: give a .py file, a .m file or a folder of .m "
+                            "function files (a folder of submissions is checked with --summary CSV)")
+    return UserModel(file, n, names, strict=strict)
