@@ -388,7 +388,7 @@ def friction_overhead(steps: int, blocks: int, engines=("analytic", "pybullet", 
     """The closed-loop path on planar3r with the applied regularised Coulomb law (f_c = 0.2 N m per joint, the
     engine built with f_c = 0, −f_c tanh(q̇/v_s) added every step) against the same arm without friction: the
     applied-mode cost (issue 12 asks ≤ 1.3×)."""
-    from crossdyn.analytic.stick_slip import FrictionLaw
+    from crossdyn.analytic.laws.friction import FrictionLaw
 
     spec = get_preset(ARM)
     law = FrictionLaw.of(spec.with_links(friction=0.2), 1e-3)

@@ -8,7 +8,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 from crossdyn.drive.profiles import ProfileError, default_profile, make_profile
 from crossdyn.drive.runner import run_engine

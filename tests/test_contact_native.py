@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.drive import contact_events as ce
 from crossdyn.drive import contact_native as cn
 from crossdyn.drive.profiles import make_profile

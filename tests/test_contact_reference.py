@@ -42,7 +42,8 @@ import numpy as np
 import pytest
 from scipy.optimize import bisect
 
-from crossdyn.analytic.contact import ContactLaw, fixed_step_contact, simulate_contact
+from crossdyn.analytic.laws.contact import ContactLaw
+from crossdyn.analytic.references.contact import fixed_step_contact, simulate_contact
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 from crossdyn.models.presets import get_preset, planarNr
 from crossdyn.models.spec import ArmSpec, ContactSpec, Obstacle

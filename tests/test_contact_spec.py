@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 from crossdyn.cli import main
 from crossdyn.models import ArmSpec, SpecError, dumps_spec, get_preset, load_spec, spec_from_dict

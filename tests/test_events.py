@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from crossdyn.analytic.events import hold_bounds, integrate_events, output_grid
+from crossdyn.analytic.references.events import hold_bounds, integrate_events, output_grid
 
 
 def test_bouncing_ball_event_times_and_resets_match_the_closed_form():

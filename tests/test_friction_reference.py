@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from crossdyn.analytic.stick_slip import FrictionLaw, rk4_regularised, simulate_stick_slip
+from crossdyn.analytic.laws.friction import FrictionLaw
+from crossdyn.analytic.references.stick_slip import rk4_regularised, simulate_stick_slip
 from crossdyn.models.presets import planarNr
 from crossdyn.models.spec import ArmSpec
 

@@ -71,7 +71,7 @@ def test_limit_force_matters_and_caps_the_limit_torque_in_newton_metres(setup):
     cap in N m, not an impulse: the limit torque inferred by inverse dynamics peaks at the cap (1 N m; the
     inference errs by < 1e-3 N m on the reference, so 0.02 N m is ample), while PyBullet's default stop peaks
     above 30 N m (measured 225 N m)."""
-    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.analytic.laws.limit import LimitLaw
     from crossdyn.drive import limit_contacts as lc
 
     spec, _, _, _, run = setup

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from crossdyn.analytic.limits import LimitLaw, simulate_limits
+from crossdyn.analytic.laws.limit import LimitLaw
+from crossdyn.analytic.references.limits import simulate_limits
 from crossdyn.drive import limit_contacts as lc
 from crossdyn.models.spec import ArmSpec, LinkSpec
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from scipy.optimize import bisect
 
-from crossdyn.analytic.limits import LimitLaw, rk4_limits, simulate_limits
+from crossdyn.analytic.laws.limit import LimitLaw
+from crossdyn.analytic.references.limits import rk4_limits, simulate_limits
 from crossdyn.models.presets import planar2r, planarNr
 
 
@@ -219,7 +220,7 @@ def test_one_state_limit_torque_equals_the_batched_law():
     on both sides of every limit, with joints without limits and with one-sided limits."""
     import numpy as np
 
-    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.analytic.laws.limit import LimitLaw
     from crossdyn.models import get_preset
 
     spec = get_preset("planar3r").with_links(limits=(-1.0, 1.0), limit_stiffness=50.0, limit_damping=0.5)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif("mujoco" not in available_engines(), reason="nee
 
 @pytest.fixture(scope="module")
 def setup():
-    from crossdyn.analytic.stick_slip import simulate_stick_slip
+    from crossdyn.analytic.references.stick_slip import simulate_stick_slip
     from crossdyn.comparison.compare import _profile, start_state
     from crossdyn.models import load_arm
 

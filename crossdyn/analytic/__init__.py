@@ -1,4 +1,9 @@
-"""The analytic model: closed form (2R/3R), symbolic nR, recursive Newton–Euler, energy, integrators."""
+"""The analytic model: closed form (2R/3R), symbolic nR, recursive Newton–Euler, energy, integrators.
+
+Sub-packages: :mod:`crossdyn.analytic.laws` (the limit, friction and contact laws: torque or force from the
+state) and :mod:`crossdyn.analytic.references` (the event loop and the event-exact limit, stick–slip and contact
+references); :mod:`crossdyn.analytic.gravity_helpers` (hanging pose, gravity stiffness, joint gravity scale).
+"""
 from crossdyn.analytic.dynamics import (
     as_params, bias, coriolis, coriolis_matrix, forward_dynamics, friction, gravity, inverse_dynamics,
     mass_matrix, parameter_vector, regressor,

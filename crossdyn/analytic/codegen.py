@@ -56,16 +56,16 @@ class CompiledModel:
 def _coefficients(spec: ArmSpec):
     """K (n×n), J, h of the absolute-angle form (see the module docstring)."""
     n = spec.n
-    L = [l.length for l in spec.links]
-    m = [l.mass for l in spec.links]
-    Lc = [l.com for l in spec.links]
+    L = [link.length for link in spec.links]
+    m = [link.mass for link in spec.links]
+    Lc = [link.com for link in spec.links]
 
     def r(i, k):
         return L[k] if k < i else Lc[i]
 
-    K = [[sum(m[i] * r(i, k) * r(i, l) for i in range(max(k, l), n)) for l in range(n)] for k in range(n)]
+    K = [[sum(m[i] * r(i, k) * r(i, j) for i in range(max(k, j), n)) for j in range(n)] for k in range(n)]
     h = [m[k] * Lc[k] + L[k] * sum(m[k + 1:]) for k in range(n)]
-    return K, [l.inertia for l in spec.links], h
+    return K, [link.inertia for link in spec.links], h
 
 
 def _fd_source(spec: ArmSpec) -> list[str]:
@@ -83,13 +83,13 @@ def _fd_source(spec: ArmSpec) -> list[str]:
     for i in range(1, n):
         lines.append(f"    t{i} = t{i - 1} + q{i}")
         lines.append(f"    w{i} = w{i - 1} + v{i}")
-    # relative angles θl − θk = q_{k+1} + … + q_l for k < l
+    # relative angles θl − θk = q_{k+1} + … + q_l for k < l (loop variable o = l)
     for k in range(n):
-        for l in range(k + 1, n):
-            d = " + ".join(f"q{j}" for j in range(k + 1, l + 1))
+        for o in range(k + 1, n):
+            d = " + ".join(f"q{j}" for j in range(k + 1, o + 1))
             lines.append(f"    d = {d}")
-            lines.append(f"    c{k}_{l} = cos(d)")
-            lines.append(f"    s{k}_{l} = sin(d)")
+            lines.append(f"    c{k}_{o} = cos(d)")
+            lines.append(f"    s{k}_{o} = sin(d)")
     # net joint torques u = τ − F(q̇), and generalized forces on θ
     for i, link in enumerate(spec.links):
         b, fc = link.damping, link.friction
@@ -108,23 +108,23 @@ def _fd_source(spec: ArmSpec) -> list[str]:
             grav.append(f"{f(-gy * h[k])} * cos(t{k})")
         if grav:
             rhs += " - (" + " + ".join(grav) + ")"
-        for l in range(n):
-            if l == k or K[k][l] == 0.0:
+        for o in range(n):
+            if o == k or K[k][o] == 0.0:
                 continue
             # sin(θk − θl) = −s_k_l for k < l, +s_l_k for k > l
-            sgn, sname = ("+", f"s{k}_{l}") if k < l else ("-", f"s{l}_{k}")
-            rhs += f" {sgn} {f(K[k][l])} * {sname} * w{l} * w{l}"
+            sgn, sname = ("+", f"s{k}_{o}") if k < o else ("-", f"s{o}_{k}")
+            rhs += f" {sgn} {f(K[k][o])} * {sname} * w{o} * w{o}"
         lines.append(f"    r{k} = {rhs}")
     # A and its LDLᵀ factorisation: D_j = A_jj − Σ L_jk² D_k ; L_ij = (A_ij − Σ L_ik L_jk D_k) / D_j
-    Ia = [l.armature for l in spec.links] + [0.0]
+    Ia = [link.armature for link in spec.links] + [0.0]
     for k in range(n):
         diag = K[k][k] + J[k]
         if Ia[k] or Ia[k + 1]:  # armature of joint k (rotor k) and of joint k + 1 (ω_{k+1} − ω_k)
             diag += Ia[k] + Ia[k + 1]
         lines.append(f"    A{k}_{k} = {f(diag)}")
-        for l in range(k + 1, n):
-            off = f" - {f(Ia[l])}" if l == k + 1 and Ia[l] else ""
-            lines.append(f"    A{k}_{l} = {f(K[k][l])} * c{k}_{l}{off}")
+        for o in range(k + 1, n):
+            off = f" - {f(Ia[o])}" if o == k + 1 and Ia[o] else ""
+            lines.append(f"    A{k}_{o} = {f(K[k][o])} * c{k}_{o}{off}")
     for j in range(n):
         acc = "".join(f" - L{j}_{k} * L{j}_{k} * D{k}" for k in range(j))
         lines.append(f"    D{j} = A{j}_{j}{acc}")

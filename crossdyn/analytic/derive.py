@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import sympy as sp
+import sympy as sp  # type: ignore[import-untyped]
 
 from crossdyn.models.spec import ArmSpec
 
@@ -174,8 +174,8 @@ def derive(spec: ArmSpec, symbols: bool = True) -> Derivation:
     values = {}
     for i, link in enumerate(spec.links):
         values.update({m[i]: link.mass, L[i]: link.length, Lc[i]: link.com, J[i]: link.inertia})
-    groups = [(s, d, float(d.subs(values))) for s, d in zip(a, adefs)]
-    groups += [(s, d, float(d.subs(values))) for s, d in zip(bsym, bdefs)]
+    groups = [(s, d, float(d.subs(values))) for s, d in zip(a, adefs, strict=True)]
+    groups += [(s, d, float(d.subs(values))) for s, d in zip(bsym, bdefs, strict=True)]
     gvals = {g: math.hypot(spec.gravity[0], spec.gravity[1]), gx: spec.gravity[0], gy: spec.gravity[1]}
     if not symbols:
         sub = {s: sp.Float(repr(v)) if v != 0 else sp.Integer(0) for s, _, v in groups}
@@ -347,7 +347,7 @@ def _python(d: Derivation) -> str:
            + ("p: crossdyn's parameters (p.m1, p.L1, p.Lc1, p.J1, ..., p.g)." if d.symbols else
               "The arm's numbers are written in, so the functions take no p."),
            '"""', "from math import cos, sin", ""]
-    from sympy.printing.pycode import PythonCodePrinter
+    from sympy.printing.pycode import PythonCodePrinter  # type: ignore[import-untyped]
 
     printer = PythonCodePrinter({"fully_qualified_modules": False, "standard": "python3"})
 

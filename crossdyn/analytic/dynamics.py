@@ -40,13 +40,13 @@ def _chunked(fn):
         if arrays and isinstance(arrays[-1], str):  # method given positionally
             arrays, method = arrays[:-1], arrays[-1]
         p = as_params(arm)
-        arrays = [np.asarray(a, dtype=float) for a in arrays]
-        N = arrays[0].shape[0] if arrays[0].ndim == 2 else 0
-        if N <= CHUNK or any(a.shape[:-1] != (N,) for a in arrays) or p.L.ndim > 1:
-            return fn(p, *arrays, method=method)
-        out = np.empty(arrays[0].shape)
+        states = [np.asarray(a, dtype=float) for a in arrays]
+        N = states[0].shape[0] if states[0].ndim == 2 else 0
+        if N <= CHUNK or any(a.shape[:-1] != (N,) for a in states) or p.L.ndim > 1:
+            return fn(p, *states, method=method)
+        out = np.empty(states[0].shape)
         for s in range(0, N, CHUNK):
-            out[s:s + CHUNK] = fn(p, *(a[s:s + CHUNK] for a in arrays), method=method)
+            out[s:s + CHUNK] = fn(p, *(a[s:s + CHUNK] for a in states), method=method)
         return out
 
     return wrapper
@@ -54,11 +54,21 @@ def _chunked(fn):
 
 @lru_cache(maxsize=256)
 def _spec_params(spec: ArmSpec) -> ArmParams:
-    return spec.params()
+    p = spec.params()
+    for field in p:  # shared by every later call for this spec: nobody may change it in place
+        if field is not None:
+            field.setflags(write=False)
+    return p
 
 
 def as_params(arm: ArmSpec | ArmParams) -> ArmParams:
-    """ArmParams of an arm (cached per spec)."""
+    """ArmParams of an arm (cached per spec).
+
+    For an :class:`ArmSpec` the result is shared by every later call for that spec, so its arrays are read-only
+    (assigning into them raises ``ValueError``); copy a field (``p.L.copy()``) or build new parameters
+    (``p._replace(L=...)``, :func:`~crossdyn.models.spec.params_from_arrays`) to change them.  An
+    :class:`ArmParams` passed in is returned as it is.
+    """
     if isinstance(arm, ArmSpec):
         return _spec_params(arm)
     if isinstance(arm, ArmParams):

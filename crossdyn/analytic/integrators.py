@@ -18,10 +18,10 @@ States may be batched (shape (N, n)) for the fixed-step methods.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, TypedDict, Unpack
 
 import numpy as np
-from scipy.integrate import DOP853
+from scipy.integrate import DOP853  # type: ignore[import-untyped]
 
 from crossdyn.analytic.dynamics import forward_dynamics
 
@@ -136,16 +136,38 @@ def n_steps(duration: float, dt: float) -> int:
     return k
 
 
+@dataclass(frozen=True)
+class SimulateOptions:
+    """The keywords of :func:`simulate` beyond the step: ``fd(q, q̇, τ)`` overrides the forward dynamics (default:
+    the analytic model); a state that becomes non-finite or exceeds ``velocity_bound`` rad/s stops the run; ``rtol``
+    and ``atol`` are the tolerances of the ``reference`` method."""
+
+    fd: ForwardDynamics | None = None
+    velocity_bound: float = 1e4
+    rtol: float = 1e-12
+    atol: float = 1e-12
+
+
+class SimulateKeywords(TypedDict, total=False):
+    """The keywords of :func:`simulate`: the fields of :class:`SimulateOptions`."""
+
+    fd: ForwardDynamics | None
+    velocity_bound: float
+    rtol: float
+    atol: float
+
+
 def simulate(arm, q0, qd0, torque: TorqueFn | None = None, dt: float = 1e-3, duration: float = 1.0,
-             method: str = "rk4", fd: ForwardDynamics | None = None, velocity_bound: float = 1e4,
-             rtol: float = 1e-12, atol: float = 1e-12) -> Trajectory:
+             method: str = "rk4", **options: Unpack[SimulateKeywords]) -> Trajectory:
     """Integrate the arm from (q0, q̇0) for ``duration`` seconds in steps of ``dt``.
 
-    ``torque(t, q, q̇)`` gives τ (zero-order hold, sampled at each step's start);
-    ``fd(q, q̇, τ)`` overrides the forward dynamics (default: the analytic model).
-    A state that becomes non-finite or exceeds ``velocity_bound`` rad/s stops the run
-    with status ``"diverged"``.
+    ``torque(t, q, q̇)`` gives τ (zero-order hold, sampled at each step's start).  Keywords
+    (:class:`SimulateOptions`): ``fd(q, q̇, τ)`` overrides the forward dynamics (default: the analytic model);
+    a state that becomes non-finite or exceeds ``velocity_bound`` rad/s (1e4) stops the run with status
+    ``"diverged"``; ``rtol``, ``atol`` (1e-12) for ``method="reference"``.
     """
+    opts = SimulateOptions(**options)
+    fd, velocity_bound = opts.fd, opts.velocity_bound
     if method not in STEPS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if not dt > 0:
@@ -155,7 +177,7 @@ def simulate(arm, q0, qd0, torque: TorqueFn | None = None, dt: float = 1e-3, dur
         fd = lambda q, qd, tau: forward_dynamics(arm, q, qd, tau)  # noqa: E731
     torque = torque or zero_torque
     step = STEPS[method]
-    kwargs = {"rtol": rtol, "atol": atol} if method == "reference" else {}
+    kwargs = {"rtol": opts.rtol, "atol": opts.atol} if method == "reference" else {}
     q = np.array(q0, dtype=float)
     qd = np.array(qd0, dtype=float)
     Q = np.empty((steps + 1,) + q.shape)
@@ -183,5 +205,5 @@ def simulate(arm, q0, qd0, torque: TorqueFn | None = None, dt: float = 1e-3, dur
         k = steps
     if status != "ok":
         Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[: k + 1]
-    t = np.arange(Q.shape[0]) * dt
-    return Trajectory(t, Q, QD, TAU[: max(Q.shape[0] - 1, 0)], method, dt, status, t_div, msg)
+    times = np.arange(Q.shape[0]) * dt
+    return Trajectory(times, Q, QD, TAU[: max(Q.shape[0] - 1, 0)], method, dt, status, t_div, msg)

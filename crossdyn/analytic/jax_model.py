@@ -35,7 +35,9 @@ sees one).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Callable, TypedDict, Unpack
 
 import jax
 import jax.numpy as jnp
@@ -125,11 +127,11 @@ def _cos_sin(th):
     c = [[one] * n for _ in range(n)]
     s = [[zero] * n for _ in range(n)]
     for k in range(n):
-        for l in range(k + 1, n):
-            d = th[l] - th[k]
-            c[k][l] = c[l][k] = jnp.cos(d)
+        for j in range(k + 1, n):
+            d = th[j] - th[k]
+            c[k][j] = c[j][k] = jnp.cos(d)
             sd = jnp.sin(d)
-            s[k][l], s[l][k] = -sd, sd
+            s[k][j], s[j][k] = -sd, sd
     return jnp.stack([jnp.stack(r) for r in c]), jnp.stack([jnp.stack(r) for r in s])
 
 
@@ -254,7 +256,7 @@ def _step_fn(method: str):
     return {"rk4": rk4, "semi-implicit-euler": semi_implicit_euler, "euler": euler}[method]
 
 
-def _rollout_core(method: str, steps: int, save_every: int, const_tau: bool):
+def _rollout_core(method: str, steps: int, save_every: int, const_tau: bool) -> Callable[..., Any]:
     """Single arm: (p, q0, qd0, tau, dt) → (q, q̇) at steps 0, s, 2s, …, K (shape (K/s + 1, n))."""
     step = _step_fn(method)
 
@@ -275,7 +277,7 @@ def _rollout_core(method: str, steps: int, save_every: int, const_tau: bool):
 
 
 # ----------------------------------------------------------------------------- batching
-_CORES = {
+_CORES: dict[str, Callable[..., Any]] = {
     "mass_matrix": _mass_matrix, "coriolis": _coriolis, "gravity": _gravity,
     "coriolis_matrix": _coriolis_matrix, "inverse_dynamics": _inverse_dynamics,
     "forward_dynamics": _forward_dynamics, "kinetic_energy": _kinetic, "potential_energy": _potential,
@@ -291,7 +293,7 @@ all its steps while its working set stays in cache; on a GPU the whole batch run
 def _compiled(core_key, p_axes: tuple, arg_axes: tuple, x64: bool, precision: str, chunk: int | None = None):
     """jit(vmap(core)) for one pattern of batched/shared arguments (cached; jit caches shapes).  With ``chunk``, the
     batched arguments (length a multiple of ``chunk``) go through ``lax.map`` over chunks of that many arms."""
-    core = _CORES[core_key] if isinstance(core_key, str) else _rollout_core(*core_key)
+    core: Callable[..., Any] = _CORES[core_key] if isinstance(core_key, str) else _rollout_core(*core_key)
     axes = (ArmParams(*p_axes),) + arg_axes
     if not (any(a == 0 for a in p_axes) or any(a == 0 for a in arg_axes)):
         return jax.jit(core)
@@ -307,7 +309,7 @@ def _compiled(core_key, p_axes: tuple, arg_axes: tuple, x64: bool, precision: st
 
         def body(part):
             cur = list(leaves)
-            for i, x in zip(idx, part):
+            for i, x in zip(idx, part, strict=True):
                 cur[i] = x
             return vm(*jax.tree_util.tree_unflatten(treedef, cur))
 
@@ -321,7 +323,8 @@ def params_to_jax(arm, dtype="float64") -> ArmParams:
     """The arm's parameters as JAX arrays of ``dtype`` (call inside :func:`scope` for float64)."""
     p = as_params(arm)
     d = _dtype(dtype)
-    return ArmParams(*(jnp.asarray(np.asarray(x, dtype=np.float64), dtype=d) for x in p))
+    fields: list[Any] = [jnp.asarray(np.asarray(x, dtype=np.float64), dtype=d) for x in p]
+    return ArmParams(*fields)
 
 
 _EXECUTABLES: dict = {}
@@ -361,12 +364,12 @@ def _call(core_key, arm, arrays, dtype, precision, extra=(), extra_axes=(), timi
         args = (p, *arrs, *extra)
         leaves, treedef = jax.tree_util.tree_flatten(args)
         ax = jax.tree_util.tree_leaves((ArmParams(*p_axes),) + axes, is_leaf=lambda x: x is None)
-        N = max((x.shape[0] for x, a in zip(leaves, ax) if a == 0), default=0)
+        N = max((x.shape[0] for x, a in zip(leaves, ax, strict=True) if a == 0), default=0)
         chunk = CPU_CHUNK if (CPU_CHUNK and N > CPU_CHUNK and jax.default_backend() == "cpu") else None
         if chunk:  # pad the batch to whole chunks with copies of the last arm; trimmed below
             pad = -N % chunk
             leaves = [jnp.concatenate([x, jnp.repeat(x[-1:], pad, axis=0)]) if a == 0 and pad else x
-                      for x, a in zip(leaves, ax)]
+                      for x, a in zip(leaves, ax, strict=True)]
             args = jax.tree_util.tree_unflatten(treedef, leaves)
         fn = _compiled(core_key, p_axes, axes, d == np.float64, precision, chunk)
         if timing is None:
@@ -418,8 +421,28 @@ def total_energy(arm, q, qd, dtype="float64", precision="highest"):
     return kinetic_energy(arm, q, qd, dtype, precision) + potential_energy(arm, q, dtype, precision)
 
 
+@dataclass(frozen=True)
+class RolloutOptions:
+    """The keywords of :func:`rollout` beyond the step: states kept every ``save_every`` steps (None: start and end
+    only), the ``dtype`` ("float64" | "float32") and matmul ``precision``, and a ``timing`` dict to fill."""
+
+    save_every: int | None = None
+    dtype: Any = "float64"
+    precision: str = "highest"
+    timing: dict | None = None
+
+
+class RolloutKeywords(TypedDict, total=False):
+    """The keywords of :func:`rollout`: the fields of :class:`RolloutOptions`."""
+
+    save_every: int | None
+    dtype: Any
+    precision: str
+    timing: dict | None
+
+
 def rollout(arm, q0, qd0, tau, dt: float, steps: int | None = None, method: str = "rk4",
-            save_every: int | None = None, dtype="float64", precision="highest", timing: dict | None = None):
+            **options: Unpack[RolloutKeywords]):
     """Integrate from (q0, q̇0) with the torque held over each step (zero-order hold).
 
     ``tau``: a sequence, (K, n) shared by every arm or (N, K, n) one per arm; or, when ``steps`` is given,
@@ -427,15 +450,18 @@ def rollout(arm, q0, qd0, tau, dt: float, steps: int | None = None, method: str 
     or ``euler`` (one step as in :mod:`crossdyn.analytic.integrators`).  Returns (q, q̇) at steps
     0, s, 2s, …, K (s = ``save_every``, default K: start and end only), shape (K/s + 1, n), or
     (N, K/s + 1, n) when anything is batched.  A diverging arm turns non-finite; nothing stops the batch.
+    Keywords (:class:`RolloutOptions`): ``save_every``, ``dtype`` ("float64"), ``precision`` ("highest");
     ``timing`` (a dict) receives ``compile_s`` and ``run_s`` (see :func:`run_timed`).
     """
+    opts = RolloutOptions(**options)
+    save_every, dtype, precision, timing = opts.save_every, opts.dtype, opts.precision, opts.timing
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError(f"dt must be > 0, got {dt!r}")
     tau_np = np.asarray(tau)
     const = steps is not None
-    if const:
+    if steps is not None:
         K = int(steps)
         tau_batched = tau_np.ndim == 2
     else:

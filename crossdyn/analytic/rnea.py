@@ -67,9 +67,9 @@ def rnea_theta(L: np.ndarray, gravity: np.ndarray, theta: np.ndarray,
     mom = np.zeros(shape)
     tau = np.empty(shape + (n,))
     for i in range(n - 1, -1, -1):
-        m, h, I = theta[..., i, 0], theta[..., i, 1], theta[..., i, 2]
+        m, h, inertia = theta[..., i, 0], theta[..., i, 1], theta[..., i, 2]
         ci, si = c[..., i], s[..., i]
-        mom = mom + L[..., i] * (ci * fy - si * fx) + I * al[..., i] + h * (ci * aoy[i] - si * aox[i])
+        mom = mom + L[..., i] * (ci * fy - si * fx) + inertia * al[..., i] + h * (ci * aoy[i] - si * aox[i])
         fx = fx + m * aox[i] + h * kx[i]
         fy = fy + m * aoy[i] + h * ky[i]
         tau[..., i] = mom

@@ -185,7 +185,7 @@ class Comparison:
 
 def hanging_start(spec: ArmSpec) -> np.ndarray:
     """A start near the stable equilibrium: the hanging configuration plus small alternating offsets."""
-    from crossdyn.drive.profiles import hanging_configuration
+    from crossdyn.analytic.gravity_helpers import hanging_configuration
 
     return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
 
@@ -362,7 +362,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     free_profile = make_profile("zero", spec)
     user_spec, friction = spec, None
     if spec.has_friction and not opt.native_friction:  # applied mode: engines without f_c, the runner applies it
-        from crossdyn.analytic.stick_slip import FrictionLaw, without_friction
+        from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
 
         friction = FrictionLaw.of(spec, dt, q0)
         spec = without_friction(spec)
@@ -833,7 +833,7 @@ def _contact_summary(spec: ArmSpec, reference, runs: dict, notes: list) -> dict:
     """summary["contact"] (applied mode): the law, the held law's coarseness, and per run (reference and every
     engine that ran) the contact quantities of :func:`crossdyn.drive.contact_applied.characterise` and the
     engine's tip-kinematics discrepancy.  ``summary["contact"]["native"]`` is left to native contact."""
-    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.analytic.laws.contact import ContactLaw
     from crossdyn.drive.contact_applied import characterise, held_law_coarseness
 
     law = ContactLaw.of(spec, dt=reference.dt)
@@ -905,7 +905,7 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
     """summary["limits"]: per limit contact the characterisation of the reference and every applied run, and
     with ``opt.native`` of MuJoCo's and PyBullet's native runs, judged (a departure fails naming engine, joint,
     quantity); see :mod:`crossdyn.drive.limit_contacts`."""
-    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.analytic.laws.limit import LimitLaw
     from crossdyn.drive import limit_contacts as lc
     from crossdyn.drive.runner import run_engine
 
@@ -1066,7 +1066,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
             if job.friction is not None:
                 run.config["applied_friction"] = job.friction.describe()
         if spec.has_contact:  # applied contact: the law, and where this engine's tip kinematics come from
-            from crossdyn.analytic.contact import ContactLaw
+            from crossdyn.analytic.laws.contact import ContactLaw
 
             run.config["applied_contact"] = ContactLaw.of(spec, dt=engine.dt).describe()
             run.config["tip_kinematics"] = getattr(engine, "tip_source", None)

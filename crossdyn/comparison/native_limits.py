@@ -120,7 +120,7 @@ def continuous_reference(spec, law, profile, q0, qd0, duration: float, dt: float
     from dataclasses import replace
 
     from crossdyn.analytic.integrators import Trajectory
-    from crossdyn.analytic.limits import simulate_limits
+    from crossdyn.analytic.references.limits import simulate_limits
 
     if getattr(profile, "closed_loop", True) or friction is not None:
         k = len(fallback.tau)

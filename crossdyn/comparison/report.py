@@ -650,7 +650,7 @@ def native_contact_plots(cmp) -> dict[str, bytes]:
         return {}
     import matplotlib.pyplot as plt
 
-    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.analytic.laws.contact import ContactLaw
     from crossdyn.drive import contact_events as ce
 
     spec = cmp.spec
@@ -691,7 +691,7 @@ def limit_plots(cmp) -> dict[str, bytes]:
         return {}
     import matplotlib.pyplot as plt
 
-    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.analytic.laws.limit import LimitLaw
     from crossdyn.drive import limit_contacts as lc
 
     spec = cmp.spec
@@ -774,7 +774,7 @@ def stick_slip_timelines(cmp) -> dict:
     if "reference" in given:
         out["reference"] = {**given["reference"], "threshold": "sticking mode"}
     elif not getattr(cmp.profile, "closed_loop", True):
-        from crossdyn.analytic.stick_slip import simulate_stick_slip
+        from crossdyn.analytic.references.stick_slip import simulate_stick_slip
 
         dt = cmp.options.dt
         try:

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from crossdyn.analytic.contact import ContactLaw, effective_mass
+from crossdyn.analytic.laws.contact import ContactLaw, effective_mass
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 
 FK_TOLERANCE_REL = 1e-9

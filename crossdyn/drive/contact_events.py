@@ -37,7 +37,7 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.analytic.integrators import Trajectory, n_steps
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 
@@ -244,7 +244,7 @@ def exact_run(spec, profile, q0, qd0, duration: float, dt: float, law: ContactLa
     which."""
     closed = getattr(profile, "closed_loop", False) or not hasattr(profile, "sample")
     try:
-        from crossdyn.analytic.contact import simulate_contact
+        from crossdyn.analytic.references.contact import simulate_contact
     except ImportError:
         simulate_contact = None
     default = law is None or law.slip_velocity == ContactLaw.of(spec).slip_velocity

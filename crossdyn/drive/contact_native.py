@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 
-from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.drive import contact_events as ce
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine

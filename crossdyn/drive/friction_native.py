@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.analytic.stick_slip import simulate_stick_slip
+from crossdyn.analytic.references.stick_slip import simulate_stick_slip
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 
@@ -80,7 +80,7 @@ def creep_floor(engine, spec, q0, joint: int, duration: float = FLOOR_RUN_S) -> 
     """The engine's creep under a held load of 0.95 f_c on ``joint`` (index) from rest at ``q0``, gravity
     compensated: the set-valued law does not move.  {"rate_rad_s": |q_j(T) − q_j(T/2)| / (T/2) (after the
     constraint has taken up the load), "displacement_rad": |q_j(T) − q_j(0)|, "load_nm", "status"}."""
-    from crossdyn.analytic.stick_slip import without_friction  # noqa: F401  (documents the law it departs from)
+    from crossdyn.analytic.laws.friction import without_friction  # noqa: F401  (documents the law it departs from)
 
     load = FLOOR_LOAD_FRACTION * spec.links[joint].friction
     tr = run_engine(engine, _HeldFrictionLoad(spec, joint, load), np.asarray(q0, float), np.zeros(spec.n),

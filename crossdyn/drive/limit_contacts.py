@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.analytic.limits import LimitLaw
+from crossdyn.analytic.laws.limit import LimitLaw
 
 QUANTITIES = ("max_penetration_rad", "peak_torque_nm", "time_in_contact_s", "rebound_ratio", "energy_absorbed_j")
 

@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import analytic
+from crossdyn.analytic.gravity_helpers import gravity_stiffness, hanging_configuration, joint_gravity_scale  # noqa: F401  (moved; re-exported)
 from crossdyn.drive.trajectories import JointTrajectory, per_joint
 from crossdyn.io import number_cell
 from crossdyn.models.spec import ArmSpec
@@ -438,7 +439,7 @@ class ComputedTorqueProfile(Profile):
 # ------------------------------------------------------------------------------------------ contact
 def _tip_inside(spec: ArmSpec, q) -> list[int]:
     """The obstacles (1-based) the tip sphere touches at q (penetration > 0)."""
-    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.analytic.laws.contact import ContactLaw
     from crossdyn.analytic.kinematics import end_effector
 
     law = ContactLaw.of(spec)
@@ -483,7 +484,7 @@ class ContactScenarioProfile(OpenLoopProfile):
 
 def _clearance(spec: ArmSpec, q) -> float:
     """The tip sphere's smallest distance to the obstacles at q (m; < 0 while touching)."""
-    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.analytic.laws.contact import ContactLaw
     from crossdyn.analytic.kinematics import end_effector
 
     law = ContactLaw.of(spec)
@@ -579,7 +580,7 @@ class PressProfile(ComputedTorqueProfile):
 
     def __init__(self, spec: ArmSpec, force=20.0, obstacle=1, point=None, approach=0.05, time=0.5, kp=400.0,
                  kd=40.0, friction: bool = True):
-        from crossdyn.analytic.contact import ContactLaw
+        from crossdyn.analytic.laws.contact import ContactLaw
         from crossdyn.drive.trajectories import quintic
 
         law = ContactLaw.of(spec)
@@ -640,16 +641,6 @@ DEFAULT_STEP_RAD = 0.5
 
 DEFAULT_MOVE_S = 2.0
 """Duration of the default computed-torque / pd-gravity trajectory (quintic, rest to rest)."""
-
-
-def joint_gravity_scale(spec: ArmSpec) -> np.ndarray:
-    """Per joint, the largest gravity torque it can feel: |g| Σ_{k ≥ i} w_k, w_k = m_k Lc_k + L_k Σ_{j > k} m_j
-    (every link perpendicular to g), with |g| ≥ 9.81 m/s² as in :meth:`ArmSpec.torque_scale` (N m, shape (n,))."""
-    p = spec.params()
-    g = max(math.hypot(float(p.gravity[0]), float(p.gravity[1])), 9.81)
-    outboard = np.concatenate([np.cumsum(p.m[::-1])[::-1][1:], [0.0]])
-    w = p.m * p.Lc + p.L * outboard
-    return g * np.cumsum(w[::-1])[::-1]
 
 
 def default_move(spec: ArmSpec, kind: str = "quintic", time: float = DEFAULT_MOVE_S, start=None, to=None):
@@ -815,29 +806,6 @@ def make_profile(name: str, spec: ArmSpec, **params) -> Profile:
         return PROFILES[name](spec, **params)
     except TypeError as e:
         raise ProfileError(f"profile {name!r}: {e}") from None
-
-
-def hanging_configuration(spec: ArmSpec) -> np.ndarray:
-    """The stable equilibrium under gravity: link 1 along g, the other joints at 0 (zeros with no gravity)."""
-    gx, gy = spec.gravity[0], spec.gravity[1]
-    q = np.zeros(spec.n)
-    if gx or gy:
-        q[0] = math.atan2(gy, gx)
-    return q
-
-
-def gravity_stiffness(spec: ArmSpec, q) -> np.ndarray:
-    """K(q) = ∂G/∂q = ∂²U/∂q² (n, n), exact: K_ab = Σ_{k ≥ max(a, b)} w_k (g · u(θ_k)), with
-    u(θ) = (cos θ, sin θ), θ_k = q_1 + … + q_k and w_k = m_k Lc_k + L_k Σ_{j > k} m_j."""
-    p = spec.params()
-    q = np.asarray(q, dtype=float).reshape(spec.n)
-    th = np.cumsum(q)
-    gu = p.gravity[0] * np.cos(th) + p.gravity[1] * np.sin(th)
-    outboard = np.concatenate([np.cumsum(p.m[::-1])[::-1][1:], [0.0]])
-    w = p.m * p.Lc + p.L * outboard
-    tail = np.cumsum((w * gu)[::-1])[::-1]  # Σ_{k ≥ i}
-    idx = np.maximum.outer(np.arange(spec.n), np.arange(spec.n))
-    return tail[idx]
 
 
 class MotionMultiSineProfile(OpenLoopProfile):

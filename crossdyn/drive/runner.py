@@ -132,7 +132,7 @@ def _law(engine: Engine, limit_law: bool):
     spec = getattr(engine, "spec", None)
     if not limit_law or spec is None or not spec.has_limit_law:
         return None
-    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.analytic.laws.limit import LimitLaw
 
     return LimitLaw.of(spec)
 
@@ -148,7 +148,7 @@ def _contact(engine: Engine, contact_law: bool, hold: float | None = None):
     spec = getattr(engine, "spec", None)
     if not contact_law or spec is None or not spec.has_contact:
         return None
-    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.analytic.laws.contact import ContactLaw
 
     return ContactLaw.of(spec, dt=engine.dt if hold is None else hold)
 
