@@ -298,7 +298,7 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     import crossdyn
     from crossdyn.cli.compare import contact_native_lines
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     cmp = compare("planar2r-floor", duration=0.6, engines=["mujoco", "pybullet", "mujoco@contact_mass_scaled=false",
                                                           "pinocchio"], native=True, calibrate_contact=True,
@@ -310,7 +310,7 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     assert any(f.startswith(f"{bad}: native contact departs at obstacle 1") for f in cmp.summary["failures"])
     assert not any(f.startswith(("mujoco@native_contact=true", "pybullet@native_contact=true"))
                    for f in cmp.summary["failures"])
-    from crossdyn.comparison.report import native_contact_plots
+    from crossdyn.reporting import native_contact_plots
 
     png = native_contact_plots(cmp)["native_contact.png"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000

@@ -52,7 +52,7 @@ def test_compare_reports_the_characterisation(tmp_path):
     assert set(c.stick_slip_timelines) == {"reference", "mujoco", "pybullet"}
     schema = json.loads((Path(crossdyn.__file__).parent / "comparison" / "summary.schema.json").read_text())
     jsonschema.validate(json.loads(json.dumps(c.summary, default=float)), schema)
-    from crossdyn.comparison.report import stick_slip_timelines, write_outputs
+    from crossdyn.reporting import stick_slip_timelines, write_outputs
 
     written = write_outputs(c, tmp_path, plots=True, animation=False)
     assert "stick_slip.png" in written and written["stick_slip.png"].stat().st_size > 5000
@@ -69,7 +69,7 @@ def test_stick_slip_timeline_without_characterisation_computes_the_reference():
     """Every compare of an arm with Coulomb friction gets the timeline: without --characterise-friction the
     set-valued reference is computed for the plot; the applied run's rows use |qd| < v_s.  An arm without
     friction gets no timeline."""
-    from crossdyn.comparison.report import stick_slip_plot, stick_slip_timelines
+    from crossdyn.reporting import stick_slip_plot, stick_slip_timelines
 
     c = compare("planar3r-friction", duration=0.2, engines=["mujoco"], n_states=20, convergence_dts=())
     lines = stick_slip_timelines(c)

@@ -158,7 +158,7 @@ def test_compare_calibrate_limits_reports_and_judges_the_calibrated_pybullet_lim
     import crossdyn
     from crossdyn.cli.compare import limit_calibration_lines
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import _limit_blocks
+    from crossdyn.reporting import limit_blocks as _limit_blocks
     from crossdyn.models.spec import ArmSpec, LinkSpec
 
     stop = ArmSpec((LinkSpec(length=1.0, mass=2.0, com=0.5, inertia=0.1, limits=(-1.0, 0.2), limit_stiffness=400.0,

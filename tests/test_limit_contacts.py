@@ -87,7 +87,7 @@ def test_compare_native_characterises_and_names_the_departures(tmp_path):
     import jsonschema
 
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     cmp = compare("planar2r-limits", duration=1.2, engines=["mujoco-rk4", "pybullet"], native=True,
                   convergence_dts=())

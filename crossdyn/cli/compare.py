@@ -224,7 +224,7 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     """Run one comparison, write its outputs, report through ``echo``; return (exit code, summary)."""
     from crossdyn.comparison.baseline import compare_to_baseline, load_baseline, update_baseline
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
     from crossdyn.io import write_json_atomic
 
     opt = _options(args, spec)
@@ -348,7 +348,7 @@ def _g(values) -> str:
 def format_table(summary: dict) -> str:
     """A one-line-per-engine terminal table: the run status (did the engine run to the end: ok, diverged,
     failed, skipped), the result (which metrics are out of tolerance), and the headline metrics with units."""
-    from crossdyn.comparison.report import engine_result
+    from crossdyn.reporting import engine_result
 
     closed = any(isinstance(e.get("tracking"), dict) for e in summary["engines"].values())
     head = ["engine", "run", "result", "traj max [rad]", "vs same integ. [rad]", "ID [N m]", "FD [rad/s^2]",
