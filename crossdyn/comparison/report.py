@@ -651,7 +651,7 @@ def native_contact_plots(cmp) -> dict[str, bytes]:
     import matplotlib.pyplot as plt
 
     from crossdyn.analytic.contact import ContactLaw
-    from crossdyn.drive import contact_events as ce
+    from crossdyn.native.contact import episodes as ce
 
     spec = cmp.spec
     law = ContactLaw.of(spec)
@@ -692,7 +692,7 @@ def limit_plots(cmp) -> dict[str, bytes]:
     import matplotlib.pyplot as plt
 
     from crossdyn.analytic.limits import LimitLaw
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits import episodes as lc
 
     spec = cmp.spec
     law = LimitLaw.of(spec)
@@ -763,7 +763,7 @@ def stick_slip_timelines(cmp) -> dict:
     over a step), and every compared engine's driven run: |q̇| < v_s, the regularisation velocity, in applied
     mode (the regularised law never stops a joint: below v_s it is in its viscous, sticking regime), 1e-4 rad/s
     when the engines keep their own friction (--native-friction)."""
-    from crossdyn.drive.friction_native import V_STICK, stuck_mask
+    from crossdyn.native.friction.episodes import V_STICK, stuck_mask
 
     spec = cmp.spec
     joints = [j for j, l in enumerate(spec.links) if l.friction > 0]
@@ -807,7 +807,7 @@ def stick_slip_plot(cmp) -> dict[str, bytes]:
         return {}
     import matplotlib.pyplot as plt
 
-    from crossdyn.drive.friction_native import intervals
+    from crossdyn.native.friction.episodes import intervals
 
     joints = [j for j, l in enumerate(cmp.spec.links) if l.friction > 0]
     names = list(lines)
