@@ -59,7 +59,10 @@ class Phenomenon:
     * ``episodes(spec, law, traj, native) -> list[dict]``: the per-episode measures of one run;
     * ``characterise(experiment, engines, reference=None) -> dict``: every engine run natively and measured
       against the law's reference (None where the driving loop still does it: limits);
-    * ``judge``: the verdict of native runs (``{"pass", "checked"/"checks", "departures"}`` per engine);
+    * ``judge``: the verdict of native runs, ``{"pass", "departures", …}`` per run; its arguments still differ
+      (limits: ``judge_native_run(experiment, law, NativeRun, LimitReference)``, one run; friction:
+      ``judge(characterisation, dt)``, every engine; contact: ``judge(ContactRun, episodes, Scheme, softness)``,
+      one run, already called by ``characterise``);
     * ``failures(verdicts) -> list[str]``: one line per departure, ``verdicts`` keyed by engine (run label);
     * ``calibrate``: engine family → ``fit(experiment, engine, reference=None) -> dict`` (empty: none)."""
 
