@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crossdyn.drive.effort import native_effort_check
+from crossdyn.native.effort import native_effort_check
 from crossdyn.drive.profiles import make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine

@@ -1,4 +1,4 @@
-"""Native Coulomb friction (crossdyn.drive.friction_native): MuJoCo's and PyBullet's own mechanisms against the
+"""Native Coulomb friction (crossdyn.native.friction): MuJoCo's and PyBullet's own mechanisms against the
 set-valued stick–slip reference on planar3r-friction's default profile (1 s).  Measured: reference joint 2 stuck
 the whole second, joint 3 until 0.659 s; MuJoCo's soft frictionloss creeps 2.7e-3 rad on joint 2 while the
 reference is stuck (max 7e-3 rad/s), PyBullet's velocity motor 1.7e-5 rad (stuck 0.97 s of 1)."""
@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from crossdyn.comparison.compare import _profile, compare, start_state
-from crossdyn.drive.friction_native import characterise_friction, intervals
+from crossdyn.native.friction.episodes import intervals
+from crossdyn.native.friction.runs import characterise_friction
 from crossdyn.engines import available_engines
 from crossdyn.models import load_arm
 

@@ -299,7 +299,7 @@ def contact_native_lines(summary: dict) -> list[str]:
     contact = summary.get("contact") or {}
     lines = []
     if contact.get("native"):
-        from crossdyn.drive.contact_native import table
+        from crossdyn.native.contact.verdict import table
 
         lines.append("native contact, per episode (pen: max penetration, F_max: peak normal force, e: restitution, "
                      "J: impulse, E_diss: energy dissipated, path: max tip distance from the reference's):")
