@@ -206,7 +206,7 @@ def test_csv_profile_takes_its_interpolation_after_at(tmp_path):
 
 
 def test_report_states_the_open_loop_profile_parameters():
-    from crossdyn.comparison.report import profile_parameters
+    from crossdyn.reporting import profile_parameters
 
     text = profile_parameters(parse_profile("constant", SPEC2).params())
     expected = 0.2 * joint_gravity_scale(SPEC2)

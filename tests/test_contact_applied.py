@@ -201,7 +201,7 @@ def test_compare_reports_applied_contact(short_compare):
 
 def test_terminal_table_and_report(short_compare, tmp_path):
     from crossdyn.cli.compare import format_table
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     table = format_table(short_compare.summary)
     assert "contact (applied)" in table and "peak F_n [N]" in table and "reference" in table
@@ -213,7 +213,7 @@ def test_terminal_table_and_report(short_compare, tmp_path):
 
 
 def test_half_plane_polygon():
-    from crossdyn.comparison.report import _half_plane_polygon
+    from crossdyn.reporting import half_plane_polygon as _half_plane_polygon
 
     poly = _half_plane_polygon((0.0, -1.5), (0.0, 1.0), 2.0)  # the floor's inside: y < -1.5
     assert poly[:, 1].max() == pytest.approx(-1.5) and poly[:, 1].min() == pytest.approx(-2.0)

@@ -8,7 +8,7 @@ import pytest
 
 from crossdyn.analytic.laws.limit import LimitLaw
 from crossdyn.analytic.references.limits import simulate_limits
-from crossdyn.drive import limit_contacts as lc
+from crossdyn.native.limits import episodes as lc
 from crossdyn.models.spec import ArmSpec, LinkSpec
 
 
@@ -88,7 +88,7 @@ def test_compare_native_characterises_and_names_the_departures(tmp_path):
     import jsonschema
 
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     cmp = compare("planar2r-limits", duration=1.2, engines=["mujoco-rk4", "pybullet"], native=True,
                   convergence_dts=())
@@ -135,7 +135,7 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     difference to the reference is ≥ 30× below MuJoCo's default limit's (measured: 2.7e-4 against 2.8e-2 rad,
     105×), and the direct form (−k, −c) is worse than the default (measured 4.1e-2 rad: mujoco #732)."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.limit_calibration import calibrate_mujoco_limits
+    from crossdyn.native.limits.calibration import calibrate_mujoco_limits
     from crossdyn.drive.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
@@ -161,7 +161,8 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     # against 6.4e-3 / 4.6e-2 rad, time in contact within 1 ms against 43 and 213 ms), and it keeps every
     # contact (the direct form loses one of joint 2's)
     from crossdyn.comparison.compare import held
-    from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
+    from crossdyn.native.limits.reference import continuous_reference
+    from crossdyn.native.limits.verdict import judge_native_run
 
     cont, _ = continuous_reference(spec, law, prof, q0, np.zeros(2), 1.2, 1e-3, None)
     cont_contacts = lc.characterise(spec, law, cont, native=False)

@@ -167,7 +167,7 @@ def test_native_mujoco_limits_are_real_and_characterised():
     beyond its limit natively (0.054 rad with no limit at all, 0.033 rad with the applied law); joint 2 goes
     0.062 rad beyond natively, exactly as far as with no limit (the limit never pushed), 0.017 rad applied."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.limits_native import characterise_native
+    from crossdyn.native.limits.runs import characterise_native
     from crossdyn.drive.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
@@ -199,7 +199,7 @@ def test_native_pybullet_limits_are_hard_stops():
     Measured (3 s, planar2r-limits' default profile): penetration 2.0e-4 / 6.4e-4 rad natively against
     0.032 / 0.017 rad with the applied compliant law."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.limits_native import characterise_native
+    from crossdyn.native.limits.runs import characterise_native
     from crossdyn.drive.profiles import default_profile
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset

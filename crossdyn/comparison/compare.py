@@ -699,7 +699,7 @@ def _effort_group(engine, driven) -> dict:
     """Metric group ``effort``: the applied-mode saturation of the driven run, and whether the engine
     honours the limit natively (:func:`crossdyn.drive.effort.native_effort_check`).  Informational: the
     comparison itself runs in applied mode, so every engine integrates the same saturated torque."""
-    from crossdyn.drive.effort import native_effort_check
+    from crossdyn.native.effort import native_effort_check
 
     native = native_effort_check(engine)
     info = (driven.info or {}).get("effort", {})
@@ -759,8 +759,8 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say, failure
     """Native stick–slip of MuJoCo and PyBullet against the set-valued reference, judged
     (:mod:`crossdyn.comparison.native_friction`): into ``summary`` and ``failures``, the stick timelines into
     ``timelines``, notes back."""
-    from crossdyn.comparison import native_friction
-    from crossdyn.drive.friction_native import characterise_friction
+    from crossdyn.native.friction import verdict as native_friction
+    from crossdyn.native.friction.runs import characterise_friction
     from crossdyn.engines import available_engines
 
     names = [e for e in ("mujoco", "pybullet") if e in available_engines()]
@@ -906,7 +906,7 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
     with ``opt.native`` of MuJoCo's and PyBullet's native runs, judged (a departure fails naming engine, joint,
     quantity); see :mod:`crossdyn.drive.limit_contacts`."""
     from crossdyn.analytic.laws.limit import LimitLaw
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits import episodes as lc
     from crossdyn.drive.runner import run_engine
 
     law = LimitLaw.of(spec)
@@ -915,13 +915,13 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
         if run.status == "ok" and run.driven is not None:
             out["contacts"][name] = lc.characterise(spec, law, run.driven, native=False)
     if opt.calibrate_limits:
-        from crossdyn.drive.limit_calibration import calibrate_mujoco_limits
+        from crossdyn.native.limits.calibration import calibrate_mujoco_limits
 
         say(f"[{spec.name}] calibrating MuJoCo's solreflimit/solimplimit to the limit law")
         out["calibration"] = calibrate_mujoco_limits(spec, profile, q0, qd0, opt.duration, opt.dt,
                                                      reference=reference)
         if "pybullet" in runs:
-            from crossdyn.drive.limit_calibration import calibrate_pybullet_limits
+            from crossdyn.native.limits.calibration import calibrate_pybullet_limits
 
             say(f"[{spec.name}] calibrating PyBullet's jointLimitForce/erp to the limit law")
             try:
@@ -931,7 +931,8 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
                 failures.append(f"pybullet limit calibration: error: {type(e).__name__}: {e}")
     if not opt.native:
         return out
-    from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
+    from crossdyn.native.limits.reference import continuous_reference
+    from crossdyn.native.limits.verdict import judge_native_run
 
     cont, method = continuous_reference(spec, law, profile, q0, qd0, opt.duration, opt.dt, reference,
                                        friction)
@@ -999,8 +1000,8 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
     judged, :mod:`crossdyn.drive.contact_native`) and summary["contact"]["calibration"] (--calibrate-contact,
     :mod:`crossdyn.drive.contact_calibration`); departures become failures naming engine, obstacle, quantity.
     Returns the native runs' trajectories and the reference run."""
-    from crossdyn.drive import contact_native as cn
-    from crossdyn.drive.contact_events import describe_departure
+    from crossdyn.native.contact import runs as cn
+    from crossdyn.native.contact.verdict import describe_departure
 
     out = summary.setdefault("contact", {})
     say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
@@ -1028,7 +1029,7 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
                      + (f". Not native (reasons above): {', '.join(native['unsupported'])}" if native["unsupported"]
                         else ""))
     if opt.calibrate_contact:
-        from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
+        from crossdyn.native.contact.calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
 
         cal = {}
         for name in engines:

@@ -77,8 +77,8 @@ def user_traceback(exc: BaseException, path: Path) -> str:
 
 
 def fmt_vec(x) -> str:
+    """A vector as ``[v1, v2, …]`` with 6 significant digits (for messages)."""
     return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(x, float).ravel()) + "]"
-
 
 
 def parse_names(text: str | None) -> dict[str, str]:

@@ -1,23 +1,15 @@
-"""Moved to :mod:`crossdyn.equations.loader` (issue 22); this name keeps working, with a DeprecationWarning.
+"""Deprecated: moved to :mod:`crossdyn.equations.loader` (issue 22: the user's M, C, G in one package).
 
-``crossdyn.equations`` sits a level above ``crossdyn.models``, so the names resolve lazily (PEP 562
-``__getattr__``): importing this module imports nothing upward; reading a name imports the new module.
+This module only re-exports its names and warns.  It points up a level (models 2 → equations 3);
+``tests/test_layout.py`` lists it in ``SHIMS`` (nothing in ``crossdyn/`` may import it).
 """
-from __future__ import annotations
-
-import importlib
 import warnings
 
-_NEW = "crossdyn.equations.loader"
+from crossdyn.equations.loader import load_model
+from crossdyn.equations.params import param_rows
+from crossdyn.equations.protocol import UserFileError
+from crossdyn.equations.python_file import UserModel
 
 warnings.warn("crossdyn.models.equations moved to crossdyn.equations.loader", DeprecationWarning, stacklevel=2)
 
-
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return getattr(importlib.import_module(_NEW), name)
-
-
-def __dir__() -> list[str]:
-    return dir(importlib.import_module(_NEW))
+__all__ = ["load_model", "param_rows", "UserFileError", "UserModel"]
