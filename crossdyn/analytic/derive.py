@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import sympy as sp  # type: ignore[import-untyped]
+import sympy as sp
 
 from crossdyn.models.spec import ArmSpec
 
@@ -347,7 +347,7 @@ def _python(d: Derivation) -> str:
            + ("p: crossdyn's parameters (p.m1, p.L1, p.Lc1, p.J1, ..., p.g)." if d.symbols else
               "The arm's numbers are written in, so the functions take no p."),
            '"""', "from math import cos, sin", ""]
-    from sympy.printing.pycode import PythonCodePrinter  # type: ignore[import-untyped]
+    from sympy.printing.pycode import PythonCodePrinter
 
     printer = PythonCodePrinter({"fully_qualified_modules": False, "standard": "python3"})
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, TypedDict, Unpack
 
 import numpy as np
-from scipy.integrate import DOP853  # type: ignore[import-untyped]
+from scipy.integrate import DOP853
 
 from crossdyn.analytic.dynamics import forward_dynamics
 

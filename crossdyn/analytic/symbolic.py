@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
-import sympy as sp  # type: ignore[import-untyped]
+import sympy as sp
 
 from crossdyn.models.spec import ArmParams, armature_of
 

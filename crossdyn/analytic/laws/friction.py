@@ -32,7 +32,7 @@ def max_friction_rate(spec, q0=None, samples: int = 64) -> float:
     """max over ``q0`` and ``samples`` configurations (fixed seed) of λ_max(M(q)⁻¹ F_c), F_c = diag(f_c) (1/s²·s:
     the rate, per unit of q̇/v_s, at which the friction torque decelerates the arm); the generalized eigenvalue
     of (F_c, M), so a light tip joint with a small f_c does not count as if it had the largest one."""
-    from scipy.linalg import eigh  # type: ignore[import-untyped]
+    from scipy.linalg import eigh
 
     fc = np.array([link.friction for link in spec.links], dtype=float)
     rng = np.random.default_rng(0)

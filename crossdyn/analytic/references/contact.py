@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Unpack, cast
 
 import numpy as np
-from scipy.integrate import DOP853, Radau  # type: ignore[import-untyped]
+from scipy.integrate import DOP853, Radau
 
 from crossdyn.analytic.dynamics import as_params, forward_dynamics
 from crossdyn.analytic.energy import total_energy

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, TypedDict, Unpack
 
 import numpy as np
-from scipy.integrate import DOP853  # type: ignore[import-untyped]
-from scipy.optimize import brentq  # type: ignore[import-untyped]
+from scipy.integrate import DOP853
+from scipy.optimize import brentq
 
 SIMULTANEOUS = 1e-13
 """s: roots within this of the earliest one are handled at the same restart."""
