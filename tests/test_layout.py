@@ -48,6 +48,15 @@ LEVELS = {
 
 SHIMS = {
     "crossdyn.comparison.report": "the comparison report moved up to crossdyn.reporting; old imports keep working",
+    "crossdyn.drive.contact_calibration": "moved up to crossdyn.native.contact.calibration (native mode is judged above the driving loop)",
+    "crossdyn.drive.contact_events": "moved up to crossdyn.native.contact.reference (native mode is judged above the driving loop)",
+    "crossdyn.drive.contact_native": "moved up to crossdyn.native.contact.runs (native mode is judged above the driving loop)",
+    "crossdyn.drive.effort": "moved up to crossdyn.native.effort (native mode is judged above the driving loop)",
+    "crossdyn.drive.friction_native": "moved up to crossdyn.native.friction.runs (native mode is judged above the driving loop)",
+    "crossdyn.drive.limit_calibration": "moved up to crossdyn.native.limits.calibration (native mode is judged above the driving loop)",
+    "crossdyn.drive.limit_contacts": "moved up to crossdyn.native.limits.episodes (native mode is judged above the driving loop)",
+    "crossdyn.drive.limit_softness": "moved up to crossdyn.native.limits.softness (native mode is judged above the driving loop)",
+    "crossdyn.drive.limits_native": "moved up to crossdyn.native.limits.runs (native mode is judged above the driving loop)",
 }
 """Deprecated modules left where a module used to be, re-exporting it from its new place at a higher level: their
 one arrow points up. Each warns (``DeprecationWarning``), defines nothing, and nothing in ``crossdyn/`` imports it
