@@ -10,11 +10,11 @@ from crossdyn import analytic
 from crossdyn.analytic.kinematics import end_effector
 from crossdyn.cli import main
 from crossdyn.cli.info import describe, gravity_poses
-from crossdyn.drive.profile_options import format_profile_list, parse_profile
-from crossdyn.drive.profiles import (
+from crossdyn.inputs.profile_options import format_profile_list, parse_profile
+from crossdyn.inputs.profiles import (
     PROFILE_PARAMS, ChirpProfile, CSVProfile, SineProfile, joint_gravity_scale, make_profile, profile_names,
 )
-from crossdyn.drive.trajectory_file import load_trajectory
+from crossdyn.inputs.trajectory_file import load_trajectory
 from crossdyn.models import get_preset
 
 SPEC2, SPEC3 = get_preset("planar2r"), get_preset("planar3r-general")

@@ -11,7 +11,7 @@ import pytest
 from crossdyn.analytic.contact import ContactLaw
 from crossdyn.drive import contact_events as ce
 from crossdyn.drive import contact_native as cn
-from crossdyn.drive.profiles import make_profile
+from crossdyn.inputs.profiles import make_profile
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
 from crossdyn.models.mjcf import to_mjcf

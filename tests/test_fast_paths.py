@@ -11,7 +11,7 @@ import pytest
 from crossdyn import analytic
 from crossdyn.analytic import dynamics
 from crossdyn.analytic.integrators import simulate
-from crossdyn.drive.profiles import default_profile, make_profile
+from crossdyn.inputs.profiles import default_profile, make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset

@@ -7,12 +7,12 @@ import pytest
 from scipy.signal import chirp as scipy_chirp
 
 from crossdyn import analytic
-from crossdyn.drive.profiles import (
+from crossdyn.inputs.profiles import (
     CSVProfile, MultiSineProfile, ProfileError, default_profile, gravity_stiffness, hanging_configuration,
     make_profile, profile_names,
 )
 from crossdyn.drive.runner import run_engine
-from crossdyn.drive.trajectories import quintic
+from crossdyn.inputs.trajectories import quintic
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
 

@@ -28,6 +28,7 @@ import numpy as np
 from crossdyn.analytic.stick_slip import simulate_stick_slip
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
+from crossdyn.inputs.profiles.base import held
 
 V_STICK = 1e-4
 """rad/s: an engine's joint counts as stuck while |q̇| is below this."""
@@ -162,7 +163,7 @@ def characterise_friction(spec, profile, q0, qd0, duration: float, dt: float = 1
             with make_engine(name, spec, dt / 2) as eng:
                 if configure is not None:
                     configure(name, eng)
-                half = run_engine(eng, _held(profile, dt), q0, qd0, duration)
+                half = run_engine(eng, held(profile, dt), q0, qd0, duration)
             floors, stiffest = {}, None
             with make_engine(name, spec, dt) as eng:
                 stiffest = stiffest_friction(eng)
@@ -191,23 +192,3 @@ def characterise_friction(spec, profile, q0, qd0, duration: float, dt: float = 1
     out["reference"]["thresholded"] = [measure_joint(t, reference.q, reference.qd, len(t), j, ref_iv[j], dt)
                                        for j in joints]
     return out
-
-
-def _held(profile, period: float):
-    """``profile`` sampled only every ``period`` s (open loop): the dt/2 run keeps the dt zero-order hold."""
-    class _Held:
-        closed_loop = False
-        name = profile.name
-
-        def sample(self, times):
-            return profile.sample(np.floor(np.asarray(times) / period + 1e-9) * period)
-
-        def params(self):
-            return {**profile.params(), "held_for_s": period}
-
-        def validate(self, n, duration):
-            profile.validate(n, duration)
-
-    h = _Held()
-    h.n = profile.n
-    return h

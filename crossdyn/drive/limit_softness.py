@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.drive.profiles import Profile
+from crossdyn.inputs.profiles import Profile
 from crossdyn.drive.runner import run_engine
 
 SIDE_RUN_S = 1.0

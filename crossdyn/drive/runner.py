@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from crossdyn.analytic.integrators import Trajectory, n_steps
-from crossdyn.drive.profiles import Profile
+from crossdyn.inputs.profiles import Profile
 from crossdyn.engines.base import Engine
 
 DEFAULT_VELOCITY_BOUND = 1e3
