@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +88,7 @@ def parse_profile(text: str, spec: ArmSpec, q0=None) -> Profile:
     if Path(text).is_file():  # a CSV file whose name contains '@' still works
         return make_profile("csv", spec, path=text)
     base, pairs = split_profile_option(text)
+    kw: dict[str, Any]
     if base.endswith(".csv") or Path(base).is_file():
         name, kw = "csv", {"path": base}
     elif base in profile_names() and base != "csv":

@@ -31,7 +31,7 @@ unwrapped along the path) for :func:`cubic`/:func:`quintic`.
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
+from scipy.interpolate import make_interp_spline  # type: ignore[import-untyped]
 
 from crossdyn.models.spec import ArmSpec
 

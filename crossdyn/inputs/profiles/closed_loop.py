@@ -31,6 +31,8 @@ class PDGravityProfile(Profile):
         self._p = spec.params()
         self.kp = _vector(kp, self.n, "kp")
         self.kd = _vector(kd, self.n, "kd")
+        self.trajectory: JointTrajectory | None
+        self.target: np.ndarray | None
         if isinstance(target, JointTrajectory):
             if target.n != self.n:
                 raise ProfileError(f"target: trajectory has {target.n} joints, the arm has {self.n}")
