@@ -1,6 +1,6 @@
 """Applied contact: every engine's own tip kinematics, the runner's held contact law, the contact profiles and
 their plumbing into compare (crossdyn.engines.*.tip_kinematics, crossdyn.drive.runner,
-crossdyn.drive.contact_applied, crossdyn.drive.profiles drop/swing/press)."""
+crossdyn.drive.contact_applied, crossdyn.inputs.profiles drop/swing/press)."""
 import dataclasses
 import json
 from importlib import resources

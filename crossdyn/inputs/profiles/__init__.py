@@ -22,20 +22,21 @@ One module per idea:
 * :mod:`~crossdyn.inputs.profiles.contact` — the contact scenarios ``drop``, ``swing`` (each carries its start
   state, ``start``) and ``press``;
 * :mod:`~crossdyn.inputs.profiles.registry` — the one registry: builders, descriptions and typed defaults
-  (:data:`PROFILE_PARAMS`), :func:`make_profile`, :func:`default_profile`;
-* :mod:`~crossdyn.inputs.profiles.gravity` — the gravity helpers the defaults use (hanging pose, gravity
-  stiffness, gravity torque scale).
+  (:data:`PROFILE_PARAMS`), :func:`make_profile`, :func:`default_profile`.
+
+The gravity helpers the defaults use (hanging pose, gravity stiffness, gravity torque scale) are physics of the arm:
+:mod:`crossdyn.analytic.gravity_helpers`, re-exported here.
 
 Every profile's :meth:`Profile.params` is a JSON-able description, recorded with every result.
 :func:`make_profile` builds one by name; :func:`default_profile` is the comparison default.
 """
+from crossdyn.analytic.gravity_helpers import gravity_stiffness, hanging_configuration, joint_gravity_scale
 from crossdyn.inputs.profiles.base import HeldClosedLoop, HeldOpenLoop, OpenLoopProfile, Profile, ProfileError, held
 from crossdyn.inputs.profiles.closed_loop import ComputedTorqueProfile, PDGravityProfile
 from crossdyn.inputs.profiles.contact import (
     DROP_HEIGHT, SWING_ANGLE, ContactScenarioProfile, PressProfile, drop_pose, swing_pose,
 )
 from crossdyn.inputs.profiles.csv_file import CSVProfile
-from crossdyn.inputs.profiles.gravity import gravity_stiffness, hanging_configuration, joint_gravity_scale
 from crossdyn.inputs.profiles.open_loop import (
     ChirpProfile, ConstantProfile, MotionMultiSineProfile, MultiSineProfile, SineProfile, StepProfile, ZeroProfile,
 )

@@ -14,10 +14,10 @@ import math
 import numpy as np
 
 from crossdyn.analytic.contact import ContactLaw
+from crossdyn.analytic.gravity_helpers import hanging_configuration
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
 from crossdyn.inputs.profiles.base import OpenLoopProfile, ProfileError, _scalar, _vector
 from crossdyn.inputs.profiles.closed_loop import ComputedTorqueProfile
-from crossdyn.inputs.profiles.gravity import hanging_configuration
 from crossdyn.inputs.trajectories import per_joint, quintic
 from crossdyn.models.spec import ArmSpec
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from crossdyn import analytic
+from crossdyn.analytic.gravity_helpers import gravity_stiffness, hanging_configuration
 from crossdyn.inputs.profiles.base import OpenLoopProfile, ProfileError, _scalar, _vector
-from crossdyn.inputs.profiles.gravity import gravity_stiffness, hanging_configuration
 from crossdyn.models.spec import ArmSpec
 
 

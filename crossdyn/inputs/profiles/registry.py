@@ -15,11 +15,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from crossdyn.analytic.gravity_helpers import hanging_configuration, joint_gravity_scale
 from crossdyn.inputs.profiles.base import Profile, ProfileError, _scalar, _vector
 from crossdyn.inputs.profiles.closed_loop import ComputedTorqueProfile, PDGravityProfile
 from crossdyn.inputs.profiles.contact import DROP_HEIGHT, SWING_ANGLE, PressProfile, make_drop, make_swing
 from crossdyn.inputs.profiles.csv_file import CSVProfile
-from crossdyn.inputs.profiles.gravity import hanging_configuration, joint_gravity_scale
 from crossdyn.inputs.profiles.open_loop import (
     ChirpProfile, ConstantProfile, MotionMultiSineProfile, MultiSineProfile, SineProfile, StepProfile, ZeroProfile,
 )
