@@ -194,7 +194,7 @@ def test_the_rules_can_fail():
 
 @pytest.mark.parametrize("concept, path", [
     ("the user-equations loader", "models/user_equations.py"),
-    ("torque profiles", "drive/profiles.py"), ("the runner", "drive/runner.py"),
+    ("torque profiles", "inputs/profiles/registry.py"), ("the runner", "drive/runner.py"),
     ("metrics", "comparison/metrics.py"), ("tolerances", "comparison/tolerances.py"),
     ("baselines", "comparison/baseline.py"), ("reports", "reporting/output.py"),
     ("report blocks", "reporting/blocks/__init__.py"), ("report plots", "reporting/plots/__init__.py"),
