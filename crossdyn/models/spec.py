@@ -399,7 +399,7 @@ class ArmSpec:
         """Plain-data form (the TOML layout)."""
         out: dict = {"name": self.name, "gravity": list(self.gravity), "links": []}
         for l in self.links:
-            d = {"length": l.length, "mass": l.mass, "com": l.com, "inertia": l.inertia,
+            d: dict = {"length": l.length, "mass": l.mass, "com": l.com, "inertia": l.inertia,
                  "damping": l.damping, "friction": l.friction}
             if l.limits is not None:
                 d["limits"] = list(l.limits)

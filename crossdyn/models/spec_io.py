@@ -240,9 +240,10 @@ def dumps_spec(spec: ArmSpec) -> str:
         lines.append(line)
     out, units = [], _UNITS
     for line in lines:
-        if _TABLE.match(line):
-            units = _CONTACT_UNITS if _TABLE.match(line).group(2) == "contact" else (
-                _OBSTACLE_UNITS if _TABLE.match(line).group(2) == "obstacles" else _UNITS)
+        table = _TABLE.match(line)
+        if table:
+            units = _CONTACT_UNITS if table.group(2) == "contact" else (
+                _OBSTACLE_UNITS if table.group(2) == "obstacles" else _UNITS)
         key = line.split(" = ", 1)[0] if " = " in line else None
         out.append(f"{line}  # {units[key]}" if key in units else line)
     return "\n".join(out) + "\n"

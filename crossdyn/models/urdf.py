@@ -85,7 +85,7 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native
             '  <link name="tip"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="0"/>'
             '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>'
             + (f'<collision><origin xyz="0 0 0" rpy="0 0 0"/><geometry><sphere radius="{_f(spec.contact.radius)}"/>'
-               '</geometry></collision>' if native_contact else "")
+               '</geometry></collision>' if native_contact and spec.contact is not None else "")
             + "</link>",
         ]
     out.append("</robot>")
