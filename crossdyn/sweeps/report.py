@@ -247,7 +247,8 @@ def _html(markdown: str, out: Path) -> str:
     """``sweep.md`` as one HTML file: tables as tables, images embedded as data URIs."""
     import re
 
-    body, table = [], []
+    body: list[str] = []
+    table: list[str] = []
 
     def flush():
         if table:

@@ -35,7 +35,7 @@ PASS_COLUMNS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matr
 
 
 def _schema():
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]
 
     f64, s = pa.float64(), pa.string()
     cols = [("chunk", s), ("arm", s), ("arm_source", s), ("dof", pa.int32()), ("profile", s), ("dt", f64),
@@ -64,13 +64,14 @@ def schema():
 def arm_columns(arm: dict) -> dict:
     """The arm's parameters: per-link lists (as in the arm TOML) and scalar summaries for plots."""
     links = arm["links"]
-    out = {k: [float(l.get(k, 0.0)) for l in links] for k in LINK_KEYS}
+    out: dict = {k: [float(link.get(k, 0.0)) for link in links] for k in LINK_KEYS}
     out["gravity"] = [float(g) for g in arm.get("gravity", (0.0, -9.81, 0.0))]
     L, m = out["length"], out["mass"]
     out["reach_m"] = sum(L)
     out["total_mass_kg"] = sum(m)
-    out["com_fraction_mean"] = sum(c / l for c, l in zip(out["com"], L)) / len(L)
-    out["inertia_fraction_mean"] = sum(j / (mm * l * l) for j, mm, l in zip(out["inertia"], m, L)) / len(L)
+    out["com_fraction_mean"] = sum(c / length for c, length in zip(out["com"], L, strict=False)) / len(L)
+    out["inertia_fraction_mean"] = sum(j / (mm * length * length)
+                                       for j, mm, length in zip(out["inertia"], m, L, strict=False)) / len(L)
     out["damping_max"] = max(out["damping"])
     return out
 
@@ -137,8 +138,8 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
 
 def to_parquet_bytes(rows: list[dict]) -> bytes:
     """The rows as one Parquet file's bytes (columns and types from :func:`schema`)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     table = pa.Table.from_pylist(rows, schema=schema())
     sink = pa.BufferOutputStream()
