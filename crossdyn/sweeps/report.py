@@ -18,6 +18,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from crossdyn.sweeps.execute import SweepUsageError, results_dir
 
@@ -39,9 +40,9 @@ class SweepReport:
     rows: int
     expected: int | None
     missing_chunks: int
-    by_engine: object
-    pareto: object
-    failures: object
+    by_engine: Any  # pandas.DataFrame (pandas is imported only when a report is written)
+    pareto: Any
+    failures: Any
     files: list[Path] = field(default_factory=list)
 
 
