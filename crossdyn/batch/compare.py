@@ -217,7 +217,7 @@ def format_table(summary: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [f"{summary['arm']} ({summary['dof']}R) × {summary['N']:,} random arms (spread ±{summary['spread']:.0%}), "
              f"dt = {summary['dt']:g} s, {summary['duration']:g} s, profile {summary['profile'].get('name')}"]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
     return "\n".join(lines)
 
 

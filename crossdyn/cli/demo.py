@@ -63,7 +63,7 @@ def cmd_demo(args) -> int:
     else:
         results = [_demo_worker(arm, inner, out) for arm in DEMO_ARMS]
     index = ["# crossdyn demo", ""]
-    for arm, (code, verdict, lines) in zip(DEMO_ARMS, results):
+    for arm, (_code, verdict, lines) in zip(DEMO_ARMS, results, strict=False):
         print("\n".join(lines))
         print()
         index.append(f"- [{arm}]({arm}/report.html): **{verdict.upper()}**")

@@ -121,7 +121,7 @@ def compare_section(spec: ArmSpec, engines, duration: float = 2.5, dt: float = 1
     """
     base, diags = diagnose_engines(spec, engines, duration, dt, seed, engine_specs=engine_specs)
     data = {"base_parameters": [{"symbol": s, "name": n, "true": float(v)}
-                                for s, n, v in zip(base.symbols, base.names, base.values())],
+                                for s, n, v in zip(base.symbols, base.names, base.values(), strict=False)],
             "threshold_relative": MOVED_THRESHOLD,
             "engines": [d.as_dict(base) for d in diags]}
     lines = ["## Base parameters identified from each engine's own data", "",

@@ -110,8 +110,8 @@ class FourierTrajectory:
         """(q, q̇, q̈) at times t: shape (len(t), n) each."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
         wf = 2 * np.pi / self.period
-        l = np.arange(1, self.harmonics + 1)
-        wl = wf * l                                      # (N,)
+        harmonic = np.arange(1, self.harmonics + 1)
+        wl = wf * harmonic                                      # (N,)
         S, C = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))   # (T, N)
         q = self.q0 + (S / wl) @ self.a.T - (C / wl) @ self.b.T
         qd = C @ self.a.T + S @ self.b.T

@@ -96,7 +96,7 @@ class IdentificationResult:
             "estimator_info": self.est.info, "passed": self.passed, "notes": list(self.info.get("notes", [])),
         }
         if self.est.theta is not None:
-            out["consistent_full_parameters"] = dict(zip(self.base.full.names, map(float, self.est.theta)))
+            out["consistent_full_parameters"] = dict(zip(self.base.full.names, map(float, self.est.theta), strict=False))
         if diagnosis is not None:
             base, diags = diagnosis
             out["engine_diagnosis"] = [d.as_dict(base) for d in diags]

@@ -183,7 +183,7 @@ def _line_of(text: str, where) -> int | None:
     if table not in ("links", "obstacles", "contact") or (not named and key is None):
         key, lo, hi = table, 0, tables[0][0] if tables else len(lines)  # a top-level key: before the first table
     else:
-        mine = [(i, end) for (i, name, _), end in zip(tables, ends) if name == table]
+        mine = [(i, end) for (i, name, _), end in zip(tables, ends, strict=False) if name == table]
         k = int(index) if index is not None else 1
         if not 1 <= k <= len(mine):
             return None
