@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from crossdyn.status import RunStatus
+
 ROW_SCHEMA_VERSION = "crossdyn.sweep-row/1"
 
 VERSION_KEYS = ("crossdyn", "python", "numpy", "scipy", "mujoco", "pybullet", "pinocchio")
@@ -86,7 +88,8 @@ def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
     """One row per engine of one comparison's summary."""
     versions = summary.get("versions", {})
     ref = summary.get("reference", {})
-    ref_ok = ref.get("status") == "ok"
+    ref_status = None if ref.get("status") is None else str(ref["status"])  # RunStatus or its word: the word
+    ref_ok = ref_status == RunStatus.OK
     rows = []
     for engine in chunk.engines:
         e = summary["engines"].get(engine, {})
@@ -100,11 +103,11 @@ def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
         failures = [f[len(engine) + 2:] for f in summary.get("failures", []) if f.startswith(f"{engine}: ")]
         if not ref_ok:
             failures.insert(0, f"reference: {ref.get('status')}: {ref.get('reason')}")
-        status = e.get("status", "failed")
+        status = str(e.get("status", RunStatus.FAILED))
         row.update(
             integrator=(e.get("config") or {}).get("integrator"), status=status, reason=e.get("reason", ""),
             failures="; ".join(failures),
-            verdict="pass" if status == "ok" and not failures else "fail", reference_status=ref.get("status"),
+            verdict="pass" if status == RunStatus.OK and not failures else "fail", reference_status=ref_status,
             compute_s_per_sim_s=None if row["us_per_step"] is None else row["us_per_step"] * 1e-6 / group.dt,
             group_wall_s=wall_s, energy_scale_j=summary.get("energy_scale_j"),
             torque_scale_nm=summary.get("torque_scale_nm"),
@@ -128,7 +131,7 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
         row = _base(chunk, group, engine)
         row.update({c: None for c, _ in METRICS})
         row.update({f"{p}_pass": None for p in PASS_COLUMNS})
-        row.update(integrator=None, status="failed", reason=reason, failures=f"failed: {reason}", verdict="fail",
+        row.update(integrator=None, status=RunStatus.FAILED.value, reason=reason, failures=f"failed: {reason}", verdict="fail",
                    reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
                    energy_scale_j=spec.energy_scale(), torque_scale_nm=spec.torque_scale(), engine_config="{}",
                    **{f"version_{k}": versions.get(k) for k in VERSION_KEYS})
