@@ -40,12 +40,12 @@ a bracket changes several monomials with one mass factor ("m3*(L1 + L2) where
 m3*(L1^2 + L2^2) belongs"): those are found by dividing by each mass factor and
 fitting all length products at once, which is unique when there are more
 parameter sets than products.  Which parameters a monomial may name is the
-checker's choice (:func:`crossdyn.checking.checker._general_sets`): the ones the
+checker's choice (:func:`crossdyn.checking.general_sets.general_sets`): the ones the
 user's file actually uses.
 
 Independently, :func:`classify_dependence` turns finite-difference sensitivities
 ∂e/∂ln P of the user's entry, the reference entry and their difference — one
-parameter P at a time, computed by the checker — into statements: the entry
+parameter P at a time, computed by :func:`crossdyn.checking.entry_diagnosis.sensitivities` — into statements: the entry
 depends on a parameter it should not, does not depend on one it should, and
 which parameters the error involves.
 """

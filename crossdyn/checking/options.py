@@ -39,7 +39,10 @@ class CheckOptions:
             raise InputError(f"random_params: must be an integer >= 0, got {random_params!r}", "random_params",
                              random_params)
         if isinstance(self.names, str):
-            object.__setattr__(self, "names", parse_names(self.names))
+            try:
+                object.__setattr__(self, "names", parse_names(self.names))
+            except ValueError as e:
+                raise InputError(str(e), "names", self.names) from None
 
     @property
     def function_names(self) -> dict[str, str] | None:

@@ -1,5 +1,5 @@
 """The report of a check: the terminal text, ``check.md`` and ``check.html`` of a
-:class:`~crossdyn.checking.checker.CheckResult` (and of a file that could not be used).
+:class:`~crossdyn.checking.results.CheckResult` (and of a file that could not be used).
 
 The same text is the failure message of the pytest fixture ``crossdyn_equations_match``.
 """
