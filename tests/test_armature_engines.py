@@ -17,7 +17,7 @@ pytest.importorskip("pydrake")
 dart = pytest.importorskip("dartpy")
 
 from crossdyn import analytic  # noqa: E402
-from crossdyn.drive.profiles import hanging_configuration, make_profile  # noqa: E402
+from crossdyn.inputs.profiles import hanging_configuration, make_profile  # noqa: E402
 from crossdyn.drive.runner import run_engine  # noqa: E402
 from crossdyn.engines import make_engine  # noqa: E402
 from crossdyn.models import get_preset  # noqa: E402

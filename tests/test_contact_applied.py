@@ -1,6 +1,6 @@
 """Applied contact: every engine's own tip kinematics, the runner's held contact law, the contact profiles and
 their plumbing into compare (crossdyn.engines.*.tip_kinematics, crossdyn.drive.runner,
-crossdyn.drive.contact_applied, crossdyn.drive.profiles drop/swing/press)."""
+crossdyn.drive.contact_applied, crossdyn.inputs.profiles drop/swing/press)."""
 import dataclasses
 import json
 from importlib import resources
@@ -10,7 +10,7 @@ import pytest
 
 from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
-from crossdyn.drive.profiles import ProfileError, default_profile, make_profile
+from crossdyn.inputs.profiles import ProfileError, default_profile, make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import available_engines, make_engine
 from crossdyn.engines.base import EngineError
@@ -146,7 +146,7 @@ def test_press_against_a_wall_without_friction(wall):
 
 def test_contact_profiles_defaults_and_errors(floor, wall):
     """drop for a floor, swing for a wall; each starts clear of its obstacles and strikes one; bad poses refused."""
-    from crossdyn.drive.profile_options import format_profile_list, parse_profile, profile_start
+    from crossdyn.inputs.profile_options import format_profile_list, parse_profile, profile_start
 
     d, s = default_profile(floor), default_profile(wall)
     assert d.name == "drop" and s.name == "swing"

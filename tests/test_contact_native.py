@@ -11,7 +11,7 @@ import pytest
 from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.native import contact as ce
 from crossdyn.native import contact as cn  # the package: runs, the verdict table
-from crossdyn.drive.profiles import make_profile
+from crossdyn.inputs.profiles import make_profile
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
 from crossdyn.models.mjcf import to_mjcf

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from crossdyn.native.effort import native_effort_check
-from crossdyn.drive.profiles import make_profile
+from crossdyn.inputs.profiles import make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 from crossdyn.models.mjcf import to_mjcf

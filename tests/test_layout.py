@@ -48,6 +48,15 @@ LEVELS = {
 
 SHIMS = {
     "crossdyn.comparison.report": "the comparison report moved up to crossdyn.reporting; old imports keep working",
+    "crossdyn.drive.contact_calibration": "moved up to crossdyn.native.contact.calibration (native mode is judged above the driving loop)",
+    "crossdyn.drive.contact_events": "moved up to crossdyn.native.contact.reference (native mode is judged above the driving loop)",
+    "crossdyn.drive.contact_native": "moved up to crossdyn.native.contact.runs (native mode is judged above the driving loop)",
+    "crossdyn.drive.effort": "moved up to crossdyn.native.effort (native mode is judged above the driving loop)",
+    "crossdyn.drive.friction_native": "moved up to crossdyn.native.friction.runs (native mode is judged above the driving loop)",
+    "crossdyn.drive.limit_calibration": "moved up to crossdyn.native.limits.calibration (native mode is judged above the driving loop)",
+    "crossdyn.drive.limit_contacts": "moved up to crossdyn.native.limits.episodes (native mode is judged above the driving loop)",
+    "crossdyn.drive.limit_softness": "moved up to crossdyn.native.limits.softness (native mode is judged above the driving loop)",
+    "crossdyn.drive.limits_native": "moved up to crossdyn.native.limits.runs (native mode is judged above the driving loop)",
     "crossdyn.models.user_equations": "the user's Python equations moved up to crossdyn.equations.python_file",
     "crossdyn.models.octave_equations": "the user's MATLAB equations moved up to crossdyn.equations.octave_model",
     "crossdyn.models.octave_session": "the Octave process moved up to crossdyn.equations.octave_session",
@@ -189,7 +198,7 @@ def test_the_rules_can_fail():
 
 @pytest.mark.parametrize("concept, path", [
     ("the user-equations loader", "equations/loader.py"),
-    ("torque profiles", "drive/profiles.py"), ("the runner", "drive/runner.py"),
+    ("torque profiles", "inputs/profiles/registry.py"), ("the runner", "drive/runner.py"),
     ("metrics", "comparison/metrics.py"), ("tolerances", "comparison/tolerances.py"),
     ("baselines", "comparison/baseline.py"), ("reports", "reporting/output.py"),
     ("report blocks", "reporting/blocks/__init__.py"), ("report plots", "reporting/plots/__init__.py"),

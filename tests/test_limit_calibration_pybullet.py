@@ -22,7 +22,7 @@ DURATION = 1.2
 @pytest.fixture(scope="module")
 def setup():
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset

@@ -54,7 +54,7 @@ def test_inferred_torque_recovers_the_applied_law():
     """The native path infers τ_lim by inverse dynamics; on an applied-mode MuJoCo run (where the law's torque
     is known) it recovers it: peak torque per contact within 3 % (finite-difference q̈ over 1 ms)."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -136,7 +136,7 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     105×), and the direct form (−k, −c) is worse than the default (measured 4.1e-2 rad: mujoco #732)."""
     from crossdyn.comparison.compare import hanging_start
     from crossdyn.native.limits.calibration import calibrate_mujoco_limits
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -196,7 +196,7 @@ def test_dart_and_drake_discrete_native_limits_are_rigid_stops():
     law, and a limit torque acts (inferred peak on joint 1: DART 227, Drake 6.7 N m; > 0.5 asserted).
     The continuous Drake plant ignores limits, so native_limits is refused there."""
     from crossdyn.comparison.compare import hanging_start, native_limit_variant
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.engines.base import EngineUnsupported

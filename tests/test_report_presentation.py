@@ -10,7 +10,7 @@ from PIL import Image
 from crossdyn.cli.compare import format_table
 from crossdyn.comparison.compare import compare
 from crossdyn.reporting import coincidences, engine_result, make_plots, render_markdown, report_blocks
-from crossdyn.drive.profile_options import parse_profile
+from crossdyn.inputs.profile_options import parse_profile
 from crossdyn.models import get_preset
 
 SPEC = get_preset("planar2r")

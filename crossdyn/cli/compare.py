@@ -206,8 +206,8 @@ def _check_out_dir(out: Path) -> None:
 
 def _resolve_profile(args, spec):
     """Validate --profile early (exit 2 on a bad name, key, value or file)."""
-    from crossdyn.drive.profile_options import parse_profile
-    from crossdyn.drive.profiles import ProfileError
+    from crossdyn.inputs.profile_options import parse_profile
+    from crossdyn.inputs.profiles import ProfileError
 
     if args.profile is None:
         return None
@@ -418,7 +418,7 @@ def cmd_compare(args) -> int:
     from crossdyn.models import load_arm
 
     if args.list_profiles:
-        from crossdyn.drive.profile_options import format_profile_list
+        from crossdyn.inputs.profile_options import format_profile_list
 
         print(format_profile_list())
         return EXIT_OK

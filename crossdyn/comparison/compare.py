@@ -34,6 +34,7 @@ from crossdyn.analytic.integrators import ORDERS
 from crossdyn.comparison import metrics
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.engines.base import EngineUnsupported
+from crossdyn.inputs.profiles.base import held
 from crossdyn.models.spec import ArmSpec
 
 DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart", "drake", "drake-discrete")
@@ -185,7 +186,7 @@ class Comparison:
 
 def hanging_start(spec: ArmSpec) -> np.ndarray:
     """A start near the stable equilibrium: the hanging configuration plus small alternating offsets."""
-    from crossdyn.analytic.gravity_helpers import hanging_configuration
+    from crossdyn.inputs.profiles import hanging_configuration
 
     return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
 
@@ -193,7 +194,7 @@ def hanging_start(spec: ArmSpec) -> np.ndarray:
 def start_state(spec: ArmSpec, profile, q0=None, qd0=None) -> tuple[np.ndarray, np.ndarray]:
     """(q0, q̇0) of a run: as given; else a trajectory-tracking profile's first point (and velocity there);
     else :func:`hanging_start` at rest."""
-    from crossdyn.drive.profile_options import profile_start
+    from crossdyn.inputs.profile_options import profile_start
 
     start = profile_start(profile) if q0 is None or qd0 is None else None
     if q0 is None:
@@ -239,50 +240,6 @@ def integration_order(engine) -> int:
     """The engine's own ``order`` where it states one (Drake's RK2/RK3/RK5), else from :data:`ORDER`."""
     order = getattr(engine, "order", None)
     return int(order) if order else ORDER.get(str(getattr(engine, "integrator", "")), 1)
-
-
-def held(profile, period: float):
-    """``profile`` re-sampled only every ``period`` s: runs at dt/2 that keep the dt zero-order hold.
-
-    Open loop: τ(t) = profile(⌊t/period⌋·period).  Closed loop: the torque computed at the
-    start of each period (from the state then) is held for the whole period.
-    """
-    from crossdyn.drive.profiles import OpenLoopProfile, Profile
-
-    if not profile.closed_loop:
-        class _HeldOpen(OpenLoopProfile):
-            name = profile.name
-
-            def sample(self, times):
-                grid = np.floor(np.asarray(times) / period + 1e-9) * period
-                return profile.sample(grid)
-
-            def params(self):
-                return {**profile.params(), "held_for_s": period}
-
-            def validate(self, n, duration):
-                profile.validate(n, duration)
-
-        return _HeldOpen(profile.n)
-
-    class _HeldClosed(Profile):
-        name = profile.name
-        closed_loop = True
-
-        def __init__(self):
-            super().__init__(profile.n)
-            self._next, self._tau = -math.inf, None
-
-        def __call__(self, t, q, qd):
-            if t >= self._next - 1e-9 * period:
-                self._tau = np.array(profile(t, q, qd), dtype=float)
-                self._next = (math.floor(t / period + 1e-9) + 1) * period
-            return self._tau
-
-        def params(self):
-            return {**profile.params(), "held_for_s": period}
-
-    return _HeldClosed()
 
 
 def _versions() -> dict:
@@ -341,7 +298,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     its fields as keywords (``compare("planar2r", duration=1.0, engines=["mujoco-rk4"])``).
     """
     from crossdyn import analytic
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import available_engines
     from crossdyn.models import load_arm
@@ -507,13 +464,13 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
 
 def _profile(profile, spec):
     """A Profile from None (the default), a Profile, a profile name or a CSV path."""
-    from crossdyn.drive.profiles import Profile, default_profile, make_profile
+    from crossdyn.inputs.profiles import Profile, default_profile, make_profile
 
     if profile is None:
         return default_profile(spec)
     if isinstance(profile, Profile):
         return profile
-    from crossdyn.drive.profile_options import parse_profile
+    from crossdyn.inputs.profile_options import parse_profile
 
     return parse_profile(str(profile), spec)
 

@@ -28,7 +28,6 @@ the law gives in that scheme, at probe states) times the reference's value.
 """
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from crossdyn.analytic.laws.contact import ContactLaw
@@ -96,10 +95,7 @@ def estimate_scheme(engine) -> tuple[str, int, bool]:
 def run_native(engine, profile, q0, qd0, duration: float):
     """``run_engine`` with crossdyn's own laws off: the native contact acts alone (and the applied contact law,
     where the runner has one, ``contact_law=False``)."""
-    kwargs = {"limit_law": False}
-    if "contact_law" in inspect.signature(run_engine).parameters:
-        kwargs["contact_law"] = False
-    return run_engine(engine, profile, q0, qd0, duration, **kwargs)
+    return run_engine(engine, profile, q0, qd0, duration, limit_law=False, contact_law=False)
 
 
 @experiment_form("engines", "reference", "say")

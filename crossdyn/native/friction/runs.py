@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from crossdyn.inputs.profiles import held
 from crossdyn.analytic.references.stick_slip import simulate_stick_slip
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
@@ -90,7 +91,7 @@ def _native_runs(exp: Experiment, name: str, joints: list, configure) -> dict:
     with make_engine(name, spec, dt / 2) as eng:
         if configure is not None:
             configure(name, eng)
-        half = run_engine(eng, _held(profile, dt), q0, qd0, duration)
+        half = run_engine(eng, held(profile, dt), q0, qd0, duration)
     floors = {}
     with make_engine(name, spec, dt) as eng:
         stiffest = stiffest_friction(eng)
@@ -118,24 +119,3 @@ def _engine_entry(runs: dict, reference, ref_iv: dict, joints: list, dt: float) 
             "half": half_rows if half.status == "ok" else None, "half_status": half.status,
             "creep_floor_setting": runs["stiffest"] or "as built (no softness setting)",
             "timeline": {"t": t[:m], "stuck": stuck_mask(run.qd[:m][:, joints])}}
-
-
-def _held(profile, period: float):
-    """``profile`` sampled only every ``period`` s (open loop): the dt/2 run keeps the dt zero-order hold."""
-    class _Held:
-        closed_loop = False
-        name = profile.name
-        n: int
-
-        def sample(self, times):
-            return profile.sample(np.floor(np.asarray(times) / period + 1e-9) * period)
-
-        def params(self):
-            return {**profile.params(), "held_for_s": period}
-
-        def validate(self, n, duration):
-            profile.validate(n, duration)
-
-    h = _Held()
-    h.n = profile.n
-    return h

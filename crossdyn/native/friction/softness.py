@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.drive.profiles import Profile
+from crossdyn.inputs.profiles import Profile
 from crossdyn.drive.runner import run_engine
 
 FLOOR_LOAD_FRACTION = 0.95

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from crossdyn.drive.profiles import Profile
+from crossdyn.inputs.profiles import Profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.native.experiment import legacy_form
 

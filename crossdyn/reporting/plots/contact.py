@@ -68,7 +68,7 @@ def native_contact_plots(cmp) -> dict[str, bytes]:
     import matplotlib.pyplot as plt
 
     from crossdyn.analytic.laws.contact import ContactLaw
-    from crossdyn.drive import contact_events as ce
+    from crossdyn.native.contact import episodes as ce
 
     spec = cmp.spec
     law = ContactLaw.of(spec)

@@ -13,7 +13,7 @@ def stick_slip_timelines(cmp) -> dict:
     over a step), and every compared engine's driven run: |q̇| < v_s, the regularisation velocity, in applied
     mode (the regularised law never stops a joint: below v_s it is in its viscous, sticking regime), 1e-4 rad/s
     when the engines keep their own friction (--native-friction)."""
-    from crossdyn.drive.friction_native import V_STICK, stuck_mask
+    from crossdyn.native.friction.episodes import V_STICK, stuck_mask
 
     spec = cmp.spec
     joints = [j for j, link in enumerate(spec.links) if link.friction > 0]
@@ -58,7 +58,7 @@ def stick_slip_plot(cmp) -> dict[str, bytes]:
         return {}
     import matplotlib.pyplot as plt
 
-    from crossdyn.drive.friction_native import intervals
+    from crossdyn.native.friction.episodes import intervals
 
     joints = [j for j, link in enumerate(cmp.spec.links) if link.friction > 0]
     names = list(lines)

@@ -16,7 +16,7 @@ def limit_plots(cmp) -> dict[str, bytes]:
     import matplotlib.pyplot as plt
 
     from crossdyn.analytic.laws.limit import LimitLaw
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits import episodes as lc
 
     spec = cmp.spec
     law = LimitLaw.of(spec)
