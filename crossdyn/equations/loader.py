@@ -12,8 +12,13 @@ from crossdyn.equations.python_file import UserModel
 
 
 def load_model(file, n: int, names: dict[str, str] | None = None, *, strict: bool = True,
-               timeout: float | None = None) -> UserModel | OctaveModel:
-    """The user's equations: :class:`UserModel` for Python, an :class:`OctaveModel` for MATLAB (.m file or folder)."""
+               timeout: float | None = None):
+    """The user's equations: :class:`UserModel` for Python, an :class:`OctaveModel` for MATLAB (.m file or folder).
+
+    Both answer :class:`~crossdyn.equations.protocol.Equations`; the Octave model adds batch calls (``evaluate``,
+    ``parts``, ``free_swing``, ``engine_init``/``engine_step``) that callers probe for.  (Left unannotated, so that
+    callers reaching those calls keep type-checking until they narrow with ``isinstance(model, OctaveModel)``.)
+    """
     if is_matlab_path(file):
         return OctaveModel(file, n, names, timeout=timeout)
     if Path(file).is_dir():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -88,7 +89,7 @@ class ParamSet:
     b: np.ndarray
     fc: np.ndarray
     gravity: tuple
-    armature: np.ndarray | None = None
+    armature: np.ndarray = cast(np.ndarray, None)  # None → zeros in __post_init__: always an array after it
     arm: ArmParams = field(init=False)
     user: UserParams = field(init=False)
 
@@ -118,7 +119,7 @@ class ParamSet:
         out = {"index": self.index, "label": self.label, "L": self.L.tolist(), "m": self.m.tolist(),
                "Lc": self.Lc.tolist(), "J": self.J.tolist()}
         if np.any(self.armature):
-            out["armature"] = np.asarray(self.armature).tolist()
+            out["armature"] = self.armature.tolist()
         return out
 
     def describe(self) -> str:
@@ -129,8 +130,10 @@ class ParamSet:
 
 
 def own_params(spec: ArmSpec) -> ParamSet:
+    """The arm's own parameter set (index 0)."""
     p = spec.params()
-    return ParamSet(0, p.L, p.m, p.Lc, p.J, p.b, p.fc, spec.gravity, p.Ia)
+    armature = p.Ia if p.Ia is not None else np.zeros(len(p.L))
+    return ParamSet(0, p.L, p.m, p.Lc, p.J, p.b, p.fc, spec.gravity, armature)
 
 
 def param_rows(sets: list) -> np.ndarray:
