@@ -139,7 +139,7 @@ def _law(engine: Engine, limit_law: bool):
 
 def _friction(engine: Engine):
     """The regularised Coulomb law the runner applies to this engine (applied mode), or None."""
-    return getattr(engine, "applied_friction", None)
+    return engine.applied_friction
 
 
 def _contact(engine: Engine, contact_law: bool, hold: float | None = None):
@@ -162,7 +162,7 @@ def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float
     one ``mujoco.rollout`` call, trajectories in parallel threads; the results equal :func:`run_engine`'s
     (bit-identical, tested).  Otherwise the runs are made one after the other.
     """
-    many = getattr(engine, "rollout_many", None) if use_rollout else None
+    many = engine.rollout_many if use_rollout and engine.capabilities.batch else None
     prepared = [_prepare(engine, profile, q0, qd0, duration, saturate) for profile, q0, qd0 in runs]
     if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared) \
             or _law(engine, limit_law) is not None or _friction(engine) is not None \
@@ -210,8 +210,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
         tip_kinematics = engine.tip_kinematics
         con_rows = [list(CON[key]) for key in ("tip", "tip_velocity", "normal_force", "tangential_force",
                                                 "penetration", "penetration_rate", "torque")]  # row views, once
-    split = getattr(engine, "step_applied", None) if LIM is not None else None  # laws' torque past the actuators
-    read = getattr(engine, "read_state_into", None)
+    split = engine.step_applied if LIM is not None and engine.capabilities.step_applied else None  # past the actuators
+    read = engine.read_state_into
     limit, clamp = _limit(engine, velocity_bound)
 
     status, t_bad, msg = "ok", None, ""
@@ -225,7 +225,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
         return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
                        f"{engine.name}: reset failed: {type(e).__name__}: {e}")
-    rollout = None if per_step or not use_rollout or LIM is not None else getattr(engine, "rollout", None)
+    rollout = engine.rollout if engine.capabilities.rollout and use_rollout and not per_step and LIM is None else None
     if rollout is not None and _rollout_ok(TAU):
         # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
         try:
