@@ -410,7 +410,7 @@ class DrakeEngine(Engine):
         from pydrake.multibody.tree import JacobianWrtVariable
 
         if q is None:
-            plant = self.plant
+            plant, ctx = self.plant, self._ctx
         else:
             self._set_query(q, qd)
             plant, ctx = self.qplant, self._qctx
