@@ -107,7 +107,7 @@ def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float, saturat
 
 
 def _limit(engine, velocity_bound: float):
-    clamp = getattr(engine, "velocity_clamp", None)
+    clamp = engine.velocity_clamp
     return (velocity_bound if clamp is None else min(velocity_bound, clamp * (1 - 1e-12))), clamp
 
 
@@ -311,7 +311,7 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
     if contact is not None:
         out.info["contact"] = {key: a[: len(TAU)] for key, a in CON.items()}
         out.info["config"] = {**out.info["config"], "applied_contact": contact.describe(),
-                              "tip_kinematics": getattr(engine, "tip_source", "?")}
+                              "tip_kinematics": engine.tip_source}
     return out
 
 
