@@ -154,7 +154,9 @@ def option_names(factory) -> tuple[list[str], bool]:
     named = [k for k, p in params.items() if k not in ("spec", "dt", "options")
              and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
     opts = getattr(factory, "Options", None)
-    if opts is not None and is_dataclass(opts):
+    owner = next((c for c in getattr(factory, "__mro__", ()) if "Options" in vars(c)), None)
+    # the options dataclass speaks for the constructor that reads it (a subclass's own __init__ speaks for itself)
+    if opts is not None and is_dataclass(opts) and owner is not None and factory.__init__ is owner.__init__:
         return named + [f.name for f in fields(opts) if f.name not in named], False
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     return named, takes_any
