@@ -34,6 +34,7 @@ from crossdyn.analytic.integrators import ORDERS
 from crossdyn.comparison import metrics
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.engines.base import EngineUnsupported
+from crossdyn.inputs.profiles.base import held
 from crossdyn.models.spec import ArmSpec
 
 DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart", "drake", "drake-discrete")
@@ -185,7 +186,7 @@ class Comparison:
 
 def hanging_start(spec: ArmSpec) -> np.ndarray:
     """A start near the stable equilibrium: the hanging configuration plus small alternating offsets."""
-    from crossdyn.drive.profiles import hanging_configuration
+    from crossdyn.inputs.profiles import hanging_configuration
 
     return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
 
@@ -193,7 +194,7 @@ def hanging_start(spec: ArmSpec) -> np.ndarray:
 def start_state(spec: ArmSpec, profile, q0=None, qd0=None) -> tuple[np.ndarray, np.ndarray]:
     """(q0, q̇0) of a run: as given; else a trajectory-tracking profile's first point (and velocity there);
     else :func:`hanging_start` at rest."""
-    from crossdyn.drive.profile_options import profile_start
+    from crossdyn.inputs.profile_options import profile_start
 
     start = profile_start(profile) if q0 is None or qd0 is None else None
     if q0 is None:
@@ -239,50 +240,6 @@ def integration_order(engine) -> int:
     """The engine's own ``order`` where it states one (Drake's RK2/RK3/RK5), else from :data:`ORDER`."""
     order = getattr(engine, "order", None)
     return int(order) if order else ORDER.get(str(getattr(engine, "integrator", "")), 1)
-
-
-def held(profile, period: float):
-    """``profile`` re-sampled only every ``period`` s: runs at dt/2 that keep the dt zero-order hold.
-
-    Open loop: τ(t) = profile(⌊t/period⌋·period).  Closed loop: the torque computed at the
-    start of each period (from the state then) is held for the whole period.
-    """
-    from crossdyn.drive.profiles import OpenLoopProfile, Profile
-
-    if not profile.closed_loop:
-        class _HeldOpen(OpenLoopProfile):
-            name = profile.name
-
-            def sample(self, times):
-                grid = np.floor(np.asarray(times) / period + 1e-9) * period
-                return profile.sample(grid)
-
-            def params(self):
-                return {**profile.params(), "held_for_s": period}
-
-            def validate(self, n, duration):
-                profile.validate(n, duration)
-
-        return _HeldOpen(profile.n)
-
-    class _HeldClosed(Profile):
-        name = profile.name
-        closed_loop = True
-
-        def __init__(self):
-            super().__init__(profile.n)
-            self._next, self._tau = -math.inf, None
-
-        def __call__(self, t, q, qd):
-            if t >= self._next - 1e-9 * period:
-                self._tau = np.array(profile(t, q, qd), dtype=float)
-                self._next = (math.floor(t / period + 1e-9) + 1) * period
-            return self._tau
-
-        def params(self):
-            return {**profile.params(), "held_for_s": period}
-
-    return _HeldClosed()
 
 
 def _versions() -> dict:
@@ -341,7 +298,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     its fields as keywords (``compare("planar2r", duration=1.0, engines=["mujoco-rk4"])``).
     """
     from crossdyn import analytic
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import available_engines
     from crossdyn.models import load_arm
@@ -507,13 +464,13 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
 
 def _profile(profile, spec):
     """A Profile from None (the default), a Profile, a profile name or a CSV path."""
-    from crossdyn.drive.profiles import Profile, default_profile, make_profile
+    from crossdyn.inputs.profiles import Profile, default_profile, make_profile
 
     if profile is None:
         return default_profile(spec)
     if isinstance(profile, Profile):
         return profile
-    from crossdyn.drive.profile_options import parse_profile
+    from crossdyn.inputs.profile_options import parse_profile
 
     return parse_profile(str(profile), spec)
 
@@ -699,7 +656,7 @@ def _effort_group(engine, driven) -> dict:
     """Metric group ``effort``: the applied-mode saturation of the driven run, and whether the engine
     honours the limit natively (:func:`crossdyn.drive.effort.native_effort_check`).  Informational: the
     comparison itself runs in applied mode, so every engine integrates the same saturated torque."""
-    from crossdyn.drive.effort import native_effort_check
+    from crossdyn.native.effort import native_effort_check
 
     native = native_effort_check(engine)
     info = (driven.info or {}).get("effort", {})
@@ -759,8 +716,8 @@ def _friction_native(spec, profile, q0, qd0, duration, dt, summary, say, failure
     """Native stick–slip of MuJoCo and PyBullet against the set-valued reference, judged
     (:mod:`crossdyn.comparison.native_friction`): into ``summary`` and ``failures``, the stick timelines into
     ``timelines``, notes back."""
-    from crossdyn.comparison import native_friction
-    from crossdyn.drive.friction_native import characterise_friction
+    from crossdyn.native.friction import verdict as native_friction
+    from crossdyn.native.friction.runs import characterise_friction
     from crossdyn.engines import available_engines
 
     names = [e for e in ("mujoco", "pybullet") if e in available_engines()]
@@ -906,7 +863,7 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
     with ``opt.native`` of MuJoCo's and PyBullet's native runs, judged (a departure fails naming engine, joint,
     quantity); see :mod:`crossdyn.drive.limit_contacts`."""
     from crossdyn.analytic.limits import LimitLaw
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits import episodes as lc
     from crossdyn.drive.runner import run_engine
 
     law = LimitLaw.of(spec)
@@ -915,13 +872,13 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
         if run.status == "ok" and run.driven is not None:
             out["contacts"][name] = lc.characterise(spec, law, run.driven, native=False)
     if opt.calibrate_limits:
-        from crossdyn.drive.limit_calibration import calibrate_mujoco_limits
+        from crossdyn.native.limits.calibration import calibrate_mujoco_limits
 
         say(f"[{spec.name}] calibrating MuJoCo's solreflimit/solimplimit to the limit law")
         out["calibration"] = calibrate_mujoco_limits(spec, profile, q0, qd0, opt.duration, opt.dt,
                                                      reference=reference)
         if "pybullet" in runs:
-            from crossdyn.drive.limit_calibration import calibrate_pybullet_limits
+            from crossdyn.native.limits.calibration import calibrate_pybullet_limits
 
             say(f"[{spec.name}] calibrating PyBullet's jointLimitForce/erp to the limit law")
             try:
@@ -931,7 +888,8 @@ def _limit_contacts(spec, opt, profile, q0, qd0, reference, runs, failures, note
                 failures.append(f"pybullet limit calibration: error: {type(e).__name__}: {e}")
     if not opt.native:
         return out
-    from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
+    from crossdyn.native.limits.reference import continuous_reference
+    from crossdyn.native.limits.verdict import judge_native_run
 
     cont, method = continuous_reference(spec, law, profile, q0, qd0, opt.duration, opt.dt, reference,
                                        friction)
@@ -999,8 +957,8 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
     judged, :mod:`crossdyn.drive.contact_native`) and summary["contact"]["calibration"] (--calibrate-contact,
     :mod:`crossdyn.drive.contact_calibration`); departures become failures naming engine, obstacle, quantity.
     Returns the native runs' trajectories and the reference run."""
-    from crossdyn.drive import contact_native as cn
-    from crossdyn.drive.contact_events import describe_departure
+    from crossdyn.native.contact import runs as cn
+    from crossdyn.native.contact.verdict import describe_departure
 
     out = summary.setdefault("contact", {})
     say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
@@ -1028,7 +986,7 @@ def _contact_native(spec, opt, profile, q0, qd0, engines, summary, failures, not
                      + (f". Not native (reasons above): {', '.join(native['unsupported'])}" if native["unsupported"]
                         else ""))
     if opt.calibrate_contact:
-        from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
+        from crossdyn.native.contact.calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
 
         cal = {}
         for name in engines:
