@@ -97,7 +97,7 @@ def _engine(name: str, spec: ArmSpec, dt: float, friction=None):
 
     engine = make_engine(name, spec, dt)
     if friction is not None:
-        engine.applied_friction = friction
+        engine.set_applied_friction(friction)
     return engine
 
 
@@ -1065,7 +1065,7 @@ def _measure_engine(run: EngineRun, job: EngineJob, same_cache: dict, say) -> No
 
             with make_engine(name, spec, dt, accuracy=engine.accuracy / 10) as tight_engine:
                 if job.friction is not None:
-                    tight_engine.applied_friction = job.friction
+                    tight_engine.set_applied_friction(job.friction)
                 tight = run_engine(tight_engine, profile, q0, qd0, duration)
             if tight.status == "ok" and driven.status == "ok":
                 accuracy_estimate = metrics.max_abs(driven.q[: len(tight.q)], tight.q[: len(driven.q)])
