@@ -15,7 +15,7 @@ from crossdyn.comparison.groups.armature import armature_group, with_mass_matrix
 from crossdyn.comparison.groups.effort import effort_group
 from crossdyn.comparison.groups.tip_kinematics import tip_kinematics_group
 from crossdyn.comparison.references import EngineJob
-from crossdyn.comparison.result import EngineRun, RunRecord
+from crossdyn.comparison.result import EngineRun, MetricResult, RunRecord
 from crossdyn.engines.base import EngineUnsupported
 from crossdyn.errors import EngineError
 from crossdyn.status import RunStatus
@@ -41,22 +41,48 @@ def measure_engine(name: str, job: EngineJob, same_cache: dict, say: Say) -> Eng
     return record.freeze()
 
 
+def _friction_config(engine, job: EngineJob) -> dict:
+    """Coulomb friction: which mode (CompareOptions.native_friction), and the applied law."""
+    if job.friction is None and not job.spec.has_friction:
+        return {}
+    out: dict = {"native_friction": job.friction is None}
+    if job.friction is not None:
+        out["applied_friction"] = job.friction.describe()
+    return out
+
+
+def _contact_config(engine, job: EngineJob) -> dict:
+    """Applied contact: the law, and where this engine's tip kinematics come from."""
+    if not job.spec.has_contact:
+        return {}
+    from crossdyn.analytic.contact import ContactLaw
+
+    law = ContactLaw.of(job.spec, dt=engine.dt)
+    assert law is not None  # the arm has contact
+    with engine_code():
+        source = getattr(engine, "tip_source", None)
+    return {"applied_contact": law.describe(), "tip_kinematics": source}
+
+
+def _tip_kinematics(engine, job: EngineJob, driven) -> MetricResult | None:
+    return tip_kinematics_group(engine, job.spec, driven, job.static) if job.spec.has_contact else None
+
+
+def _effort(engine, job: EngineJob, driven) -> MetricResult | None:
+    return effort_group(engine, driven) if job.spec.has_effort else None
+
+
+CONFIG_STEPS = (_friction_config, _contact_config)
+"""What each phenomenon adds to an engine's ``config`` in the document."""
+PHENOMENON_GROUPS = (_tip_kinematics, _effort)
+"""The per-phenomenon metric groups measured after the driven run (None where the arm lacks it)."""
+
+
 def engine_config(engine, job: EngineJob) -> dict:
     """The engine's ``config()`` with what the phenomena add: the friction mode and the applied laws."""
-    spec = job.spec
     config = call(engine.config)
-    if job.friction is not None or spec.has_friction:  # Coulomb friction: which mode (CompareOptions)
-        config["native_friction"] = job.friction is None
-        if job.friction is not None:
-            config["applied_friction"] = job.friction.describe()
-    if spec.has_contact:  # applied contact: the law, and where this engine's tip kinematics come from
-        from crossdyn.analytic.contact import ContactLaw
-
-        law = ContactLaw.of(spec, dt=engine.dt)
-        assert law is not None  # the arm has contact
-        config["applied_contact"] = law.describe()
-        with engine_code():
-            config["tip_kinematics"] = getattr(engine, "tip_source", None)
+    for step in CONFIG_STEPS:
+        config.update(step(engine, job))
     return config
 
 
@@ -119,10 +145,10 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
                         or job.friction is not None)
     record.add(energy.energy_group(spec, free, driven, side, energies, tol, opt.dt, conservative))
     record.add(energy.speed_group(wall, steps))
-    if spec.has_contact:
-        record.add(tip_kinematics_group(engine, spec, driven, st))
-    if spec.has_effort:
-        record.add(effort_group(engine, driven))
+    for group in PHENOMENON_GROUPS:
+        metric = group(engine, job, driven)
+        if metric is not None:
+            record.add(metric)
     if job.dense is not None:
         say(f"[{spec.name}] {name}: convergence at dt = {', '.join(f'{d:g}' for d in opt.convergence_dts)} s")
         errs, costs = convergence.convergence_runs(name, job)

@@ -14,6 +14,7 @@ unknown there: they are reported failed with the reason).
 from __future__ import annotations
 
 import multiprocessing as mp
+import pickle
 import signal
 import sys
 from dataclasses import dataclass, field, replace
@@ -76,7 +77,7 @@ def _worker(name: str, job: EngineJob, verbose: bool, conn) -> None:
         message = ("error", e, traceback.format_exc())
     try:
         conn.send(message)
-    except Exception:  # noqa: BLE001 — the error itself does not pickle: send its traceback text
+    except (pickle.PicklingError, TypeError, AttributeError):  # the error does not pickle: its traceback text
         conn.send(("error", None, message[2]))
     conn.close()
 
