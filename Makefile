@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean octave
+.PHONY: demo test bench clean octave lint
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "crossdyn needs Python >= 3.11, found " + sys.version)'
@@ -35,6 +35,11 @@ octave:
 	  else \
 	    echo "note: octave-cli not found and not installable here (needs root and apt-get): MATLAB tests will be skipped"; \
 	  fi; }
+
+# mypy (default mode) and ruff on the package, as CI's reviewers read it
+lint: $(STAMP)
+	$(VENV)/bin/mypy
+	$(VENV)/bin/ruff check crossdyn
 
 bench: $(STAMP) octave
 	$(PY) benchmarks/run.py

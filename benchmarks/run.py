@@ -248,7 +248,7 @@ def raw_drake(name: str):
 def speed_accuracy(names, dts=(4e-3, 2e-3, 1e-3, 5e-4), duration: float = 1.0) -> dict:
     """Error against the analytic DOP853 reference after ``duration`` of a sine drive, and compute time per
     simulated second, of each engine at each dt (the points of the speed–accuracy plot)."""
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
 
     spec = get_preset(ARM)
@@ -359,7 +359,7 @@ def closed_loop_overhead(engines, label: str, plain_spec, law_spec, steps: int, 
     """µs per step of the runner's closed-loop path (pd-gravity towards (−1, 0.3, 0) from Q0) per engine, built
     from ``law_spec`` (then ``attach(engine)``) against ``plain_spec``, measured side by side in alternating
     blocks: ``{engine: {plain_us_per_step, <label>_us_per_step, ratio}}``."""
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
 
     out = {}

@@ -29,7 +29,7 @@ _API = {
     "engine_names": ("crossdyn.engines", "engine_names"),
     "available_engines": ("crossdyn.engines", "available_engines"),
     "EngineError": ("crossdyn.engines", "EngineError"),
-    "make_profile": ("crossdyn.drive.profiles", "make_profile"),
+    "make_profile": ("crossdyn.inputs.profiles", "make_profile"),
     "run_engine": ("crossdyn.drive.runner", "run_engine"),
     "compare": ("crossdyn.comparison.compare", "compare"),
     "CompareOptions": ("crossdyn.comparison.options", "CompareOptions"),

@@ -17,7 +17,7 @@ pytest.importorskip("pydrake")
 dart = pytest.importorskip("dartpy")
 
 from crossdyn import analytic  # noqa: E402
-from crossdyn.drive.profiles import hanging_configuration, make_profile  # noqa: E402
+from crossdyn.inputs.profiles import hanging_configuration, make_profile  # noqa: E402
 from crossdyn.drive.runner import run_engine  # noqa: E402
 from crossdyn.engines import make_engine  # noqa: E402
 from crossdyn.models import get_preset  # noqa: E402
@@ -128,7 +128,7 @@ def test_compare_reports_the_armature_group_per_engine():
     import jsonschema
 
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import render_markdown, report_blocks
+    from crossdyn.reporting import render_markdown, report_blocks
 
     s = compare(GEARED, duration=0.2, engines=("pybullet", "mujoco-rk4", "drake", "drake-discrete", "dart"),
                 n_states=20, convergence_dts=()).summary

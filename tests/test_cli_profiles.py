@@ -10,11 +10,11 @@ from crossdyn import analytic
 from crossdyn.analytic.kinematics import end_effector
 from crossdyn.cli import main
 from crossdyn.cli.info import describe, gravity_poses
-from crossdyn.drive.profile_options import format_profile_list, parse_profile
-from crossdyn.drive.profiles import (
+from crossdyn.inputs.profile_options import format_profile_list, parse_profile
+from crossdyn.inputs.profiles import (
     PROFILE_PARAMS, ChirpProfile, CSVProfile, SineProfile, joint_gravity_scale, make_profile, profile_names,
 )
-from crossdyn.drive.trajectory_file import load_trajectory
+from crossdyn.inputs.trajectory_file import load_trajectory
 from crossdyn.models import get_preset
 
 SPEC2, SPEC3 = get_preset("planar2r"), get_preset("planar3r-general")
@@ -206,9 +206,42 @@ def test_csv_profile_takes_its_interpolation_after_at(tmp_path):
 
 
 def test_report_states_the_open_loop_profile_parameters():
-    from crossdyn.comparison.report import profile_parameters
+    from crossdyn.reporting import profile_parameters
 
     text = profile_parameters(parse_profile("constant", SPEC2).params())
     expected = 0.2 * joint_gravity_scale(SPEC2)
     assert text == f" (value = [{expected[0]:.4g}, {expected[1]:.4g}] N m)"
     assert "frequency = [0.5, 0.5] Hz" in profile_parameters(parse_profile("sine@frequency=0.5", SPEC2).params())
+
+
+@pytest.mark.parametrize("option, words", [
+    ("sine@frequency=fast", ["sine", "frequency", "fast"]),
+    ("sine@freq=1", ["no key 'freq'", "valid keys"]),
+    ("drop", ["nothing below"]),
+])
+def test_a_bad_profile_option_exits_2_with_a_message_and_no_traceback(tmp_path, capsys, option, words):
+    """ProfileError is an InputError: the command line turns it into exit 2 and one message, from wherever it comes."""
+    code = main(["compare", "planar2r", "--profile", option, "--engines", "analytic", "--duration", "0.1",
+                 "--no-plots", "--quiet", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("crossdyn: error:") and "Traceback" not in err
+    assert all(w in err for w in words), err
+
+
+def test_a_profile_error_escaping_the_option_check_still_exits_2(monkeypatch, capsys):
+    """Not only --profile's own check: any ProfileError reaching the command line is exit 2 with its message."""
+    import argparse
+
+    import crossdyn.cli as cli
+    from crossdyn.inputs.profiles import ProfileError
+
+    def boom(args):
+        raise ProfileError("profile 'x': bad")
+
+    class Parser:
+        def parse_args(self, argv):
+            return argparse.Namespace(func=boom, debug=False)
+
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    assert main(["compare", "planar2r"]) == 2
+    assert capsys.readouterr().err.strip() == "crossdyn: error: profile 'x': bad"

@@ -1,6 +1,6 @@
 """Applied contact: every engine's own tip kinematics, the runner's held contact law, the contact profiles and
 their plumbing into compare (crossdyn.engines.*.tip_kinematics, crossdyn.drive.runner,
-crossdyn.drive.contact_applied, crossdyn.drive.profiles drop/swing/press)."""
+crossdyn.drive.contact_applied, crossdyn.inputs.profiles drop/swing/press)."""
 import dataclasses
 import json
 from importlib import resources
@@ -10,7 +10,7 @@ import pytest
 
 from crossdyn.analytic.contact import ContactLaw
 from crossdyn.analytic.kinematics import end_effector, end_effector_jacobian
-from crossdyn.drive.profiles import ProfileError, default_profile, make_profile
+from crossdyn.inputs.profiles import ProfileError, default_profile, make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import available_engines, make_engine
 from crossdyn.engines.base import EngineError
@@ -146,7 +146,7 @@ def test_press_against_a_wall_without_friction(wall):
 
 def test_contact_profiles_defaults_and_errors(floor, wall):
     """drop for a floor, swing for a wall; each starts clear of its obstacles and strikes one; bad poses refused."""
-    from crossdyn.drive.profile_options import format_profile_list, parse_profile, profile_start
+    from crossdyn.inputs.profile_options import format_profile_list, parse_profile, profile_start
 
     d, s = default_profile(floor), default_profile(wall)
     assert d.name == "drop" and s.name == "swing"
@@ -201,7 +201,7 @@ def test_compare_reports_applied_contact(short_compare):
 
 def test_terminal_table_and_report(short_compare, tmp_path):
     from crossdyn.cli.compare import format_table
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     table = format_table(short_compare.summary)
     assert "contact (applied)" in table and "peak F_n [N]" in table and "reference" in table
@@ -213,7 +213,7 @@ def test_terminal_table_and_report(short_compare, tmp_path):
 
 
 def test_half_plane_polygon():
-    from crossdyn.comparison.report import _half_plane_polygon
+    from crossdyn.reporting import half_plane_polygon as _half_plane_polygon
 
     poly = _half_plane_polygon((0.0, -1.5), (0.0, 1.0), 2.0)  # the floor's inside: y < -1.5
     assert poly[:, 1].max() == pytest.approx(-1.5) and poly[:, 1].min() == pytest.approx(-2.0)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from crossdyn.analytic.contact import ContactLaw
-from crossdyn.drive import contact_events as ce
-from crossdyn.drive import contact_native as cn
-from crossdyn.drive.profiles import make_profile
+from crossdyn.native import contact as ce
+from crossdyn.native import contact as cn  # the package: runs, the verdict table
+from crossdyn.inputs.profiles import make_profile
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
 from crossdyn.models.mjcf import to_mjcf
@@ -107,7 +107,7 @@ def test_scalar_law_is_the_contact_law():
     sphere's offset) to rounding, at random states near the wall of planar3r-wall."""
     spec = get_preset("planar3r-wall")
     law = ContactLaw.of(spec)
-    fast = ce._ScalarLaw(spec, law)
+    fast = ce.reference._ScalarLaw(spec, law)
     qs, qds = _penetrating_states(spec, law, 20, seed=3)
     for q, qd in zip(qs, qds):
         qd = qd * 3
@@ -233,7 +233,7 @@ def test_pybullet_contact_knobs_matter_and_its_contact_is_the_implicit_law():
     lateralFriction 0.5 (multiplied with μ).  (contactBreakingThreshold is left alone: it is process-global in
     Bullet, see test_native_pybullet_leaves_process_global_settings_alone.)  With crossdyn's settings PyBullet's floor run is the law solved implicitly over each step
     (``law_run(..., "implicit-contact")``) to 2e-4 rad RMS (measured 5.5e-5 over 0.75 s)."""
-    from crossdyn.drive.limit_calibration import rms
+    from crossdyn.native.fitting import rms
 
     floor, _, _ = _floor()
     wall = get_preset("planar3r-wall")
@@ -268,8 +268,8 @@ def test_calibration_fits_the_law_better_than_the_direct_settings():
     starts there; measured 1.6× below it: the fit also absorbs Euler's integration error), ≥ 5× below the
     literal (−k, −c) and MuJoCo's default contact (measured 9.5× and 31×), and PyBullet's is ≥ 2× below its
     direct (k, c) (measured 8×)."""
-    from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
-    from crossdyn.drive.limit_calibration import rms
+    from crossdyn.native.contact.calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
+    from crossdyn.native.fitting import rms
 
     spec, _, prof = _floor()
     ref = cn.reference_run(spec, prof, FLOOR_Q0, np.zeros(2), 0.5, 1e-3)
@@ -298,7 +298,7 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     import crossdyn
     from crossdyn.cli.compare import contact_native_lines
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     cmp = compare("planar2r-floor", duration=0.6, engines=["mujoco", "pybullet", "mujoco@contact_mass_scaled=false",
                                                           "pinocchio"], native=True, calibrate_contact=True,
@@ -310,7 +310,7 @@ def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     assert any(f.startswith(f"{bad}: native contact departs at obstacle 1") for f in cmp.summary["failures"])
     assert not any(f.startswith(("mujoco@native_contact=true", "pybullet@native_contact=true"))
                    for f in cmp.summary["failures"])
-    from crossdyn.comparison.report import native_contact_plots
+    from crossdyn.reporting import native_contact_plots
 
     png = native_contact_plots(cmp)["native_contact.png"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000

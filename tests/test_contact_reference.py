@@ -297,7 +297,10 @@ def test_readme_contact_example_runs_and_prints_what_the_readme_shows():
     code, shown = found.group(1), found.group(2)
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == shown
+    from printed_numbers import differences
+
+    assert not differences(proc.stdout, shown)  # text exact, numbers to one unit of their last digit
+    assert "steps" not in code  # no solver internals in the example (the step count differs between CPUs)
 
 
 def test_a_contact_under_way_at_the_start_is_an_episode():

@@ -14,7 +14,7 @@ import pytest
 dart = pytest.importorskip("dartpy")  # the `engines` extra; `make test` installs it
 
 from crossdyn import analytic  # noqa: E402
-from crossdyn.drive.profiles import hanging_configuration, make_profile  # noqa: E402
+from crossdyn.inputs.profiles import hanging_configuration, make_profile  # noqa: E402
 from crossdyn.drive.runner import run_engine  # noqa: E402
 from crossdyn.engines import EngineError, available_engines, make_engine  # noqa: E402
 from crossdyn.engines.dart_engine import DART_DEFAULT_GRAVITY, load_skeleton  # noqa: E402
@@ -325,7 +325,7 @@ def test_loader_warnings_are_logged_not_printed(capfd, caplog):
 
 @pytest.mark.parametrize("name", ["dart", "dart-rk4"])
 def test_computed_torque_tracks_a_quintic(name):
-    from crossdyn.drive.trajectories import quintic
+    from crossdyn.inputs.trajectories import quintic
 
     spec = get_preset("planar3r").with_links(damping=0.05)
     q0 = hanging_configuration(spec)

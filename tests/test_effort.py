@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crossdyn.drive.effort import native_effort_check
-from crossdyn.drive.profiles import make_profile
+from crossdyn.native.effort import native_effort_check
+from crossdyn.inputs.profiles import make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 from crossdyn.models.mjcf import to_mjcf
@@ -86,7 +86,7 @@ def test_compare_reports_the_effort_group_and_flags_pybullet():
     (note,) = [n for n in s["notes"] if n.startswith("effort limit")]
     assert "ignored natively by pybullet (joint 1, 2)" in note and "honoured natively by mujoco-rk4" in note
     jsonschema.validate(s, json.loads(files("crossdyn.comparison").joinpath("summary.schema.json").read_text()))
-    from crossdyn.comparison.report import render_markdown, report_blocks
+    from crossdyn.reporting import render_markdown, report_blocks
 
     md = render_markdown(report_blocks(s, []))
     assert "## Effort limits" in md and "| pybullet | 2 | 1 |" in md and "**ignored**" in md

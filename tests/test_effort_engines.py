@@ -1,6 +1,6 @@
 """Effort limits natively in Drake and DART, checked the way tests/test_effort.py checks the other engines.
 
-:func:`crossdyn.drive.effort.native_effort_check` commands 3× the limit on one joint for one step without
+:func:`crossdyn.native.effort.native_effort_check` commands 3× the limit on one joint for one step without
 crossdyn's saturation and compares the acceleration reached with the analytic model's for the saturated and
 the unsaturated torque.  Drake's actuators carry the spec's effort limit and Drake clamps the actuation input
 (continuous and discrete plants); DART reads the URDF ``effort`` as its joint force limits but the adapter's
@@ -15,7 +15,7 @@ pytest.importorskip("pydrake")
 dart = pytest.importorskip("dartpy")
 
 from crossdyn import analytic  # noqa: E402
-from crossdyn.drive.effort import native_effort_check  # noqa: E402
+from crossdyn.native.effort import native_effort_check  # noqa: E402
 from crossdyn.engines import make_engine  # noqa: E402
 from crossdyn.models.presets import planar2r  # noqa: E402
 

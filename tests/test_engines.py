@@ -12,9 +12,9 @@ import pytest
 
 from crossdyn import analytic
 from crossdyn.analytic.integrators import Trajectory
-from crossdyn.drive.profiles import hanging_configuration, make_profile
+from crossdyn.inputs.profiles import hanging_configuration, make_profile
 from crossdyn.drive.runner import run_engine
-from crossdyn.drive.trajectories import quintic
+from crossdyn.inputs.trajectories import quintic
 from crossdyn.engines import Engine, EngineError, available_engines, engine_names, make_engine, register
 from crossdyn.models import get_preset
 

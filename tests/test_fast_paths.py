@@ -11,7 +11,7 @@ import pytest
 from crossdyn import analytic
 from crossdyn.analytic import dynamics
 from crossdyn.analytic.integrators import simulate
-from crossdyn.drive.profiles import default_profile, make_profile
+from crossdyn.inputs.profiles import default_profile, make_profile
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
@@ -105,3 +105,21 @@ def test_many_runs_in_one_rollout_equal_separate_step_loops():
         assert fast.status == slow.status and fast.diverged_at == slow.diverged_at
         assert np.array_equal(fast.q, slow.q) and np.array_equal(fast.qd, slow.qd)
     assert [t.status for t in many] == ["ok", "ok", "diverged"]
+
+
+def test_run_options_and_their_keywords_drive_alike():
+    """``run_engine(..., RunOptions(...))`` and the same fields as keywords give the same run; the laws are built
+    from the spec by :func:`applied_laws`; an unknown option is a TypeError naming it."""
+    from crossdyn.drive.runner import RunOptions, applied_laws
+
+    spec = get_preset("planar2r-limits")
+    prof = make_profile("constant", spec)
+    e = make_engine("analytic", spec, 1e-3)
+    a = run_engine(e, prof, [0.0, 0.0], [0.0, 0.0], 0.2, RunOptions(limit_law=False, velocity_bound=300.0))
+    b = run_engine(e, prof, [0.0, 0.0], [0.0, 0.0], 0.2, limit_law=False, velocity_bound=300.0)
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.tau, b.tau)
+    laws = applied_laws(e)
+    assert laws.limit is not None and laws.adds_torque and laws.contact is None and laws.contact_every == 1
+    assert applied_laws(e, RunOptions(limit_law=False)).limit is None
+    with pytest.raises(TypeError, match="limit_laws"):
+        run_engine(e, prof, [0.0, 0.0], [0.0, 0.0], 0.2, limit_laws=False)

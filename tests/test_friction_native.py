@@ -1,4 +1,4 @@
-"""Native Coulomb friction (crossdyn.drive.friction_native): MuJoCo's and PyBullet's own mechanisms against the
+"""Native Coulomb friction (crossdyn.native.friction): MuJoCo's and PyBullet's own mechanisms against the
 set-valued stick–slip reference on planar3r-friction's default profile (1 s).  Measured: reference joint 2 stuck
 the whole second, joint 3 until 0.659 s; MuJoCo's soft frictionloss creeps 2.7e-3 rad on joint 2 while the
 reference is stuck (max 7e-3 rad/s), PyBullet's velocity motor 1.7e-5 rad (stuck 0.97 s of 1)."""
@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from crossdyn.comparison.compare import _profile, compare, start_state
-from crossdyn.drive.friction_native import characterise_friction, intervals
+from crossdyn.native.friction.episodes import intervals
+from crossdyn.native.friction.runs import characterise_friction
 from crossdyn.engines import available_engines
 from crossdyn.models import load_arm
 
@@ -52,7 +53,7 @@ def test_compare_reports_the_characterisation(tmp_path):
     assert set(c.stick_slip_timelines) == {"reference", "mujoco", "pybullet"}
     schema = json.loads((Path(crossdyn.__file__).parent / "comparison" / "summary.schema.json").read_text())
     jsonschema.validate(json.loads(json.dumps(c.summary, default=float)), schema)
-    from crossdyn.comparison.report import stick_slip_timelines, write_outputs
+    from crossdyn.reporting import stick_slip_timelines, write_outputs
 
     written = write_outputs(c, tmp_path, plots=True, animation=False)
     assert "stick_slip.png" in written and written["stick_slip.png"].stat().st_size > 5000
@@ -69,7 +70,7 @@ def test_stick_slip_timeline_without_characterisation_computes_the_reference():
     """Every compare of an arm with Coulomb friction gets the timeline: without --characterise-friction the
     set-valued reference is computed for the plot; the applied run's rows use |qd| < v_s.  An arm without
     friction gets no timeline."""
-    from crossdyn.comparison.report import stick_slip_plot, stick_slip_timelines
+    from crossdyn.reporting import stick_slip_plot, stick_slip_timelines
 
     c = compare("planar3r-friction", duration=0.2, engines=["mujoco"], n_states=20, convergence_dts=())
     lines = stick_slip_timelines(c)

@@ -81,7 +81,7 @@ def test_the_chosen_v_s_keeps_the_held_law_from_chattering():
     """Held over a step, −f_c tanh(q̇/v_s) is monotone at the chosen v_s (q̇ decays without changing sign); at
     v_s/5 (dt·λ/v_s = 2.5 > 2) the same explicit step overshoots and q̇ flips sign every step (the chatter the
     choice avoids).  1R without gravity, analytic semi-implicit Euler through the runner."""
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
 

@@ -1,4 +1,4 @@
-"""PyBullet's native joint limit calibrated to the compliant law (issue 12, crossdyn.drive.limit_calibration).
+"""PyBullet's native joint limit calibrated to the compliant law (issue 12, crossdyn.native.limits.calibration).
 
 Bullet's multibody limit is a hard, velocity-level constraint with no stiffness or damping.  Measured on
 planar2r-limits (default profile, 1.2 s, dt 1 ms) against the analytic reference the MuJoCo calibration uses:
@@ -22,7 +22,7 @@ DURATION = 1.2
 @pytest.fixture(scope="module")
 def setup():
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -52,7 +52,7 @@ def test_calibrated_pybullet_limit_is_closer_to_the_law_than_the_default(setup):
     the engine name it reports (``options``): the RMS angle difference to the reference is what the fit said
     (exactly: the options carry every digit; on 3 s, 6 significant digits moved it by 2 %) and ≥ 5× below PyBullet's default limit's
     (measured 2.8e-3 against 2.7e-2 rad, 9.7×); the default's residual is a plain default run's, exactly."""
-    from crossdyn.drive.limit_calibration import calibrate_pybullet_limits
+    from crossdyn.native.limits.calibration import calibrate_pybullet_limits
 
     spec, prof, q0, ref, run = setup
     cal = calibrate_pybullet_limits(spec, prof, q0, np.zeros(2), DURATION, reference=ref)
@@ -72,7 +72,7 @@ def test_limit_force_matters_and_caps_the_limit_torque_in_newton_metres(setup):
     inference errs by < 1e-3 N m on the reference, so 0.02 N m is ample), while PyBullet's default stop peaks
     above 30 N m (measured 225 N m)."""
     from crossdyn.analytic.limits import LimitLaw
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits import episodes as lc
 
     spec, _, _, _, run = setup
     default, capped = run(), run("pybullet@native_limits=true@limit_force=1.0")
@@ -110,7 +110,7 @@ def test_other_settings_leave_the_limit_unchanged(setup):
     """Measured, so that the calibration fits only what matters: contactERP, globalCFM, jointFeedbackMode and the
     links' restitution give the default run bit for bit; stopping the solver early (numSolverIterations = 1)
     moves it by < 5e-3 rad (measured 1.3e-3) and its RMS to the law by < 2 % (0.02698 → 0.02681 rad)."""
-    from crossdyn.drive.limit_calibration import PYBULLET_INERT_SETTINGS
+    from crossdyn.native.limits.calibration import PYBULLET_INERT_SETTINGS
 
     _, _, _, ref, run = setup
     default = run()
@@ -158,7 +158,7 @@ def test_compare_calibrate_limits_reports_and_judges_the_calibrated_pybullet_lim
     import crossdyn
     from crossdyn.cli.compare import limit_calibration_lines
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import _limit_blocks
+    from crossdyn.reporting import limit_blocks as _limit_blocks
     from crossdyn.models.spec import ArmSpec, LinkSpec
 
     stop = ArmSpec((LinkSpec(length=1.0, mass=2.0, com=0.5, inertia=0.1, limits=(-1.0, 0.2), limit_stiffness=400.0,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from crossdyn.analytic.limits import LimitLaw, simulate_limits
-from crossdyn.drive import limit_contacts as lc
+from crossdyn.native.limits import episodes as lc
 from crossdyn.models.spec import ArmSpec, LinkSpec
 
 
@@ -53,7 +53,7 @@ def test_inferred_torque_recovers_the_applied_law():
     """The native path infers τ_lim by inverse dynamics; on an applied-mode MuJoCo run (where the law's torque
     is known) it recovers it: peak torque per contact within 3 % (finite-difference q̈ over 1 ms)."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -87,7 +87,7 @@ def test_compare_native_characterises_and_names_the_departures(tmp_path):
     import jsonschema
 
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     cmp = compare("planar2r-limits", duration=1.2, engines=["mujoco-rk4", "pybullet"], native=True,
                   convergence_dts=())
@@ -134,8 +134,8 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     difference to the reference is ≥ 30× below MuJoCo's default limit's (measured: 2.7e-4 against 2.8e-2 rad,
     105×), and the direct form (−k, −c) is worse than the default (measured 4.1e-2 rad: mujoco #732)."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.limit_calibration import calibrate_mujoco_limits
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.native.limits.calibration import calibrate_mujoco_limits
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -160,7 +160,8 @@ def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     # against 6.4e-3 / 4.6e-2 rad, time in contact within 1 ms against 43 and 213 ms), and it keeps every
     # contact (the direct form loses one of joint 2's)
     from crossdyn.comparison.compare import held
-    from crossdyn.comparison.native_limits import continuous_reference, judge_native_run
+    from crossdyn.native.limits.reference import continuous_reference
+    from crossdyn.native.limits.verdict import judge_native_run
 
     cont, _ = continuous_reference(spec, law, prof, q0, np.zeros(2), 1.2, 1e-3, None)
     cont_contacts = lc.characterise(spec, law, cont, native=False)
@@ -194,7 +195,7 @@ def test_dart_and_drake_discrete_native_limits_are_rigid_stops():
     law, and a limit torque acts (inferred peak on joint 1: DART 227, Drake 6.7 N m; > 0.5 asserted).
     The continuous Drake plant ignores limits, so native_limits is refused there."""
     from crossdyn.comparison.compare import hanging_start, native_limit_variant
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.engines.base import EngineUnsupported

@@ -106,7 +106,7 @@ def test_spec_keys_validated_and_round_trip(tmp_path):
 def test_applied_mode_converges_to_the_event_exact_reference():
     """The runner's zero-order-hold limit torque (from the engine's state each step) tends to the continuous
     law as dt → 0: about first order, the hold being first order."""
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -147,7 +147,7 @@ def test_compare_passes_in_applied_mode_and_says_how():
 
 
 def test_effort_counts_only_the_commanded_torque_with_a_limit_law():
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -166,8 +166,8 @@ def test_native_mujoco_limits_are_real_and_characterised():
     beyond its limit natively (0.054 rad with no limit at all, 0.033 rad with the applied law); joint 2 goes
     0.062 rad beyond natively, exactly as far as with no limit (the limit never pushed), 0.017 rad applied."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.limits_native import characterise_native
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.native.limits.runs import characterise_native
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
@@ -198,8 +198,8 @@ def test_native_pybullet_limits_are_hard_stops():
     Measured (3 s, planar2r-limits' default profile): penetration 2.0e-4 / 6.4e-4 rad natively against
     0.032 / 0.017 rad with the applied compliant law."""
     from crossdyn.comparison.compare import hanging_start
-    from crossdyn.drive.limits_native import characterise_native
-    from crossdyn.drive.profiles import default_profile
+    from crossdyn.native.limits.runs import characterise_native
+    from crossdyn.inputs.profiles import default_profile
     from crossdyn.engines import make_engine
     from crossdyn.models import get_preset
     from crossdyn.models.urdf import to_urdf

@@ -1,4 +1,4 @@
-"""The native-friction verdict (crossdyn.comparison.native_friction) on planar3r-friction's default profile (1 s):
+"""The native-friction verdict (crossdyn.native.friction.verdict) on planar3r-friction's default profile (1 s):
 a tolerance of measured terms (Richardson dt vs dt/2, grid sampling, the stick criterion on the reference, the
 engine's creep floor at its stiffest setting) that fails MuJoCo's default soft frictionloss and passes the same
 engine set to its stiffest solreffriction/solimpfriction.
@@ -33,8 +33,8 @@ def setup():
 
 
 def _verdict(setup, configure=None):
-    from crossdyn.comparison.native_friction import judge
-    from crossdyn.drive.friction_native import characterise_friction
+    from crossdyn.native.friction.runs import characterise_friction
+    from crossdyn.native.friction.verdict import judge
 
     spec, profile, q0, qd0, ref = setup
     r = characterise_friction(spec, profile, q0, qd0, 1.0, engines=("mujoco",), reference=ref, configure=configure)
@@ -42,7 +42,7 @@ def _verdict(setup, configure=None):
 
 
 def test_default_mujoco_friction_fails_on_creep_naming_joint_and_quantity(setup):
-    from crossdyn.comparison.native_friction import failures
+    from crossdyn.native.friction.verdict import failures
 
     r, v = _verdict(setup)
     assert v["pass"] is False
@@ -61,7 +61,7 @@ def test_default_mujoco_friction_fails_on_creep_naming_joint_and_quantity(setup)
 
 
 def test_stiffest_mujoco_friction_passes_every_check(setup):
-    from crossdyn.drive.friction_native import stiffest_friction
+    from crossdyn.native.friction.softness import stiffest_friction
 
     r, v = _verdict(setup, configure=lambda name, eng: stiffest_friction(eng))
     assert r["engines"]["mujoco"]["configured"].startswith("solreffriction (0.002, 1)")

@@ -1,4 +1,4 @@
-"""The native-limit verdict (crossdyn.comparison.native_limits): a tolerance built from measured terms only
+"""The native-limit verdict (crossdyn.native.limits.verdict): a tolerance built from measured terms only
 (the native run's Richardson estimate, the torque inference's error, sampling, the engine's softness from
 held-load side runs) that both passes and fails.
 
@@ -65,7 +65,7 @@ def test_held_load_give_measures_the_law_and_tells_a_rigid_stop_from_a_soft_one(
     5 %); PyBullet's hard limit gives < 1e-5 rad."""
     import numpy as np
 
-    from crossdyn.drive.limit_softness import held_load_give
+    from crossdyn.native.limits.softness import held_load_give
     from crossdyn.engines import make_engine
 
     at = np.array([0.2])

@@ -7,12 +7,12 @@ import pytest
 from scipy.signal import chirp as scipy_chirp
 
 from crossdyn import analytic
-from crossdyn.drive.profiles import (
+from crossdyn.inputs.profiles import (
     CSVProfile, MultiSineProfile, ProfileError, default_profile, gravity_stiffness, hanging_configuration,
     make_profile, profile_names,
 )
 from crossdyn.drive.runner import run_engine
-from crossdyn.drive.trajectories import quintic
+from crossdyn.inputs.trajectories import quintic
 from crossdyn.engines import make_engine
 from crossdyn.models import get_preset
 
@@ -179,6 +179,72 @@ def test_registry_names_and_errors():
         make_profile("sine", SPEC, amp=1.0)
     with pytest.raises(ValueError):  # ProfileError is a ValueError
         make_profile("constant", SPEC, value=[np.nan, 0, 0])
+
+
+def test_one_sine_default_everywhere_the_documented_half_hertz():
+    """The class, the builder and the help once disagreed (1.0 Hz against 0.5 Hz): now all say 0.5 Hz."""
+    from crossdyn.inputs.profile_options import format_profile_list
+    from crossdyn.inputs.profiles import PROFILE_PARAMS, SineProfile
+
+    assert SineProfile(3).frequency.tolist() == [0.5, 0.5, 0.5]
+    assert make_profile("sine", SPEC).frequency.tolist() == [0.5, 0.5, 0.5]
+    (freq,) = [p for p in PROFILE_PARAMS["sine"] if p.key == "frequency"]
+    assert freq.value == 0.5 and freq.default == "0.5"
+    assert "    frequency [Hz]: f; default 0.5" in format_profile_list()
+
+
+def test_class_keyword_defaults_agree_with_the_registry():
+    """Where a profile class has its own keyword default for a registry parameter, it is the registry's."""
+    import inspect
+
+    from crossdyn.inputs import profiles as P
+
+    classes = {"constant": P.ConstantProfile, "step": P.StepProfile, "sine": P.SineProfile, "chirp": P.ChirpProfile,
+               "multisine": P.MultiSineProfile, "multisine-motion": P.MotionMultiSineProfile, "csv": P.CSVProfile,
+               "pd-gravity": P.PDGravityProfile, "computed-torque": P.ComputedTorqueProfile, "press": P.PressProfile}
+    # StepProfile(n) switches at t = 0, `make_profile("step")` at 0.5 s: issue 22 allows only the sine fix, so the
+    # class keeps its default until an issue decides (arm-dependent defaults cannot be a class's: it has no arm)
+    known = {("step", "time")}
+    checked = 0
+    for name, cls in classes.items():
+        own = inspect.signature(cls.__init__).parameters
+        for param in P.PROFILE_PARAMS[name]:
+            if not param.build or param.value is None or isinstance(param.value, P.FromSpec) or param.key not in own \
+                    or (name, param.key) in known:
+                continue
+            default = own[param.key].default
+            assert np.array_equal(np.asarray(default), np.asarray(param.value)), (name, param.key, default)
+            checked += 1
+    assert checked >= 15
+
+
+def test_profile_error_is_an_input_error():
+    from crossdyn.errors import CrossdynError, InputError
+
+    assert issubclass(ProfileError, InputError) and issubclass(ProfileError, CrossdynError)
+    with pytest.raises(InputError):
+        make_profile("sine", SPEC, frequency="fast")
+
+
+def test_held_keeps_the_torque_of_each_period():
+    from crossdyn.inputs.profiles import held
+
+    sine = make_profile("sine", SPEC)
+    h = held(sine, 0.01)
+    t = np.arange(100) * 0.005
+    assert np.array_equal(h.sample(t), sine.sample(np.floor(t / 0.01 + 1e-9) * 0.01))
+    assert h.params()["held_for_s"] == 0.01 and h.name == "sine" and not h.closed_loop
+    calls = []
+
+    class Counting(type(make_profile("pd-gravity", SPEC))):
+        def __call__(self, t, q, qd):
+            calls.append(t)
+            return super().__call__(t, q, qd)
+
+    hc = held(Counting(SPEC), 0.01)
+    q = np.zeros(3)
+    taus = [hc(k * 0.005, q + k, q) for k in range(6)]
+    assert calls == [0.0, 0.01, 0.02] and np.array_equal(taus[0], taus[1]) and hc.closed_loop
 
 
 # ------------------------------------------------------------------------------------------ CSV

@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from crossdyn import analytic
-from crossdyn.drive.profiles import CSVProfile, ProfileError
+from crossdyn.inputs.profiles import CSVProfile, ProfileError
 from crossdyn.conventions import MAX_LINKS
 from crossdyn.engines import make_engine
 from crossdyn.models import (ArmSpec, LinkSpec, SpecError, SpecWarning, engine_inertias, load_spec, spec_from_dict,

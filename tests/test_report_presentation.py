@@ -9,8 +9,8 @@ from PIL import Image
 
 from crossdyn.cli.compare import format_table
 from crossdyn.comparison.compare import compare
-from crossdyn.comparison.report import coincidences, engine_result, make_plots, render_markdown, report_blocks
-from crossdyn.drive.profile_options import parse_profile
+from crossdyn.reporting import coincidences, engine_result, make_plots, render_markdown, report_blocks
+from crossdyn.inputs.profile_options import parse_profile
 from crossdyn.models import get_preset
 
 SPEC = get_preset("planar2r")
@@ -117,11 +117,11 @@ def test_plots_explain_what_they_draw(closed_loop, monkeypatch):
     """Inspect the real matplotlib figures as they are saved: legends outside the data, distinct styles per
     engine, exact zeros of the histogram counted and placed, no unexplained divergence line, dt on each
     speed–accuracy point, the desired motion beside the engines' angles."""
-    import crossdyn.comparison.report as report
+    import crossdyn.reporting.figures as figures
 
     cmp, _ = closed_loop
     seen = []
-    original = report._png
+    original = figures.png
 
     outside = []
 
@@ -134,8 +134,8 @@ def test_plots_explain_what_they_draw(closed_loop, monkeypatch):
         seen.append(fig)
         return original(fig)
 
-    monkeypatch.setattr(report, "_png", capture)
-    names = [n for n in report.make_plots(cmp, animation=False)]
+    monkeypatch.setattr(figures, "png", capture)
+    names = [n for n in make_plots(cmp, animation=False)]
     figs = dict(zip(names, seen))
     legend_outside = dict(zip(names, outside))
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from crossdyn.analytic.kinematics import end_effector
-from crossdyn.drive.trajectories import (
+from crossdyn.inputs.trajectories import (
     cubic, ik_2r, ik_3r, inverse_kinematics, joint_waypoints, quintic, quintic_coefficients,
 )
 from crossdyn.models import get_preset

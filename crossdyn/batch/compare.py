@@ -93,7 +93,7 @@ def _growth(q, q_ref, times) -> dict:
 
 
 def default_profile(spec: ArmSpec):
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
 
     return make_profile("multisine", spec)
 

@@ -35,7 +35,7 @@ def random_params(spec: ArmSpec, N: int, seed: int = 0, spread: float = 0.2) -> 
 
 def random_starts(spec: ArmSpec, N: int, seed: int = 0, start_spread: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
     """(q0, q̇0), each (N, n): the hanging configuration plus uniform offsets, at rest."""
-    from crossdyn.drive.profiles import hanging_configuration
+    from crossdyn.inputs.profiles import hanging_configuration
 
     rng = np.random.default_rng([seed, 1])
     q0 = hanging_configuration(spec) + rng.uniform(-start_spread, start_spread, (N, spec.n))

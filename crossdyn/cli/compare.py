@@ -172,8 +172,8 @@ def _check_out_dir(out: Path) -> None:
 
 def _resolve_profile(args, spec):
     """Validate --profile early (exit 2 on a bad name, key, value or file)."""
-    from crossdyn.drive.profile_options import parse_profile
-    from crossdyn.drive.profiles import ProfileError
+    from crossdyn.inputs.profile_options import parse_profile
+    from crossdyn.inputs.profiles import ProfileError
 
     if args.profile is None:
         return None
@@ -190,7 +190,7 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     """Run one comparison, write its outputs, report through ``echo``; return (exit code, summary)."""
     from crossdyn.comparison.baseline import compare_to_baseline, load_baseline, update_baseline
     from crossdyn.comparison.compare import compare
-    from crossdyn.comparison.report import write_outputs
+    from crossdyn.reporting import write_outputs
 
     from dataclasses import replace
 
@@ -265,7 +265,7 @@ def contact_native_lines(summary: dict) -> list[str]:
     contact = summary.get("contact") or {}
     lines = []
     if contact.get("native"):
-        from crossdyn.drive.contact_native import table
+        from crossdyn.native.contact.verdict import table
 
         lines.append("native contact, per episode (pen: max penetration, F_max: peak normal force, e: restitution, "
                      "J: impulse, E_diss: energy dissipated, path: max tip distance from the reference's):")
@@ -314,7 +314,7 @@ def _g(values) -> str:
 def format_table(summary: dict) -> str:
     """A one-line-per-engine terminal table: the run status (did the engine run to the end: ok, diverged,
     failed, skipped), the result (which metrics are out of tolerance), and the headline metrics with units."""
-    from crossdyn.comparison.report import engine_result
+    from crossdyn.reporting import engine_result
 
     closed = any(isinstance(e.get("tracking"), dict) for e in summary["engines"].values())
     head = ["engine", "run", "result", "traj max [rad]", "vs same integ. [rad]", "ID [N m]", "FD [rad/s^2]",
@@ -384,7 +384,7 @@ def cmd_compare(args) -> int:
     from crossdyn.models import load_arm
 
     if args.list_profiles:
-        from crossdyn.drive.profile_options import format_profile_list
+        from crossdyn.inputs.profile_options import format_profile_list
 
         print(format_profile_list())
         return EXIT_OK

@@ -79,7 +79,7 @@ def gravity_poses(spec: ArmSpec):
 
     import numpy as np
 
-    from crossdyn.drive.profiles import hanging_configuration
+    from crossdyn.inputs.profiles import hanging_configuration
 
     gx, gy = spec.gravity[0], spec.gravity[1]
     if not (gx or gy):
@@ -98,7 +98,7 @@ def describe(spec: ArmSpec) -> str:
     import numpy as np
 
     from crossdyn import analytic
-    from crossdyn.drive.profiles import joint_gravity_scale
+    from crossdyn.inputs.profiles import joint_gravity_scale
     from crossdyn.models import engine_inertias, to_mjcf, to_urdf
 
     n = spec.n

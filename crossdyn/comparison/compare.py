@@ -65,7 +65,7 @@ def _options(options: CompareOptions | None, kwargs: dict) -> CompareOptions:
 def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, Any]:
     """The job every engine is measured with, and the reference's free swing.  Applied friction mode: the
     engines (and the job's spec) have f_c = 0, the runner applies the regularised law to all of them."""
-    from crossdyn.drive.profiles import make_profile
+    from crossdyn.inputs.profiles import make_profile
 
     spec, friction = user_spec, None
     profile = resolve_profile(opt.profile, spec)

@@ -9,6 +9,7 @@ import numpy as np
 from crossdyn.comparison.options import CompareOptions
 from crossdyn.comparison.result import EngineRun
 from crossdyn.models.spec import ArmSpec
+from crossdyn.native.experiment import Experiment
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,12 @@ class Context:
     dense: Any = None
     """The convergence study's dense free-motion reference, or None."""
     say: Callable[[str], None] = print
+
+    def experiment(self, spec: ArmSpec | None = None, profile: Any = None) -> Experiment:
+        """The comparison's run as a native :class:`~crossdyn.native.experiment.Experiment` (of ``spec``, by
+        default the engines' arm; driven by ``profile``, by default the comparison's)."""
+        return Experiment(spec if spec is not None else self.spec, profile if profile is not None else self.profile,
+                          self.q0, self.qd0, self.opt.duration, self.opt.dt)
 
 
 @dataclass

@@ -10,6 +10,7 @@ import numpy as np
 
 from crossdyn.analytic.kinematics import end_effector
 from crossdyn.models.spec import ArmParams
+from crossdyn.native.fitting import richardson_factor  # moved down: the native verdicts use it too
 
 
 def _f(x) -> float | None:
@@ -50,9 +51,6 @@ def per_entry_max(a: np.ndarray, b: np.ndarray) -> list:
     return np.max(np.abs(np.asarray(a) - np.asarray(b)), axis=0).tolist()
 
 
-def richardson_factor(order: int) -> float:
-    """2ᵖ/(2ᵖ − 1): turns |x(dt) − x(dt/2)| into the estimated error of x(dt) for a method of order p."""
-    return 2**order / (2**order - 1)
 
 
 def richardson_estimate(q_dt: np.ndarray, q_half: np.ndarray, order: int) -> float:

@@ -121,7 +121,7 @@ class CompareOptions:
     engines: tuple[str, ...] | None = None
     """Engine names (``None``: :data:`DEFAULT_ENGINES`, those installed)."""
     profile: Any = None
-    """A :class:`~crossdyn.drive.profiles.Profile`, a profile name or CSV path; None: the default multi-sine."""
+    """A :class:`~crossdyn.inputs.profiles.Profile`, a profile name or CSV path; None: the default multi-sine."""
     tolerances: Tolerances = field(default_factory=Tolerances)
     n_states: int = 1000
     seed: int = 0
@@ -141,20 +141,20 @@ class CompareOptions:
     DART's constraint, f_c sign(q̇) in the analytic model and Pinocchio)."""
     characterise_friction: bool = False
     """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
-    stick–slip reference (:mod:`crossdyn.drive.friction_native`), judged
-    (:mod:`crossdyn.comparison.native_friction`: a departure fails) (slow)."""
+    stick–slip reference (:mod:`crossdyn.native.friction.runs`), judged
+    (:mod:`crossdyn.native.friction.verdict`: a departure fails) (slow)."""
     native: bool = False
     """Arms with a limit law: also run each compared engine that has its own limits with them and judge their
     limit contacts against the event-exact law; arms with contact: each engine's own contact, judged."""
     calibrate_limits: bool = False
     """Arms with a limit law: fit MuJoCo's solreflimit/solimplimit to the law, and (when PyBullet is compared)
-    PyBullet's jointLimitForce/erp (:mod:`crossdyn.drive.limit_calibration`)."""
+    PyBullet's jointLimitForce/erp (:mod:`crossdyn.native.limits.calibration`)."""
     contact_characterise: bool = False
     """Arms with contact: run MuJoCo, PyBullet and drake-discrete with their own contact and characterise each
     contact episode, without judging it (``crossdyn compare`` sets it unless ``--no-native-contact``)."""
     calibrate_contact: bool = False
     """Arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/contactDamping to the
-    law (:mod:`crossdyn.drive.contact_calibration`)."""
+    law (:mod:`crossdyn.native.contact.calibration`)."""
 
     def __post_init__(self) -> None:
         check_run_length(self.duration, self.dt)

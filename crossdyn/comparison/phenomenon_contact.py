@@ -1,6 +1,6 @@
 """Tip contact in a comparison: the applied contact law's section and notes (:func:`section`), and the engines'
 own contact (:func:`native_section`: characterised per episode, judged with ``native``; fitted with
-``calibrate_contact``), :mod:`crossdyn.drive.contact_native`, :mod:`crossdyn.drive.contact_calibration`."""
+``calibrate_contact``), :mod:`crossdyn.native.contact.runs`, :mod:`crossdyn.native.contact.calibration`."""
 from __future__ import annotations
 
 import math
@@ -96,12 +96,12 @@ def absent_notes(ctx: Context, out: Outcome) -> None:
 
 def _native_runs(ctx: Context, contact: dict, out: Outcome) -> None:
     """Each engine's own contact, characterised per episode; judged (departures fail) with ``native``."""
-    from crossdyn.drive import contact_native as cn
-    from crossdyn.drive.contact_events import describe_departure
+    from crossdyn.native.contact import runs as cn
+    from crossdyn.native.contact.verdict import describe_departure
 
-    spec, opt = ctx.spec, ctx.opt
-    native = cn.characterise_native_contact(spec, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt,
-                                            list(ctx.engines), out.native_contact_reference, ctx.say)
+    opt = ctx.opt
+    native = cn.characterise_native_contact(ctx.experiment(), list(ctx.engines), out.native_contact_reference,
+                                            ctx.say)
     out.native_contact_runs = {k: v["trajectory"] for k, v in native["engines"].items() if "trajectory" in v}
     native["judged"] = bool(opt.native)
     contact["native"] = cn.summary_of(native)
@@ -121,20 +121,18 @@ def _native_runs(ctx: Context, contact: dict, out: Outcome) -> None:
 def _calibrate(ctx: Context, contact: dict, reference) -> None:
     """MuJoCo's contact solref/solimp and PyBullet's contactStiffness/contactDamping fitted to the law
     (``reference``: the law's run with located switches)."""
-    from crossdyn.drive.contact_calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
+    from crossdyn.native.contact.calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
 
-    spec, opt = ctx.spec, ctx.opt
+    spec = ctx.spec
     cal: dict = {}
     for name in ctx.engines:
         base = name.split("@", 1)[0]
         if base in ("mujoco", "mujoco-euler", "mujoco-rk4") and "mujoco" not in cal:
             ctx.say(f"[{spec.name}] calibrating {base}'s contact solref/solimp to the law")
-            cal["mujoco"] = calibrate_mujoco_contact(spec, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt, base,
-                                                     reference)
+            cal["mujoco"] = calibrate_mujoco_contact(ctx.experiment(), base, reference)
         elif base == "pybullet" and "pybullet" not in cal:
             ctx.say(f"[{spec.name}] calibrating PyBullet's contactStiffness/contactDamping to the law")
-            cal["pybullet"] = calibrate_pybullet_contact(spec, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt,
-                                                         base, reference)
+            cal["pybullet"] = calibrate_pybullet_contact(ctx.experiment(), base, reference)
     contact["calibration"] = cal
 
 
@@ -145,12 +143,12 @@ def native_section(ctx: Context, out: Outcome) -> None:
     opt = ctx.opt
     if not (ctx.spec.has_contact and (opt.native or opt.contact_characterise or opt.calibrate_contact)):
         return
-    from crossdyn.drive import contact_native as cn
+    from crossdyn.native.contact import runs as cn
 
     spec = ctx.spec
     contact = out.sections.setdefault("contact", {})
     ctx.say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
-    out.native_contact_reference = cn.reference_run(spec, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt)
+    out.native_contact_reference = cn.reference_run(ctx.experiment())
     if opt.native or opt.contact_characterise:
         _native_runs(ctx, contact, out)
     if opt.calibrate_contact:

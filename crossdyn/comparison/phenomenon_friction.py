@@ -1,6 +1,6 @@
 """Coulomb friction in a comparison: the mode's note, ``summary["friction"]`` in applied mode, and with
 ``characterise_friction`` MuJoCo's and PyBullet's own stick–slip against the set-valued reference, judged
-(:mod:`crossdyn.drive.friction_native`, :mod:`crossdyn.comparison.native_friction`)."""
+(:mod:`crossdyn.native.friction.runs`, :mod:`crossdyn.native.friction.verdict`)."""
 from __future__ import annotations
 
 from crossdyn.comparison.context import Context, Outcome
@@ -52,15 +52,15 @@ def _native_note(name: str, e: dict, ref: dict, v: dict, v_stick: float) -> str:
 def _native(ctx: Context, out: Outcome) -> list[str]:
     """Native stick–slip of MuJoCo and PyBullet against the set-valued reference, judged: into the friction
     section and the failures, the stick timelines kept for plots; the notes returned."""
-    from crossdyn.comparison import native_friction
-    from crossdyn.drive.friction_native import characterise_friction
+    from crossdyn.native.friction import verdict as native_friction
+    from crossdyn.native.friction.runs import characterise_friction
     from crossdyn.engines import available_engines
 
     spec, opt = ctx.user_spec, ctx.opt
     names = [e for e in ("mujoco", "pybullet") if e in available_engines()]
     ctx.say(f"[{spec.name}] friction: native {', '.join(names)} against the set-valued stick-slip reference")
     try:
-        native = characterise_friction(spec, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt, names)
+        native = characterise_friction(ctx.experiment(spec), names)
     except (ValueError, FloatingPointError) as e:
         return [f"friction: native characterisation not run: {e}"]
     for key, part in [("reference", native["reference"])] + list(native["engines"].items()):

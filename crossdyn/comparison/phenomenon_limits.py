@@ -1,6 +1,6 @@
 """Joint limits in a comparison: the applied limit law's notes, every run's limit contacts characterised
-(:mod:`crossdyn.drive.limit_contacts`), the calibrations (``calibrate_limits``) and, with ``native``, each engine
-run with its own limits and judged per contact (:mod:`crossdyn.comparison.native_limits`)."""
+(:mod:`crossdyn.native.limits.episodes`), the calibrations (``calibrate_limits``) and, with ``native``, each engine
+run with its own limits and judged per contact (:mod:`crossdyn.native.limits.verdict`)."""
 from __future__ import annotations
 
 import math
@@ -10,9 +10,10 @@ import numpy as np
 
 from crossdyn.comparison.containment import engine_code, failure_reason
 from crossdyn.comparison.context import Context, Outcome
-from crossdyn.comparison.start import held
+from crossdyn.inputs.profiles.base import held
 from crossdyn.errors import EngineError
 from crossdyn.models.spec import ArmSpec
+from crossdyn.native.experiment import NativeRun, engine_failure
 
 LAW_NOTE = ("joint limits: crossdyn applies the compliant limit law (limit_stiffness, limit_damping) from "
             "each engine's own state at every step, held over the step (applied mode), and the reference "
@@ -97,7 +98,7 @@ def section(ctx: Context, out: Outcome) -> None:
     if not ctx.spec.has_limit_law:
         return
     from crossdyn.analytic.limits import LimitLaw
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits import episodes as lc
 
     spec = ctx.spec
     law = LimitLaw.of(spec)
@@ -115,20 +116,20 @@ def section(ctx: Context, out: Outcome) -> None:
 
 
 def _calibrate(ctx: Context, limits: dict, out: Outcome) -> None:
-    from crossdyn.drive.limit_calibration import calibrate_mujoco_limits
+    from crossdyn.native.limits.calibration import calibrate_mujoco_limits
 
-    spec, opt = ctx.spec, ctx.opt
+    spec = ctx.spec
     ctx.say(f"[{spec.name}] calibrating MuJoCo's solreflimit/solimplimit to the limit law")
-    limits["calibration"] = calibrate_mujoco_limits(spec, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt,
-                                                    reference=ctx.reference)
+    limits["calibration"] = calibrate_mujoco_limits(ctx.experiment(), reference=ctx.reference)
     if "pybullet" in ctx.runs:
-        from crossdyn.drive.limit_calibration import calibrate_pybullet_limits
+        from crossdyn.native.limits.calibration import calibrate_pybullet_limits
 
         ctx.say(f"[{spec.name}] calibrating PyBullet's jointLimitForce/erp to the limit law")
         try:
-            limits["calibration_pybullet"] = calibrate_pybullet_limits(spec, ctx.profile, ctx.q0, ctx.qd0,
-                                                                       opt.duration, opt.dt, reference=ctx.reference)
-        except Exception as e:  # noqa: BLE001 - PyBullet's own code runs the calibration: its crash is reported
+            limits["calibration_pybullet"] = calibrate_pybullet_limits(ctx.experiment(), reference=ctx.reference)
+        except Exception as e:  # noqa: BLE001 - PyBullet's own failure is reported (engine_failure); crossdyn's raised
+            if not engine_failure(e):
+                raise
             out.failures.append(f"pybullet limit calibration: error: {type(e).__name__}: {e}")
 
 
@@ -162,12 +163,11 @@ def _maker(ctx: Context, calibrated: dict | None):
 
 
 def _native(ctx: Context, law, limits: dict, out: Outcome) -> None:
-    from crossdyn.comparison.native_limits import continuous_reference
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits.reference import continuous_reference
+    from crossdyn.native.limits import episodes as lc
 
-    spec, opt = ctx.spec, ctx.opt
-    cont, method = continuous_reference(spec, law, ctx.profile, ctx.q0, ctx.qd0, opt.duration, opt.dt,
-                                        ctx.reference, ctx.friction)
+    spec = ctx.spec
+    cont, method = continuous_reference(ctx.experiment(), law, ctx.reference, ctx.friction)
     limits["native_reference"] = method
     limits["contacts"]["reference (continuous law)"] = cont_contacts = lc.characterise(spec, law, cont,
                                                                                       native=False)
@@ -182,8 +182,8 @@ def _native(ctx: Context, law, limits: dict, out: Outcome) -> None:
 
 def _judge_native(ctx: Context, law, which: tuple, continuous: tuple, limits: dict, out: Outcome) -> dict | None:
     """Run one engine with its own limits and judge it; None (a failure line) if the engine's code raised."""
-    from crossdyn.comparison.native_limits import judge_native_run
-    from crossdyn.drive import limit_contacts as lc
+    from crossdyn.native.limits.verdict import LimitReference, judge_native_run
+    from crossdyn.native.limits import episodes as lc
     from crossdyn.drive.runner import run_engine
 
     spec, opt = ctx.spec, ctx.opt
@@ -201,8 +201,11 @@ def _judge_native(ctx: Context, law, which: tuple, continuous: tuple, limits: di
     out.native_limit_runs[label] = traj
     limits["contacts"][label] = lc.characterise(spec, law, traj, native=True)
     try:
-        return judge_native_run(spec, law, native_name, traj, make, held(ctx.profile, opt.dt), ctx.q0, ctx.qd0,
-                                opt.duration, opt.dt, cont_contacts, cont, opt.tolerances.trajectory_factor)
-    except Exception as e:  # noqa: BLE001 - its side runs (held loads, dt/2) are the engine's own code, in-process
+        return judge_native_run(ctx.experiment(profile=held(ctx.profile, opt.dt)), law,
+                                NativeRun(native_name, traj, make), LimitReference(cont_contacts, cont),
+                                opt.tolerances.trajectory_factor)
+    except Exception as e:  # noqa: BLE001 - its side runs (held loads, dt/2) are the engine's: reported if theirs
+        if not engine_failure(e):
+            raise
         out.failures.append(f"{label}: error: {type(e).__name__}: {e}")
         return None

@@ -38,7 +38,7 @@ class EngineJob:
     spec: ArmSpec
     opt: CompareOptions
     profile: Any
-    """The driving :class:`~crossdyn.drive.profiles.Profile`."""
+    """The driving :class:`~crossdyn.inputs.profiles.Profile`."""
     free_profile: Any
     """The zero-torque profile of the free swing (energy)."""
     q0: np.ndarray

@@ -1,18 +1,18 @@
-"""Where a comparison's runs start and what drives them: the start state, the profile, and the profile held
-for dt in the dt/2 self-consistency run."""
+"""Where a comparison's runs start and what drives them: the start state and the profile (the profile held for
+dt in the dt/2 self-consistency run is :func:`crossdyn.inputs.profiles.base.held`, re-exported here)."""
 from __future__ import annotations
-
-import math
-from typing import Any
 
 import numpy as np
 
+from crossdyn.inputs.profiles.base import held
 from crossdyn.models.spec import ArmSpec
+
+__all__ = ["hanging_start", "start_state", "resolve_profile", "desired_motion", "held"]
 
 
 def hanging_start(spec: ArmSpec) -> np.ndarray:
     """A start near the stable equilibrium: the hanging configuration plus offsets 0.15 (−1)ⁱ/(1 + i) rad."""
-    from crossdyn.drive.profiles import hanging_configuration
+    from crossdyn.inputs.profiles import hanging_configuration
 
     return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
 
@@ -20,7 +20,7 @@ def hanging_start(spec: ArmSpec) -> np.ndarray:
 def start_state(spec: ArmSpec, profile, q0=None, qd0=None) -> tuple[np.ndarray, np.ndarray]:
     """(q0, q̇0) of a run: as given; else a trajectory-tracking profile's first point (and velocity there);
     else :func:`hanging_start` at rest."""
-    from crossdyn.drive.profile_options import profile_start
+    from crossdyn.inputs.profile_options import profile_start
 
     start = profile_start(profile) if q0 is None or qd0 is None else None
     if q0 is None:
@@ -32,13 +32,13 @@ def start_state(spec: ArmSpec, profile, q0=None, qd0=None) -> tuple[np.ndarray, 
 
 def resolve_profile(profile, spec: ArmSpec):
     """A Profile from None (the default multi-sine), a Profile, a profile name or a CSV path."""
-    from crossdyn.drive.profiles import Profile, default_profile
+    from crossdyn.inputs.profiles import Profile, default_profile
 
     if profile is None:
         return default_profile(spec)
     if isinstance(profile, Profile):
         return profile
-    from crossdyn.drive.profile_options import parse_profile
+    from crossdyn.inputs.profile_options import parse_profile
 
     return parse_profile(str(profile), spec)
 
@@ -55,47 +55,3 @@ def desired_motion(profile, times) -> np.ndarray | None:
     if target is not None:
         return np.broadcast_to(np.asarray(target, float), (len(t), len(target))).copy()
     return None
-
-
-def held(profile, period: float) -> Any:
-    """``profile`` re-sampled only every ``period`` s: runs at dt/2 that keep the dt zero-order hold.
-
-    Open loop: τ(t) = profile(⌊t/period⌋·period).  Closed loop: the torque computed at the
-    start of each period (from the state then) is held for the whole period.
-    """
-    from crossdyn.drive.profiles import OpenLoopProfile, Profile
-
-    if not profile.closed_loop:
-        class _HeldOpen(OpenLoopProfile):
-            name = profile.name
-
-            def sample(self, times):
-                grid = np.floor(np.asarray(times) / period + 1e-9) * period
-                return profile.sample(grid)
-
-            def params(self):
-                return {**profile.params(), "held_for_s": period}
-
-            def validate(self, n, duration):
-                profile.validate(n, duration)
-
-        return _HeldOpen(profile.n)
-
-    class _HeldClosed(Profile):
-        name = profile.name
-        closed_loop = True
-
-        def __init__(self):
-            super().__init__(profile.n)
-            self._next, self._tau = -math.inf, None
-
-        def __call__(self, t, q, qd):
-            if t >= self._next - 1e-9 * period:
-                self._tau = np.array(profile(t, q, qd), dtype=float)
-                self._next = (math.floor(t / period + 1e-9) + 1) * period
-            return self._tau
-
-        def params(self):
-            return {**profile.params(), "held_for_s": period}
-
-    return _HeldClosed()

@@ -1,2 +1,3 @@
-"""What feeds an engine: torque profiles, joint trajectories (and 2R/3R inverse kinematics), and the one
-driving loop (``runner``) through which every engine is stepped with a zero-order-hold torque."""
+"""The driving loop: :mod:`crossdyn.drive.runner` steps every engine with a zero-order-hold torque and the applied
+laws (limit, friction, contact, effort saturation).  What feeds an engine (profiles, trajectories) is
+:mod:`crossdyn.inputs`; ``crossdyn.drive.profiles`` and friends are deprecated re-exports of it."""

@@ -44,6 +44,11 @@ source go to ``info["config"]`` (``applied_contact``, ``tip_kinematics``).  The 
 between: ``compare``'s dt/2 self-consistency run keeps the contact force held for dt, like the commanded torque,
 so that it integrates the same held system and its Richardson estimate measures integration error alone.
 
+**Options and laws.**  :class:`RunOptions` (a frozen dataclass; its fields are also :func:`run_engine`'s
+keywords: ``saturate``, ``limit_law``, ``contact_law``, ``contact_hold``, ``velocity_bound``, ``use_rollout``)
+says how to drive; :func:`applied_laws` builds the laws above once per run from the spec (:class:`AppliedLaws`:
+effort limits, limit law, friction law, contact law).
+
 A run never raises for a physical failure; it returns a :class:`~crossdyn.analytic.integrators.Trajectory`
 with ``status``:
 
@@ -58,12 +63,20 @@ For both, ``diverged_at`` is the time of the first bad state, the arrays stop at
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from crossdyn.analytic.integrators import Trajectory, n_steps
-from crossdyn.drive.profiles import Profile
 from crossdyn.engines.base import Engine
+from crossdyn.inputs.profiles import Profile
+from crossdyn.status import RunStatus
+
+if TYPE_CHECKING:
+    from crossdyn.analytic.contact import ContactLaw
+    from crossdyn.analytic.limits import LimitLaw
+    from crossdyn.analytic.stick_slip import FrictionLaw
 
 DEFAULT_VELOCITY_BOUND = 1e3
 """rad/s; a joint faster than this counts as divergence (far above anything a comparison expects)."""
@@ -72,15 +85,114 @@ CHECK_BLOCK = 16
 """Open-loop runs check the state every this many steps (vectorised); the first bad state is still found
 exactly, the engine merely runs a few steps past it."""
 
+OK, DIVERGED, FAILED = RunStatus.OK.value, RunStatus.DIVERGED.value, RunStatus.FAILED.value
 
-def _effort(engine: Engine, saturate: bool):
-    """The per-joint effort limits (N m) to saturate to, or None (none in the spec, or native mode)."""
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How :func:`run_engine` drives an engine (every field also a keyword of :func:`run_engine`).
+
+    ``velocity_bound`` (rad/s): a faster joint is divergence.  ``use_rollout``: an open-loop run may go through the
+    engine's one-call ``rollout`` (False: the step loop; both bit-identical).  ``saturate``: clip the commanded
+    torque to the spec's effort limits (False: native effort).  ``limit_law``, ``contact_law``: apply the spec's
+    compliant limit law and tip contact law (False: native limits/contact).  ``contact_hold`` (s, a multiple of dt):
+    evaluate the contact law only at multiples of it and hold τ_c in between (None: every step).
+    """
+
+    velocity_bound: float = DEFAULT_VELOCITY_BOUND
+    use_rollout: bool = True
+    saturate: bool = True
+    limit_law: bool = True
+    contact_law: bool = True
+    contact_hold: float | None = None
+
+
+@dataclass(frozen=True)
+class AppliedLaws:
+    """The laws the runner applies around an engine, built once per run from its spec (:func:`applied_laws`).
+
+    Per step k, from the engine's own state at its start and held over the step:
+    τ_applied = sat(τ_cmd) + τ_lim(q_k, q̇_k) + φ(q̇_k) + J_cᵀ F(x_k, ẋ_k), sat(τ) = clip(τ, −effort, effort).
+    """
+
+    effort: np.ndarray | None = None
+    """Per-joint effort limits (N m) the commanded torque is clipped to, or None (none in the spec, native mode)."""
+    limit: LimitLaw | None = None
+    """The compliant limit law τ_lim(q, q̇) (:class:`crossdyn.analytic.limits.LimitLaw`), or None."""
+    friction: FrictionLaw | None = None
+    """The regularised Coulomb law φ = −f_c tanh(q̇ / v_s) given to the engine as ``applied_friction``, or None."""
+    contact: ContactLaw | None = None
+    """The tip contact law F(x, ẋ, ω) (:class:`crossdyn.analytic.contact.ContactLaw`), or None."""
+    contact_every: int = 1
+    """Steps per contact hold: the contact force is evaluated every this many steps and held in between."""
+
+    @property
+    def adds_torque(self) -> bool:
+        """Whether a law adds torque to the commanded one (such runs take the step loop)."""
+        return self.limit is not None or self.friction is not None or self.contact is not None
+
+
+def _friction(engine: Engine) -> FrictionLaw | None:
+    """The regularised Coulomb law the runner applies to this engine (applied mode), or None."""
+    return getattr(engine, "applied_friction", None)
+
+
+def applied_laws(engine: Engine, options: RunOptions = RunOptions()) -> AppliedLaws:
+    """The laws to apply to ``engine`` (its ``spec``; an engine without one gets none but its ``applied_friction``).
+
+    Effort limits with ``saturate``; the limit law where the spec sets one (``limit_stiffness`` > 0) with
+    ``limit_law``; the contact law where the spec has ``[contact]`` with ``contact_law``, its friction's v_s rule set
+    for the period the force is held (``contact_hold``, default the engine's dt;
+    :meth:`crossdyn.analytic.contact.ContactLaw.of`).
+    """
     spec = getattr(engine, "spec", None)
-    return spec.effort_limits() if saturate and spec is not None else None
+    if spec is None:
+        return AppliedLaws(friction=_friction(engine))
+    effort = spec.effort_limits() if options.saturate else None
+    limit = None
+    if options.limit_law and spec.has_limit_law:
+        from crossdyn.analytic.limits import LimitLaw
+
+        limit = LimitLaw.of(spec)
+    every = 1 if options.contact_hold is None else max(1, int(round(options.contact_hold / engine.dt)))
+    contact = None
+    if options.contact_law and spec.has_contact:
+        from crossdyn.analytic.contact import ContactLaw
+
+        contact = ContactLaw.of(spec, dt=every * engine.dt)
+    return AppliedLaws(effort, limit, _friction(engine), contact, every)
 
 
-def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float, saturate: bool = True):
-    """Validate a run and allocate it: (q0, q̇0, Q, QD, times, TAU, per_step); open-loop torques saturated."""
+def _run_options(options: RunOptions | None, overrides: dict[str, Any]) -> RunOptions:
+    """``options`` (default :class:`RunOptions`) with the keyword ``overrides`` (unknown names: TypeError)."""
+    return replace(options or RunOptions(), **overrides)
+
+
+@dataclass
+class _Run:
+    """One run's start and arrays: states Q, QD (steps + 1 rows), torques TAU (steps rows), the times."""
+
+    q0: np.ndarray
+    qd0: np.ndarray
+    Q: np.ndarray
+    QD: np.ndarray
+    times: np.ndarray
+    TAU: np.ndarray
+    per_step: bool
+    """Closed loop (or a duck-typed profile without ``sample``): the profile is called every step."""
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """How a run ended: a :class:`~crossdyn.status.RunStatus` value, the time of the first bad state, why."""
+
+    status: str = OK
+    t_bad: float | None = None
+    message: str = ""
+
+
+def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float, effort: np.ndarray | None) -> _Run:
+    """Validate a run and allocate it; open-loop torques sampled for every step at once and saturated."""
     n, dt = engine.n, engine.dt
     steps = n_steps(duration, dt)
     validate = getattr(profile, "validate", None)
@@ -93,33 +205,34 @@ def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float, saturat
     times = np.arange(steps + 1) * dt
     sample = None if getattr(profile, "closed_loop", True) else getattr(profile, "sample", None)
     per_step = sample is None  # closed loop, or a duck-typed profile without sample(): call it every step
-    TAU = np.empty((steps, n)) if per_step else np.ascontiguousarray(sample(times[:steps]), dtype=float)
+    TAU = np.empty((steps, n)) if sample is None else np.ascontiguousarray(sample(times[:steps]), dtype=float)
     if TAU.shape != (steps, n):
         raise ValueError(f"profile {getattr(profile, 'name', profile)!r}: sample() gave shape {TAU.shape}, "
                          f"expected ({steps}, {n})")
     if not per_step and not np.all(np.isfinite(TAU)):
         raise ValueError(f"profile {getattr(profile, 'name', profile)!r}: non-finite torque in sample() "
                          f"at t = {times[np.nonzero(~np.isfinite(TAU))[0][0]]!r} s")
-    limit = _effort(engine, saturate)
-    if limit is not None and not per_step:
-        TAU = np.clip(TAU, -limit, limit)
-    return q0, qd0, Q, QD, times, TAU, per_step
+    if effort is not None and not per_step:
+        TAU = np.clip(TAU, -effort, effort)
+    return _Run(q0, qd0, Q, QD, times, TAU, per_step)
 
 
 def _limit(engine, velocity_bound: float):
+    """(the |q̇| bound a state is checked against, the engine's own velocity clamp or None)."""
     clamp = getattr(engine, "velocity_clamp", None)
     return (velocity_bound if clamp is None else min(velocity_bound, clamp * (1 - 1e-12))), clamp
 
 
-def _finish_rollout(engine, profile, Q, QD, TAU, times, velocity_bound: float) -> Trajectory:
+def _finish_rollout(engine, profile, run: _Run, velocity_bound: float) -> Trajectory:
     """Status of a run whose states all came from one library call: cut at the first bad state."""
+    Q, QD, TAU = run.Q, run.QD, run.TAU
     limit, clamp = _limit(engine, velocity_bound)
     bad = _first_bad(Q, QD, 1, len(Q), limit)
     if bad is None:
-        return _result(engine, profile, Q, QD, TAU, engine.dt, "ok", None, "")
+        return _result(engine, profile, Q, QD, TAU, _Outcome())
     k = bad - 1
-    status, t_bad, msg = _classify(engine, Q, QD, k, times, velocity_bound, clamp)
-    return _result(engine, profile, Q[: k + 1], QD[: k + 1], TAU[:k], engine.dt, status, t_bad, msg)
+    outcome = _classify(engine, Q, QD, k, run.times, velocity_bound, clamp)
+    return _result(engine, profile, Q[: k + 1], QD[: k + 1], TAU[:k], outcome)
 
 
 def _rollout_ok(TAU) -> bool:
@@ -127,205 +240,250 @@ def _rollout_ok(TAU) -> bool:
     return float(np.max(np.abs(TAU), initial=0.0)) < 1e10
 
 
-def _law(engine: Engine, limit_law: bool):
-    """The compliant limit law to apply (applied mode), or None."""
-    spec = getattr(engine, "spec", None)
-    if not limit_law or spec is None or not spec.has_limit_law:
-        return None
-    from crossdyn.analytic.limits import LimitLaw
-
-    return LimitLaw.of(spec)
+def _library_failure(engine, profile, run: _Run, t: float, what: str, e: Exception) -> Trajectory:
+    """The result of a run whose engine raised before its first step: the start state only, ``failed``."""
+    return _result(engine, profile, run.Q[:1], run.QD[:1], run.TAU[:0],
+                   _Outcome(FAILED, t, f"{engine.name}: {what}: {type(e).__name__}: {e}"))
 
 
-def _friction(engine: Engine):
-    """The regularised Coulomb law the runner applies to this engine (applied mode), or None."""
-    return getattr(engine, "applied_friction", None)
-
-
-def _contact(engine: Engine, contact_law: bool, hold: float | None = None):
-    """The tip contact law to apply (applied mode), or None; its friction's v_s rule is set for the period the
-    force is held (``hold``, default the engine's dt; :meth:`crossdyn.analytic.contact.ContactLaw.of`)."""
-    spec = getattr(engine, "spec", None)
-    if not contact_law or spec is None or not spec.has_contact:
-        return None
-    from crossdyn.analytic.contact import ContactLaw
-
-    return ContactLaw.of(spec, dt=engine.dt if hold is None else hold)
-
-
-def run_engine_many(engine: Engine, runs, duration: float, velocity_bound: float = DEFAULT_VELOCITY_BOUND,
-                    use_rollout: bool = True, saturate: bool = True, limit_law: bool = True,
-                    contact_law: bool = True) -> list[Trajectory]:
-    """Several runs ``[(profile, q0, q̇0), …]`` of one engine.
+def run_engine_many(engine: Engine, runs, duration: float, options: RunOptions | None = None,
+                    **overrides) -> list[Trajectory]:
+    """Several runs ``[(profile, q0, q̇0), …]`` of one engine (options as :func:`run_engine`'s).
 
     When every profile is open loop and the engine has ``rollout_many`` (MuJoCo), all runs go through
     one ``mujoco.rollout`` call, trajectories in parallel threads; the results equal :func:`run_engine`'s
     (bit-identical, tested).  Otherwise the runs are made one after the other.
     """
-    many = getattr(engine, "rollout_many", None) if use_rollout else None
-    prepared = [_prepare(engine, profile, q0, qd0, duration, saturate) for profile, q0, qd0 in runs]
-    if many is None or len(runs) < 2 or any(p[6] or not _rollout_ok(p[5]) for p in prepared) \
-            or _law(engine, limit_law) is not None or _friction(engine) is not None \
-            or _contact(engine, contact_law) is not None:
-        return [run_engine(engine, profile, q0, qd0, duration, velocity_bound, use_rollout, saturate, limit_law,
-                           contact_law) for profile, q0, qd0 in runs]
+    opts = _run_options(options, overrides)
+    laws = applied_laws(engine, opts)
+    many = getattr(engine, "rollout_many", None) if opts.use_rollout else None
+    prepared = [_prepare(engine, profile, q0, qd0, duration, laws.effort) for profile, q0, qd0 in runs]
+    if many is None or len(runs) < 2 or any(p.per_step or not _rollout_ok(p.TAU) for p in prepared) \
+            or laws.adds_torque:
+        return [run_engine(engine, profile, q0, qd0, duration, opts) for profile, q0, qd0 in runs]
     try:
-        Qs, QDs = many(np.array([p[0] for p in prepared]), np.array([p[1] for p in prepared]),
-                       np.array([p[5] for p in prepared]))
-    except Exception as e:  # noqa: BLE001
-        return [_result(engine, profile, p[2][:1], p[3][:1], p[5][:0], engine.dt, "failed", float(p[4][1]),
-                        f"{engine.name}: library error in rollout: {type(e).__name__}: {e}")
-                for (profile, _, _), p in zip(runs, prepared)]
+        Qs, QDs = many(np.array([p.q0 for p in prepared]), np.array([p.qd0 for p in prepared]),
+                       np.array([p.TAU for p in prepared]))
+    except Exception as e:  # noqa: BLE001 — the engine library's failure is a result (the engine's, not ours)
+        return [_library_failure(engine, profile, p, float(p.times[1]), "library error in rollout", e)
+                for (profile, _, _), p in zip(runs, prepared, strict=True)]
     out = []
-    for b, ((profile, _, _), (q0, qd0, Q, QD, times, TAU, _)) in enumerate(zip(runs, prepared)):
-        Q[0], QD[0] = q0, qd0
-        Q[1:], QD[1:] = Qs[b], QDs[b]
-        out.append(_finish_rollout(engine, profile, Q, QD, TAU, times, velocity_bound))
+    for b, ((profile, _, _), p) in enumerate(zip(runs, prepared, strict=True)):
+        p.Q[0], p.QD[0] = p.q0, p.qd0
+        p.Q[1:], p.QD[1:] = Qs[b], QDs[b]
+        out.append(_finish_rollout(engine, profile, p, opts.velocity_bound))
     return out
 
 
-def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float,
-               velocity_bound: float = DEFAULT_VELOCITY_BOUND, use_rollout: bool = True,
-               saturate: bool = True, limit_law: bool = True, contact_law: bool = True,
-               contact_hold: float | None = None) -> Trajectory:
+def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float, options: RunOptions | None = None,
+               **overrides) -> Trajectory:
     """Drive ``engine`` with ``profile`` from (q0, q̇0) for ``duration`` seconds (see the module docstring).
 
-    An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is run in one library
-    call (``use_rollout=False`` forces the step loop; both give bit-identical states).
+    ``options`` (:class:`RunOptions`) and keyword ``overrides`` of its fields (``limit_law=False``, ``saturate=False``,
+    ``contact_hold=dt``, …) say how.  An open-loop profile on an engine with a ``rollout(tau)`` method (MuJoCo) is
+    run in one library call (``use_rollout=False`` forces the step loop; both give bit-identical states).
     """
-    q0, qd0, Q, QD, times, TAU, per_step = _prepare(engine, profile, q0, qd0, duration, saturate)
-    n, dt, steps = engine.n, engine.dt, len(TAU)
-    effort = _effort(engine, saturate) if per_step else None  # open loop: saturated in _prepare
-    law = _law(engine, limit_law)
-    fric = _friction(engine)
-    every = 1 if contact_hold is None else max(1, int(round(contact_hold / dt)))  # steps per contact hold
-    contact = _contact(engine, contact_law, every * dt)
-    # limit, friction and contact torques, kept apart from the commanded ones
-    LIM = np.zeros_like(TAU) if law is not None or fric is not None or contact is not None else None
-    if contact is not None:  # per step: tip position, velocity (2 each); per obstacle F_n, F_t, δ, δ̇; τ_c
-        m = len(contact.points)
-        CON = {"tip": np.empty((steps, 2)), "tip_velocity": np.empty((steps, 2)), "normal_force": np.empty((steps, m)),
-               "tangential_force": np.empty((steps, m)), "penetration": np.empty((steps, m)),
-               "penetration_rate": np.empty((steps, m)), "torque": np.empty((steps, n))}
-        tip_kinematics = engine.tip_kinematics
-        con_rows = [list(CON[key]) for key in ("tip", "tip_velocity", "normal_force", "tangential_force",
-                                                "penetration", "penetration_rate", "torque")]  # row views, once
-    split = getattr(engine, "step_applied", None) if LIM is not None else None  # laws' torque past the actuators
-    read = getattr(engine, "read_state_into", None)
-    limit, clamp = _limit(engine, velocity_bound)
-
-    status, t_bad, msg = "ok", None, ""
-    k = steps
+    opts = _run_options(options, overrides)
+    laws = applied_laws(engine, opts)
+    run = _prepare(engine, profile, q0, qd0, duration, laws.effort)
     try:
-        engine.reset(q0, qd0)
-        if read is not None:
-            read(Q[0], QD[0])
-        else:
-            Q[0], QD[0] = engine.state()
+        engine.reset(run.q0, run.qd0)
+        _read_state(engine, run.Q[0], run.QD[0])
     except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
-        return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", 0.0,
-                       f"{engine.name}: reset failed: {type(e).__name__}: {e}")
-    rollout = None if per_step or not use_rollout or LIM is not None else getattr(engine, "rollout", None)
-    if rollout is not None and _rollout_ok(TAU):
+        return _library_failure(engine, profile, run, 0.0, "reset failed", e)
+    rollout = None if run.per_step or not opts.use_rollout or laws.adds_torque else getattr(engine, "rollout", None)
+    if rollout is not None and _rollout_ok(run.TAU):
         # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
         try:
-            Q[1:], QD[1:] = rollout(TAU)
-        except Exception as e:  # noqa: BLE001
-            return _result(engine, profile, Q[:1], QD[:1], TAU[:0], dt, "failed", float(times[1]),
-                           f"{engine.name}: library error in rollout: {type(e).__name__}: {e}")
-        return _finish_rollout(engine, profile, Q, QD, TAU, times, velocity_bound)
-    step = engine.step
-    isfinite = math.isfinite
-    # row views made once (indexing a 2-D array builds a view each time)
-    q_rows, qd_rows, tau_rows = list(Q), list(QD), list(TAU)
-    # states are checked in blocks of CHECK_BLOCK steps (one vectorised check instead of a few µs per step);
-    # closed-loop profiles see every state, so there every state is checked before the profile uses it
-    block = 1 if per_step or LIM is not None else CHECK_BLOCK
-    good = 0  # rows 0 … good are checked and fine
-    for k in range(steps):
-        tau = tau_rows[k]
-        if per_step:
-            tau[:] = profile(times[k], q_rows[k], qd_rows[k])
-            if not isfinite(tau.sum()):
-                status, t_bad = "failed", float(times[k])
-                msg = (f"profile {getattr(profile, 'name', '?')!r} gave a non-finite torque {tau.tolist()} "
-                       f"at t = {t_bad:.6g} s")
-                break
-            if effort is not None:
-                np.clip(tau, -effort, effort, out=tau)  # saturate the commanded torque before it is applied
-        if law is not None:  # the limit torque from the engine's own state, held over the step
-            LIM[k] = law.torque(q_rows[k], qd_rows[k])
-        if fric is not None:  # the regularised Coulomb torque from the engine's own state, held over the step
-            LIM[k] += fric.torque(qd_rows[k])
-        if contact is not None and k % every:  # inside a contact_hold period: the force of its start
-            for a in CON.values():
+            run.Q[1:], run.QD[1:] = rollout(run.TAU)
+        except Exception as e:  # noqa: BLE001 — the engine library's failure is a result
+            return _library_failure(engine, profile, run, float(run.times[1]), "library error in rollout", e)
+        return _finish_rollout(engine, profile, run, opts.velocity_bound)
+    return _StepLoop(engine, profile, run, laws, opts.velocity_bound).drive()
+
+
+def _read_state(engine: Engine, q: np.ndarray, qd: np.ndarray) -> None:
+    """The engine's state into the rows ``q``, ``qd`` (``read_state_into`` where it has it: no copies)."""
+    read = getattr(engine, "read_state_into", None)
+    if read is not None:
+        read(q, qd)
+    else:
+        q[:], qd[:] = engine.state()
+
+
+CONTACT_FIELDS = ("tip", "tip_velocity", "normal_force", "tangential_force", "penetration", "penetration_rate",
+                  "torque")
+"""What ``info["contact"]`` records per step (the state at its start): tip position and velocity (2 each), per
+obstacle the normal and tangential force, the penetration and its rate, and τ_c (n)."""
+
+
+@dataclass
+class _LawTorques:
+    """The limit, friction and contact torques of a run, kept apart from the commanded ones (``LIM``, one row per
+    step), and the contact record (``CON``, :data:`CONTACT_FIELDS`)."""
+
+    laws: AppliedLaws
+    LIM: np.ndarray
+    CON: dict[str, np.ndarray] = field(default_factory=dict)
+    rows: list[list[np.ndarray]] = field(default_factory=list)
+
+    @classmethod
+    def allocate(cls, laws: AppliedLaws, steps: int, n: int) -> _LawTorques:
+        out = cls(laws, np.zeros((steps, n)))
+        if laws.contact is not None:
+            m = len(laws.contact.points)
+            widths = (2, 2, m, m, m, m, n)
+            out.CON = {key: np.empty((steps, w)) for key, w in zip(CONTACT_FIELDS, widths, strict=True)}
+            out.rows = [list(out.CON[key]) for key in CONTACT_FIELDS]  # row views, made once
+        return out
+
+    def step(self, k: int, q: np.ndarray, qd: np.ndarray) -> bool:
+        """LIM[k] from the engine's state (q, q̇) at the start of step k: the limit and friction torques, and inside a
+        contact hold period the contact torque of its start.  True when the contact force is due now
+        (:meth:`contact_step`, with the engine's tip kinematics)."""
+        laws, LIM = self.laws, self.LIM
+        if laws.limit is not None:  # the limit torque from the engine's own state, held over the step
+            LIM[k] = laws.limit.torque(q, qd)
+        if laws.friction is not None:  # the regularised Coulomb torque from the engine's own state
+            LIM[k] += laws.friction.torque(qd)
+        if laws.contact is None:
+            return False
+        if k % laws.contact_every:  # inside a contact_hold period: the force of its start
+            for a in self.CON.values():
                 a[k] = a[k - 1]
-            LIM[k] += CON["torque"][k]
-        elif contact is not None:  # the contact force from the engine's own tip kinematics, held over the step
-            try:
-                x, v, J = tip_kinematics()
-            except Exception as e:  # noqa: BLE001
-                status, t_bad = "failed", float(times[k])
-                msg = f"{engine.name}: tip kinematics failed at t = {t_bad:.6g} s: {type(e).__name__}: {e}"
-                break
-            _, fn, ft, delta, ddot = contact.force(x, v, float(qd_rows[k].sum()))
-            tc = contact.torque_from_force(J, fn, ft)
-            for rows, value in zip(con_rows, (x, v, fn, ft, delta, ddot, tc)):
-                rows[k][:] = value
-            LIM[k] += tc
-        if split is not None:
-            command = tau.copy()
-        if LIM is not None:
-            tau += LIM[k]
-        q, qd = q_rows[k + 1], qd_rows[k + 1]
-        try:
-            if split is not None:
-                split(command, LIM[k])
-            else:
-                step(tau)
-            if read is not None:
-                read(q, qd)
-            else:
-                q[:], qd[:] = engine.state()
-        except Exception as e:  # noqa: BLE001
-            bad = _first_bad(Q, QD, good + 1, k + 1, limit)
-            if bad is None:
-                status, t_bad = "failed", float(times[k + 1])
-                msg = f"{engine.name}: library error at t = {t_bad:.6g} s: {type(e).__name__}: {e}"
-                break
-            k = bad - 1  # report the earlier divergence (the library error came after it)
+            LIM[k] += self.CON["torque"][k]
+            return False
+        return True
+
+    def contact_step(self, k: int, qd: np.ndarray, kinematics) -> None:
+        """The contact force from the engine's own tip kinematics (x, ẋ, J) at the start of step k, recorded, and
+        τ_c = J_cᵀ F added to LIM[k]."""
+        contact = self.laws.contact
+        assert contact is not None
+        x, v, J = kinematics
+        _, fn, ft, delta, ddot = contact.force(x, v, float(qd.sum()))
+        tc = contact.torque_from_force(J, fn, ft)
+        for rows, value in zip(self.rows, (x, v, fn, ft, delta, ddot, tc), strict=True):
+            rows[k][:] = value
+        self.LIM[k] += tc
+
+
+class _StepLoop:
+    """The step loop: for k = 0 … K−1, τ_k (profile, saturated, plus the laws' torque), ``engine.step``, read."""
+
+    def __init__(self, engine: Engine, profile: Profile, run: _Run, laws: AppliedLaws, velocity_bound: float):
+        self.engine, self.profile, self.run, self.laws = engine, profile, run, laws
+        self.velocity_bound = velocity_bound
+        steps, n = run.TAU.shape
+        self.extra = _LawTorques.allocate(laws, steps, n) if laws.adds_torque else None
+        # laws' torque past the actuators (MuJoCo qfrc_applied, Drake's applied generalized force port)
+        self.split = getattr(engine, "step_applied", None) if self.extra is not None else None
+        self.effort = laws.effort if run.per_step else None  # open loop: saturated in _prepare
+        # states are checked in blocks of CHECK_BLOCK steps (one vectorised check instead of a few µs per step);
+        # closed-loop profiles see every state, so there every state is checked before the profile uses it
+        self.block = 1 if run.per_step or self.extra is not None else CHECK_BLOCK
+        self.step, self.read = engine.step, getattr(engine, "read_state_into", None)  # bound once
+
+    def _command(self, k: int, tau: np.ndarray, q: np.ndarray, qd: np.ndarray) -> _Outcome | None:
+        """τ_k of a closed-loop profile into ``tau`` (saturated), or the outcome of a non-finite one."""
+        t = self.run.times[k]
+        tau[:] = self.profile(t, q, qd)
+        if not math.isfinite(tau.sum()):
+            return _Outcome(FAILED, float(t), f"profile {getattr(self.profile, 'name', '?')!r} gave a non-finite "
+                            f"torque {tau.tolist()} at t = {float(t):.6g} s")
+        if self.effort is not None:
+            np.clip(tau, -self.effort, self.effort, out=tau)  # saturate the commanded torque before it is applied
+        return None
+
+    def _apply(self, k: int, tau: np.ndarray) -> None:
+        """Step the engine with τ_k (+ the laws' torque LIM[k]) and read the state into row k + 1."""
+        extra, q, qd = self.extra, self.run.Q[k + 1], self.run.QD[k + 1]
+        if extra is None:
+            self.step(tau)
         else:
-            if k + 1 - good < block and k + 1 < steps:
-                continue
-            bad = _first_bad(Q, QD, good + 1, k + 2, limit)
-            if bad is None:
-                good = k + 1
-                continue
-            k = bad - 1
-        # row k + 1 is the first bad state
-        status, t_bad, msg = _classify(engine, Q, QD, k, times, velocity_bound, clamp)
-        break
-    if status != "ok":
-        Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[:k]
-    out = _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, LIM)
-    if contact is not None:
-        out.info["contact"] = {key: a[: len(TAU)] for key, a in CON.items()}
-        out.info["config"] = {**out.info["config"], "applied_contact": contact.describe(),
-                              "tip_kinematics": getattr(engine, "tip_source", "?")}
-    return out
+            command = tau.copy() if self.split is not None else tau
+            tau += extra.LIM[k]
+            if self.split is not None:
+                self.split(command, extra.LIM[k])
+            else:
+                self.step(tau)
+        if self.read is not None:
+            self.read(q, qd)
+        else:
+            q[:], qd[:] = self.engine.state()
+
+    def drive(self) -> Trajectory:
+        run, engine = self.run, self.engine
+        Q, QD, times = run.Q, run.QD, run.times
+        steps = len(run.TAU)
+        limit, clamp = _limit(engine, self.velocity_bound)
+        q_rows, qd_rows, tau_rows = list(Q), list(QD), list(run.TAU)  # row views made once
+        outcome, k, good = _Outcome(), steps, 0  # rows 0 … good are checked and fine
+        for k in range(steps):
+            tau, q, qd = tau_rows[k], q_rows[k], qd_rows[k]
+            if run.per_step:
+                failure = self._command(k, tau, q, qd)
+                if failure is not None:
+                    outcome = failure
+                    break
+            if self.extra is not None and self.extra.step(k, q, qd):
+                try:
+                    kinematics = engine.tip_kinematics()
+                except Exception as e:  # noqa: BLE001 — the engine's tip kinematics failed: a result
+                    t_bad = float(times[k])
+                    outcome = _Outcome(FAILED, t_bad, f"{engine.name}: tip kinematics failed at t = {t_bad:.6g} s: "
+                                       f"{type(e).__name__}: {e}")
+                    break
+                self.extra.contact_step(k, qd, kinematics)
+            try:
+                self._apply(k, tau)
+            except Exception as e:  # noqa: BLE001 — the engine library's failure is a result
+                bad = _first_bad(Q, QD, good + 1, k + 1, limit)
+                if bad is None:
+                    t_bad = float(times[k + 1])
+                    outcome = _Outcome(FAILED, t_bad, f"{engine.name}: library error at t = {t_bad:.6g} s: "
+                                       f"{type(e).__name__}: {e}")
+                    break
+                k = bad - 1  # report the earlier divergence (the library error came after it)
+            else:
+                if k + 1 - good < self.block and k + 1 < steps:
+                    continue
+                bad = _first_bad(Q, QD, good + 1, k + 2, limit)
+                if bad is None:
+                    good = k + 1
+                    continue
+                k = bad - 1
+            # row k + 1 is the first bad state
+            outcome = _classify(engine, Q, QD, k, times, self.velocity_bound, clamp)
+            break
+        return self._finish(outcome, k)
+
+    def _finish(self, outcome: _Outcome, k: int) -> Trajectory:
+        Q, QD, TAU = self.run.Q, self.run.QD, self.run.TAU
+        if outcome.status != OK:
+            Q, QD, TAU = Q[: k + 1], QD[: k + 1], TAU[:k]
+        extra = self.extra
+        out = _result(self.engine, self.profile, Q, QD, TAU, outcome, None if extra is None else extra.LIM)
+        contact = self.laws.contact
+        if extra is not None and contact is not None:
+            out.info["contact"] = {key: a[: len(TAU)] for key, a in extra.CON.items()}
+            out.info["config"] = {**out.info["config"], "applied_contact": contact.describe(),
+                                  "tip_kinematics": getattr(self.engine, "tip_source", "?")}
+        return out
 
 
-def _classify(engine, Q, QD, k: int, times, velocity_bound: float, clamp) -> tuple[str, float, str]:
+def _classify(engine, Q, QD, k: int, times, velocity_bound: float, clamp) -> _Outcome:
     """Status, time and message for the first bad state, row k + 1."""
     t_bad = float(times[k + 1])
     vmax = float(np.max(np.abs(QD[k + 1])))
     if not (math.isfinite(vmax) and np.all(np.isfinite(Q[k + 1]))):
-        return "diverged", t_bad, f"state became non-finite at t = {t_bad:.6g} s"
+        return _Outcome(DIVERGED, t_bad, f"state became non-finite at t = {t_bad:.6g} s")
     if vmax > velocity_bound:
-        return "diverged", t_bad, (f"|qd| = {vmax:.6g} rad/s exceeded the bound {velocity_bound:g} rad/s "
-                                   f"at t = {t_bad:.6g} s")
-    return "failed", t_bad, (f"{engine.name}: joint velocity reached the engine's clamp {clamp:g} rad/s at "
-                             f"t = {t_bad:.6g} s (the engine limits speed there; raise it, e.g. max_joint_velocity)")
+        return _Outcome(DIVERGED, t_bad, f"|qd| = {vmax:.6g} rad/s exceeded the bound {velocity_bound:g} rad/s "
+                                         f"at t = {t_bad:.6g} s")
+    return _Outcome(FAILED, t_bad, f"{engine.name}: joint velocity reached the engine's clamp {clamp:g} rad/s at "
+                                   f"t = {t_bad:.6g} s (the engine limits speed there; raise it, e.g. "
+                                   "max_joint_velocity)")
 
 
 def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:
@@ -338,10 +496,13 @@ def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:
     return lo + int(np.argmin(ok))
 
 
-def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, limit_tau=None) -> Trajectory:
+def _result(engine, profile, Q, QD, TAU, outcome: _Outcome, limit_tau=None) -> Trajectory:
+    """The :class:`Trajectory` of a run, with ``info``: the engine, its ``config()`` (and the applied friction law),
+    the profile's ``params()``, and with effort limits the saturated steps per joint (applied torque at the limit,
+    the laws' torque ``limit_tau`` left out: they are not an actuator's)."""
     try:
         config = engine.config()
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001 — the engine's own description failed: recorded, the run stands
         config = {"error": f"config() failed: {type(e).__name__}: {e}"}
     fric = _friction(engine)
     if fric is not None:
@@ -351,10 +512,11 @@ def _result(engine, profile, Q, QD, TAU, dt, status, t_bad, msg, limit_tau=None)
             "profile": params() if params is not None else {"name": getattr(profile, "name", repr(profile))}}
     spec = getattr(engine, "spec", None)
     limit = spec.effort_limits() if spec is not None else None
-    if limit is not None:  # steps whose applied torque sits at the limit (saturated, in applied mode)
-        # the limit and friction laws are not an actuator
+    if spec is not None and limit is not None:  # steps whose applied torque sits at the limit (applied mode)
         commanded = TAU if limit_tau is None else TAU - limit_tau[: len(TAU)]
         at = np.abs(commanded) >= limit * (1 - 1e-12)
-        info["effort"] = {"limit_nm": [l.effort for l in spec.links], "saturated_steps": at.sum(axis=0).tolist()}
+        info["effort"] = {"limit_nm": [link.effort for link in spec.links],
+                          "saturated_steps": at.sum(axis=0).tolist()}
+    dt = engine.dt
     t = np.arange(Q.shape[0]) * dt
-    return Trajectory(t, Q, QD, TAU, engine.integrator, dt, status, t_bad, msg, info)
+    return Trajectory(t, Q, QD, TAU, engine.integrator, dt, outcome.status, outcome.t_bad, outcome.message, info)

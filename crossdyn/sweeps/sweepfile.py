@@ -174,8 +174,8 @@ def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool 
         raise err("dt", f"a time step is listed more than once in {dts!r}", dts)
 
     # profiles: names, NAME@key=value (as --profile), CSV files (relative to this file)
-    from crossdyn.drive.profile_options import parse_profile
-    from crossdyn.drive.profiles import ProfileError, profile_names
+    from crossdyn.inputs.profile_options import parse_profile
+    from crossdyn.inputs.profiles import ProfileError, profile_names
 
     profiles = str_list("profiles", required=False, default=["multisine-motion"])
     known = [p for p in profile_names() if p != "csv"]

@@ -1,5 +1,5 @@
 """Metric group ``effort`` (arms with effort limits): the applied-mode saturation of the driven run, and whether
-the engine honours the limit natively (:func:`crossdyn.drive.effort.native_effort_check`).  Informational: the
+the engine honours the limit natively (:func:`crossdyn.native.effort.native_effort_check`).  Informational: the
 comparison itself runs in applied mode, so every engine integrates the same saturated torque."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from crossdyn.comparison.result import MetricResult
 
 
 def effort_group(engine, driven) -> MetricResult:
-    from crossdyn.drive.effort import native_effort_check
+    from crossdyn.native.effort import native_effort_check
 
     with engine_code():
         native = native_effort_check(engine)

@@ -1,0 +1,93 @@
+"""Calibration of the native contact: the engine settings that best reproduce k and c on this arm (issue 13).
+
+The same machinery as the limits' (:func:`crossdyn.native.fitting.fit`: Nelder–Mead on a run of the
+native engine against the law's reference, RMS joint-angle difference over the run):
+
+- **MuJoCo** (:func:`calibrate_mujoco_contact`): the direct ``solref = (−k', −c')`` (log k', log c') and the
+  impedance d = dmin = dmax of ``solimp`` (logit d, width 0.001, midpoint 0.5, power 2), on the tip sphere and the
+  obstacle planes.  Reported beside the residual of crossdyn's direct setting (−k A0, −c A0) with d = 1e-4
+  (:mod:`crossdyn.models.mjcf`), of the literal (−k, −c) with MuJoCo's default solimp (0.9, 0.95, 0.001, 0.5, 2),
+  and of MuJoCo's default contact (solref (0.02, 1), same solimp).
+- **PyBullet** (:func:`calibrate_pybullet_contact`): ``contactStiffness`` and ``contactDamping`` (log each),
+  beside the residual of the direct setting (k, c).
+
+The improvement factor is the direct setting's residual over the fitted one (and over the default's).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from crossdyn.engines import make_engine
+from crossdyn.native.contact.reference import reference_run
+from crossdyn.native.contact.runs import run_native
+from crossdyn.native.experiment import Experiment, experiment_form
+from crossdyn.native.fitting import MUJOCO_DEFAULT_SOLIMP, MUJOCO_DEFAULT_SOLREF, fit, rms
+
+
+def _ratio(a: float, b: float) -> float:
+    return float(a / b) if b > 0 else float("inf")
+
+
+@experiment_form("engine", "reference", "max_evaluations")
+def calibrate_mujoco_contact(exp: Experiment, engine: str = "mujoco", reference=None,
+                             max_evaluations: int = 150) -> dict:
+    """Fit MuJoCo's contact solref/solimp to the law's reference (module docstring).  Returns {"engine",
+    "solref", "solimp", "residual_rms_rad", "direct_residual_rms_rad" (crossdyn's setting), "literal_residual_rms_rad"
+    ((−k, −c), default solimp), "default_residual_rms_rad", "improvement_over_direct", "improvement_over_literal",
+    "improvement_over_default", "evaluations"}."""
+    spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
+    reference = reference if reference is not None else reference_run(exp)
+    c = spec.contact
+    name = engine if "native_contact" in engine else f"{engine}@native_contact=true"
+    with make_engine(name, spec, dt) as eng:
+        direct_ref = tuple(float(x) for x in eng.model.geom_solref[eng.model.geom("tip_sphere").id])
+        direct_imp = tuple(float(x) for x in eng.model.geom_solimp[eng.model.geom("tip_sphere").id])
+
+        def residual_of(solref, solimp) -> float:
+            eng.set_contact(solref, solimp)
+            tr = run_native(eng, profile, q0, qd0, duration)
+            return rms(tr.q, reference.q) if tr.status == "ok" else float("inf")
+
+        def unpack(x):
+            d = float(np.clip(1.0 / (1.0 + np.exp(-x[2])), 1e-4, 0.9999))
+            return (-float(np.exp(x[0])), -float(np.exp(x[1]))), (d, d, 0.001, 0.5, 2.0)
+
+        direct = residual_of(direct_ref, direct_imp)
+        literal = residual_of((-c.stiffness, -c.damping), MUJOCO_DEFAULT_SOLIMP)
+        default = residual_of(MUJOCO_DEFAULT_SOLREF, MUJOCO_DEFAULT_SOLIMP)
+        logit = float(np.log(direct_imp[0] / (1 - direct_imp[0])))
+        starts = [[np.log(-direct_ref[0]), np.log(-direct_ref[1]), logit],
+                  [np.log(c.stiffness), np.log(c.damping), np.log(0.9 / 0.1)]]
+        best, evals = fit(lambda x: residual_of(*unpack(x)), starts, max_evaluations)
+        solref, solimp = unpack(best.x)
+    return {"engine": name, "solref": list(solref), "solimp": list(solimp), "residual_rms_rad": float(best.fun),
+            "direct_solref": list(direct_ref), "direct_solimp": list(direct_imp),
+            "direct_residual_rms_rad": direct, "literal_residual_rms_rad": literal,
+            "default_residual_rms_rad": default,
+            "improvement_over_direct": _ratio(direct, best.fun), "improvement_over_literal": _ratio(literal, best.fun),
+            "improvement_over_default": _ratio(default, best.fun), "evaluations": int(evals + 3)}
+
+
+@experiment_form("engine", "reference", "max_evaluations")
+def calibrate_pybullet_contact(exp: Experiment, engine: str = "pybullet", reference=None,
+                               max_evaluations: int = 80) -> dict:
+    """Fit PyBullet's contactStiffness/contactDamping to the law's reference (module docstring).  Returns
+    {"engine", "contact_stiffness", "contact_damping", "residual_rms_rad", "direct_residual_rms_rad",
+    "improvement_over_direct", "evaluations"}."""
+    spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
+    reference = reference if reference is not None else reference_run(exp)
+    c = spec.contact
+    name = engine if "native_contact" in engine else f"{engine}@native_contact=true"
+    with make_engine(name, spec, dt) as eng:
+        def residual_of(k, b) -> float:
+            eng.set_contact(k, b)
+            tr = run_native(eng, profile, q0, qd0, duration)
+            return rms(tr.q, reference.q) if tr.status == "ok" else float("inf")
+
+        direct = residual_of(c.stiffness, c.damping)
+        starts = [[np.log(c.stiffness), np.log(max(c.damping, 1e-3))]]
+        best, evals = fit(lambda x: residual_of(float(np.exp(x[0])), float(np.exp(x[1]))), starts, max_evaluations,
+                          xatol=1e-3)
+    return {"engine": name, "contact_stiffness": float(np.exp(best.x[0])), "contact_damping": float(np.exp(best.x[1])),
+            "residual_rms_rad": float(best.fun), "direct_residual_rms_rad": direct,
+            "improvement_over_direct": _ratio(direct, best.fun), "evaluations": int(evals + 1)}

@@ -1,0 +1,94 @@
+"""Per limit contact characterisation (issue 12): every run with a limit law, applied or native, measured alike.
+
+A *contact* is a maximal interval in which joint j is at or beyond one of its limits (q_j > hi_j − 1e-5 or
+q_j < lo_j + 1e-5, :data:`TOUCH_RAD`);
+gaps shorter than ``merge_s`` (default 10 ms) are merged, so a hard stop chattering at the boundary counts
+once.  Per contact:
+
+- ``max_penetration_rad``: max |q_j − limit| inside the contact;
+- ``peak_torque_nm``: max |τ_lim,j|;
+- ``time_in_contact_s``: t_exit − t_enter (a contact still open at the end is cut there, ``open`` true);
+- ``rebound_ratio``: |q̇_j(exit)| / |q̇_j(entry)| (the coefficient of restitution; None while open);
+- ``energy_absorbed_j``: −∫ τ_lim,j q̇_j dt over the contact (the work the stop takes out of the joint;
+  > 0 dissipated, 0 for a lossless spring that lets go where it caught).
+
+τ_lim is what the limit applied: in applied mode and for the reference the law's own torque
+(:meth:`LimitLaw.torque`) at the sampled states; in native mode the engine's constraint torque is not
+reported alike by every engine, so it is *inferred* from the motion by the equation of motion,
+τ_lim = M q̈ + C q̇ + G + F − τ (analytic inverse dynamics, q̈ = (q̇_{k+1} − q̇_k)/dt over step k).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from crossdyn.analytic.limits import LimitLaw
+
+QUANTITIES = ("max_penetration_rad", "peak_torque_nm", "time_in_contact_s", "rebound_ratio", "energy_absorbed_j")
+
+
+def law_torque(law: LimitLaw, q, qd) -> np.ndarray:
+    """τ_lim on every sample of (q, q̇) from the law itself (applied mode and reference)."""
+    return law.torque(q, qd)
+
+
+def inferred_torque(spec, traj) -> np.ndarray:
+    """τ_lim inferred from a run by inverse dynamics: M q̈ + C q̇ + G + F − τ at each step's start (K rows;
+    the last sample repeats the one before)."""
+    from crossdyn import analytic
+
+    q, qd, tau = np.asarray(traj.q), np.asarray(traj.qd), np.asarray(traj.tau)
+    k = min(len(q) - 1, len(tau))
+    qdd = (qd[1:k + 1] - qd[:k]) / traj.dt
+    lim = analytic.inverse_dynamics(spec, q[:k], qd[:k], qdd) - tau[:k]
+    return np.vstack([lim, lim[-1:]]) if k else np.zeros_like(q)
+
+
+TOUCH_RAD = 1e-5
+"""A joint within this of a limit counts as at it: a rigid stop never goes beyond it (Drake's discrete plant
+stops planar2r-limits' joints 2.5e-7 and 1.8e-6 rad short of their limits)."""
+
+
+def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01, touch: float = TOUCH_RAD) -> list[dict]:
+    """Every limit contact of a run (see the module docstring), ordered by joint, side, entry time."""
+    t, q, qd, tau_lim = (np.asarray(a, dtype=float) for a in (t, q, qd, tau_lim))
+    m = min(len(t), len(q), len(qd), len(tau_lim))
+    t, q, qd, tau_lim = t[:m], q[:m], qd[:m], tau_lim[:m]
+    dt = float(t[1] - t[0]) if m > 1 else 1.0
+    out: list[dict[str, Any]] = []
+    for j in range(q.shape[1]):
+        for side, bound in (("upper", law.upper[j]), ("lower", law.lower[j])):
+            if not np.isfinite(bound):
+                continue
+            pen = (q[:, j] - bound) if side == "upper" else (bound - q[:, j])
+            beyond = np.nonzero(pen > -touch)[0]
+            if not len(beyond):
+                continue
+            breaks = np.nonzero(np.diff(beyond) * dt > merge_s)[0]
+            starts = np.concatenate([[beyond[0]], beyond[breaks + 1]])
+            ends = np.concatenate([beyond[breaks], [beyond[-1]]])
+            for a, b in zip(starts, ends, strict=False):
+                i0 = max(a - 1, 0)              # last sample inside: the entry state
+                i1 = min(b + 1, m - 1)          # first sample back inside: the exit state
+                open_ = b + 1 >= m
+                sl = slice(i0, i1 + 1)
+                power = tau_lim[sl, j] * qd[sl, j]
+                v_in = abs(qd[i0, j])
+                out.append({"joint": j + 1, "side": side, "t_enter_s": float(t[i0]), "t_exit_s": float(t[i1]),
+                            "open": bool(open_),
+                            "max_penetration_rad": max(float(pen[a:b + 1].max()), 0.0),
+                            "peak_torque_nm": float(np.abs(tau_lim[a:b + 1, j]).max()),
+                            "time_in_contact_s": float(t[i1] - t[i0]),
+                            "rebound_ratio": (float(abs(qd[i1, j]) / v_in) if not open_ and v_in > 0 else None),
+                            "energy_absorbed_j": float(-np.trapezoid(power, t[sl]))})
+                c = out[-1]  # the stop's measured softness: peak torque over the penetration it took
+                c["effective_stiffness_nm_per_rad"] = (c["peak_torque_nm"] / c["max_penetration_rad"]
+                                                       if c["max_penetration_rad"] > TOUCH_RAD else None)
+    return out
+
+
+def characterise(spec, law: LimitLaw, traj, native: bool) -> list[dict]:
+    """The contacts of one engine run (``native``: τ_lim inferred, else the law's torque at the samples)."""
+    tau_lim = inferred_torque(spec, traj) if native else law_torque(law, traj.q, traj.qd)
+    return contacts(law, traj.t, traj.q, traj.qd, tau_lim)

@@ -1,0 +1,64 @@
+"""What the report's blocks are made of, and how numbers are written in them.
+
+A report is a list of blocks: ``("h", level, text)``, ``("p", text)``, ``("table", header, rows)`` and
+``("img", file, caption)`` (rendered by :mod:`crossdyn.reporting.render`).
+"""
+from __future__ import annotations
+
+def fmt(x, unit: str = "") -> str:
+    """``x`` to 3 significant digits (floats) with its ``unit``; "–" for None."""
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.3g}{unit}"
+    return f"{x}{unit}"
+
+
+def mark(ok) -> str:
+    """A metric's result word: PASS, FAIL, or "–" where it was not judged."""
+    return "–" if ok is None else ("PASS" if ok else "FAIL")
+
+
+def vec(values) -> str:
+    """``(a, b, …)`` to 4 significant digits."""
+    return "(" + ", ".join(f"{v:.4g}" for v in values) + ")"
+
+
+METRICS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
+
+
+def engine_result(e: dict) -> str:
+    """An engine's result beside its run status: ``pass``, ``FAIL: trajectory, energy`` (the metrics out of
+    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped`` / ``unsupported`` (not failures)."""
+    if e["status"] in ("skipped", "unsupported"):
+        return e["status"]
+    fails = [m for m in METRICS if isinstance(e.get(m), dict) and e[m].get("pass") is False]
+    if e["status"] != "ok":
+        return f"FAIL: run {e['status']}" + (f"; {', '.join(fails)}" if fails else "")
+    return f"FAIL: {', '.join(fails)}" if fails else "pass"
+
+
+PROFILE_UNITS = {"value": "N m", "after": "N m", "before": "N m", "offset": "N m", "time": "s", "frequency": "Hz",
+                 "f0": "Hz", "f1": "Hz", "duration": "s", "phase": "rad", "base_frequency": "Hz",
+                 "amplitude_rad": "rad", "center": "rad"}
+
+
+def profile_parameters(prof: dict) -> str:
+    """`` (value = [3.14, 0.628] N m)``: the parameters a reader needs to rerun the profile (short ones only;
+    closed-loop gains and targets have a section of their own)."""
+    if not isinstance(prof, dict) or prof.get("closed_loop"):
+        return ""
+    skip = {"name", "closed_loop", "n", "arm", "formula", "sweep", "phase_rule", "phases", "joint_delays",
+            "peak_normalisation", "mass_matrix_at_center", "gravity_stiffness_at_center", "gravity_at_center",
+            "law", "sha256", "time_range"}
+    parts = []
+    for k, v in prof.items():
+        if k in skip or isinstance(v, dict):
+            continue
+        if isinstance(v, list):
+            v = "[" + ", ".join(f"{x:.4g}" if isinstance(x, float) else str(x) for x in v) + "]"
+        elif isinstance(v, float):
+            v = f"{v:.4g}"
+        unit = PROFILE_UNITS.get(k, "N m" if k == "amplitude" else "")
+        parts.append(f"{k} = {v}" + (f" {unit}" if unit else ""))
+    return f" ({', '.join(parts)})" if parts else ""

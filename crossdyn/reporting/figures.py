@@ -1,0 +1,137 @@
+"""What every figure of the report shares: PNG encoding, a line style and marker per engine, which engines'
+curves coincide (the legend says so), legends outside the data, and the obstacles drawn as shaded half-planes.
+
+Plot modules call :func:`png` through this module (``figures.png(fig)``), so that one patch sees every figure.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+def png(fig) -> bytes:
+    """The figure as PNG bytes (90 dpi, tight bounding box); the figure is closed."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return buf.getvalue()
+
+
+STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 1)), "x"),
+          ((0, (3, 1, 1, 1, 1, 1)), "P"), ((0, (8, 2)), "*")]
+"""Line style and marker per engine, so engines whose curves coincide stay distinguishable."""
+
+COINCIDE_RAD = 1e-9
+"""Engines whose driven trajectories differ by less than this (rad) everywhere are noted as coinciding."""
+
+
+def coincidences(runs: dict, which: str = "driven") -> dict[str, tuple[str, float]]:
+    """engine → (an earlier-listed engine it coincides with, their max |q_a − q_b| in rad) where below
+    :data:`COINCIDE_RAD` — the legend says so, since the later curve hides exactly under the earlier one."""
+    out: dict[str, tuple[str, float]] = {}
+    names = list(runs)
+    for i, b in enumerate(names):
+        for a in names[:i]:
+            if a in out:
+                continue
+            ta, tb = getattr(runs[a], which), getattr(runs[b], which)
+            if ta is None or tb is None:
+                continue
+            qa, qb = ta.q, tb.q
+            k = min(len(qa), len(qb))
+            if k == len(qa) == len(qb) and k:
+                d = float(np.max(np.abs(qa[:k] - qb[:k])))
+                if d < COINCIDE_RAD:
+                    out[b] = (a, d)
+                    break
+    return out
+
+
+def label(name: str, same: dict) -> str:
+    """The legend entry of engine ``name``: its name, and which earlier engine it coincides with (``same``)."""
+    if name not in same:
+        return name
+    other, d = same[name]
+    return f"{name} (= {other} within {max(d, 1e-300):.0e} rad)" if d > 0 else f"{name} (= {other} exactly)"
+
+
+def legend_outside(ax, **kw):
+    """The legend to the right of the axes, outside the data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kw)
+
+
+@dataclass(frozen=True)
+class EngineLooks:
+    """How each compared engine is drawn: colour ``C0, C1, …`` and line style/marker (:data:`STYLES`) in the
+    order compared, and the engines whose driven (``same``) or free (``same_free``) trajectories coincide."""
+
+    colors: dict[str, str]
+    styles: dict[str, Any]
+    order: dict[str, int]
+    same: dict[str, tuple[str, float]]
+    same_free: dict[str, tuple[str, float]]
+
+    @classmethod
+    def of(cls, cmp) -> EngineLooks:
+        names = list(cmp.runs)
+        return cls(colors={name: f"C{i}" for i, name in enumerate(names)},
+                   styles={name: STYLES[i % len(STYLES)] for i, name in enumerate(names)},
+                   order={name: i for i, name in enumerate(names)},
+                   same=coincidences(driven_runs(cmp)), same_free=coincidences(cmp.runs, "free"))
+
+    def kw(self, name: str, points: int, coinciding: dict | None = None) -> dict:
+        """Line keywords for engine ``name`` on a curve of ``points`` samples: markers staggered per engine every
+        ``points // 12`` samples, so that coinciding curves still show each marker."""
+        ls, marker = self.styles[name]
+        step = max(points // 12, 1)
+        return dict(color=self.colors[name], ls=ls, marker=marker, ms=4, lw=1.2,
+                    label=label(name, self.same if coinciding is None else coinciding),
+                    markevery=(self.order[name] * step // max(len(self.order), 1) % step, step))
+
+
+def driven_runs(cmp) -> dict:
+    """The engines that produced a driven run, in the order compared."""
+    return {k: r for k, r in cmp.runs.items() if r.driven is not None}
+
+
+def desired_motion(cmp, times) -> np.ndarray | None:
+    """The controller's desired motion q_d at ``times`` ((K, n)) for a closed-loop profile, None for open loop."""
+    from crossdyn.comparison.compare import desired_motion as dm
+
+    return dm(cmp.profile, times)
+
+
+def half_plane_polygon(point, normal, lim: float) -> np.ndarray:
+    """The part of the square [−lim, lim]² inside the half-plane (p − point)·normal < 0 (Sutherland–Hodgman)."""
+    box = [np.array(c, dtype=float) for c in ((-lim, -lim), (lim, -lim), (lim, lim), (-lim, lim))]
+    a, n = np.asarray(point, dtype=float)[:2], np.asarray(normal, dtype=float)[:2]
+    out = []
+    for i, cur in enumerate(box):
+        prev = box[i - 1]
+        dc, dp = (cur - a) @ n, (prev - a) @ n
+        if (dc < 0) != (dp < 0):
+            out.append(prev + (cur - prev) * dp / (dp - dc))
+        if dc < 0:
+            out.append(cur)
+    return np.array(out).reshape(-1, 2)
+
+
+def draw_obstacles(ax, spec, lim: float) -> None:
+    """Each half-plane obstacle of ``spec`` on ``ax``: its surface line across the square [−lim, lim]² and its
+    inside shaded (nothing for an arm without obstacles)."""
+    for i, ob in enumerate(getattr(spec, "obstacles", ()) or (), start=1):
+        a, n = np.asarray(ob.point[:2], dtype=float), np.asarray(ob.normal[:2], dtype=float)
+        poly = half_plane_polygon(a, n, lim)
+        if len(poly) >= 3:
+            ax.fill(poly[:, 0], poly[:, 1], color="tab:brown", alpha=0.18, lw=0, zorder=0)
+        t = np.array([-n[1], n[0]])
+        ends = np.array([a - 3 * lim * t, a + 3 * lim * t])
+        ax.plot(ends[:, 0], ends[:, 1], "-", color="tab:brown", lw=1.5, zorder=0,
+                label="obstacle (inside shaded)" if i == 1 else None)
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
