@@ -24,14 +24,31 @@ not this module's source: its frames are hidden from pytest's traceback.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from crossdyn.errors import UsageError
 
-class CrossdynUsageError(Exception):
+
+class CrossdynUsageError(UsageError):
     """A fixture was called with something that cannot be used (a missing file, an unknown arm): not a failure of
-    the physics, a mistake in the test."""
+    the physics, a mistake in the test (a :class:`crossdyn.errors.UsageError`, so a ``ValueError`` too)."""
+
+
+@dataclass(frozen=True)
+class AgreementOptions:
+    """How :func:`assert_engines_agree` compares (every field a keyword of it too): ``duration`` and ``dt`` in s,
+    ``tolerances`` a :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML path (None: the defaults),
+    ``states`` random states for the static metrics, ``convergence`` the dt-convergence runs (4, 2, 1 ms)."""
+
+    duration: float = 1.0
+    dt: float = 1e-3
+    tolerances: Any = None
+    states: int = 200
+    convergence: bool = False
 
 
 def _caller_dir() -> Path | None:
@@ -109,22 +126,48 @@ def _profile(text: str, base: Path | None) -> str:
     return "@".join([head, *resolved])
 
 
-def assert_engines_agree(arm, engines=None, profile=None, duration: float = 1.0, dt: float = 1e-3,
-                         tolerances=None, states: int = 200, convergence: bool = False, *,
-                         base_dir: str | Path | None = None) -> dict:
+def _agreement_options(options: AgreementOptions | None, overrides: dict) -> AgreementOptions:
+    """``options`` with the keyword arguments applied (a TypeError naming an unknown one, as a call would)."""
+    __tracebackhide__ = True
+    if options is not None and not isinstance(options, AgreementOptions):
+        raise TypeError(f"assert_engines_agree: options must be an AgreementOptions, got {options!r} "
+                        "(duration=..., dt=... as keywords)")
+    unknown = sorted(set(overrides) - {f.name for f in fields(AgreementOptions)})
+    if unknown:
+        raise TypeError(f"assert_engines_agree() got an unexpected keyword argument {unknown[0]!r}")
+    return replace(options or AgreementOptions(), **overrides)
+
+
+def _compare_options(o: AgreementOptions, engines, profile, base: Path | None):
+    """The :class:`~crossdyn.comparison.compare.CompareOptions` of the call (the tolerance file read)."""
+    __tracebackhide__ = True
+    from crossdyn.comparison.compare import CompareOptions
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
+
+    tolerances = o.tolerances
+    if isinstance(tolerances, (str, Path)):
+        tolerances = load_tolerances(_resolve(tolerances, base, "tolerances"))
+    return CompareOptions(duration=o.duration, dt=o.dt, engines=engines, profile=profile,
+                          tolerances=tolerances or Tolerances(), n_states=o.states,
+                          convergence_dts=(4e-3, 2e-3, 1e-3) if o.convergence else ())
+
+
+def assert_engines_agree(arm, engines=None, profile=None, options: AgreementOptions | None = None, *,
+                         base_dir: str | Path | None = None, **overrides) -> dict:
     """Run a comparison (short by default) and raise ``AssertionError`` unless every metric passes.
 
     ``arm`` is a preset name, a TOML path or an :class:`~crossdyn.models.spec.ArmSpec`; ``engines`` names (``user:FILE``
-    included); ``profile`` a profile name or a CSV path; ``tolerances`` a
-    :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML path.  Relative paths are looked up in ``base_dir``
-    (default: the calling test file's folder), then the working directory.  Returns the summary dict.
+    included); ``profile`` a profile name or a CSV path; ``options`` an :class:`AgreementOptions`, or its fields as
+    keywords (``duration``, ``dt``, ``tolerances`` — a :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML
+    path —, ``states``, ``convergence``).  Relative paths are looked up in ``base_dir`` (default: the calling test
+    file's folder), then the working directory.  Returns the summary dict.
     """
     __tracebackhide__ = True
-    from crossdyn.comparison.compare import CompareOptions, compare
-    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
-    from crossdyn.engines import EngineError
+    from crossdyn.comparison.compare import compare
+    from crossdyn.engines import EngineError, make_engine
     from crossdyn.io import InputError
 
+    o = _agreement_options(options, overrides)
     base = Path(base_dir) if base_dir is not None else _caller_dir()
     spec = _arm(arm, base)
     if isinstance(engines, str):
@@ -133,16 +176,9 @@ def assert_engines_agree(arm, engines=None, profile=None, duration: float = 1.0,
     if isinstance(profile, (str, Path)):
         profile = _profile(str(profile), base)
     try:
-        if isinstance(tolerances, (str, Path)):
-            tolerances = load_tolerances(_resolve(tolerances, base, "tolerances"))
-        opt = CompareOptions(duration=duration, dt=dt, engines=engines, profile=profile,
-                             tolerances=tolerances or Tolerances(), n_states=states,
-                             convergence_dts=(4e-3, 2e-3, 1e-3) if convergence else ())
-        if engines:
-            from crossdyn.engines import make_engine
-
-            for name in engines:  # a bad name or a file that cannot be used is a usage error, not a disagreement
-                make_engine(name, spec, dt).close()
+        opt = _compare_options(o, engines, profile, base)
+        for name in engines or ():  # a bad name or a file that cannot be used is a usage error, not a disagreement
+            make_engine(name, spec, o.dt).close()
         result = compare(spec, opt)
     except (InputError, EngineError, ValueError) as e:
         raise CrossdynUsageError(str(e)) from None

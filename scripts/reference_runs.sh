@@ -7,14 +7,15 @@ set -uo pipefail
 out=${1:?usage: reference_runs.sh OUT}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cx() { "${CROSSDYN:-crossdyn}" "$@" --quiet > /dev/null 2>&1; echo "exit $? : crossdyn $*"; }
-mkdir -p "$out"
+mkdir -p "$out/inputs"
+cp "$here/examples/check/my_3r_buggy.py" "$here/examples/check/my_3r_buggy.m" "$out/inputs/"  # paths in check.json name the output folder
 cx demo --out "$out/demo"
 cx compare planar2r-limits --duration 1 --engines analytic,mujoco,pybullet --native --no-plots --out "$out/limits"
 cx compare planar3r-friction --duration 1 --engines analytic,mujoco-rk4,pinocchio --no-plots --out "$out/friction"
 cx compare planar2r-floor --duration 1 --engines analytic,mujoco,drake-discrete --no-plots --out "$out/contact"
 cx compare planar3r-geared --duration 1 --engines analytic,mujoco,dart --no-plots --out "$out/armature"
-"${CROSSDYN:-crossdyn}" check planar3r "$here/examples/check/my_3r_buggy.py" --out "$out/check" > /dev/null 2>&1; echo "exit $? : check"
-"${CROSSDYN:-crossdyn}" check planar3r "$here/examples/check/my_3r_buggy.m" --out "$out/check_m" > /dev/null 2>&1; echo "exit $? : check .m"
+"${CROSSDYN:-crossdyn}" check planar3r "$out/inputs/my_3r_buggy.py" --out "$out/check" > /dev/null 2>&1; echo "exit $? : check"
+"${CROSSDYN:-crossdyn}" check planar3r "$out/inputs/my_3r_buggy.m" --out "$out/check_m" > /dev/null 2>&1; echo "exit $? : check .m"
 cx identify planar2r --duration 4 --out "$out/identify"
 cat > "$out/sweep.toml" <<TOML
 name = "reference"

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
 from crossdyn.batch import sampling
-from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES, REFERENCE, BatchRun, run_batch_engine
+from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES, REFERENCE, BatchProblem, BatchRun, run_batch_engine
 from crossdyn.models.spec import ArmParams, ArmSpec
+from crossdyn.status import RunStatus
 
 FLOAT32_RAD = 1e-3
 """Largest float32 discrepancy accepted (rad).  Not a rounding bound: float32 rounding (6e-8 per operation)
@@ -40,8 +42,12 @@ WORST = 5
 SAMPLE_INTERVAL_S = 0.01
 
 
-@dataclass
+@dataclass(frozen=True)
 class BatchOptions:
+    """What :func:`batch_compare` runs: N arms of the spec's kind (lengths, masses, centres and inertias scaled by
+    U[1 − spread, 1 + spread], starts within ± start_spread rad of the hanging pose) for ``duration`` s at ``dt``,
+    on ``engines``, judged against the tolerances (rad) named here."""
+
     N: int = 1000
     duration: float = 1.0
     dt: float = 1e-3
@@ -49,11 +55,11 @@ class BatchOptions:
     seed: int = 0
     spread: float = 0.2
     start_spread: float = 0.2
-    profile: object = None        # an open-loop Profile; None: multisine of amplitude 1 N m
+    profile: Any = None           # an open-loop Profile; None: multisine of amplitude 1 N m
     precision: str = "highest"
     same_integrator_rad: float = 1e-8
     float32_rad: float = FLOAT32_RAD
-    progress: object = None
+    progress: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -112,16 +118,17 @@ def batch_compare(spec: ArmSpec, opt: BatchOptions) -> BatchResult:
     times = np.arange(K // s + 1) * s * opt.dt
     names = list(dict.fromkeys([REFERENCE[ENGINES[e].integrator] for e in opt.engines] + list(opt.engines)))
     result = BatchResult({}, p, q0, times=times)
+    problem = BatchProblem.of(spec, p, (q0, qd0), tau, opt.dt, s, opt.precision)
     try:
         for name in names:
             say(f"  {name}: {opt.N:,} arms × {K:,} steps …")
-            run = run_batch_engine(name, spec, p, q0, qd0, tau, opt.dt, s, opt.precision)
+            run = run_batch_engine(name, problem)
             result.runs[name] = run
             say(f"  {name}: {run.status} in {run.wall_s:.2f} s" + (f" ({run.message})" if run.message else ""))
     except KeyboardInterrupt:  # Ctrl-C: what finished is kept and reported, the rest marked skipped
         result.interrupted = True
     for name in names:
-        result.runs.setdefault(name, BatchRun(name, None, None, "skipped", "interrupted (Ctrl-C)"))
+        result.runs.setdefault(name, BatchRun(name, None, None, RunStatus.SKIPPED, "interrupted (Ctrl-C)"))
     result.summary = _summarise(spec, opt, result, K, s, profile, names)
     return result
 
@@ -133,8 +140,8 @@ def _summarise(spec, opt, result: BatchResult, K, s, profile, names) -> dict:
         run, eng = runs[name], ENGINES[name]
         ref_name = REFERENCE[eng.integrator]
         ref = runs[ref_name]
-        e: dict = {"status": run.status, "message": run.message, "integrator": eng.integrator, "dtype": eng.dtype,
-                   "description": eng.description, "reference": ref_name, "config": run.config}
+        e: dict = {"status": RunStatus(run.status).value, "message": run.message, "integrator": eng.integrator,
+                   "dtype": eng.dtype, "description": eng.description, "reference": ref_name, "config": run.config}
         if run.status == "ok":
             steps = opt.N * K
             e["speed"] = {"wall_s": run.wall_s, "compile_s": run.compile_s, "run_s": run.run_s,
@@ -210,7 +217,7 @@ def format_table(summary: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [f"{summary['arm']} ({summary['dof']}R) × {summary['N']:,} random arms (spread ±{summary['spread']:.0%}), "
              f"dt = {summary['dt']:g} s, {summary['duration']:g} s, profile {summary['profile'].get('name')}"]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
     return "\n".join(lines)
 
 

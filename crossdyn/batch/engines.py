@@ -1,8 +1,8 @@
 """Batched engines: N arms (one parameter set and start each) under one shared open-loop torque sequence.
 
-Every runner has the signature ``run(spec, p, q0, qd0, tau, dt, save_every) -> BatchRun`` with ``p`` an
-:class:`~crossdyn.models.spec.ArmParams` of (N, n) fields, starts (N, n), ``tau`` (K, n) held over each step
-(zero-order hold), and returns q, q̇ at steps 0, s, 2s, …, K as float64 arrays (N, K/s + 1, n).
+Every runner takes a :class:`BatchProblem` (``p`` an :class:`~crossdyn.models.spec.ArmParams` of (N, n) fields,
+starts (N, n), ``tau`` (K, n) held over each step: zero-order hold) and returns q, q̇ at steps 0, s, 2s, …, K as
+float64 arrays (N, K/s + 1, n); :func:`run_batch_engine` wraps them in a :class:`BatchRun`.
 
 =================  =============================================================  =========  ========
 name               engine                                                         integrator dtype
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from crossdyn.models.spec import ArmParams, ArmSpec
+from crossdyn.status import RunStatus
 
 MUJOCO_MAX_ARMS = 20_000
 """``mujoco`` / ``mujoco-rk4`` compile one C MuJoCo model per arm (≈ 1 ms each): beyond this many arms they are skipped."""
@@ -59,12 +60,36 @@ DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
 
 
+@dataclass(frozen=True)
+class BatchProblem:
+    """What every batched engine is given: N arms (``p`` of (N, n) fields), their starts ``q0``, ``qd0`` (N, n),
+    the shared torque sequence ``tau`` (K, n) held over each step of ``dt``, and the sampling: q, q̇ are kept at
+    steps 0, ``save_every``, 2 ``save_every``, …, K.  ``precision`` is JAX's matmul precision."""
+
+    spec: ArmSpec
+    p: ArmParams
+    q0: np.ndarray
+    qd0: np.ndarray
+    tau: np.ndarray
+    dt: float
+    save_every: int
+    precision: str = "highest"
+
+    @classmethod
+    def of(cls, spec: ArmSpec, p: ArmParams, starts, tau, dt: float, save_every: int,
+           precision: str = "highest") -> "BatchProblem":
+        """The problem with ``starts = (q0, qd0)`` and ``tau`` as float64 arrays."""
+        q0, qd0 = starts
+        return cls(spec, p, np.asarray(q0, float), np.asarray(qd0, float), np.asarray(tau, float), dt,
+                   save_every, precision)
+
+
 @dataclass
 class BatchRun:
     name: str
     q: np.ndarray | None
     qd: np.ndarray | None
-    status: str = "ok"             # ok | failed | skipped
+    status: RunStatus = RunStatus.OK  # ok | failed | skipped
     message: str = ""
     wall_s: float = 0.0            # whole call
     compile_s: float | None = None  # JIT compilation (JAX engines), or per-arm model compilation (mujoco)
@@ -72,49 +97,52 @@ class BatchRun:
     config: dict = field(default_factory=dict)
 
 
-def _jax(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+_Output = tuple  # (Q, QD, compile_s, run_s, config)
+
+
+def _jax(engine: BatchEngine, pb: BatchProblem) -> _Output:
     from crossdyn.analytic import jax_model
 
     timing: dict = {}
-    Q, QD = jax_model.rollout(p, q0, qd0, tau, dt, method=engine.integrator, save_every=s, dtype=engine.dtype,
-                              precision=precision, timing=timing)
-    cfg = {"dtype": engine.dtype, "precision": precision, "device": jax_model.device_kind(),
+    Q, QD = jax_model.rollout(pb.p, pb.q0, pb.qd0, pb.tau, pb.dt, method=engine.integrator, save_every=pb.save_every,
+                              dtype=engine.dtype, precision=pb.precision, timing=timing)
+    cfg = {"dtype": engine.dtype, "precision": pb.precision, "device": jax_model.device_kind(),
            "x64": f"scoped jax.enable_x64({engine.dtype == 'float64'})"}
     return np.asarray(Q, float), np.asarray(QD, float), timing["compile_s"], timing["run_s"], cfg
 
 
-def _mjx(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+def _mjx(engine: BatchEngine, pb: BatchProblem) -> _Output:
     from crossdyn.engines import mjx_engine
 
     timing: dict = {}
     integ = "RK4" if engine.integrator == "rk4" else "Euler"
-    Q, QD = mjx_engine.rollout_batch(spec, p, q0, qd0, tau, dt, integrator=integ, save_every=s, precision=precision,
-                                     timing=timing)
+    Q, QD = mjx_engine.rollout_batch(pb.spec, pb.p, pb.q0, pb.qd0, pb.tau, pb.dt, integrator=integ,
+                                     save_every=pb.save_every, precision=pb.precision, timing=timing)
     import jax
 
-    cfg = {"dtype": "float32", "precision": precision, "device": str(jax.devices()[0]),
+    cfg = {"dtype": "float32", "precision": pb.precision, "device": str(jax.devices()[0]),
            "cleared_options": dict(mjx_engine.CLEARED_OPTIONS), "batched_fields": list(mjx_engine.BATCHED_FIELDS)}
     return Q, QD, timing["compile_s"], timing["run_s"], cfg
 
 
-def _numpy(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
+def _numpy(engine: BatchEngine, pb: BatchProblem) -> _Output:
     from crossdyn.analytic.dynamics import forward_dynamics
     from crossdyn.analytic.integrators import STEPS
 
-    step = STEPS[engine.integrator]
+    step, p, s = STEPS[engine.integrator], pb.p, pb.save_every
 
     def fd(q, qd, u):
         return forward_dynamics(p, q, qd, u)
 
-    K = tau.shape[0]
-    q, qd = np.array(q0, float), np.array(qd0, float)
+    K = pb.tau.shape[0]
+    q, qd = np.array(pb.q0, float), np.array(pb.qd0, float)
     Q = np.empty((q.shape[0], K // s + 1, q.shape[1]))
     QD = np.empty_like(Q)
     Q[:, 0], QD[:, 0] = q, qd
     t = time.perf_counter()
     with np.errstate(all="ignore"):
         for k in range(K):
-            q, qd = step(fd, q, qd, tau[k], dt)
+            q, qd = step(fd, q, qd, pb.tau[k], pb.dt)
             if (k + 1) % s == 0:
                 Q[:, (k + 1) // s], QD[:, (k + 1) // s] = q, qd
     return Q, QD, None, time.perf_counter() - t, {"dtype": "float64", "method": "auto (closed form 2R/3R)"}
@@ -123,41 +151,46 @@ def _numpy(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
 def mujoco_models(spec: ArmSpec, p: ArmParams, dt: float, integrator: str) -> list:
     """One C MuJoCo model per arm, each compiled from that arm's own generated MJCF (as the ``mujoco`` engine)."""
     from crossdyn.batch.sampling import arm_spec
-
     from crossdyn.engines.mujoco_engine import MuJoCoEngine
 
     return [MuJoCoEngine(arm_spec(spec, p, i), dt, integrator=integrator).model for i in range(p.L.shape[0])]
 
 
-def _mujoco(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
-    import mujoco
+def _mujoco_start_states(mujoco, models, datas, pb: BatchProblem, spec_bits) -> np.ndarray:
+    """Each arm's full physics state at its start (q0_i, q̇0_i), as ``mujoco.rollout`` takes it."""
+    state = np.empty((pb.q0.shape[0], mujoco.mj_stateSize(models[0], spec_bits)))
+    for i in range(pb.q0.shape[0]):
+        d = datas[0]
+        mujoco.mj_resetData(models[i], d)
+        d.qpos[:], d.qvel[:] = pb.q0[i], pb.qd0[i]
+        mujoco.mj_getState(models[i], d, state[i], spec_bits)
+    return state
+
+
+def _mujoco(engine: BatchEngine, pb: BatchProblem) -> _Output:
+    import mujoco  # type: ignore[import-untyped]
     from mujoco import rollout as _rollout
 
-    N, n = q0.shape
+    N, n = pb.q0.shape
+    s = pb.save_every
     if N > MUJOCO_MAX_ARMS:
         raise _Skip(f"{N:,} arms: C MuJoCo needs one compiled model per arm (limit {MUJOCO_MAX_ARMS:,})")
     t = time.perf_counter()
     integ = "RK4" if engine.integrator == "rk4" else "Euler"
-    models = mujoco_models(spec, p, dt, integ)
+    models = mujoco_models(pb.spec, pb.p, pb.dt, integ)
     compile_s = time.perf_counter() - t
     spec_bits = mujoco.mjtState.mjSTATE_FULLPHYSICS
-    nstate = mujoco.mj_stateSize(models[0], spec_bits)
     iq = mujoco.mj_stateSize(models[0], mujoco.mjtState.mjSTATE_TIME)
     iv = iq + n
     datas = [mujoco.MjData(models[0]) for _ in range(2)]
-    state = np.empty((N, nstate))
-    for i in range(N):
-        d = datas[0]
-        mujoco.mj_resetData(models[i], d)
-        d.qpos[:], d.qvel[:] = q0[i], qd0[i]
-        mujoco.mj_getState(models[i], d, state[i], spec_bits)
-    K = tau.shape[0]
+    state = _mujoco_start_states(mujoco, models, datas, pb, spec_bits)
+    K = pb.tau.shape[0]
     Q = np.empty((N, K // s + 1, n))
     QD = np.empty_like(Q)
-    Q[:, 0], QD[:, 0] = q0, qd0
+    Q[:, 0], QD[:, 0] = pb.q0, pb.qd0
     t = time.perf_counter()
     for c in range(K // s):  # chunks of s steps: memory N × s × nstate
-        ctrl = np.ascontiguousarray(np.broadcast_to(tau[c * s:(c + 1) * s], (N, s, n)))
+        ctrl = np.ascontiguousarray(np.broadcast_to(pb.tau[c * s:(c + 1) * s], (N, s, n)))
         states, _ = _rollout.rollout(models, datas, state, ctrl)
         state = np.ascontiguousarray(states[:, -1])
         Q[:, c + 1], QD[:, c + 1] = state[:, iq:iq + n], state[:, iv:iv + n]
@@ -166,27 +199,37 @@ def _mujoco(engine: BatchEngine, spec, p, q0, qd0, tau, dt, s, precision):
 
 
 class _Skip(Exception):
-    pass
+    """A batched engine that does not run this problem on purpose (the message says why): status skipped."""
 
 
 _RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco}
 
 
-def run_batch_engine(name: str, spec: ArmSpec, p: ArmParams, q0, qd0, tau, dt: float, save_every: int,
-                     precision: str = "highest") -> BatchRun:
-    """Run the batched engine ``name``; a failing library is contained (status ``failed`` with the message)."""
+def _library_errors() -> tuple[type[BaseException], ...]:
+    """What the batched engines' libraries raise when they fail: XLA's runtime errors (out of memory included)
+    are RuntimeErrors, C MuJoCo's are ``mujoco.FatalError`` (a plain Exception) or ValueError.  Anything else
+    escaping a runner is crossdyn's own bug and is not turned into a "failed" engine."""
+    errors: tuple[type[BaseException], ...] = (RuntimeError, MemoryError, OSError, ValueError, FloatingPointError)
+    import sys
+
+    mujoco = sys.modules.get("mujoco")  # only a runner that imported it can raise its errors
+    fatal = getattr(mujoco, "FatalError", None)
+    return errors + ((fatal,) if isinstance(fatal, type) else ())
+
+
+def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
+    """Run the batched engine ``name`` on ``problem``; a failing library is contained (status ``failed`` with the
+    message), a missing one or a problem it does not take is ``skipped``."""
     engine = ENGINES[name]
     t = time.perf_counter()
     try:
-        Q, QD, compile_s, run_s, cfg = _RUNNERS[engine.library](engine, spec, p, np.asarray(q0, float),
-                                                                np.asarray(qd0, float), np.asarray(tau, float), dt,
-                                                                save_every, precision)
+        Q, QD, compile_s, run_s, cfg = _RUNNERS[engine.library](engine, problem)
     except _Skip as e:
-        return BatchRun(name, None, None, "skipped", str(e), time.perf_counter() - t)
+        return BatchRun(name, None, None, RunStatus.SKIPPED, str(e), time.perf_counter() - t)
     except ImportError as e:
-        return BatchRun(name, None, None, "skipped", f"not installed ({e}); pip install 'crossdyn[jax]'",
+        return BatchRun(name, None, None, RunStatus.SKIPPED, f"not installed ({e}); pip install 'crossdyn[jax]'",
                         time.perf_counter() - t)
-    except Exception as e:  # noqa: BLE001 — a library error is a result, not a crash
-        return BatchRun(name, None, None, "failed", f"{type(e).__name__}: {e}", time.perf_counter() - t)
+    except _library_errors() as e:  # a library error is a result, not a crash
+        return BatchRun(name, None, None, RunStatus.FAILED, f"{type(e).__name__}: {e}", time.perf_counter() - t)
     cfg = {"engine": name, "description": engine.description, "integrator": engine.integrator, **cfg}
-    return BatchRun(name, Q, QD, "ok", "", time.perf_counter() - t, compile_s, run_s, cfg)
+    return BatchRun(name, Q, QD, RunStatus.OK, "", time.perf_counter() - t, compile_s, run_s, cfg)

@@ -40,12 +40,12 @@ a bracket changes several monomials with one mass factor ("m3*(L1 + L2) where
 m3*(L1^2 + L2^2) belongs"): those are found by dividing by each mass factor and
 fitting all length products at once, which is unique when there are more
 parameter sets than products.  Which parameters a monomial may name is the
-checker's choice (:func:`crossdyn.checking.checker._general_sets`): the ones the
+checker's choice (:func:`crossdyn.checking.general_sets.general_sets`): the ones the
 user's file actually uses.
 
 Independently, :func:`classify_dependence` turns finite-difference sensitivities
 ∂e/∂ln P of the user's entry, the reference entry and their difference — one
-parameter P at a time, computed by the checker — into statements: the entry
+parameter P at a time, computed by :func:`crossdyn.checking.entry_diagnosis.sensitivities` — into statements: the entry
 depends on a parameter it should not, does not depend on one it should, and
 which parameters the error involves.
 """
@@ -131,10 +131,11 @@ def make_basis(quantity: str, q: np.ndarray, qd: np.ndarray | None = None) -> Ba
         if order == 0:
             names, cols = tnames, tcols
         else:
+            assert qd is not None, f"{quantity}: the basis needs the joint velocities"
             vnames, vcols = _velocity_factors(qd, order)
             names, cols = [], []
-            for vn, vc in zip(vnames, vcols):
-                for tn, tc in zip(tnames, tcols):
+            for vn, vc in zip(vnames, vcols, strict=True):
+                for tn, tc in zip(tnames, tcols, strict=True):
                     names.append(vn if tn == "1" else f"{vn}*{tn}")
                     cols.append(vc * tc)
         if 2 * len(names) <= N:
@@ -208,7 +209,7 @@ def _nice(c: float) -> tuple[int, str]:
 
 def format_polynomial(coefs, names) -> str:
     parts = []
-    for c, name in zip(coefs, names):
+    for c, name in zip(coefs, names, strict=True):
         _, text = _nice(float(c))
         term = f"{text}*{name}" if text and name != "1" else (text or name)
         if name == "1" and not text:
@@ -444,6 +445,7 @@ def _factored(delta: np.ndarray, cands: Monomials, max_terms: int) -> list:
                 key = (_nice(cj)[0], cands.products[chosen[j]][2], j)
                 if best is None or key < best[0]:
                     best = (key, cj, j)
+            assert best is not None     # every group has a member
             key, cj, j = best
             pname = cands.products[chosen[j]][0]
             names.append(fname if pname == "1" else (pname if fname == "1" else f"{fname}*{pname}"))
@@ -458,7 +460,7 @@ def _factored(delta: np.ndarray, cands: Monomials, max_terms: int) -> list:
 def _name_support(A, cands: Monomials, groups: list[list[int]], reps: list[int], coef) -> tuple:
     """(score, coefficients, names) of an exact fit, each candidate named by its simplest group member."""
     coefs, names, index, nice, degree = [], [], [], 0, 0
-    for group, rep, c in zip(groups, reps, coef):
+    for group, rep, c in zip(groups, reps, coef, strict=True):
         best = None
         for j in group:
             mu = float(A[:, rep] @ A[:, j]) / float(A[:, j] @ A[:, j])
@@ -466,6 +468,7 @@ def _name_support(A, cands: Monomials, groups: list[list[int]], reps: list[int],
             s = (_nice(cj)[0], cands.degree[j], j)
             if best is None or s < best[0]:
                 best = (s, cj, j)
+        assert best is not None         # every group has a member
         (s_nice, s_deg, _), cj, j = best
         coefs.append(cj)
         names.append(cands.names[j])
@@ -498,8 +501,8 @@ def reading(coefs: list[float], names: list[str]) -> str:
     ``m3*L1 + m3*L2 - m3*L1^2 - m3*L2^2`` reads "yours has m3*(L1 + L2) where
     m3*(L1^2 + L2^2) belongs".
     """
-    pos = [(c, n) for c, n in zip(coefs, names) if c > 0]
-    neg = [(-c, n) for c, n in zip(coefs, names) if c < 0]
+    pos = [(c, n) for c, n in zip(coefs, names, strict=True) if c > 0]
+    neg = [(-c, n) for c, n in zip(coefs, names, strict=True) if c < 0]
     if pos and neg:
         return (f"yours has {_side([c for c, _ in pos], [n for _, n in pos])} where "
                 f"{_side([c for c, _ in neg], [n for _, n in neg])} belongs")
@@ -520,9 +523,9 @@ def classify_dependence(entry: str, params: list[str], d_user, d_ref, d_err, eps
     * the parameters the error (user − reference) changes with are the ones the mistake involves.
     """
     d_user, d_ref, d_err = (np.asarray(a, float) for a in (d_user, d_ref, d_err))
-    should_not = [p for p, u, r in zip(params, d_user, d_ref) if r <= eps < u]
-    missing = [p for p, u, r in zip(params, d_user, d_ref) if u <= eps < r]
-    involved = [p for p, e in zip(params, d_err) if e > eps]
+    should_not = [p for p, u, r in zip(params, d_user, d_ref, strict=True) if r <= eps < u]
+    missing = [p for p, u, r in zip(params, d_user, d_ref, strict=True) if u <= eps < r]
+    involved = [p for p, e in zip(params, d_err, strict=True) if e > eps]
     out = []
     if should_not:
         out.append(f"{entry} depends on {_list(should_not)}, which it should not")

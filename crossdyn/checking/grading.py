@@ -15,6 +15,8 @@ syntax error, missing functions, wrong shapes, an exception inside a function â€
 from __future__ import annotations
 
 import csv
+import dataclasses
+import enum
 import html
 import io
 import json
@@ -25,15 +27,43 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 DEFAULT_TIMEOUT = 120.0
 STRUCTURE = ("M symmetric", "M positive definite", "Mdot - 2C skew-symmetric", "C is the Christoffel matrix",
              "energy conserved in free motion")
 
 
-@dataclass
+class GradeVerdict(str, enum.Enum):
+    """What became of one submission: the check's verdict (exit 0, 1, 2), or how its process ended."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    UNUSABLE = "unusable"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How a class is checked: ``jobs`` submissions at once (default: the number of cores), ``timeout`` seconds
+    each at most, and the options passed on to every ``crossdyn check`` (None: its default)."""
+
+    jobs: int | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    states: int | None = None
+    random_params: int | None = None
+    seed: int | None = None
+    names: str | None = None
+
+
+@dataclass(frozen=True)
 class Submission:
     name: str           # the folder entry's name
     path: Path          # what is checked: a .py file, a .m file or a folder of .m files
@@ -42,9 +72,11 @@ class Submission:
 
 @dataclass
 class GradeRow:
+    """One submission's row of the class table (filled in as its check's outcome is read)."""
+
     submission: str
     language: str
-    verdict: str                        # correct | wrong | unusable | timeout | crashed
+    verdict: GradeVerdict
     diagnosis: str
     entries: dict = field(default_factory=dict)     # "M11" -> True/False
     structure: dict = field(default_factory=dict)   # check name -> ok | failed | note | skipped
@@ -76,7 +108,7 @@ def find_submissions(folder: str | Path) -> tuple[list[Submission], list[str]]:
             if py:
                 pick = py[0] if len(py) == 1 else next((p for p in py if _defines_roles(p)), py[0])
                 subs.append(Submission(entry.name, pick, "python"))
-            elif len(ms) == 1 and not ms[0].stem in ("M", "C", "G", "mass_matrix", "coriolis", "gravity", "bias"):
+            elif len(ms) == 1 and ms[0].stem not in ("M", "C", "G", "mass_matrix", "coriolis", "gravity", "bias"):
                 subs.append(Submission(entry.name, ms[0], "matlab"))
             elif ms:
                 subs.append(Submission(entry.name, entry, "matlab"))
@@ -149,17 +181,18 @@ def diagnosis_line(data: dict) -> str:
     return _one_line("; ".join(parts) or "wrong")
 
 
-def check_one(arm: str, sub: Submission, out_dir: Path, *, timeout: float, states: int | None = None,
-              random_params: int | None = None, seed: int | None = None, names: str | None = None) -> GradeRow:
-    """Run ``crossdyn check`` on one submission in a process of its own (killed after ``timeout`` s)."""
+def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -> GradeRow:
+    """Run ``crossdyn check`` on one submission in a process of its own (killed after ``options.timeout`` s)."""
+    timeout = options.timeout
     out_dir.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "crossdyn", "check", str(arm), str(sub.path), "--out", str(out_dir),
            "--timeout", f"{timeout:g}"]
-    for opt, val in (("--states", states), ("--random-params", random_params), ("--seed", seed), ("--names", names)):
+    for opt, val in (("--states", options.states), ("--random-params", options.random_params),
+                     ("--seed", options.seed), ("--names", options.names)):
         if val is not None:
             cmd += [opt, str(val)]
     t0 = time.perf_counter()
-    row = GradeRow(sub.name, sub.language, "crashed", "", file=str(sub.path))
+    row = GradeRow(sub.name, sub.language, GradeVerdict.CRASHED, "", file=str(sub.path))
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
                                 env=dict(os.environ, PYTHONUNBUFFERED="1"))
@@ -167,7 +200,7 @@ def check_one(arm: str, sub: Submission, out_dir: Path, *, timeout: float, state
             rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            row.verdict, row.diagnosis = "timeout", f"did not finish within {timeout:g} s (stopped)"
+            row.verdict, row.diagnosis = GradeVerdict.TIMEOUT, f"did not finish within {timeout:g} s (stopped)"
             row.runtime_s = time.perf_counter() - t0
             return row
         except BaseException:
@@ -182,31 +215,32 @@ def check_one(arm: str, sub: Submission, out_dir: Path, *, timeout: float, state
     except (OSError, ValueError):
         pass
     if rc not in (0, 1, 2) or data is None or data.get("exit_code") != rc:
-        tail = [l for l in err.splitlines() if l.strip()]
+        tail = [line for line in err.splitlines() if line.strip()]
         row.diagnosis = _one_line(f"the check process ended with exit code {rc}"
                                   + (f": {tail[-1]}" if tail else ""))
         return row
     if data.get("timeout"):
-        row.verdict, row.diagnosis = "timeout", _one_line(data.get("error", "timed out"))
+        row.verdict, row.diagnosis = GradeVerdict.TIMEOUT, _one_line(data.get("error", "timed out"))
         return row
-    row.verdict = {0: "correct", 1: "wrong", 2: "unusable"}[rc]
+    row.verdict = {0: GradeVerdict.CORRECT, 1: GradeVerdict.WRONG, 2: GradeVerdict.UNUSABLE}[rc]
     row.diagnosis = diagnosis_line(data)
     row.entries = {e["entry"]: bool(e["ok"]) for e in data.get("entries", [])}
     row.structure = {s["name"]: s["status"] for s in data.get("structure", [])}
     return row
 
 
-def grade(arm: str, folder: str | Path, out_dir: str | Path, *, jobs: int | None = None,
-          timeout: float = DEFAULT_TIMEOUT, states: int | None = None, random_params: int | None = None,
-          seed: int | None = None, names: str | None = None, progress=None) -> tuple[list[GradeRow], list[str]]:
-    """Check every submission in ``folder`` (``jobs`` at a time); per-submission reports go to ``out_dir``/NAME."""
+def grade(arm: str, folder: str | Path, out_dir: str | Path, options: GradeOptions | None = None, *,
+          progress: Callable[[GradeRow], Any] | None = None, **keywords: Any) -> tuple[list[GradeRow], list[str]]:
+    """Check every submission in ``folder`` (``options.jobs`` at a time); per-submission reports go to
+    ``out_dir``/NAME.  ``keywords``: :class:`GradeOptions` fields (they override ``options``); ``progress`` is
+    called with each row as it is done."""
+    options = dataclasses.replace(options or GradeOptions(), **keywords)
     subs, skipped = find_submissions(folder)
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    out_dir = Path(out_dir)
+    jobs = max(1, options.jobs or os.cpu_count() or 1)
+    out = Path(out_dir)
 
-    def run(sub):
-        row = check_one(arm, sub, out_dir / _safe(sub.name), timeout=timeout, states=states,
-                        random_params=random_params, seed=seed, names=names)
+    def run(sub: Submission) -> GradeRow:
+        row = check_one(arm, sub, out / _safe(sub.name), options)
         if progress is not None:
             progress(row)
         return row

@@ -1,5 +1,5 @@
 """The report of a check: the terminal text, ``check.md`` and ``check.html`` of a
-:class:`~crossdyn.checking.checker.CheckResult` (and of a file that could not be used).
+:class:`~crossdyn.checking.results.CheckResult` (and of a file that could not be used).
 
 The same text is the failure message of the pytest fixture ``crossdyn_equations_match``.
 """
@@ -101,11 +101,11 @@ def render_text(result) -> str:
              *([f"  {result.params_note}"] if getattr(result, "params_note", "") else []),
              "",
              _verdict_line(result)]
-    for head, text in _explanation_lines(result):
-        lines += ["", head, f"  {text}"]
+    for ex_head, text in _explanation_lines(result):
+        lines += ["", ex_head, f"  {text}"]
     wrong = [f for f in result.findings if f.status == "wrong" and f.explained_by is None]
     notes = [f for f in result.findings if f.status == "note" and f.explained_by is None]
-    used_sets = set()
+    used_sets: set[int] = set()
     for group, title in ((wrong, None), (notes, "Your C matrix differs from the Christoffel one (not an error):")):
         if not group:
             continue
@@ -150,8 +150,8 @@ def render_markdown(result) -> str:
            f"- compared at {_scope_line(result)}",
            *([f"- {result.params_note}"] if getattr(result, "params_note", "") else []),
            f"- checked in {result.runtime_s:.2f} s", ""]
-    for head, text in _explanation_lines(result):
-        out += [f"## {head.rstrip(':')}", "", text, ""]
+    for ex_head, text in _explanation_lines(result):
+        out += [f"## {ex_head.rstrip(':')}", "", text, ""]
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
         group = [f for f in result.findings if f.status == status and f.explained_by is None]
         if not group:
@@ -195,8 +195,8 @@ def render_html(result) -> str:
              f"<ul><li>your functions: {e(_functions_line(result))}</li><li>compared at {e(_scope_line(result))}</li>"
              + (f"<li>{e(result.params_note)}</li>" if getattr(result, "params_note", "") else "")
              + f"<li>checked in {result.runtime_s:.2f} s</li></ul>"]
-    for head, text in _explanation_lines(result):
-        parts.append(f"<h2 class='wrong'>{e(head.rstrip(':'))}</h2><p>{e(text)}</p>")
+    for ex_head, text in _explanation_lines(result):
+        parts.append(f"<h2 class='wrong'>{e(ex_head.rstrip(':'))}</h2><p>{e(text)}</p>")
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
         group = [f for f in result.findings if f.status == status and f.explained_by is None]
         if not group:

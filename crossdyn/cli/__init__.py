@@ -2,6 +2,11 @@
 
 Imports stay lazy: ``crossdyn --help`` and ``crossdyn arms`` load neither the
 engines nor the analytic model.
+
+Exit codes: a command's own (0 pass, 1 fail); 2 for every :class:`~crossdyn.errors.InputError` (bad usage, a bad
+spec, data, sweep or profile file: the one-line message), an unreadable or unwritable file, or out of memory; 130
+Ctrl-C; 141 a closed pipe.  Any other exception is crossdyn's own bug: it is not caught here, so it ends with
+its traceback.
 """
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ import warnings as _warnings
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
-from crossdyn.io import UsageError, check_out_dir, check_out_file  # noqa: E402,F401  (cheap: no heavy imports)
+from crossdyn.errors import InputError, UsageError  # noqa: E402,F401  (cheap: no heavy imports)
+from crossdyn.io import check_out_dir, check_out_file  # noqa: E402,F401
 
 
 def _warning_printer(previous):
@@ -75,7 +81,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         print("crossdyn: error: no COMMAND given (see the list above)", file=sys.stderr)
         return EXIT_USAGE
-    from crossdyn.io import InputError
     from crossdyn.models.spec import SpecWarning
 
     try:
@@ -83,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             _warnings.simplefilter("default", SpecWarning)  # each distinct warning once
             _warnings.showwarning = _warning_printer(_warnings.showwarning)
             return args.func(args)
-    except (UsageError, InputError) as e:
+    except InputError as e:  # every input kind: UsageError, SpecError, DataError, the sweep's and the files' errors
         if args.debug:
             raise
         print(f"crossdyn: error: {e}", file=sys.stderr)

@@ -51,7 +51,10 @@ def cmd_demo(args) -> int:
     if jobs > 1:
         import signal
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(DEMO_ARMS)), mp_context=mp.get_context("fork")) as pool:
+        # fork (fast, nothing to re-import) unless this process already imported JAX, whose threads a forked
+        # child would inherit locked: then a forkserver, which never had them (the job is pickled to it)
+        method = "forkserver" if "jax" in sys.modules else "fork"
+        with ProcessPoolExecutor(max_workers=min(jobs, len(DEMO_ARMS)), mp_context=mp.get_context(method)) as pool:
             futures = [pool.submit(_demo_worker, arm, inner, out) for arm in DEMO_ARMS]
             # the workers (already started) handle Ctrl-C themselves and write what finished; the parent
             # waits for them instead of abandoning them, then writes the index
@@ -63,7 +66,7 @@ def cmd_demo(args) -> int:
     else:
         results = [_demo_worker(arm, inner, out) for arm in DEMO_ARMS]
     index = ["# crossdyn demo", ""]
-    for arm, (code, verdict, lines) in zip(DEMO_ARMS, results):
+    for arm, (_code, verdict, lines) in zip(DEMO_ARMS, results, strict=False):
         print("\n".join(lines))
         print()
         index.append(f"- [{arm}]({arm}/report.html): **{verdict.upper()}**")

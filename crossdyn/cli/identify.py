@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from crossdyn.io import UsageError, check_out_dir
     from crossdyn.identification import data as D
-    from crossdyn.identification.identify import VALIDATION_TOLERANCE, diagnose_engines, identify
+    from crossdyn.identification.identify import VALIDATION_TOLERANCE, IdentifyOptions, diagnose_engines, identify
     from crossdyn.identification.report import table_lines, write_outputs
     from crossdyn.models import load_arm
 
@@ -61,10 +61,11 @@ def run(args) -> int:
     for option, name in [("--engine", engine)] * (engine != "exact") + [("--diagnose-engines", e) for e in diag_engines]:
         _check_engine(option, name, spec)
     noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message
+    options = IdentifyOptions(estimator=args.estimator, noise=noise, seed=args.seed, duration=args.duration,
+                              rate=args.rate, model=args.model, optimise=not args.no_optimise,
+                              validation_tolerance=args.tolerance or VALIDATION_TOLERANCE)
     res = identify(spec, None if engine == "exact" else engine, csv=args.data,
-                   validation_csv=args.validation_data, estimator=args.estimator, noise=noise, seed=args.seed,
-                   duration=args.duration, rate=args.rate, model=args.model, optimise=not args.no_optimise,
-                   validation_tolerance=args.tolerance or VALIDATION_TOLERANCE)
+                   validation_csv=args.validation_data, options=options)
     diag = None
     if args.diagnose_engines:
         diag = diagnose_engines(spec, diag_engines, seed=args.seed)

@@ -77,8 +77,6 @@ def gravity_poses(spec: ArmSpec):
     """
     import math
 
-    import numpy as np
-
     from crossdyn.inputs.profiles import hanging_configuration
 
     gx, gy = spec.gravity[0], spec.gravity[1]
@@ -104,17 +102,17 @@ def describe(spec: ArmSpec) -> str:
     n = spec.n
     lines = [f"{spec.name}: {n}R, gravity {list(spec.gravity)} m/s^2" + (f" — {spec.notes}" if spec.notes else "")]
     lines.append("  link  L [m]    m [kg]   Lc [m]   J [kg m^2]  b [N m s]  fc [N m]")
-    for i, l in enumerate(spec.links, start=1):
-        lines.append(f"  {i:<4d}  {l.length:<7.4g}  {l.mass:<7.4g}  {l.com:<7.4g}  {l.inertia:<10.5g}  "
-                     f"{l.damping:<9.4g}  {l.friction:<.4g}")
-    extras = [(i, l) for i, l in enumerate(spec.links, start=1)
-              if l.armature or l.effort is not None or l.limits is not None]
-    for i, l in extras:
-        parts = ([f"armature {l.armature:g} kg m^2"] if l.armature else []) + (
-            [f"effort ±{l.effort:g} N m"] if l.effort is not None else []) + (
-            [f"limits [{l.limits[0]:g}, {l.limits[1]:g}] rad"
-             + (f" (law k = {l.limit_stiffness:g} N m/rad, c = {l.limit_damping:g} N m s/rad)" if l.limit_stiffness
-                else " (informational: no limit_stiffness)")] if l.limits is not None else [])
+    for i, link in enumerate(spec.links, start=1):
+        lines.append(f"  {i:<4d}  {link.length:<7.4g}  {link.mass:<7.4g}  {link.com:<7.4g}  {link.inertia:<10.5g}  "
+                     f"{link.damping:<9.4g}  {link.friction:<.4g}")
+    extras = [(i, link) for i, link in enumerate(spec.links, start=1)
+              if link.armature or link.effort is not None or link.limits is not None]
+    for i, link in extras:
+        parts = ([f"armature {link.armature:g} kg m^2"] if link.armature else []) + (
+            [f"effort ±{link.effort:g} N m"] if link.effort is not None else []) + (
+            [f"limits [{link.limits[0]:g}, {link.limits[1]:g}] rad"
+             + (f" (law k = {link.limit_stiffness:g} N m/rad, c = {link.limit_damping:g} N m s/rad)" if link.limit_stiffness
+                else " (informational: no limit_stiffness)")] if link.limits is not None else [])
         lines.append(f"  joint {i}: " + ", ".join(parts))
     if spec.contact is not None:
         c = spec.contact

@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import math
 from dataclasses import dataclass, field
+from typing import Any, cast
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,13 @@ class JointData:
     @property
     def n(self) -> int:
         return self.q.shape[1]
+
+
+def _recorded_qd(data: JointData) -> np.ndarray:
+    """q̇ of a record that must have it (a simulated step record always does)."""
+    if data.qd is None:
+        raise DataError(f"{data.source}: the record has no joint velocities q̇ (a simulated step record has them)")
+    return data.qd
 
 
 # ------------------------------------------------------------------------------------------ simulation
@@ -128,7 +136,7 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
     try:
         profile = TrackingProfile(spec, trajectory, dt, duration)
         q0, qd0, _ = trajectory.evaluate([0.0])
-        run = run_engine(engine, profile, q0[0], qd0[0], duration)
+        run = run_engine(engine, cast(Any, profile), q0[0], qd0[0], duration)  # a Profile by its interface
         config = engine.config()
         integrator = getattr(engine, "integrator", "")
     finally:
@@ -209,7 +217,7 @@ def resample(data: JointData, rate: float) -> JointData:
     m = max(1, int(round(1.0 / (rate * dt))))
     idx = np.arange(1, len(data.tau), m)
     tau = 0.5 * (data.tau[idx - 1] + data.tau[idx])
-    return JointData(data.t[idx], data.q[idx], data.qd[idx], None, tau, data.source, False,
+    return JointData(data.t[idx], data.q[idx], _recorded_qd(data)[idx], None, tau, data.source, False,
                      data.integrator, {**data.info, "rate_hz": 1.0 / (m * dt)})
 
 
@@ -248,8 +256,9 @@ def _stack(Y: np.ndarray, tau: np.ndarray, model: str, info: dict | None = None)
 def rows_step(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
     """``step`` rows (see the module docstring); needs a simulated step record."""
     dt = np.diff(data.t)[:, None]
-    qdd = np.diff(data.qd, axis=0) / dt
-    Y = base.regressor(full_regressor(spec.params(), data.q[:-1], data.qd[:-1], qdd, **_columns(base)))
+    qd = _recorded_qd(data)
+    qdd = np.diff(qd, axis=0) / dt
+    Y = base.regressor(full_regressor(spec.params(), data.q[:-1], qd[:-1], qdd, **_columns(base)))
     return _stack(Y, data.tau, "step")
 
 
@@ -262,21 +271,22 @@ def rows_energy(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
     p = spec.params()
     cols_on = _columns(base)
     friction, armature = cols_on["friction"], cols_on["armature"]
-    e = energy_regressor(p, data.q, data.qd)                          # (K+1, 3n)
+    qd = _recorded_qd(data)
+    e = energy_regressor(p, data.q, qd)                               # (K+1, 3n)
     dE = np.diff(e, axis=0)
     cols = [dE]
     if friction:
         dt = np.diff(data.t)[:, None]
-        q0, q1, v0, v1 = data.q[:-1], data.q[1:], data.qd[:-1], data.qd[1:]
+        q0, q1, v0, v1 = data.q[:-1], data.q[1:], qd[:-1], qd[1:]
         Ib, Ic = np.zeros_like(q0), np.zeros_like(q0)
-        for s, w in zip(_GL_S, _GL_W):
+        for s, w in zip(_GL_S, _GL_W, strict=False):
             # derivative of the cubic Hermite interpolant of q at fraction s of the step
             v = ((6 * s * s - 6 * s) * (q0 - q1) / dt + (3 * s * s - 4 * s + 1) * v0 + (3 * s * s - 2 * s) * v1)
             Ib += w * v * v
             Ic += w * np.abs(v)
         cols += [Ib * dt, Ic * dt]
     if armature:  # rotor kinetic energy ½ I_ai q̇_i²
-        cols.append(0.5 * np.diff(data.qd ** 2, axis=0))
+        cols.append(0.5 * np.diff(qd ** 2, axis=0))
     W_full = np.concatenate(cols, axis=1)
     y = np.einsum("ki,ki->k", data.tau, np.diff(data.q, axis=0))
     W = base.regressor(W_full)
@@ -285,7 +295,7 @@ def rows_energy(spec: ArmSpec, base: BaseParameters, data: JointData) -> Rows:
 
 def butter_filtfilt(x: np.ndarray, rate: float, cutoff: float, order: int = 4) -> np.ndarray:
     """Zero-phase Butterworth low-pass along axis 0 (scipy.signal.butter + filtfilt)."""
-    import scipy.signal
+    import scipy.signal  # type: ignore[import-untyped]
 
     sos = scipy.signal.butter(order, cutoff, fs=rate, output="sos")
     return scipy.signal.sosfiltfilt(sos, x, axis=0)
@@ -401,13 +411,13 @@ def read_csv(path, n: int, min_samples: int) -> JointData:
             raise DataError(f"{path}: line 1: missing column {name!r} (the arm has {n} joints; "
                             f"expected time, q1..q{n}, tau1..tau{n}, optional qd1..qd{n}, qdd1..qdd{n})")
     optional = {k: [f"{k}{i + 1}" for i in range(n)] for k in ("qd", "qdd")}
-    for k, names in optional.items():
+    for names in optional.values():
         present = [c for c in names if c in header]
         if present and len(present) != n:
             missing = next(c for c in names if c not in header)
             raise DataError(f"{path}: line 1: missing column {missing!r} (give all of {', '.join(names)} or none)")
     col = {h: j for j, h in enumerate(header)}
-    rows = []
+    rows: list = []
     for lineno, row in enumerate(reader, start=2):
         if not row or all(not c.strip() for c in row):
             continue

@@ -38,7 +38,7 @@ class Estimate:
     info: dict = field(default_factory=dict)
 
     def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        import scipy.stats
+        import scipy.stats  # type: ignore[import-untyped]
 
         k = scipy.stats.t.ppf(0.5 + level / 2, max(self.dof, 1))
         return self.beta - k * self.stderr, self.beta + k * self.stderr

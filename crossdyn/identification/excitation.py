@@ -35,7 +35,7 @@ separates the viscous from the Coulomb column.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -110,8 +110,8 @@ class FourierTrajectory:
         """(q, q̇, q̈) at times t: shape (len(t), n) each."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
         wf = 2 * np.pi / self.period
-        l = np.arange(1, self.harmonics + 1)
-        wl = wf * l                                      # (N,)
+        harmonic = np.arange(1, self.harmonics + 1)
+        wl = wf * harmonic                                      # (N,)
         S, C = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))   # (T, N)
         q = self.q0 + (S / wl) @ self.a.T - (C / wl) @ self.b.T
         qd = C @ self.a.T + S @ self.b.T
@@ -248,84 +248,121 @@ def bound_constraints(bounds: Bounds, harmonics: int, period: float, samples: in
     return np.vstack(rows), np.concatenate(upper)
 
 
-def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | None = None,
-                        harmonics: int = HARMONICS, period: float = PERIOD, samples: int | None = None,
-                        seed: int = 0, maxiter: int = 100, starts: int = STARTS,
-                        smoothing: float = SMOOTHING) -> Excitation:
-    """Fourier coefficients and offsets minimising cond(Y_base) under ``bounds`` (see the module docstring).
+@dataclass(frozen=True)
+class ExcitationOptions:
+    """How :func:`optimise_excitation` searches (every field a keyword of it too).
 
-    ``samples``: regressor grid points per period (default 20 per second); the constraints hold at every second
+    ``samples``: regressor grid points per period (None: 20 per second); the constraints hold at every second
     one (SLSQP's time grows with their number), the result everywhere (:meth:`FourierTrajectory.fit`).
-    Start 0 is the seeded random trajectory (the one reported beside the result); start k > 0 the random
-    trajectory of seed ``seed + 7919 k`` (7919: a prime, so that the starts of neighbouring seeds do not coincide).
+    ``starts``: SLSQP starts (start 0 the seeded random trajectory, start k > 0 that of seed ``seed + 7919 k``);
+    ``smoothing``: p of the smooth upper bound of log cond.
     """
-    import time
 
-    import scipy.optimize
+    harmonics: int = HARMONICS
+    period: float = PERIOD
+    samples: int | None = None
+    seed: int = 0
+    maxiter: int = 100
+    starts: int = STARTS
+    smoothing: float = SMOOTHING
 
-    t0 = time.perf_counter()
-    bounds = default_bounds(spec) if bounds is None else bounds
-    samples = int(round(20 * period)) if samples is None else int(samples)
-    n, H = spec.n, harmonics
-    rnd = random_fourier(bounds, harmonics, period, seed)
-    t = np.linspace(0, period, samples, endpoint=False)
-    A, u = bound_constraints(bounds, harmonics, period, max(1, samples // 2))
-    p = spec.params()
+    @property
+    def grid(self) -> int:
+        """Regressor grid points per period."""
+        return int(round(20 * self.period)) if self.samples is None else int(self.samples)
 
-    def unpack(x) -> FourierTrajectory:
-        return FourierTrajectory(x[2 * n * H:], x[:n * H].reshape(n, H), x[n * H:2 * n * H].reshape(n, H), period)
 
-    wl = 2 * np.pi / period * np.arange(1, H + 1)
-    Sn, Cs = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))
-    # q = q0 + Pa a − Pb b,  q̇ = Va a + Vb b,  q̈ = Aa a + Ab b per joint (rows: time, columns: harmonic)
-    Pa, Pb, Va, Vb, Aa, Ab = Sn / wl, Cs / wl, Cs, Sn, -Sn * wl, Cs * wl
-    coulomb = [k for k, col in enumerate(base.columns) if base.full.kinds[col] == "fc"]
-    h = 1e-5  # central-difference step in each state component (rad, rad/s, rad/s²)
-    memo = {}
+class _LogCondObjective:
+    """f(x), the smooth upper bound of log cond(Y_base) (module docstring), and ∂f/∂x by the chain rule: Y_base's
+    rows at time t depend only on the state there, so 6n + 1 batched regressor evaluations (central differences
+    in each of q_j, q̇_j, q̈_j at every sample at once) give ∂Y/∂state; ∂f/∂Y = U diag(∂f/∂σ) Vᵀ; the state is
+    linear in x = (a.ravel(), b.ravel(), q0).  The last evaluation is kept (SLSQP asks for f and ∂f at one x)."""
 
-    def value_and_grad(x):
-        """f and ∂f/∂x by the chain rule: Y_base's rows at time t depend only on the state there, so 6n + 1
-        batched regressor evaluations (central differences in each of q_j, q̇_j, q̈_j at every sample at once)
-        give ∂Y/∂state; ∂f/∂Y = U diag(∂f/∂σ) Vᵀ; the state is linear in x."""
+    STEP = 1e-5
+    """Central-difference step in each state component (rad, rad/s, rad/s²)."""
+
+    def __init__(self, spec: ArmSpec, base: BaseParameters, opt: ExcitationOptions):
+        n, H, period = spec.n, opt.harmonics, opt.period
+        self.n, self.H, self.base, self.p, self.smoothing = n, H, base, spec.params(), opt.smoothing
+        t = np.linspace(0, period, opt.grid, endpoint=False)
+        wl = 2 * np.pi / period * np.arange(1, H + 1)
+        Sn, Cs = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))
+        # q = q0 + Pa a − Pb b,  q̇ = Va a + Vb b,  q̈ = Aa a + Ab b per joint (rows: time, columns: harmonic)
+        self.Pa, self.Pb, self.Va, self.Vb, self.Aa, self.Ab = Sn / wl, Cs / wl, Cs, Sn, -Sn * wl, Cs * wl
+        self.coulomb = [k for k, col in enumerate(base.columns) if base.full.kinds[col] == "fc"]
+        self.memo: dict[bytes, tuple[float, np.ndarray]] = {}
+
+    def value(self, x) -> float:
+        return self(x)[0]
+
+    def gradient(self, x) -> np.ndarray:
+        return self(x)[1]
+
+    def __call__(self, x) -> tuple[float, np.ndarray]:
         key = x.tobytes()
-        if key in memo:
-            return memo[key]
+        if key not in self.memo:
+            self.memo.clear()
+            self.memo[key] = self._evaluate(x)
+        return self.memo[key]
+
+    def _evaluate(self, x) -> tuple[float, np.ndarray]:
+        n, H, base, h, p = self.n, self.H, self.base, self.STEP, self.smoothing
         a, b, q0 = x[:n * H].reshape(n, H), x[n * H:2 * n * H].reshape(n, H), x[2 * n * H:]
-        state = np.stack([q0 + Pa @ a.T - Pb @ b.T, Va @ a.T + Vb @ b.T, Aa @ a.T + Ab @ b.T])  # (3, S, n)
+        state = np.stack([q0 + self.Pa @ a.T - self.Pb @ b.T, self.Va @ a.T + self.Vb @ b.T,
+                          self.Aa @ a.T + self.Ab @ b.T])                 # (3, S, n)
         X = np.repeat(state[None], 6 * n + 1, axis=0)
         for m in range(3 * n):
             X[1 + 2 * m, m // n, :, m % n] += h
             X[2 + 2 * m, m // n, :, m % n] -= h
-        Y = base.evaluate(p, X[:, 0], X[:, 1], X[:, 2])               # (6n + 1, S, n, r)
+        Y = base.evaluate(self.p, X[:, 0], X[:, 1], X[:, 2])           # (6n + 1, S, n, r)
         dY = (Y[1::2] - Y[2::2]) / (2 * h)                              # (3n, S, n, r)
-        dY[..., coulomb] = 0.0   # sign q̇: zero derivative wherever it is defined (a step would straddle a zero)
+        dY[..., self.coulomb] = 0.0   # sign q̇: zero derivative wherever it is defined (a step would straddle a zero)
         U, sv, Vt = np.linalg.svd(Y[0].reshape(-1, base.r), full_matrices=False)
         if sv[-1] <= 0:
-            memo.clear()
-            memo[key] = (1e3, np.zeros_like(x))
-            return memo[key]
+            return 1e3, np.zeros_like(x)
         z = sv / sv[0]
-        sp, sm = np.sum(z ** smoothing), np.sum(z ** -smoothing)
-        f = float((np.log(sp) + np.log(sm)) / smoothing)
-        dfds = (z ** (smoothing - 1) / sp - z ** (-smoothing - 1) / sm) / sv[0]
+        sp, sm = np.sum(z ** p), np.sum(z ** -p)
+        f = float((np.log(sp) + np.log(sm)) / p)
+        dfds = (z ** (p - 1) / sp - z ** (-p - 1) / sm) / sv[0]
         G = ((U * dfds) @ Vt).reshape(Y.shape[1:])                      # ∂f/∂Y (S, n, r)
         g = np.einsum("msnr,snr->ms", dY, G).reshape(3, n, -1)           # ∂f/∂(q, q̇, q̈)_j(t): (3, n, S)
-        ga = g[0] @ Pa + g[1] @ Va + g[2] @ Aa                           # (n, H)
-        gb = -g[0] @ Pb + g[1] @ Vb + g[2] @ Ab
-        memo.clear()
-        memo[key] = (f, np.concatenate([ga.ravel(), gb.ravel(), g[0].sum(axis=1)]))
-        return memo[key]
+        ga = g[0] @ self.Pa + g[1] @ self.Va + g[2] @ self.Aa            # (n, H)
+        gb = -g[0] @ self.Pb + g[1] @ self.Vb + g[2] @ self.Ab
+        return f, np.concatenate([ga.ravel(), gb.ravel(), g[0].sum(axis=1)])
 
+
+def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | None = None,
+                        options: ExcitationOptions | None = None, **overrides) -> Excitation:
+    """Fourier coefficients and offsets minimising cond(Y_base) under ``bounds`` (see the module docstring).
+
+    ``options`` (:class:`ExcitationOptions`) or its fields as keywords (``harmonics``, ``period``, ``samples``,
+    ``seed``, ``maxiter``, ``starts``, ``smoothing``).  Start 0 is the seeded random trajectory (the one reported
+    beside the result); start k > 0 the random trajectory of seed ``seed + 7919 k`` (7919: a prime, so that the
+    starts of neighbouring seeds do not coincide).  The best start by cond(Y_base) wins.
+    """
+    import time
+
+    import scipy.optimize  # type: ignore[import-untyped]
+
+    if options is not None and not isinstance(options, ExcitationOptions):
+        raise TypeError(f"optimise_excitation: options must be an ExcitationOptions, got {options!r}")
+    opt = replace(options or ExcitationOptions(), **overrides)
+    t0 = time.perf_counter()
+    bounds = default_bounds(spec) if bounds is None else bounds
+    n, H, period, samples = spec.n, opt.harmonics, opt.period, opt.grid
+    rnd = random_fourier(bounds, H, period, opt.seed)
+    A, u = bound_constraints(bounds, H, period, max(1, samples // 2))
+    objective = _LogCondObjective(spec, base, opt)
     cons = [{"type": "ineq", "fun": lambda x: u - A @ x, "jac": lambda x: -A}]
-    best, best_cond, nit = None, np.inf, 0
-    for k in range(max(1, int(starts))):
-        r0 = rnd if k == 0 else random_fourier(bounds, harmonics, period, seed + 7919 * k)
+    best, best_cond, nit = rnd, np.inf, 0
+    for k in range(max(1, int(opt.starts))):
+        r0 = rnd if k == 0 else random_fourier(bounds, H, period, opt.seed + 7919 * k)
         x0 = np.concatenate([r0.a.ravel(), r0.b.ravel(), r0.q0])
-        res = scipy.optimize.minimize(lambda x: value_and_grad(x)[0], x0, jac=lambda x: value_and_grad(x)[1],
-                                      method="SLSQP", constraints=cons,
-                                      options={"maxiter": maxiter, "ftol": 1e-6})
+        res = scipy.optimize.minimize(objective.value, x0, jac=objective.gradient, method="SLSQP", constraints=cons,
+                                      options={"maxiter": opt.maxiter, "ftol": 1e-6})
         nit += int(res.nit)
-        traj = unpack(res.x)
+        x = res.x
+        traj = FourierTrajectory(x[2 * n * H:], x[:n * H].reshape(n, H), x[n * H:2 * n * H].reshape(n, H), period)
         if np.any(np.abs(traj.q0 - bounds.center) > bounds.half_range):  # offsets outside the range: keep the start
             traj = r0
         traj = traj.fit(bounds)  # SLSQP's small constraint violations and overshoots between grid points
@@ -333,4 +370,4 @@ def optimise_excitation(spec: ArmSpec, base: BaseParameters, bounds: Bounds | No
         if c < best_cond:
             best, best_cond = traj, c
     return Excitation(best, rnd, best_cond, condition_number(spec, base, rnd, 4 * samples), bounds, nit,
-                      max(1, int(starts)), time.perf_counter() - t0)
+                      max(1, int(opt.starts)), time.perf_counter() - t0)

@@ -1,4 +1,4 @@
-"""The identification workflow: excitation → data → estimate → validation, and the cross-engine diagnosis.
+"""The identification workflow: excitation → data → estimate → validation (:func:`identify`).
 
 Validation runs a second, different trajectory (a random Fourier series under the same bounds, another seed)
 through the same source and reports, per joint, the relative RMS torque prediction error
@@ -11,96 +11,78 @@ The verdict fails when a known true value lies outside its family-wise interval 
 are reported too).  A known true value (from the spec) is "inside an interval" when |β̂ − β| ≤ max(t·stderr, FLOOR·max(|β|, β_scale))
 — FLOOR = 1e-6 is the noise-free recovery tolerance: noise-free data leave a residual of rounding and
 integration error only, whose "interval" would otherwise be narrower than the integration error itself.
+
+The result is :class:`~crossdyn.identification.result.IdentificationResult`; the cross-engine diagnosis is
+:mod:`crossdyn.identification.diagnosis` (both re-exported here, where they were).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from crossdyn.engines import EngineUnsupported
 from crossdyn.identification import data as D
+from crossdyn.identification.common import (CONTACT_NOTE, MOVED_THRESHOLD, RELATIVE_FLOOR,  # noqa: F401
+                                            VALIDATION_TOLERANCE, free_arm, parameter_scale, relative_errors)
+from crossdyn.identification.diagnosis import EngineDiagnosis, compare_section, diagnose_engines  # noqa: F401
 from crossdyn.identification.estimators import Estimate, estimate, rls
 from crossdyn.identification.excitation import (HARMONICS, PERIOD, Excitation, default_bounds, optimise_excitation,
                                                 random_fourier)
 from crossdyn.identification.parameters import BaseParameters, closed_form_base, numerical_base
+from crossdyn.identification.result import IdentificationResult, Result  # noqa: F401
 from crossdyn.models.spec import ArmSpec
 
-RELATIVE_FLOOR = 1e-6
-"""Noise-free recovery tolerance (relative), also the floor of the interval check (see the module docstring)."""
 
-VALIDATION_TOLERANCE = 0.05
-"""Default limit on the validation relative RMS torque error per joint (exit 1 above it)."""
+@dataclass(frozen=True)
+class IdentifyOptions:
+    """How :func:`identify` excites, samples, fits and judges (every field a keyword of :func:`identify` too).
 
-MOVED_THRESHOLD = 1e-4
-"""A base parameter "moved" (cross-engine diagnosis) when its estimate differs from the spec's by more than
-this, relative to max(|β|, the parameter's scale); noise-free recovery is ≤ 1e-10 for every engine, so
-1e-4 is far above recovery error and far below the traps' effects (≥ 4e-4 relative)."""
+    ``duration`` None is one excitation period; ``noise`` None is noise-free; ``model`` ``auto`` is the exact
+    discrete relation for noise-free engine data and filtered differentiation otherwise.
+    """
 
+    estimator: str = "ols"
+    noise: D.NoiseModel | None = None
+    seed: int = 0
+    duration: float | None = None
+    dt: float = 1e-3
+    rate: float = 200.0
+    model: str = "auto"
+    harmonics: int = HARMONICS
+    period: float = PERIOD
+    optimise: bool = True
+    forgetting: float = 0.999
+    friction: bool = True
+    validation_tolerance: float = VALIDATION_TOLERANCE
 
-def parameter_scale(base: BaseParameters, rows: D.Rows) -> np.ndarray:
-    """Per base parameter: the size of β_k that would change the data by 1 % of its RMS (for zero-valued
-    parameters, e.g. friction absent from the spec): 0.01 · rms(y) / rms(W_k)."""
-    col = np.sqrt(np.mean(rows.W ** 2, axis=0))
-    col[col == 0] = np.inf
-    return 0.01 * float(np.sqrt(np.mean(rows.y ** 2))) / col
+    def resolved(self) -> "IdentifyOptions":
+        """The defaults that depend on other fields filled in (``duration`` one period, ``noise`` none)."""
+        return replace(self, noise=self.noise or D.NoiseModel(),
+                       duration=self.period if self.duration is None else self.duration)
 
-
-def relative_errors(beta_hat, beta_true, scale) -> np.ndarray:
-    return np.abs(np.asarray(beta_hat) - beta_true) / np.maximum(np.abs(beta_true), scale)
+    @classmethod
+    def of(cls, options: "IdentifyOptions | None", overrides: dict) -> "IdentifyOptions":
+        """``options`` (default: the defaults) with the keyword arguments ``overrides`` applied."""
+        if options is not None and not isinstance(options, cls):
+            raise TypeError(f"identify: options must be an IdentifyOptions, got {options!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise TypeError(f"identify() got an unexpected keyword argument {unknown[0]!r}")
+        return replace(options or cls(), **overrides)
 
 
 @dataclass
-class Result:
-    spec: ArmSpec
-    base: BaseParameters
-    excitation: Excitation | None
+class _Fit:
+    """What one data source gave: the data and rows fitted, the estimate, the validation."""
+
     data: D.JointData
     rows: D.Rows
     est: Estimate
-    truth: np.ndarray | None
-    scale: np.ndarray
     validation_rms: np.ndarray
     validation: dict
-    rls_trace: np.ndarray
-    rls_forgetting: float
-    estimator: str
-    noise: D.NoiseModel
-    seed: int
-    validation_tolerance: float
-    numerical_rank: int
-    info: dict = field(default_factory=dict)
-
-    def inside(self, familywise: bool = False) -> np.ndarray:
-        """Each known true value inside its 95 % interval (``familywise``: the Bonferroni interval at level
-        1 − 0.05/r, so that all r together hold with 95 % probability)."""
-        lo, hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)
-        half = np.maximum(hi - self.est.beta, RELATIVE_FLOOR * np.maximum(np.abs(self.truth), self.scale))
-        return np.abs(self.est.beta - self.truth) <= half
-
-    @property
-    def passed(self) -> bool:
-        ok = bool(np.all(self.validation_rms <= self.validation_tolerance))
-        if self.truth is not None:
-            # family-wise: with r = 8 parameters, per-parameter 95 % intervals would fail a correct
-            # identification in 1 − 0.95⁸ = 34 % of runs
-            ok = ok and bool(np.all(self.inside(familywise=True)))
-        return ok
-
-    def parameters(self) -> list[dict]:
-        lo, hi = self.est.interval()
-        out = []
-        for k in range(self.base.r):
-            t = None if self.truth is None else float(self.truth[k])
-            out.append({"name": self.base.names[k], "symbol": self.base.symbols[k], "true": t,
-                        "spec_value": float(self.info["nominal"][k]),
-                        "estimate": float(self.est.beta[k]), "stderr": float(self.est.stderr[k]),
-                        "ci95": [float(lo[k]), float(hi[k])],
-                        "relative_error": None if t is None else
-                        float(relative_errors(self.est.beta[k], t, self.scale[k])),
-                        "inside_interval": None if t is None else bool(self.inside()[k]),
-                        "inside_familywise_interval": None if t is None else bool(self.inside(True)[k])})
-        return out
+    excitation: Excitation | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 def _validation_rows(spec, base, vdata: D.JointData, model: str) -> tuple[D.Rows, np.ndarray, np.ndarray]:
@@ -113,40 +95,36 @@ def _validation_rows(spec, base, vdata: D.JointData, model: str) -> tuple[D.Rows
     return rows, rows.y, rows.joint
 
 
-def validation_error(spec, base, beta, vdata: D.JointData, model: str) -> np.ndarray:
-    rows, y, joint = _validation_rows(spec, base, vdata, model)
-    pred = rows.W @ beta
+def _per_joint_rms(pred: np.ndarray, y: np.ndarray, joint: np.ndarray, n: int) -> np.ndarray:
+    """Per joint j: ‖pred − y‖_rms / ‖y‖_rms over the rows of joint j."""
     out = []
-    for j in range(spec.n):
+    for j in range(n):
         sel = joint == j
         out.append(float(np.sqrt(np.mean((pred[sel] - y[sel]) ** 2)) / max(np.sqrt(np.mean(y[sel] ** 2)), 1e-300)))
     return np.array(out)
 
 
-def collect(spec: ArmSpec, engine: str | None, trajectory, duration: float, dt: float, rate: float,
-            noise: D.NoiseModel, rng, engine_spec: ArmSpec | None = None) -> D.JointData:
-    """Data for one trajectory: simulated on ``engine`` (None: the analytic model's exact inverse dynamics)."""
+def validation_error(spec, base, beta, vdata: D.JointData, model: str) -> np.ndarray:
+    """Per joint: the relative RMS torque prediction error of ``beta`` on the validation data ``vdata``."""
+    rows, y, joint = _validation_rows(spec, base, vdata, model)
+    return _per_joint_rms(rows.W @ beta, y, joint, spec.n)
+
+
+def collect(spec: ArmSpec, engine: str | None, trajectory, options: IdentifyOptions, rng,
+            engine_spec: ArmSpec | None = None) -> D.JointData:
+    """Data for one trajectory (``options``: duration, dt, rate, noise): simulated on ``engine`` (None: the
+    analytic model's exact inverse dynamics)."""
+    o = options.resolved()
+    assert o.duration is not None and o.noise is not None
     if engine is None:
-        data = D.exact_data(spec, trajectory, duration, rate)
-        if noise.is_zero:
+        data = D.exact_data(spec, trajectory, o.duration, o.rate)
+        if o.noise.is_zero:
             return data
-        return D.add_noise(data, noise, rng)
-    data = D.simulate(spec, engine, trajectory, duration, dt, engine_spec)
-    if noise.is_zero:
+        return D.add_noise(data, o.noise, rng)
+    data = D.simulate(spec, engine, trajectory, o.duration, o.dt, engine_spec)
+    if o.noise.is_zero:
         return data
-    return D.add_noise(D.resample(data, rate), noise, rng)
-
-
-CONTACT_NOTE = ("the arm's [contact] and [[obstacles]] are left out of the simulated runs: the regressor models the "
-                "free arm, and an excitation that strikes an obstacle would add contact torques no column explains "
-                "(identify from data taken clear of the obstacles)")
-
-
-def free_arm(spec: ArmSpec) -> ArmSpec:
-    """``spec`` without its tip sphere and obstacles (identification simulates the free arm: :data:`CONTACT_NOTE`)."""
-    from dataclasses import replace
-
-    return replace(spec, contact=None, obstacles=())
+    return D.add_noise(D.resample(data, o.rate), o.noise, rng)
 
 
 def effort_notes(spec: ArmSpec, engine: str | None, data: D.JointData) -> list[str]:
@@ -169,172 +147,80 @@ def effort_notes(spec: ArmSpec, engine: str | None, data: D.JointData) -> list[s
             "saturated torque, which is what the fit uses"]
 
 
+def _fit_csv(spec: ArmSpec, base: BaseParameters, csv, validation_csv, o: IdentifyOptions) -> _Fit:
+    """A recorded CSV: fit it, validate on ``validation_csv`` or on its own last quarter (held out)."""
+    assert o.noise is not None
+    model = "filtered" if o.model == "auto" else o.model
+    data = D.read_csv(csv, spec.n, min_samples=max(base.r + 1, 8))
+    if o.noise.velocity == "differentiate":
+        data.qd = None
+    rows = D.build_rows(spec, base, data, model)
+    if rows.W.shape[0] <= base.r:
+        raise D.DataError(f"{csv}: {len(data.t)} samples give {rows.W.shape[0]} equations after filtering: "
+                          f"too few for the {base.r} base parameters")
+    if validation_csv is not None:
+        vdata = D.read_csv(validation_csv, spec.n, min_samples=max(base.r + 1, 8))
+        vrows = D.build_rows(spec, base, vdata, model)
+        fit_rows = rows
+    else:
+        # hold out the last quarter of the samples (rows are ordered by time, n per sample)
+        cut = (3 * len(rows.y) // 4) // spec.n * spec.n
+        fit_rows, vrows = rows.slice(0, cut), rows.slice(cut, len(rows.y))
+    est = estimate(o.estimator, fit_rows, base)
+    vrms = _per_joint_rms(vrows.W @ est.beta, vrows.y, vrows.joint, spec.n)
+    vinfo = {"source": str(validation_csv) if validation_csv else "last quarter of the samples held out"}
+    return _Fit(data, fit_rows, est, vrms, vinfo)
+
+
+def _fit_simulated(spec: ArmSpec, base: BaseParameters, engine: str | None, engine_spec: ArmSpec | None,
+                   excitation: Excitation | None, o: IdentifyOptions, rng) -> _Fit:
+    """The excitation (optimised unless given or ``optimise`` is off) run on ``engine``, fitted, and validated on
+    a random Fourier trajectory of seed + 1000 under the same bounds through the same source."""
+    bounds = default_bounds(spec)
+    if excitation is None and o.optimise:
+        excitation = optimise_excitation(spec, base, bounds, harmonics=o.harmonics, period=o.period, seed=o.seed)
+    traj = excitation.trajectory if excitation else random_fourier(bounds, o.harmonics, o.period, o.seed)
+    data = collect(spec, engine, traj, o, rng, engine_spec)
+    rows = D.build_rows(spec, base, data, o.model)
+    est = estimate(o.estimator, rows, base)
+    vtraj = random_fourier(bounds, o.harmonics, o.period, o.seed + 1000)
+    vdata = collect(spec, engine, vtraj, o, rng, engine_spec)
+    vrms = validation_error(spec, base, est.beta, vdata, rows.model)
+    vinfo = {"source": f"a random Fourier trajectory (seed {o.seed + 1000}) under the same bounds, same source",
+             "trajectory": vtraj.params()}
+    return _Fit(data, rows, est, vrms, vinfo, excitation, effort_notes(spec, engine, data))
+
+
 def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validation_csv=None,
-             estimator: str = "ols", noise: D.NoiseModel | None = None, seed: int = 0, duration: float | None = None,
-             dt: float = 1e-3, rate: float = 200.0, model: str = "auto", harmonics: int = HARMONICS,
-             period: float = PERIOD,
-             optimise: bool = True, forgetting: float = 0.999, friction: bool = True,
-             validation_tolerance: float = VALIDATION_TOLERANCE, engine_spec: ArmSpec | None = None,
-             excitation: Excitation | None = None) -> Result:
+             options: IdentifyOptions | None = None, *, engine_spec: ArmSpec | None = None,
+             excitation: Excitation | None = None, **overrides) -> IdentificationResult:
     """Identify ``spec``'s base parameters from ``engine``'s simulated data or a CSV record.
 
-    ``engine=None`` and no CSV: the analytic model's own inverse dynamics along the excitation.
+    ``engine=None`` and no CSV: the analytic model's own inverse dynamics along the excitation.  ``options``
+    (:class:`IdentifyOptions`) or its fields as keywords (``identify(spec, estimator="wls", seed=3)``).
     """
+    o = IdentifyOptions.of(options, overrides).resolved()
     notes = []
     if spec.has_contact and csv is None:
         spec, engine_spec = free_arm(spec), None if engine_spec is None else free_arm(engine_spec)
         notes.append(CONTACT_NOTE)
-    noise = noise or D.NoiseModel()
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(o.seed)
     # rotor armature (I_a1 merges into ZZ1R, I_a2 … I_an are base parameters): columns only when the spec has it
-    base = closed_form_base(spec, friction, armature=spec.has_armature)
-    nb = numerical_base(spec, friction, seed=seed, armature=spec.has_armature)
+    base = closed_form_base(spec, o.friction, armature=spec.has_armature)
+    nb = numerical_base(spec, o.friction, seed=o.seed, armature=spec.has_armature)
     truth = base.values()
-    duration = period if duration is None else duration
     if csv is not None:
-        excitation = None
-        data = D.read_csv(csv, spec.n, min_samples=max(base.r + 1, 8))
-        if noise.velocity == "differentiate":
-            data.qd = None
-        rows = D.build_rows(spec, base, data, "filtered" if model == "auto" else model)
-        if rows.W.shape[0] <= base.r:
-            raise D.DataError(f"{csv}: {len(data.t)} samples give {rows.W.shape[0]} equations after filtering: "
-                              f"too few for the {base.r} base parameters")
-        if validation_csv is not None:
-            vdata = D.read_csv(validation_csv, spec.n, min_samples=max(base.r + 1, 8))
-            vrows = D.build_rows(spec, base, vdata, "filtered" if model == "auto" else model)
-            fit_rows = rows
-        else:
-            # hold out the last quarter of the samples (rows are ordered by time, n per sample)
-            cut = (3 * len(rows.y) // 4) // spec.n * spec.n
-            fit_rows, vrows = rows.slice(0, cut), rows.slice(cut, len(rows.y))
-        est = estimate(estimator, fit_rows, base)
-        pred = vrows.W @ est.beta
-        vrms = np.array([float(np.sqrt(np.mean((pred[vrows.joint == j] - vrows.y[vrows.joint == j]) ** 2))
-                               / max(np.sqrt(np.mean(vrows.y[vrows.joint == j] ** 2)), 1e-300))
-                         for j in range(spec.n)])
-        rows = fit_rows
-        vinfo = {"source": str(validation_csv) if validation_csv else "last quarter of the samples held out"}
+        fit = _fit_csv(spec, base, csv, validation_csv, o)
     else:
-        bounds = default_bounds(spec)
-        if excitation is None and optimise:
-            excitation = optimise_excitation(spec, base, bounds, harmonics=harmonics, period=period, seed=seed)
-        traj = excitation.trajectory if excitation else random_fourier(bounds, harmonics, period, seed)
-        data = collect(spec, engine, traj, duration, dt, rate, noise, rng, engine_spec)
-        rows = D.build_rows(spec, base, data, model)
-        est = estimate(estimator, rows, base)
-        vtraj = random_fourier(bounds, harmonics, period, seed + 1000)
-        vdata = collect(spec, engine, vtraj, duration, dt, rate, noise, rng, engine_spec)
-        vrms = validation_error(spec, base, est.beta, vdata, rows.model)
-        vinfo = {"source": f"a random Fourier trajectory (seed {seed + 1000}) under the same bounds, same source",
-                 "trajectory": vtraj.params()}
-        notes += effort_notes(spec, engine, data)
+        fit = _fit_simulated(spec, base, engine, engine_spec, excitation, o, rng)
+    rows = fit.rows
     every = max(1, len(rows.y) // 400)
-    _, trace = rls(rows.W, rows.y, forgetting, every=every)
-    scale = parameter_scale(base, rows)
+    _, trace = rls(rows.W, rows.y, o.forgetting, every=every)
+    assert o.noise is not None
+    info = {"model": rows.model, "rls_every_rows": every, "engine": engine, "nominal": truth.tolist(),
+            "notes": notes + fit.notes}
     # a CSV's arm spec is a nominal model, not a known truth: reported beside the estimate, not tested
-    return Result(spec, base, excitation, data, rows, est, None if csv is not None else truth, scale, vrms,
-                  vinfo, trace, forgetting, estimator, noise, seed, validation_tolerance, nb.rank,
-                  {"model": rows.model, "rls_every_rows": every, "engine": engine, "nominal": truth.tolist(),
-                   "notes": notes})
-
-
-# ------------------------------------------------------------------------------------------ diagnosis
-@dataclass
-class EngineDiagnosis:
-    engine: str
-    model: str
-    beta: np.ndarray
-    truth: np.ndarray
-    relative: np.ndarray
-    moved: list[dict]
-    status: str = "ok"
-    message: str = ""
-
-    def as_dict(self, base: BaseParameters) -> dict:
-        return {"engine": self.engine, "status": self.status, "message": self.message, "model": self.model,
-                "max_relative_error": float(np.max(self.relative)) if len(self.relative) and self.status == "ok"
-                else None,
-                "moved": self.moved,
-                "parameters": [{"name": base.names[k], "symbol": base.symbols[k], "true": float(self.truth[k]),
-                                "estimate": float(self.beta[k]) if self.status == "ok" else None,
-                                "relative_error": float(self.relative[k]) if self.status == "ok" else None}
-                               for k in range(base.r)]}
-
-    def summary(self, top: int = 3) -> str:
-        if self.status != "ok":
-            return f"{self.engine}: {self.status}: {self.message}"
-        if not self.moved:
-            return (f"{self.engine}: every base parameter as specified (max relative deviation "
-                    f"{np.max(self.relative):.1e})")
-        def label(m):
-            return m["symbol"] if m["symbol"] == m["name"] else f"{m['symbol']} ({m['name']})"
-
-        parts = [f"{label(m)} were {m['estimate']:.6g} instead of {m['true']:.6g} "
-                 f"({m['change']:+.3g}, {m['relative']:.1e} relative)" for m in self.moved[:top]]
-        more = f"; {len(self.moved) - top} more moved less" if len(self.moved) > top else ""
-        return f"{self.engine}: behaves as if " + "; ".join(parts) + more
-
-
-def diagnose_engines(spec: ArmSpec, engines, duration: float = 2.5, dt: float = 1e-3, seed: int = 0,
-                     threshold: float = MOVED_THRESHOLD, engine_specs: dict | None = None,
-                     optimise: bool = False) -> tuple[BaseParameters, list[EngineDiagnosis]]:
-    """Identify each engine's base parameters from its own noise-free data and compare with the spec's.
-
-    Uses the exact discrete relation for each engine's integrator (``auto``: step rows for semi-implicit
-    Euler, energy rows otherwise) and OLS.  A base parameter "moved" when its relative deviation exceeds
-    ``threshold``; moved parameters are listed largest first.  ``engine_specs`` maps an engine name to the
-    spec it is built from (a deliberately different model), default ``spec``.  An engine that cannot represent
-    the arm (``Engine.unsupported()``: PyBullet or DART and rotor armature; Drake and Coulomb friction) is
-    reported with status "unsupported" and the reason, never fitted.
-    """
-    from crossdyn.identification.excitation import default_bounds
-
-    if spec.has_contact:  # the free arm (CONTACT_NOTE)
-        spec = free_arm(spec)
-        engine_specs = {k: free_arm(v) for k, v in (engine_specs or {}).items()}
-    base = closed_form_base(spec, armature=spec.has_armature)
-    truth = base.values()
-    bounds = default_bounds(spec)
-    traj = optimise_excitation(spec, base, bounds, seed=seed).trajectory if optimise else \
-        random_fourier(bounds, seed=seed)
-    out = []
-    for name in engines:
-        try:
-            data = D.simulate(spec, name, traj, duration, dt, (engine_specs or {}).get(name))
-            rows = D.build_rows(spec, base, data)
-            est = estimate("ols", rows, base)
-        except (D.EngineCannotRepresent, EngineUnsupported) as e:  # e.g. PyBullet and armature: say why, fit nothing
-            out.append(EngineDiagnosis(name, "", np.full(base.r, np.nan), truth, np.full(base.r, np.nan), [],
-                                       "unsupported", str(e)))
-            continue
-        except Exception as e:  # noqa: BLE001 — an engine failing is a result for the report
-            out.append(EngineDiagnosis(name, "", np.full(base.r, np.nan), truth, np.full(base.r, np.nan), [],
-                                       "failed", f"{type(e).__name__}: {e}"))
-            continue
-        scale = parameter_scale(base, rows)
-        rel = relative_errors(est.beta, truth, scale)
-        order = np.argsort(-rel)
-        moved = [{"symbol": base.symbols[k], "name": base.names[k], "true": float(truth[k]),
-                  "estimate": float(est.beta[k]), "change": float(est.beta[k] - truth[k]),
-                  "relative": float(rel[k])} for k in order if rel[k] > threshold]
-        out.append(EngineDiagnosis(name, rows.model, est.beta, truth, rel, moved))
-    return base, out
-
-
-def compare_section(spec: ArmSpec, engines, duration: float = 2.5, dt: float = 1e-3, seed: int = 0,
-                    engine_specs: dict | None = None) -> tuple[dict, str]:
-    """For ``crossdyn compare --identify``: (JSON-able dict, Markdown section) of :func:`diagnose_engines`.
-
-    The dict is ``{"base_parameters": [{symbol, name, true}], "engines": [EngineDiagnosis.as_dict()]}``.
-    """
-    base, diags = diagnose_engines(spec, engines, duration, dt, seed, engine_specs=engine_specs)
-    data = {"base_parameters": [{"symbol": s, "name": n, "true": float(v)}
-                                for s, n, v in zip(base.symbols, base.names, base.values())],
-            "threshold_relative": MOVED_THRESHOLD,
-            "engines": [d.as_dict(base) for d in diags]}
-    lines = ["## Base parameters identified from each engine's own data", "",
-             f"Noise-free excitation ({duration:g} s, dt = {dt:g} s), exact discrete relation per integrator, OLS; "
-             f"a parameter has moved when it differs from the spec's by more than {MOVED_THRESHOLD:g} relative.", ""]
-    lines += [f"- {d.summary()}" for d in diags]
-    return data, "\n".join(lines) + "\n"
+    return IdentificationResult(spec, base, fit.excitation, fit.data, rows, fit.est,
+                                None if csv is not None else truth, parameter_scale(base, rows),
+                                fit.validation_rms, fit.validation, trace, o.forgetting, o.estimator, o.noise,
+                                o.seed, o.validation_tolerance, nb.rank, info)

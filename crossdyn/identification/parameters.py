@@ -176,7 +176,7 @@ def closed_form_base(spec: ArmSpec, friction: bool = True, armature: bool = Fals
     ZZ_1R includes I_a1 and I_a2 … I_an are base parameters of their own."""
     full = full_parameters(spec, friction, armature)
     n = spec.n
-    L = [l.length for l in spec.links]
+    L = [link.length for link in spec.links]
     gravity = np.hypot(*spec.gravity[:2]) > 0
     idx = {name: k for k, name in enumerate(full.names)}
     rows, symbols, names, columns = [], [], [], []
@@ -249,7 +249,7 @@ def numerical_base(spec: ArmSpec, friction: bool = True, states: int = 200, seed
 
     Rank: |R_kk| > tol = max(rows, cols) · eps · |R_11| (numpy's matrix_rank rule).
     """
-    import scipy.linalg
+    import scipy.linalg  # type: ignore[import-untyped]
 
     rng = np.random.default_rng(seed)
     q, qd, qdd = random_states(spec.n, states, rng)

@@ -13,26 +13,8 @@ from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 
 def to_dict(res, diagnosis=None) -> dict:
-    out = {
-        "arm": res.spec.name, "dof": res.spec.n, "source": res.data.source, "estimator": res.estimator,
-        "model": res.rows.model, "seed": res.seed, "noise": res.noise.as_dict(),
-        "samples": int(len(res.rows.y)), "base_parameters": res.base.r, "numerical_rank": res.numerical_rank,
-        "parameters": res.parameters(),
-        "condition_number": None if res.excitation is None else res.excitation.cond,
-        "condition_number_random": None if res.excitation is None else res.excitation.cond_random,
-        "excitation": None if res.excitation is None else res.excitation.as_dict(),
-        "residual_rms": res.est.residual_rms,
-        "validation_rms": {f"joint{j + 1}": float(v) for j, v in enumerate(res.validation_rms)},
-        "validation_tolerance": res.validation_tolerance, "validation": res.validation,
-        "rls": {"forgetting_factor": res.rls_forgetting, "final": res.rls_trace[-1].tolist()},
-        "estimator_info": res.est.info, "passed": res.passed, "notes": list(res.info.get("notes", [])),
-    }
-    if res.est.theta is not None:
-        out["consistent_full_parameters"] = dict(zip(res.base.full.names, map(float, res.est.theta)))
-    if diagnosis is not None:
-        base, diags = diagnosis
-        out["engine_diagnosis"] = [d.as_dict(base) for d in diags]
-    return out
+    """``identify.json``: :meth:`~crossdyn.identification.result.IdentificationResult.to_summary`."""
+    return res.to_summary(diagnosis)
 
 
 def table_lines(res) -> list[str]:

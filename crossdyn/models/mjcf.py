@@ -33,6 +33,7 @@ that Euler is plain semi-implicit Euler like PyBullet and the analytic model.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from xml.sax.saxutils import quoteattr
 
 from crossdyn.models.inertia import engine_inertias
@@ -77,69 +78,109 @@ def _limit(link, native_limits: bool) -> str:
             f'solreflimit="{_f(-link.limit_stiffness)} {_f(-link.limit_damping)}"')
 
 
-def to_mjcf(spec: ArmSpec, timestep: float = 0.001, integrator: str = "Euler", eulerdamp: bool = False,
-            radius: float = 0.02, native_limits: bool = False, native_contact: bool = False,
-            contact_invweight: float = 1.0, contact_impedance: float = CONTACT_IMPEDANCE,
-            contact_cone: str = "elliptic") -> str:
-    """Return the MJCF document for ``spec`` (``integrator`` one of :data:`INTEGRATORS`; ``native_limits``:
-    MuJoCo's own joint limits for links with a limit law, see :func:`_limit`; ``native_contact``: MuJoCo's own
-    contact between the tip sphere and the obstacles, with :func:`contact_solref` of ``contact_invweight`` (the
-    tip body's ``body_invweight0``, which only a compiled model knows:
-    :class:`crossdyn.engines.mujoco_engine.MuJoCoEngine` compiles once to read it) and ``contact_impedance``)."""
-    if integrator not in INTEGRATORS:
-        raise ValueError(f"integrator: must be one of {', '.join(INTEGRATORS)}, got {integrator!r}")
-    if not timestep > 0:
-        raise ValueError(f"timestep: must be > 0 s, got {timestep!r}")
-    if native_contact and not spec.has_contact:
-        raise ValueError(f"native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
-    if contact_cone not in ("elliptic", "pyramidal"):
-        raise ValueError(f"contact_cone: must be elliptic or pyramidal, got {contact_cone!r}")
-    inertias, _ = engine_inertias(spec)
+@dataclass(frozen=True)
+class MjcfOptions:
+    """What :func:`to_mjcf` writes besides the arm (every field a keyword of :func:`to_mjcf` too).
+
+    ``integrator`` one of :data:`INTEGRATORS`; ``eulerdamp`` MuJoCo's implicit joint damping under Euler (off:
+    plain semi-implicit Euler); ``radius`` of the visual capsules; ``native_limits``: MuJoCo's own joint limits for
+    links with a limit law (:func:`_limit`); ``native_contact``: MuJoCo's own contact between the tip sphere and
+    the obstacles, with :func:`contact_solref` of ``contact_invweight`` (the tip body's ``body_invweight0``, which
+    only a compiled model knows: :class:`crossdyn.engines.mujoco_engine.MuJoCoEngine` compiles once to read it)
+    and ``contact_impedance``; ``contact_cone`` elliptic or pyramidal.
+    """
+
+    timestep: float = 0.001
+    integrator: str = "Euler"
+    eulerdamp: bool = False
+    radius: float = 0.02
+    native_limits: bool = False
+    native_contact: bool = False
+    contact_invweight: float = 1.0
+    contact_impedance: float = CONTACT_IMPEDANCE
+    contact_cone: str = "elliptic"
+
+    def check(self, spec: ArmSpec) -> None:
+        """ValueError naming the option that cannot be written for ``spec``."""
+        if self.integrator not in INTEGRATORS:
+            raise ValueError(f"integrator: must be one of {', '.join(INTEGRATORS)}, got {self.integrator!r}")
+        if not self.timestep > 0:
+            raise ValueError(f"timestep: must be > 0 s, got {self.timestep!r}")
+        if self.native_contact and not spec.has_contact:
+            raise ValueError(f"native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
+        if self.contact_cone not in ("elliptic", "pyramidal"):
+            raise ValueError(f"contact_cone: must be elliptic or pyramidal, got {self.contact_cone!r}")
+
+
+def _contact_attrs(spec: ArmSpec, o: MjcfOptions) -> str:
+    """The native contact's geom attributes (condim, friction, margin, gap, solref, solimp), "" without it."""
+    if not o.native_contact or spec.contact is None:
+        return ""
+    c = spec.contact
+    solref, solimp = contact_solref(c.stiffness, c.damping, o.contact_invweight, o.contact_impedance)
+    friction = f' condim="3" friction="{_f(c.friction)} 0 0"' if c.friction > 0 else ' condim="1"'
+    return (f'{friction} margin="0" gap="0" solref="{" ".join(map(_f, solref))}" '
+            f'solimp="{" ".join(map(_f, solimp))}"')
+
+
+def _header(spec: ArmSpec, o: MjcfOptions) -> list[str]:
     g = " ".join(_f(v) for v in spec.gravity)
-    contact_attrs = ""
-    if native_contact:
-        c = spec.contact
-        solref, solimp = contact_solref(c.stiffness, c.damping, contact_invweight, contact_impedance)
-        friction = f' condim="3" friction="{_f(c.friction)} 0 0"' if c.friction > 0 else ' condim="1"'
-        contact_attrs = (f'{friction} margin="0" gap="0" solref="{" ".join(map(_f, solref))}" '
-                         f'solimp="{" ".join(map(_f, solimp))}"')
-    cone = f' cone="{contact_cone}"' if native_contact else ""
-    out = [
+    cone = f' cone="{o.contact_cone}"' if o.native_contact else ""
+    return [
         f"<mujoco model={quoteattr(spec.name)}>",
         "  <!-- generated by crossdyn from an arm spec (the name is the model's name attribute); SI units, joint axes +z -->",
         '  <compiler angle="radian" inertiafromgeom="false" balanceinertia="false" boundmass="0" boundinertia="0"/>',
-        f'  <option timestep="{_f(timestep)}" gravity="{g}" integrator="{integrator}"{cone}>',
-        f'    <flag contact="{"enable" if native_contact else "disable"}" energy="enable" eulerdamp="{"enable" if eulerdamp else "disable"}"/>',
+        f'  <option timestep="{_f(o.timestep)}" gravity="{g}" integrator="{o.integrator}"{cone}>',
+        f'    <flag contact="{"enable" if o.native_contact else "disable"}" energy="enable" eulerdamp="{"enable" if o.eulerdamp else "disable"}"/>',
         "  </option>",
         "  <worldbody>",
     ]
-    if native_contact:  # the obstacles: planes through the point, z axis along the outward normal
-        for j, ob in enumerate(spec.obstacles, start=1):
-            out.append(f'    <geom name="obstacle{j}" type="plane" pos="{_f(ob.point[0])} {_f(ob.point[1])} 0" '
-                       f'zaxis="{_f(ob.normal[0])} {_f(ob.normal[1])} 0" size="0 0 1" contype="2" conaffinity="1"'
-                       f'{contact_attrs} group="2"/>')
+
+
+def _bodies(spec: ArmSpec, o: MjcfOptions, contact_attrs: str) -> list[str]:
+    """The nested link bodies (joint, inertial, visual capsule; the tip site and sphere on the last)."""
+    inertias, _ = engine_inertias(spec)
+    out: list[str] = []
     indent, offset = "    ", 0.0
-    for i, (link, J) in enumerate(zip(spec.links, inertias), start=1):
+    for i, (link, J) in enumerate(zip(spec.links, inertias, strict=True), start=1):
         out += [
             f'{indent}<body name="link{i}" pos="{_f(offset)} 0 0">',
-            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" {_limit(link, native_limits)} armature="{_armature(link.armature)}" '
+            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" {_limit(link, o.native_limits)} armature="{_armature(link.armature)}" '
             f'damping="{_f(link.damping)}" frictionloss="{_f(link.friction)}"/>',
             f'{indent}  <inertial pos="{_f(link.com)} 0 0"{_quat(link.com)} mass="{_f(link.mass)}" '
             f'diaginertia="{_f(J)} {_f(J)} {_f(J)}"/>',
-            f'{indent}  <geom type="capsule" fromto="0 0 0 {_f(link.length)} 0 0" size="{_f(radius)}" '
+            f'{indent}  <geom type="capsule" fromto="0 0 0 {_f(link.length)} 0 0" size="{_f(o.radius)}" '
             'contype="0" conaffinity="0" group="1"/>',
         ]
         if i == spec.n and spec.has_contact:  # the tip: the centre of the contact sphere (crossdyn.analytic.contact)
-            out.append(f'{indent}  <site name="tip" pos="{_f(link.length)} 0 0" size="{_f(radius)}"/>')
-            if native_contact:
+            out.append(f'{indent}  <site name="tip" pos="{_f(link.length)} 0 0" size="{_f(o.radius)}"/>')
+            if o.native_contact and spec.contact is not None:
                 out.append(f'{indent}  <geom name="tip_sphere" type="sphere" pos="{_f(link.length)} 0 0" '
                            f'size="{_f(spec.contact.radius)}" mass="0" contype="1" conaffinity="2"{contact_attrs} '
                            'group="2"/>')
         indent += "  "
         offset = link.length
-    for i in range(spec.n, 0, -1):
+    for _ in range(spec.n):
         indent = indent[:-2]
         out.append(f"{indent}</body>")
+    return out
+
+
+def to_mjcf(spec: ArmSpec, options: MjcfOptions | None = None, **overrides) -> str:
+    """Return the MJCF document for ``spec``: ``options`` (:class:`MjcfOptions`) or its fields as keywords
+    (``to_mjcf(spec, timestep=1e-3, integrator="RK4")``)."""
+    if options is not None and not isinstance(options, MjcfOptions):
+        raise TypeError(f"to_mjcf: options must be an MjcfOptions, got {options!r} (timestep=... as a keyword)")
+    o = replace(options or MjcfOptions(), **overrides)
+    o.check(spec)
+    contact_attrs = _contact_attrs(spec, o)
+    out = _header(spec, o)
+    if o.native_contact:  # the obstacles: planes through the point, z axis along the outward normal
+        for j, ob in enumerate(spec.obstacles, start=1):
+            out.append(f'    <geom name="obstacle{j}" type="plane" pos="{_f(ob.point[0])} {_f(ob.point[1])} 0" '
+                       f'zaxis="{_f(ob.normal[0])} {_f(ob.normal[1])} 0" size="0 0 1" contype="2" conaffinity="1"'
+                       f'{contact_attrs} group="2"/>')
+    out += _bodies(spec, o, contact_attrs)
     out.append("  </worldbody>")
     out.append("  <actuator>")
     for i, link in enumerate(spec.links, start=1):

@@ -58,7 +58,7 @@ GEARED_EFFORT = (2.0, 0.8, 0.16)
 
 def planar3r_geared() -> ArmSpec:
     """planar3r with geared motors: rotor armature and an effort limit on every joint."""
-    links = tuple(replace(l, armature=a, effort=e) for l, a, e in zip(planar3r().links, GEARED_ARMATURE, GEARED_EFFORT))
+    links = tuple(replace(link, armature=a, effort=e) for link, a, e in zip(planar3r().links, GEARED_ARMATURE, GEARED_EFFORT, strict=False))
     return ArmSpec(links, name="planar3r-geared",
                    notes="planar3r with rotor armature (0.05, 0.03, 0.01) kg m^2 (reflected motor inertia) and "
                          "effort limits (2, 0.8, 0.16) N m (the default profile saturates them)")
@@ -81,7 +81,7 @@ stick and slip (applied mode, v_s = 0.037 rad/s at dt = 1 ms: |qd| < v_s 40 %, 6
 
 def planar3r_friction() -> ArmSpec:
     """planar3r with Coulomb friction f_c = (1.5, 0.6, 0.15) N m and damping 0.05 N m s/rad on every joint."""
-    links = tuple(replace(l, friction=f, damping=0.05) for l, f in zip(planar3r().links, FRICTION_FC))
+    links = tuple(replace(link, friction=f, damping=0.05) for link, f in zip(planar3r().links, FRICTION_FC, strict=False))
     return ArmSpec(links, name="planar3r-friction",
                    notes="planar3r with Coulomb friction (1.5, 0.6, 0.15) N m and damping 0.05 N m s/rad (joints "
                          "stick and slip under the default profile)")

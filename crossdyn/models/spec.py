@@ -317,7 +317,7 @@ class ArmSpec:
         """The parameters as float arrays (see :class:`ArmParams`)."""
         import numpy as np
 
-        arr = lambda attr: np.array([getattr(l, attr) for l in self.links], dtype=float)  # noqa: E731
+        arr = lambda attr: np.array([getattr(link, attr) for link in self.links], dtype=float)  # noqa: E731
         return ArmParams(
             L=arr("length"), m=arr("mass"), Lc=arr("com"), J=arr("inertia"),
             b=arr("damping"), fc=arr("friction"), gravity=np.array(self.gravity[:2], dtype=float),
@@ -326,16 +326,16 @@ class ArmSpec:
 
     @property
     def has_friction(self) -> bool:
-        return any(l.friction > 0 for l in self.links)
+        return any(link.friction > 0 for link in self.links)
 
     @property
     def has_armature(self) -> bool:
-        return any(l.armature > 0 for l in self.links)
+        return any(link.armature > 0 for link in self.links)
 
     @property
     def has_limit_law(self) -> bool:
         """Some joint has limits and a compliant limit law (limit_stiffness > 0): the runner applies it."""
-        return any(l.limit_stiffness > 0 for l in self.links)
+        return any(link.limit_stiffness > 0 for link in self.links)
 
     @property
     def has_contact(self) -> bool:
@@ -344,7 +344,7 @@ class ArmSpec:
 
     @property
     def has_effort(self) -> bool:
-        return any(l.effort is not None for l in self.links)
+        return any(link.effort is not None for link in self.links)
 
     def effort_limits(self):
         """Per-joint effort limits in N m (inf where a joint has none), or None when no joint has one."""
@@ -352,11 +352,11 @@ class ArmSpec:
             return None
         import numpy as np
 
-        return np.array([math.inf if l.effort is None else l.effort for l in self.links])
+        return np.array([math.inf if link.effort is None else link.effort for link in self.links])
 
     @property
     def has_damping(self) -> bool:
-        return any(l.damping > 0 for l in self.links)
+        return any(link.damping > 0 for link in self.links)
 
     def energy_scale(self) -> float:
         """Σ mᵢ |g| rᵢ, rᵢ = reach from the base to link i's centre of mass (J).
@@ -383,11 +383,11 @@ class ArmSpec:
         return total
 
     def reach(self) -> float:
-        return sum(l.length for l in self.links)
+        return sum(link.length for link in self.links)
 
     def with_links(self, **changes: Any) -> "ArmSpec":
         """A copy with the given fields changed on every link (e.g. ``damping=0``)."""
-        return replace(self, links=tuple(replace(l, **changes) for l in self.links))
+        return replace(self, links=tuple(replace(link, **changes) for link in self.links))
 
     def with_link(self, index: int, **changes: Any) -> "ArmSpec":
         """A copy with fields of link ``index`` (0-based) changed."""
@@ -398,19 +398,19 @@ class ArmSpec:
     def to_dict(self) -> dict:
         """Plain-data form (the TOML layout)."""
         out: dict = {"name": self.name, "gravity": list(self.gravity), "links": []}
-        for l in self.links:
-            d = {"length": l.length, "mass": l.mass, "com": l.com, "inertia": l.inertia,
-                 "damping": l.damping, "friction": l.friction}
-            if l.limits is not None:
-                d["limits"] = list(l.limits)
-            if l.armature:  # written only when set: specs without it keep their exact form
-                d["armature"] = l.armature
-            if l.effort is not None:
-                d["effort"] = l.effort
-            if l.limit_stiffness:
-                d["limit_stiffness"] = l.limit_stiffness
-            if l.limit_damping:
-                d["limit_damping"] = l.limit_damping
+        for link in self.links:
+            d: dict = {"length": link.length, "mass": link.mass, "com": link.com, "inertia": link.inertia,
+                 "damping": link.damping, "friction": link.friction}
+            if link.limits is not None:
+                d["limits"] = list(link.limits)
+            if link.armature:  # written only when set: specs without it keep their exact form
+                d["armature"] = link.armature
+            if link.effort is not None:
+                d["effort"] = link.effort
+            if link.limit_stiffness:
+                d["limit_stiffness"] = link.limit_stiffness
+            if link.limit_damping:
+                d["limit_damping"] = link.limit_damping
             out["links"].append(d)
         if self.contact is not None:
             c = self.contact

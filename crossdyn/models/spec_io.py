@@ -183,7 +183,7 @@ def _line_of(text: str, where) -> int | None:
     if table not in ("links", "obstacles", "contact") or (not named and key is None):
         key, lo, hi = table, 0, tables[0][0] if tables else len(lines)  # a top-level key: before the first table
     else:
-        mine = [(i, end) for (i, name, _), end in zip(tables, ends) if name == table]
+        mine = [(i, end) for (i, name, _), end in zip(tables, ends, strict=False) if name == table]
         k = int(index) if index is not None else 1
         if not 1 <= k <= len(mine):
             return None
@@ -240,9 +240,10 @@ def dumps_spec(spec: ArmSpec) -> str:
         lines.append(line)
     out, units = [], _UNITS
     for line in lines:
-        if _TABLE.match(line):
-            units = _CONTACT_UNITS if _TABLE.match(line).group(2) == "contact" else (
-                _OBSTACLE_UNITS if _TABLE.match(line).group(2) == "obstacles" else _UNITS)
+        table = _TABLE.match(line)
+        if table:
+            units = _CONTACT_UNITS if table.group(2) == "contact" else (
+                _OBSTACLE_UNITS if table.group(2) == "obstacles" else _UNITS)
         key = line.split(" = ", 1)[0] if " = " in line else None
         out.append(f"{line}  # {units[key]}" if key in units else line)
     return "\n".join(out) + "\n"

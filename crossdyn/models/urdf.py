@@ -49,7 +49,7 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native
         '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>',
     ]
     parent, offset = "base", 0.0
-    for i, (link, J) in enumerate(zip(spec.links, inertias), start=1):
+    for i, (link, J) in enumerate(zip(spec.links, inertias, strict=False), start=1):
         lo, hi = (link.limits if native_limits and link.limit_stiffness > 0 and link.limits is not None
                   else (-JOINT_LIMIT, JOINT_LIMIT))  # ``native_limits``: the spec's limits for links with a law
         geom = (f'<origin xyz="{_f(link.length / 2)} 0 0" rpy="0 1.5707963267948966 0"/>'
@@ -85,7 +85,7 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native
             '  <link name="tip"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="0"/>'
             '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>'
             + (f'<collision><origin xyz="0 0 0" rpy="0 0 0"/><geometry><sphere radius="{_f(spec.contact.radius)}"/>'
-               '</geometry></collision>' if native_contact else "")
+               '</geometry></collision>' if native_contact and spec.contact is not None else "")
             + "</link>",
         ]
     out.append("</robot>")

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crossdyn.errors import UsageError
 from crossdyn.sweeps.plan import Chunk, plan_chunks, run_chunk
 
 SWEEP_SCHEMA = "crossdyn.sweep/1"
@@ -40,9 +41,6 @@ LOCAL_CONFIG = {
     "distributed.worker.memory.monitor-interval": "1s",
 }
 """Dask settings of the local cluster ``crossdyn sweep`` starts."""
-
-
-from crossdyn.io import UsageError
 
 
 class SweepUsageError(UsageError):
@@ -89,7 +87,8 @@ class _Progress:
         self.t0 = time.perf_counter()
         self.stream = stream if stream is not None else sys.stderr
         self.tty = getattr(self.stream, "isatty", lambda: False)()
-        self.every_s, self.last, self.shown = every_s, -1e9, None
+        self.every_s, self.last = every_s, -1e9
+        self.shown: int | None = None
 
     def update(self, n_cmp: int, failed: int = 0, force: bool = False) -> None:
         self.done += n_cmp
@@ -167,6 +166,127 @@ def _start_client(scheduler: str | None, workers: int | None, notes: list[str]):
     return client, cluster
 
 
+def _prepare(sweep, out: Path) -> tuple[list[Chunk], set[str]]:
+    """The sweep's chunks and the chunk files already in ``out/results`` (``sweep.json`` written, stale
+    temporary files of a killed client removed)."""
+    from crossdyn.io import write_json_atomic
+
+    chunks = plan_chunks(sweep)
+    results_dir(out).mkdir(parents=True, exist_ok=True)
+    for stale in results_dir(out).glob(".chunk-*.tmp"):  # a write cut short by a killed client: never counted
+        if time.time() - stale.stat().st_mtime > 600:  # (a younger one may be another client's write)
+            stale.unlink(missing_ok=True)
+    write_json_atomic(out / "sweep.json", manifest(sweep, chunks))
+    return chunks, {p.name for p in results_dir(out).glob("chunk-*.parquet")}
+
+
+class _Scheduler:
+    """The client side of one sweep run: at most ``limit`` chunks on the cluster, each finished one written,
+    a crashing chunk split into single comparisons (module docstring, **Crashes**)."""
+
+    def __init__(self, client, out: Path, run: SweepRun, bar: _Progress, todo: list[Chunk], limit: int):
+        from distributed import as_completed
+
+        self.client, self.out, self.run, self.bar, self.limit = client, out, run, bar, limit
+        self.pending = iter(todo)
+        self.futures: dict = {}  # future -> (chunk to write, chunk run, index in the split chunk or None)
+        self.parts: dict = {}  # parent key -> {"rows": {index: rows}, "n": int}
+        self.ac = as_completed()
+        self.second_chance: set = set()  # (parent key, index) of singles resubmitted once after a KilledWorker
+
+    def submit(self, chunk: Chunk, parent: Chunk | None = None, index: int | None = None) -> None:
+        fut = self.client.submit(run_chunk, chunk, pure=False,
+                                 key=f"crossdyn-sweep-{chunk.key}-{time.monotonic_ns()}")
+        self.futures[fut] = (parent or chunk, chunk, index)
+        self.ac.add(fut)
+
+    def fill(self) -> None:
+        while len(self.futures) < self.limit:
+            chunk = next(self.pending, None)
+            if chunk is None:
+                return
+            self.submit(chunk)
+
+    def loop(self) -> None:
+        """Until every chunk is written: poll, not block (a Ctrl-C that another thread of this process receives
+        still reaches the main thread within 50 ms; a thread blocked in Condition.wait would not wake for it)."""
+        self.fill()
+        while not self.ac.is_empty():
+            if not self.ac.has_ready():
+                time.sleep(0.05)
+                continue
+            for fut in self.ac.next_batch(block=False):
+                self.handle(fut)
+            self.fill()
+
+    def handle(self, fut) -> None:
+        parent, chunk, index = self.futures.pop(fut)
+        # a finished result whose worker died before this client fetched it (killed by the next comparison it
+        # ran) is "lost" for a moment: the scheduler recomputes it, and exception() waits for that and is None
+        err = None if fut.status == "finished" else fut.exception()
+        if err is None:
+            rows = fut.result()
+        elif self._retried(err, parent, chunk, index):
+            fut.release()
+            return
+        else:
+            from crossdyn.sweeps.rows import failed_rows
+
+            rows = failed_rows(parent, chunk.groups[0], _reason(err), engines=chunk.engines)
+        fut.release()
+        if index is not None:  # one comparison of a split chunk: the chunk's file waits for all of them
+            rows = self._collect_part(parent, index, rows)
+            if rows is None:
+                return
+        failed = sum(1 for r in rows if r["status"] != "ok")
+        _write_chunk(self.out, parent, rows)
+        self.run.written += 1
+        self.run.failed_comparisons += failed
+        self.bar.update(parent.comparisons, failed)
+
+    def _retried(self, err: BaseException, parent: Chunk, chunk: Chunk, index: int | None) -> bool:
+        """Resubmit what a failed task should be run as instead: a chunk of several comparisons one comparison per
+        task (to find the one that crashes); a single comparison killed with its worker once more on its own."""
+        if index is None and chunk.comparisons > 1:
+            singles = [(g, e) for g in chunk.groups for e in chunk.engines]
+            self.parts[chunk.key] = {"rows": {}, "n": len(singles)}
+            for i, (g, e) in enumerate(singles):
+                self.submit(chunk.single(g, e), parent=chunk, index=i)
+            return True
+        if index is not None and _killed(err) and (parent.key, index) not in self.second_chance:
+            # a single comparison queued on a worker that another comparison crashed counts that death too
+            # (Dask marks every task processing there as suspicious): one more run on its own, as a new task,
+            # tells a bystander (it finishes) from the crasher (it kills its worker twice again)
+            self.second_chance.add((parent.key, index))
+            self.submit(chunk, parent=parent, index=index)
+            return True
+        return False
+
+    def _collect_part(self, parent: Chunk, index: int, rows: list[dict]) -> list[dict] | None:
+        """The split chunk's rows in order once all its comparisons are back, else None."""
+        for r in rows:
+            r["chunk"] = parent.key
+        entry = self.parts[parent.key]
+        entry["rows"][index] = rows
+        if len(entry["rows"]) < entry["n"]:
+            return None
+        del self.parts[parent.key]
+        return [r for i in sorted(entry["rows"]) for r in entry["rows"][i]]
+
+    def cancel(self) -> None:
+        for fut in list(self.futures):
+            fut.cancel()
+
+
+def _close_quietly(thing) -> None:
+    """Close a Dask client or cluster at the end of a run; its own shutdown errors (Dask's, after a Ctrl-C or a
+    lost scheduler) must not hide what finished."""
+    try:
+        thing.close(timeout=10)
+    except Exception:  # noqa: BLE001 — Dask's shutdown, not crossdyn's logic: what finished is on disk
+        pass
+
+
 def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = None, in_flight: int | None = None,
               progress_stream=None, quiet: bool = False, client=None) -> SweepRun:
     """Run every chunk of ``sweep`` not yet in ``out/results/`` (see the module docstring).
@@ -174,125 +294,38 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
     ``client``: an existing ``distributed.Client`` to use (left open); otherwise one is started
     (``scheduler`` / ``workers``) and closed at the end.
     """
-    from crossdyn.io import write_json_atomic
-    from distributed import as_completed
-
     out = Path(out)
     t0 = time.perf_counter()
-    chunks = plan_chunks(sweep)
-    results_dir(out).mkdir(parents=True, exist_ok=True)
-    for stale in results_dir(out).glob(".chunk-*.tmp"):  # a write cut short by a killed client: never counted
-        if time.time() - stale.stat().st_mtime > 600:  # (a younger one may be another client's write)
-            stale.unlink(missing_ok=True)
-    write_json_atomic(out / "sweep.json", manifest(sweep, chunks))
-    have = {p.name for p in results_dir(out).glob("chunk-*.parquet")}
+    chunks, have = _prepare(sweep, out)
     todo = [c for c in chunks if c.file_name not in have]
     run = SweepRun(out, chunks, skipped=len(chunks) - len(todo))
     if not todo:
         run.wall_s = time.perf_counter() - t0
         return run
     stream = progress_stream if progress_stream is not None else sys.stderr
-    total = sum(c.comparisons for c in chunks)
-    bar = _Progress(total, sum(c.comparisons for c in chunks if c.file_name in have), stream)
+    bar = _Progress(sum(c.comparisons for c in chunks), sum(c.comparisons for c in chunks if c.file_name in have),
+                    stream)
     if quiet:
         bar.update = lambda *a, **k: None  # type: ignore[method-assign]
     own = client is None
+    cluster = None
     if own:
         client, cluster = _start_client(scheduler, workers, run.notes)
-    else:
-        cluster = None
     run.workers = len(client.scheduler_info().get("workers", {}))
     threads = sum(client.nthreads().values()) or 1
-    limit = in_flight or 2 * threads + 2
-    pending = iter(todo)
-    futures: dict = {}  # future -> (chunk to write, part or None)
-    parts: dict = {}  # parent key -> {"chunk": Chunk, "rows": {index: rows}, "n": int}
-    ac = as_completed()
-    second_chance: set = set()  # (parent key, index) of single comparisons resubmitted once after a KilledWorker
-
-    def submit(chunk: Chunk, parent: Chunk | None = None, index: int | None = None) -> None:
-        fut = client.submit(run_chunk, chunk, pure=False, key=f"crossdyn-sweep-{chunk.key}-{time.monotonic_ns()}")
-        futures[fut] = (parent or chunk, chunk, index)
-        ac.add(fut)
-
-    def fill() -> None:
-        while len(futures) < limit:
-            chunk = next(pending, None)
-            if chunk is None:
-                return
-            submit(chunk)
-
-    def handle(fut) -> None:
-        parent, chunk, index = futures.pop(fut)
-        # a finished result whose worker died before this client fetched it (killed by the next comparison it
-        # ran) is "lost" for a moment: the scheduler recomputes it, and exception() waits for that and is None
-        err = None if fut.status == "finished" else fut.exception()
-        if err is None:
-            rows = fut.result()
-        else:
-            reason = _reason(err)
-            if index is None and chunk.comparisons > 1:  # find the comparison that crashes: run each alone
-                singles = [(g, e) for g in chunk.groups for e in chunk.engines]
-                parts[chunk.key] = {"rows": {}, "n": len(singles)}
-                for i, (g, e) in enumerate(singles):
-                    submit(chunk.single(g, e), parent=chunk, index=i)
-                fut.release()
-                return
-            if index is not None and _killed(err) and (parent.key, index) not in second_chance:
-                # a single comparison queued on a worker that another comparison crashed counts that death too
-                # (Dask marks every task processing there as suspicious): one more run on its own, as a new task,
-                # tells a bystander (it finishes) from the crasher (it kills its worker twice again)
-                second_chance.add((parent.key, index))
-                submit(chunk, parent=parent, index=index)
-                fut.release()
-                return
-            from crossdyn.sweeps.rows import failed_rows
-
-            rows = failed_rows(parent, chunk.groups[0], reason, engines=chunk.engines)
-        fut.release()
-        if index is not None:  # one comparison of a split chunk: the chunk's file waits for all of them
-            for r in rows:
-                r["chunk"] = parent.key
-            entry = parts[parent.key]
-            entry["rows"][index] = rows
-            if len(entry["rows"]) < entry["n"]:
-                return
-            rows = [r for i in sorted(entry["rows"]) for r in entry["rows"][i]]
-            del parts[parent.key]
-        failed = sum(1 for r in rows if r["status"] != "ok")
-        _write_chunk(out, parent, rows)
-        run.written += 1
-        run.failed_comparisons += failed
-        bar.update(parent.comparisons, failed)
-
+    driver = _Scheduler(client, out, run, bar, todo, in_flight or 2 * threads + 2)
     try:
-        fill()
-        while not ac.is_empty():
-            # poll, not block: a Ctrl-C that another thread of this process receives still reaches the
-            # main thread within 50 ms (a thread blocked in Condition.wait would not wake for it)
-            if not ac.has_ready():
-                time.sleep(0.05)
-                continue
-            for fut in ac.next_batch(block=False):
-                handle(fut)
-            fill()
+        driver.loop()
         bar.update(0, force=True)
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
         bar.close()
-        for fut in list(futures):
-            fut.cancel()
-        try:
-            if own:
-                client.close(timeout=10)
-        except Exception:  # noqa: BLE001 — closing after Ctrl-C must not hide what finished
-            pass
+        driver.cancel()
+        if own:
+            _close_quietly(client)
         if cluster is not None:
-            try:
-                cluster.close(timeout=10)
-            except Exception:  # noqa: BLE001
-                pass
+            _close_quietly(cluster)
     run.wall_s = time.perf_counter() - t0
     return run
 

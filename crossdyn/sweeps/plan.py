@@ -114,8 +114,10 @@ def run_chunk(chunk: Chunk) -> list[dict]:
     """Run every comparison of ``chunk`` (metrics only: no plots, no files) and return its rows.
 
     Engines are built here, in the worker process.  An engine that fails is one failed row (compare
-    contains it); anything else going wrong in a group fails that group's rows with the reason.
+    contains it); an input error in a group (a :class:`~crossdyn.errors.CrossdynError` or ``ValueError``) fails
+    that group's rows with the reason.
     """
+    from crossdyn.errors import CrossdynError
     from crossdyn.comparison.compare import CompareOptions, compare
     from crossdyn.comparison.tolerances import Tolerances
     from crossdyn.models.spec_io import spec_from_dict
@@ -132,7 +134,9 @@ def run_chunk(chunk: Chunk) -> list[dict]:
                                  profile=g.profile, tolerances=tol, n_states=chunk.states, seed=chunk.seed,
                                  convergence_dts=(), jobs=1)
             result = compare(spec, opt)
-        except Exception as e:  # noqa: BLE001 — a group that cannot run is recorded, the sweep goes on
+        except (CrossdynError, ValueError) as e:  # a group its input cannot run (a profile option this arm does
+            # not take): recorded, the sweep goes on; anything else is crossdyn's bug and fails the task, which the
+            # client isolates to its comparison and records with the reason (execute.py, **Crashes**)
             rows.extend(failed_rows(chunk, g, f"{type(e).__name__}: {e}"))
             continue
         rows.extend(rows_from_summary(chunk, g, result.summary, time.perf_counter() - t0))

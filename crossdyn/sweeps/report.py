@@ -18,6 +18,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from crossdyn.sweeps.execute import SweepUsageError, results_dir
 
@@ -39,9 +40,9 @@ class SweepReport:
     rows: int
     expected: int | None
     missing_chunks: int
-    by_engine: object
-    pareto: object
-    failures: object
+    by_engine: Any  # pandas.DataFrame (pandas is imported only when a report is written)
+    pareto: Any
+    failures: Any
     files: list[Path] = field(default_factory=list)
 
 
@@ -103,7 +104,7 @@ def query(con):
     traj = ", ".join(f"quantile_cont(trajectory_max_abs_error_rad, {p}) AS traj_{_q(p)}" for p in PERCENTILES)
     by_engine = con.execute(BY_ENGINE_SQL.format(traj=traj)).df()
     pareto = by_engine[["engine", "dt", "traj_p90", "compute_s_per_sim_s_median"]].dropna().copy()
-    pts = list(zip(pareto["compute_s_per_sim_s_median"], pareto["traj_p90"]))
+    pts = list(zip(pareto["compute_s_per_sim_s_median"], pareto["traj_p90"], strict=False))
     pareto["pareto"] = [not any((c2 <= c and e2 <= e) and (c2 < c or e2 < e) for c2, e2 in pts) for c, e in pts]
     failures = con.execute(FAILURES_SQL).df()
     return by_engine, pareto, failures
@@ -138,7 +139,7 @@ def _plots(con, pareto, out: Path) -> list[Path]:
     for engine, sub in pareto.groupby("engine", sort=True):
         sub = sub.sort_values("compute_s_per_sim_s_median")
         ax.plot(sub["compute_s_per_sim_s_median"], sub["traj_p90"], "o-", label=engine)
-        for c, e, dt in zip(sub["compute_s_per_sim_s_median"], sub["traj_p90"], sub["dt"]):
+        for c, e, dt in zip(sub["compute_s_per_sim_s_median"], sub["traj_p90"], sub["dt"], strict=False):
             ax.annotate(f"{dt:g}", (c, e), textcoords="offset points", xytext=(3, 3), fontsize=7)
     front = pareto[pareto["pareto"]].sort_values("compute_s_per_sim_s_median")
     if len(front):
@@ -163,7 +164,7 @@ def _plots(con, pareto, out: Path) -> list[Path]:
         dt = dts[len(dts) // 2]  # one dt, so that integration error (∝ dtᵖ) does not mix in
         data = data[data["dt"] == dt]
         fig, axes = plt.subplots(2, 3, figsize=(11, 6.5), sharey=True)
-        for ax, (col, label) in zip(axes.flat, ARM_PARAMETERS):
+        for ax, (col, label) in zip(axes.flat, ARM_PARAMETERS, strict=False):
             for engine, sub in data.groupby("engine", sort=True):
                 ax.scatter(sub[col], sub["err"], s=10, label=engine, alpha=0.7)
             ax.set_yscale("log")
@@ -247,7 +248,8 @@ def _html(markdown: str, out: Path) -> str:
     """``sweep.md`` as one HTML file: tables as tables, images embedded as data URIs."""
     import re
 
-    body, table = [], []
+    body: list[str] = []
+    table: list[str] = []
 
     def flush():
         if table:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from crossdyn.status import RunStatus
+
 ROW_SCHEMA_VERSION = "crossdyn.sweep-row/1"
 
 VERSION_KEYS = ("crossdyn", "python", "numpy", "scipy", "mujoco", "pybullet", "pinocchio")
@@ -35,7 +37,7 @@ PASS_COLUMNS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matr
 
 
 def _schema():
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]
 
     f64, s = pa.float64(), pa.string()
     cols = [("chunk", s), ("arm", s), ("arm_source", s), ("dof", pa.int32()), ("profile", s), ("dt", f64),
@@ -64,13 +66,14 @@ def schema():
 def arm_columns(arm: dict) -> dict:
     """The arm's parameters: per-link lists (as in the arm TOML) and scalar summaries for plots."""
     links = arm["links"]
-    out = {k: [float(l.get(k, 0.0)) for l in links] for k in LINK_KEYS}
+    out: dict = {k: [float(link.get(k, 0.0)) for link in links] for k in LINK_KEYS}
     out["gravity"] = [float(g) for g in arm.get("gravity", (0.0, -9.81, 0.0))]
     L, m = out["length"], out["mass"]
     out["reach_m"] = sum(L)
     out["total_mass_kg"] = sum(m)
-    out["com_fraction_mean"] = sum(c / l for c, l in zip(out["com"], L)) / len(L)
-    out["inertia_fraction_mean"] = sum(j / (mm * l * l) for j, mm, l in zip(out["inertia"], m, L)) / len(L)
+    out["com_fraction_mean"] = sum(c / length for c, length in zip(out["com"], L, strict=False)) / len(L)
+    out["inertia_fraction_mean"] = sum(j / (mm * length * length)
+                                       for j, mm, length in zip(out["inertia"], m, L, strict=False)) / len(L)
     out["damping_max"] = max(out["damping"])
     return out
 
@@ -85,7 +88,8 @@ def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
     """One row per engine of one comparison's summary."""
     versions = summary.get("versions", {})
     ref = summary.get("reference", {})
-    ref_ok = ref.get("status") == "ok"
+    ref_status = None if ref.get("status") is None else str(ref["status"])  # RunStatus or its word: the word
+    ref_ok = ref_status == RunStatus.OK
     rows = []
     for engine in chunk.engines:
         e = summary["engines"].get(engine, {})
@@ -99,11 +103,11 @@ def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
         failures = [f[len(engine) + 2:] for f in summary.get("failures", []) if f.startswith(f"{engine}: ")]
         if not ref_ok:
             failures.insert(0, f"reference: {ref.get('status')}: {ref.get('reason')}")
-        status = e.get("status", "failed")
+        status = str(e.get("status", RunStatus.FAILED))
         row.update(
             integrator=(e.get("config") or {}).get("integrator"), status=status, reason=e.get("reason", ""),
             failures="; ".join(failures),
-            verdict="pass" if status == "ok" and not failures else "fail", reference_status=ref.get("status"),
+            verdict="pass" if status == RunStatus.OK and not failures else "fail", reference_status=ref_status,
             compute_s_per_sim_s=None if row["us_per_step"] is None else row["us_per_step"] * 1e-6 / group.dt,
             group_wall_s=wall_s, energy_scale_j=summary.get("energy_scale_j"),
             torque_scale_nm=summary.get("torque_scale_nm"),
@@ -127,7 +131,7 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
         row = _base(chunk, group, engine)
         row.update({c: None for c, _ in METRICS})
         row.update({f"{p}_pass": None for p in PASS_COLUMNS})
-        row.update(integrator=None, status="failed", reason=reason, failures=f"failed: {reason}", verdict="fail",
+        row.update(integrator=None, status=RunStatus.FAILED.value, reason=reason, failures=f"failed: {reason}", verdict="fail",
                    reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
                    energy_scale_j=spec.energy_scale(), torque_scale_nm=spec.torque_scale(), engine_config="{}",
                    **{f"version_{k}": versions.get(k) for k in VERSION_KEYS})
@@ -137,8 +141,8 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
 
 def to_parquet_bytes(rows: list[dict]) -> bytes:
     """The rows as one Parquet file's bytes (columns and types from :func:`schema`)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     table = pa.Table.from_pylist(rows, schema=schema())
     sink = pa.BufferOutputStream()

@@ -94,39 +94,37 @@ def load_sweep(path: str | os.PathLike, check_engines: bool = True) -> Sweep:
     return sweep_from_dict(data, path, text, check_engines=check_engines)
 
 
-def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool = True) -> Sweep:
-    base_dir = path.parent
+class _Reader:
+    """Typed reads of the sweep file's top-level keys; every error names the file, the line, the key, the value."""
 
-    def err(key: str, msg: str, value=None):
-        return InputError(f"{_where(path, text, key)}: {msg}", key, value)
+    def __init__(self, data: dict, path: Path, text: str):
+        self.data, self.path, self.text = data, path, text
 
-    unknown = sorted(set(data) - set(TOP_KEYS))
-    if unknown:
-        raise err(unknown[0], f"unknown key; allowed: {', '.join(TOP_KEYS)}", data[unknown[0]])
-    name = data.get("name", path.stem or "sweep")
-    if not isinstance(name, str) or not name.strip():
-        raise err("name", f"must be a non-empty string, got {name!r}", name)
+    def err(self, key: str, msg: str, value=None) -> InputError:
+        return InputError(f"{_where(self.path, self.text, key)}: {msg}", key, value)
 
-    def str_list(key: str, required: bool, default=None) -> list[str]:
-        if key not in data:
+    def str_list(self, key: str, required: bool, default=None) -> list[str]:
+        """A non-empty list of distinct non-empty strings (stripped)."""
+        if key not in self.data:
             if required:
-                raise InputError(f"{path}: missing key {key!r}", key)
+                raise InputError(f"{self.path}: missing key {key!r}", key)
             return list(default or [])
-        value = data[key]
+        value = self.data[key]
         if not isinstance(value, list):
-            raise err(key, f"must be a list of strings, got {value!r}", value)
+            raise self.err(key, f"must be a list of strings, got {value!r}", value)
         if not value:
-            raise err(key, "must not be empty, got []", value)
+            raise self.err(key, "must not be empty, got []", value)
         for v in value:
             if not isinstance(v, str) or not v.strip():
-                raise err(key, f"must be a list of non-empty strings, got {v!r} in {value!r}", value)
+                raise self.err(key, f"must be a list of non-empty strings, got {v!r} in {value!r}", value)
         twice = sorted({v for v in value if value.count(v) > 1})
         if twice:
-            raise err(key, f"{twice[0]!r} is listed more than once", value)
+            raise self.err(key, f"{twice[0]!r} is listed more than once", value)
         return [v.strip() for v in value]
 
-    def number(key: str, default, kind=float, positive=True):
-        value = data.get(key, default)
+    def number(self, key: str, default, kind=float, positive=True):
+        """A finite positive float, or a positive (``positive``) / non-negative integer."""
+        value = self.data.get(key, default)
         ok = not isinstance(value, bool) and isinstance(value, (int, float) if kind is float else int)
         if ok and kind is float:
             ok = math.isfinite(value) and (value > 0 if positive else value >= 0)
@@ -135,88 +133,113 @@ def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool 
         if not ok:
             what = "a positive number" if kind is float else ("a positive integer" if positive
                                                               else "an integer >= 0")
-            raise err(key, f"must be {what}, got {value!r}", value)
+            raise self.err(key, f"must be {what}, got {value!r}", value)
         return kind(value)
 
-    # arms
-    if "arms" not in data and "random_arms" not in data:
-        raise InputError(f"{path}: give arms = [...] and/or random_arms = {{ count = N, ... }}; neither is set",
-                        "arms")
-    arms: list[ArmEntry] = []
-    for arm in str_list("arms", required=False):
-        arms.append(_load_arm(arm, base_dir, lambda msg, a=arm: err("arms", f"{a!r}: {msg}", a)))
-    if "random_arms" in data:
-        arms.extend(random_arms(data["random_arms"], lambda k, msg, v: err(
-            "random_arms", f"{k}: {msg}" if k else msg, v)))
-    names = [a.spec.name for a in arms]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise err("arms", f"two arms are named {twice[0]!r}; arm names must differ (rows are keyed by them)",
-                  twice[0])
+    def name(self) -> str:
+        unknown = sorted(set(self.data) - set(TOP_KEYS))
+        if unknown:
+            raise self.err(unknown[0], f"unknown key; allowed: {', '.join(TOP_KEYS)}", self.data[unknown[0]])
+        name = self.data.get("name", self.path.stem or "sweep")
+        if not isinstance(name, str) or not name.strip():
+            raise self.err("name", f"must be a non-empty string, got {name!r}", name)
+        return name.strip()
 
-    # time
-    duration = number("duration", 1.0)
-    if "dt" not in data:
-        raise InputError(f"{path}: missing key 'dt' (a list of time steps in s)", "dt")
-    dts = data["dt"]
-    if not isinstance(dts, list) or not dts:
-        raise err("dt", f"must be a non-empty list of time steps in s, got {dts!r}", dts)
-    for v in dts:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise err("dt", f"must be a list of positive numbers of seconds, got {v!r} in {dts!r}", dts)
-        k = round(duration / v)
-        if k > MAX_STEPS:
-            raise err("dt", f"{v!r} s over duration {duration:g} s is {duration / v:.3g} steps; a run may take at "
-                            f"most {MAX_STEPS:,} steps", v)
-        if k < 1 or abs(k * v - duration) > 1e-9 * max(1.0, duration):
-            raise err("dt", f"duration {duration:g} s is not a whole number of {v!r} s steps", v)
-    if len(set(map(float, dts))) != len(dts):
-        raise err("dt", f"a time step is listed more than once in {dts!r}", dts)
+    def arms(self) -> list[ArmEntry]:
+        """``arms`` (presets, TOML files relative to the sweep file) then ``random_arms``; names must differ."""
+        if "arms" not in self.data and "random_arms" not in self.data:
+            raise InputError(f"{self.path}: give arms = [...] and/or random_arms = {{ count = N, ... }}; neither "
+                             "is set", "arms")
+        arms: list[ArmEntry] = []
+        for arm in self.str_list("arms", required=False):
+            arms.append(_load_arm(arm, self.path.parent, lambda msg, a=arm: self.err("arms", f"{a!r}: {msg}", a)))
+        if "random_arms" in self.data:
+            arms.extend(random_arms(self.data["random_arms"], lambda k, msg, v: self.err(
+                "random_arms", f"{k}: {msg}" if k else msg, v)))
+        names = [a.spec.name for a in arms]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise self.err("arms", f"two arms are named {twice[0]!r}; arm names must differ (rows are keyed by "
+                                   "them)", twice[0])
+        return arms
 
-    # profiles: names, NAME@key=value (as --profile), CSV files (relative to this file)
-    from crossdyn.inputs.profile_options import parse_profile
-    from crossdyn.inputs.profiles import ProfileError, profile_names
+    def dts(self, duration: float) -> list:
+        """``dt``: positive, distinct, each a whole number of steps of ``duration`` and at most MAX_STEPS of them."""
+        if "dt" not in self.data:
+            raise InputError(f"{self.path}: missing key 'dt' (a list of time steps in s)", "dt")
+        dts = self.data["dt"]
+        if not isinstance(dts, list) or not dts:
+            raise self.err("dt", f"must be a non-empty list of time steps in s, got {dts!r}", dts)
+        for v in dts:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise self.err("dt", f"must be a list of positive numbers of seconds, got {v!r} in {dts!r}", dts)
+            k = round(duration / v)
+            if k > MAX_STEPS:
+                raise self.err("dt", f"{v!r} s over duration {duration:g} s is {duration / v:.3g} steps; a run may "
+                                     f"take at most {MAX_STEPS:,} steps", v)
+            if k < 1 or abs(k * v - duration) > 1e-9 * max(1.0, duration):
+                raise self.err("dt", f"duration {duration:g} s is not a whole number of {v!r} s steps", v)
+        if len(set(map(float, dts))) != len(dts):
+            raise self.err("dt", f"a time step is listed more than once in {dts!r}", dts)
+        return dts
 
-    profiles = str_list("profiles", required=False, default=["multisine-motion"])
-    known = [p for p in profile_names() if p != "csv"]
-    checked = []
-    for p in profiles:
-        base, at, rest = p.partition("@")
-        if base.endswith(".csv"):
-            csv = (base_dir / base).resolve()
-            if not csv.is_file():
-                raise err("profiles", f"{p!r}: no such CSV file ({csv})", p)
-            p = str(csv) + at + rest
-        elif base not in known:
-            raise err("profiles", f"unknown profile {base!r}; valid profiles: {', '.join(known)}, or a .csv file "
-                                  "(options after @, e.g. sine@amplitude=0.5)", p)
-        if at or base.endswith(".csv"):
-            try:
-                parse_profile(p, arms[0].spec)
-            except (ProfileError, ValueError) as e:
-                raise err("profiles", f"{p!r}: {str(e).splitlines()[0]}", p) from None
-        checked.append(p)
+    def profiles(self, first_arm: ArmSpec) -> list[str]:
+        """``profiles``: names, NAME@key=value (as --profile), CSV files (relative to the sweep file), the ones
+        with options or a file built once for the first arm."""
+        from crossdyn.inputs.profile_options import parse_profile
+        from crossdyn.inputs.profiles import ProfileError, profile_names
 
-    states = number("states", 1000, int)
-    if states > MAX_STATES:
-        raise err("states", f"must be at most {MAX_STATES:,}, got {states:,}", states)
-    seed = number("seed", 0, int, positive=False)
+        known = [p for p in profile_names() if p != "csv"]
+        checked = []
+        for p in self.str_list("profiles", required=False, default=["multisine-motion"]):
+            base, at, rest = p.partition("@")
+            if base.endswith(".csv"):
+                csv = (self.path.parent / base).resolve()
+                if not csv.is_file():
+                    raise self.err("profiles", f"{p!r}: no such CSV file ({csv})", p)
+                p = str(csv) + at + rest
+            elif base not in known:
+                raise self.err("profiles", f"unknown profile {base!r}; valid profiles: {', '.join(known)}, or a .csv "
+                                           "file (options after @, e.g. sine@amplitude=0.5)", p)
+            if at or base.endswith(".csv"):
+                try:
+                    parse_profile(p, first_arm)
+                except (ProfileError, ValueError) as e:
+                    raise self.err("profiles", f"{p!r}: {str(e).splitlines()[0]}", p) from None
+            checked.append(p)
+        return checked
 
-    tolerances: dict = {}
-    if "tolerances" in data:
-        tpath = data["tolerances"]
+    def tolerances(self) -> dict:
+        """The overrides of the tolerance file ``tolerances`` names (the fields that differ from the defaults)."""
+        if "tolerances" not in self.data:
+            return {}
+        tpath = self.data["tolerances"]
         if not isinstance(tpath, str) or not tpath.strip():
-            raise err("tolerances", f"must be the path of a tolerance TOML file, got {tpath!r}", tpath)
+            raise self.err("tolerances", f"must be the path of a tolerance TOML file, got {tpath!r}", tpath)
         from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
-        tol = load_tolerances(base_dir / tpath)
+        tol = load_tolerances(self.path.parent / tpath)
         default = Tolerances().as_dict()
-        tolerances = {k: v for k, v in tol.as_dict().items() if v != default[k]}
+        return {k: v for k, v in tol.as_dict().items() if v != default[k]}
 
-    engines = str_list("engines", required=True)
-    engines, digests = _check_engines(engines, base_dir, arms, min(map(float, dts)), check_engines,
-                                      lambda e, msg: err("engines", f"{e!r}: {msg}", e))
-    return Sweep(name.strip(), tuple(arms), tuple(engines), tuple(float(d) for d in dts), tuple(checked),
+
+def sweep_from_dict(data: dict, path: Path, text: str = "", check_engines: bool = True) -> Sweep:
+    """Validate the sweep file's table ``data`` (read from ``path``, whose ``text`` gives the line numbers)."""
+    r = _Reader(data, path, text)
+    name = r.name()
+    arms = r.arms()
+    duration = r.number("duration", 1.0)
+    dts = r.dts(duration)
+    checked = r.profiles(arms[0].spec)
+    states = r.number("states", 1000, int)
+    if states > MAX_STATES:
+        raise r.err("states", f"must be at most {MAX_STATES:,}, got {states:,}", states)
+    seed = r.number("seed", 0, int, positive=False)
+    tolerances = r.tolerances()
+    engines = r.str_list("engines", required=True)
+    engines, digests = _check_engines(engines, path.parent, arms, min(map(float, dts)), check_engines,
+                                      lambda e, msg: r.err("engines", f"{e!r}: {msg}", e))
+    return Sweep(name, tuple(arms), tuple(engines), tuple(float(d) for d in dts), tuple(checked),
                  duration, states, seed, tolerances, digests)
 
 
@@ -265,7 +288,7 @@ def random_arms(table, err) -> list[ArmEntry]:
         if a > b:
             raise err(key, f"range [low, high] has low > high: {value!r}", value)
         if a < lo or b > hi or (lo == 0 and key in ("length", "mass") and a <= 0):
-            bounds = (f"> 0" if key in ("length", "mass") else
+            bounds = ("> 0" if key in ("length", "mass") else
                       f"within [{lo:g}, {hi:g}]" if math.isfinite(hi) else f">= {lo:g}")
             raise err(key, f"must be {bounds}, got {value!r}", value)
         return a, b

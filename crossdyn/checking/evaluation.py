@@ -1,0 +1,174 @@
+"""Calling the user's M, C, G — and crossdyn's analytic reference — at every state × parameter set.
+
+The user's functions are plain Python (one state at a time) or MATLAB run by GNU Octave (a whole batch in one
+call).  Everything they print goes to a sink (reported as a note, never mixed into the report).  A NaN or an
+infinite value, an exception or a wrong shape inside them raises :class:`UserFileError` naming the function,
+the entry and the state.
+"""
+from __future__ import annotations
+
+import copy
+import io
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+import numpy as np
+
+from crossdyn import analytic
+from crossdyn.checking.sampling import Sample
+from crossdyn.models import ArmSpec
+from crossdyn.models.equations import param_rows
+from crossdyn.models.user_equations import (
+    ROLE_NAMES, ParamSet, UserFileError, UserModel, fmt_vec, quiet, written_for_links,
+)
+
+QUANTITY_ROLE = {"M": "M", "Cqd": "C", "C": "C", "G": "G"}
+"""The user's function each compared quantity comes from (C q̇ and the C matrix both from C)."""
+
+
+class Equations(Protocol):
+    """The user's equations as the checker calls them (:class:`UserModel` for Python; the Octave model for MATLAB
+    also answers ``evaluate``, ``parts`` and ``free_swing``, a batch or a swing per call)."""
+
+    n: int
+    path: Any
+    c_kind: str | None
+
+    def has(self, role: str) -> bool: ...
+    def takes_p(self, role: str) -> bool: ...
+    def name(self, role: str) -> str: ...
+    def signature(self, role: str) -> str: ...
+    def describe(self) -> dict[str, str | None]: ...
+    def M(self, q: Any, p: Any, ps: Any = None) -> np.ndarray: ...
+    def G(self, q: Any, p: Any, ps: Any = None) -> np.ndarray: ...
+    def C(self, q: Any, qd: Any, p: Any, ps: Any = None) -> tuple[str, np.ndarray]: ...
+    def Cqd(self, q: Any, qd: Any, p: Any, ps: Any = None) -> np.ndarray: ...
+
+
+def evaluate_user(model: Equations, sets: list[ParamSet], Q: np.ndarray, QD: np.ndarray, sink: io.StringIO,
+                  roles: Iterable[str] = ("M", "C", "G")) -> dict[str, np.ndarray]:
+    """The user's M, C, G at every state × parameter set: "M" (S, N, n, n), "Cqd" (S, N, n), "C" (when a
+    matrix), "G" (S, N, n).  A model with ``evaluate`` (Octave) does the whole batch in one call."""
+    roles = tuple(roles)
+    batch = getattr(model, "evaluate", None)
+    if batch is not None:
+        raw = batch(Q, QD, param_rows(sets), roles=roles, labels=[f"{ps.label} ({ps.describe()})" for ps in sets])
+        _finite_batch(model, raw, sets, Q, QD)
+        Mu, Cu, Gu = raw.get("M"), raw.get("C"), raw.get("G")
+    else:
+        Mu, Cu, Gu = _evaluate_python(model, sets, Q, QD, sink, roles)
+    out = {}
+    if Mu is not None:
+        out["M"] = Mu
+    if Gu is not None:
+        out["G"] = Gu
+    if Cu is not None:
+        if model.c_kind == "matrix":
+            out["C"] = Cu
+            out["Cqd"] = np.einsum("skij,kj->ski", Cu, QD)
+        else:
+            out["Cqd"] = Cu
+    return out
+
+
+def _evaluate_python(model: Equations, sets: list[ParamSet], Q: np.ndarray, QD: np.ndarray, sink: io.StringIO,
+                     roles: tuple[str, ...]) -> tuple[np.ndarray | None, ...]:
+    """(M, C, G) of a Python file, one state at a time (None for a role not asked for or not defined)."""
+    n, S, N = model.n, len(sets), len(Q)
+    Mu = np.empty((S, N, n, n)) if model.has("M") and "M" in roles else None
+    Gu = np.empty((S, N, n)) if model.has("G") and "G" in roles else None
+    Cu = None
+    with quiet(sink):
+        for k, ps in enumerate(sets):
+            p = ps.user
+            for i in range(N):
+                q = Q[i]
+                if Mu is not None:
+                    Mu[k, i] = model.M(q, p, ps)
+                if model.has("C") and "C" in roles:
+                    _, c = model.C(q, QD[i], p, ps)
+                    if Cu is None:
+                        Cu = np.empty((S, N) + c.shape)
+                    Cu[k, i] = c
+                if Gu is not None:
+                    Gu[k, i] = model.G(q, p, ps)
+    return Mu, Cu, Gu
+
+
+def _finite_batch(model: Equations, raw: dict[str, np.ndarray], sets: list[ParamSet], Q: np.ndarray,
+                  QD: np.ndarray) -> None:
+    """UserFileError at the first NaN / infinite value of a batch, naming the function, entry and state."""
+    for role, a in raw.items():
+        bad = ~np.isfinite(a)
+        if not bad.any():
+            continue
+        idx = tuple(int(x) for x in np.argwhere(bad)[0])
+        k, i, entry = idx[0], idx[1], idx[2:]
+        prefix = role if a.ndim == 4 or role != "C" else "C"
+        what = "NaN" if np.isnan(a[idx]) else "an infinite value"
+        where = f"at q = {fmt_vec(Q[i])}" + (f", qd = {fmt_vec(QD[i])}" if role == "C" else "")
+        where += f", with {sets[k].label} ({sets[k].describe()})"
+        raise UserFileError(f"{model.signature(role)} returned {what} (in {prefix}{''.join(str(j + 1) for j in entry)})",
+                            function=model.name(role), where=where)
+
+
+def evaluate_reference(sets: list[ParamSet], Q: np.ndarray, QD: np.ndarray | None,
+                       want: set[str]) -> dict[str, np.ndarray]:
+    """crossdyn's analytic M, C q̇, C matrix and G (those in ``want``) at every state × parameter set."""
+    out = {}
+    if "M" in want:
+        out["M"] = np.stack([analytic.mass_matrix(ps.arm, Q) for ps in sets])
+    if "Cqd" in want:
+        out["Cqd"] = np.stack([analytic.coriolis(ps.arm, Q, QD) for ps in sets])
+    if "C" in want:
+        out["C"] = np.stack([analytic.coriolis_matrix(ps.arm, Q, QD) for ps in sets])
+    if "G" in want:
+        out["G"] = np.stack([analytic.gravity(ps.arm, Q) for ps in sets])
+    return out
+
+
+def only(model: Equations, roles: set[str]) -> Equations:
+    """``model`` restricted to ``roles`` (a Python file's other functions are not called), else ``model``."""
+    if not isinstance(model, UserModel):
+        return model
+    trial = copy.copy(model)
+    trial.functions = {r: fn for r, fn in model.functions.items() if r in roles}
+    return trial
+
+
+def check_link_count(model: Equations, spec: ArmSpec, sample: Sample, sink: io.StringIO) -> None:
+    """Call the file once at the arm's size (first state, own parameters); if that fails and the file works for
+    another number of links, raise one :class:`UserFileError` naming the file, the arm and both counts."""
+    try:
+        evaluate_user(model, [sample.own], sample.Q[:1], sample.QD[:1], sink)
+    except UserFileError as e:
+        found = written_for_links(model, spec.gravity) if isinstance(model, UserModel) else None
+        if found is None:
+            raise
+        k, how = found
+        raise UserFileError(f"{model.path}: your functions are written for {k} link{'s' if k > 1 else ''} "
+                            f"({how}), but the arm {spec.name} has {spec.n} links; at {spec.n} links: "
+                            f"{e.message}", function=e.function) from None
+    finally:
+        model.c_kind = None
+
+
+def roles_ignoring_p(model: Equations, sample: Sample, sink: io.StringIO) -> list[str]:
+    """Roles whose function takes no p, or returns the same numbers for two different parameter sets."""
+    own, Q, QD = sample.own, sample.Q, sample.QD
+    out = [r for r in ROLE_NAMES if model.has(r) and not model.takes_p(r)]
+    probe = [r for r in ROLE_NAMES if model.has(r) and model.takes_p(r)]
+    if probe:
+        # lengths x1.3, masses x1.7: every link keeps its kind (a rod's Lc = L/2 and J = mL²/12, a point mass's
+        # Lc = L and J = 0), so a file written for its arm's kind of links runs there too
+        other = ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3, own.J * 1.7 * 1.3**2, own.b, own.fc,
+                         own.gravity)
+        vals = evaluate_user(model, [own, other], Q[:4], QD[:4], sink, roles=probe)
+        refs = evaluate_reference([own, other], Q[:4], QD[:4], {"M", "Cqd", "G"})
+        for r in probe:
+            key = {"M": "M", "C": "C" if "C" in vals else "Cqd", "G": "G"}[r]
+            rkey = {"M": "M", "C": "Cqd", "G": "G"}[r]
+            # it ignores p when its numbers stay put where the right ones change (a 1R's C = 0 does not count)
+            if np.array_equal(vals[key][0], vals[key][1]) and not np.array_equal(refs[rkey][0], refs[rkey][1]):
+                out.append(r)
+    return [r for r in ROLE_NAMES if r in out]
