@@ -60,7 +60,7 @@ def _contact_config(engine, job: EngineJob) -> dict:
     law = ContactLaw.of(job.spec, dt=engine.dt)
     assert law is not None  # the arm has contact
     with engine_code():
-        source = getattr(engine, "tip_source", None)
+        source = engine.tip_source
     return {"applied_contact": law.describe(), "tip_kinematics": source}
 
 
@@ -155,5 +155,5 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
         record.convergence = {"dt": list(opt.convergence_dts), "max_abs_error_rad": errs,
                               "compute_s_per_sim_s": costs}
         with engine_code():
-            error_controlled = bool(getattr(engine, "error_controlled", False))
+            error_controlled = bool(engine.error_controlled)
         record.add(convergence.convergence_group(opt.convergence_dts, errs, costs, side.order, error_controlled))

@@ -16,7 +16,7 @@ def tip_kinematics_group(engine, spec: ArmSpec, driven, static) -> MetricResult:
     params = spec.params()
     with engine_code():
         at = tip_fk_errors(engine, params, static.q[:100], static.qd[:100])
-        source = getattr(engine, "tip_source", None)
+        source = engine.tip_source
     along = run_fk_errors(params, driven) or {}
     scale = spec.reach()
     vscale = scale * max(1.0, float(np.max(np.abs(static.qd[:100]))),

@@ -37,7 +37,7 @@ def same_integrator(engine) -> str | None:
 
     if isinstance(engine, AnalyticEngine):
         return None  # it *is* the analytic model
-    scheme = str(getattr(engine, "integrator", ""))
+    scheme = str(engine.integrator)
     config = engine.config()
     if engine.spec.has_damping and (config.get("eulerdamp") or config.get("implicit_damping")):
         return None  # MuJoCo Euler with eulerdamp, Drake's discrete solver: damping implicit
@@ -46,8 +46,8 @@ def same_integrator(engine) -> str | None:
 
 def integration_order(engine) -> int:
     """The engine's own ``order`` where it states one (Drake's RK2/RK3/RK5), else from :data:`ORDER`."""
-    order = getattr(engine, "order", None)
-    return int(order) if order else ORDER.get(str(getattr(engine, "integrator", "")), 1)
+    order = engine.order
+    return int(order) if order else ORDER.get(str(engine.integrator), 1)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
         half = run_engine(half_engine, held(job.profile, opt.dt), job.q0, job.qd0, opt.duration,
                           contact_hold=opt.dt)
     tight = None
-    if getattr(engine, "error_controlled", False) and getattr(engine, "accuracy", None):
+    if engine.error_controlled and engine.accuracy:
         tighter = engine.accuracy / 10
         with engine_code(), build_engine(name, spec, opt.dt, job.friction, accuracy=tighter) as tight_engine:
             tight = run_engine(tight_engine, job.profile, job.q0, job.qd0, opt.duration)
