@@ -372,7 +372,7 @@ def test_runner_open_loop_batch_equals_per_step_path_and_records_the_profile():
 
 def test_engine_options_after_at_switch_a_knob_back_on():
     """`pybullet@link_damping=0.04` is PyBullet with its default link damping put back on purpose."""
-    from crossdyn.engines.base import EngineError, split_options
+    from crossdyn.engines.registry import EngineError, split_options
 
     assert split_options("mujoco-rk4@eulerdamp=true@autoreset=false") == (
         "mujoco-rk4", {"eulerdamp": True, "autoreset": False})

@@ -7,7 +7,6 @@ bad input (the message names the option or file and the value); 130 interrupted 
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -16,10 +15,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130
 """Ctrl-C: what finished is written, the summary's verdict is ``fail`` (the run is incomplete)."""
 
-MAX_STEPS = 2_000_000
-"""Most time steps one run may take (--duration / --dt): every run keeps its whole trajectory in memory."""
-MAX_STATES = 1_000_000
-"""Most random states for the static metrics (--states)."""
+from crossdyn.comparison.options import MAX_STATES, MAX_STEPS  # noqa: E402,F401  (where they were)
 
 
 def add_parser(sub) -> None:
@@ -106,54 +102,24 @@ def _usage(msg: str):
 
 
 def _options(args, spec):
-    from crossdyn.comparison.compare import CompareOptions
-    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
-    from crossdyn.engines import available_engines, engine_names
-
-    for opt in ("duration", "dt"):
-        v = getattr(args, opt)
-        if not (math.isfinite(v) and v > 0):
-            raise _usage(f"--{opt}: must be a positive number of seconds, got {v!r}")
-    k = round(args.duration / args.dt)
-    if k > MAX_STEPS:
-        raise _usage(f"--duration {args.duration:g} s at --dt {args.dt:g} s is {args.duration / args.dt:.3g} steps; "
-                     f"a run may take at most "
-                     f"{MAX_STEPS:,} steps (each keeps its whole trajectory in memory): shorten --duration or "
-                     "raise --dt")
-    if k < 1 or abs(k * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
-        raise _usage(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")
-    if not 1 <= args.states <= MAX_STATES:
-        raise _usage(f"--states: must be between 1 and {MAX_STATES:,}, got {args.states:,}")
-    if args.seed < 0:
-        raise _usage(f"--seed: must be an integer >= 0, got {args.seed}")
+    """The :class:`CompareOptions` of the command line; exit 2 naming the option and the value.  The checks are
+    CompareOptions' own (:mod:`crossdyn.comparison.options`), with the options named as flags; engines with
+    options after ``@`` and ``user:FILE`` engines are also built once here."""
     import os
 
+    from crossdyn.comparison.options import CompareOptions, check_counts, check_engines, check_run_length
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
+
+    check_run_length(args.duration, args.dt, label="--")
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 4)
-    if jobs < 1:
-        raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
+    check_counts(args.states, args.seed, jobs, label="--", states_name="states")
     engines = None
     if args.engines is not None:
-        engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
-        known = engine_names()
-        installed = available_engines()
-        if not engines:
-            raise _usage(f"--engines: no engine named in {args.engines!r}; valid engines: {', '.join(known)}, "
-                         "user:FILE")
-        twice = sorted({e for e in engines if engines.count(e) > 1})
-        if twice:
-            raise _usage(f"--engines: {', '.join(twice)} named more than once in {args.engines!r}")
+        engines = check_engines([e.strip() for e in args.engines.split(",") if e.strip()], label="--engines",
+                                shown=args.engines)
         for e in engines:
-            if e.startswith("user:"):
-                _check_user_engine(e, spec, args.dt)
-                continue
-            base = e.split("@", 1)[0]
-            if base not in known:
-                raise _usage(f"--engines: unknown engine {base!r}; valid engines: {', '.join(known)}, user:FILE "
-                             "(options after @, e.g. pybullet@link_damping=0.04)")
-            if base not in installed:
-                raise _usage(f"--engines: engine {base!r} is not installed; installed: {', '.join(installed)}")
-            if "@" in e:
-                _check_user_engine(e, spec, args.dt)  # options checked by building it once
+            if e.startswith("user:") or "@" in e:
+                _check_user_engine(e, spec, args.dt)  # the file, or the options, checked by building it once
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     q0 = _state_option(args, "q0", spec.n, "rad")
@@ -225,10 +191,10 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     from crossdyn.comparison.baseline import compare_to_baseline, load_baseline, update_baseline
     from crossdyn.comparison.compare import compare
     from crossdyn.reporting import write_outputs
-    from crossdyn.io import write_json_atomic
 
-    opt = _options(args, spec)
-    opt.profile = _resolve_profile(args, spec)
+    from dataclasses import replace
+
+    opt = replace(_options(args, spec), profile=_resolve_profile(args, spec))
     base = None
     if baseline and not update:
         base = load_baseline(baseline)
@@ -327,13 +293,13 @@ def limit_calibration_lines(summary: dict) -> list[str]:
     cal = lim.get("calibration")
     if cal:
         per = "; ".join(f"joint {j}: solreflimit {_g(r)} solimplimit d {i[0]:.4g}"
-                        for j, r, i in zip(cal["joints"], cal["solreflimit"], cal["solimplimit"]))
+                        for j, r, i in zip(cal["joints"], cal["solreflimit"], cal["solimplimit"], strict=False))
         lines.append(f"limit calibration {cal['engine']}: {per}: RMS {cal['residual_rms_rad']:.3g} rad against "
                      f"{cal['default_residual_rms_rad']:.3g} (MuJoCo default, {cal['improvement_over_default']:.3g}x), "
                      f"{cal['direct_residual_rms_rad']:.3g} (direct (-k, -c)); {cal['evaluations']} runs")
     cal = lim.get("calibration_pybullet")
     if cal:
-        per = ", ".join(f"joint {j} {f:.4g} N m" for j, f in zip(cal["joints"], cal["limit_force"]))
+        per = ", ".join(f"joint {j} {f:.4g} N m" for j, f in zip(cal["joints"], cal["limit_force"], strict=False))
         lines.append(f"limit calibration {cal['engine']}: jointLimitForce {per}, erp {cal['limit_erp']:.4g} "
                      f"(world-global): RMS {cal['residual_rms_rad']:.3g} rad against "
                      f"{cal['default_residual_rms_rad']:.3g} (PyBullet default, {cal['improvement_over_default']:.3g}x); "
@@ -382,7 +348,7 @@ def format_table(summary: dict) -> str:
     lines = [f"{summary['arm']} ({summary['dof']}R), dt = {summary['dt']:g} s, {summary['duration']:g} s, "
              f"profile {summary['profile'].get('name')}"]
     for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
     lines.append("  run: did the engine run to the end (ok, diverged, failed, skipped, unsupported); result: pass, or the metrics "
                  "out of tolerance; energy: free-swing drift (or work-energy residual) / energy scale")
     if isinstance(summary.get("contact"), dict):
@@ -410,7 +376,7 @@ def format_contact_table(contact: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [f"contact (applied): {contact.get('law', '')}"]
     for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
     return "\n".join(lines)
 
 
@@ -447,19 +413,19 @@ def cmd_compare_batch(spec, args) -> int:
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
     N = args.batch
-    extras = [k for k, on in (("armature", any(l.armature for l in spec.links)),
-                              ("effort limits", any(l.effort is not None for l in spec.links)),
-                              ("a joint-limit law", any(l.limit_stiffness for l in spec.links)),
+    extras = [k for k, on in (("armature", any(link.armature for link in spec.links)),
+                              ("effort limits", any(link.effort is not None for link in spec.links)),
+                              ("a joint-limit law", any(link.limit_stiffness for link in spec.links)),
                               ("tip contact with obstacles", spec.has_contact)) if on]
     if extras:  # the batched engines model the smooth arm only: never a silent mismatch
         raise _usage(f"--batch: {spec.name} has {', '.join(extras)}, which the batched engines (JAX, MJX, "
                      "mujoco.rollout, NumPy) do not model yet; compare it without --batch")
     if not 1 <= N <= MAX_BATCH:
         raise _usage(f"--batch: must be between 1 and {MAX_BATCH:,} arms, got {N:,}")
-    for opt in ("duration", "dt"):
-        v = getattr(args, opt)
+    for flag in ("duration", "dt"):
+        v = getattr(args, flag)
         if not (math.isfinite(v) and v > 0):
-            raise _usage(f"--{opt}: must be a positive number of seconds, got {v!r}")
+            raise _usage(f"--{flag}: must be a positive number of seconds, got {v!r}")
     K = round(args.duration / args.dt)
     if K < 1 or abs(K * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
         raise _usage(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")

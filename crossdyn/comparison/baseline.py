@@ -130,7 +130,8 @@ def validate_baseline(data: dict, source: str = "baseline") -> None:
 
 def compare_to_baseline(summary: dict, baseline: dict, rel_band: float = 0.5) -> dict:
     """Regressions (fail) and warnings (different set-up or versions) of ``summary`` against ``baseline``."""
-    regressions, warnings = [], []
+    regressions: list[str] = []
+    warnings: list[str] = []
     setup = [(key, unit) for key, unit in (("arm", ""), ("dt", " s"), ("duration", " s")) if summary[key] != baseline[key]]
     if setup:  # metrics measured on another set-up do not compare: one reason, not one "regressed" line per metric
         what = "; ".join(f"{key} = {baseline[key]!r}{unit} in the baseline, {summary[key]!r}{unit} in this run"

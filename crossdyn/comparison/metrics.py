@@ -81,7 +81,8 @@ def work_energy_residual(q: np.ndarray, qd: np.ndarray, tau: np.ndarray, E: np.n
 
 def empirical_order(dts, errors) -> float | None:
     """Slope of log(error) against log(dt) by least squares (None if fewer than 2 usable points)."""
-    pts = [(math.log(d), math.log(e)) for d, e in zip(dts, errors) if e is not None and e > 0 and math.isfinite(e)]
+    pts = [(math.log(d), math.log(e)) for d, e in zip(dts, errors, strict=False)
+           if e is not None and e > 0 and math.isfinite(e)]
     if len(pts) < 2:
         return None
     x, y = np.array(pts).T

@@ -134,7 +134,7 @@ class AppliedLaws:
 
 def _friction(engine: Engine) -> FrictionLaw | None:
     """The regularised Coulomb law the runner applies to this engine (applied mode), or None."""
-    return getattr(engine, "applied_friction", None)
+    return engine.applied_friction
 
 
 def applied_laws(engine: Engine, options: RunOptions = RunOptions()) -> AppliedLaws:
@@ -219,7 +219,7 @@ def _prepare(engine: Engine, profile: Profile, q0, qd0, duration: float, effort:
 
 def _limit(engine, velocity_bound: float):
     """(the |q̇| bound a state is checked against, the engine's own velocity clamp or None)."""
-    clamp = getattr(engine, "velocity_clamp", None)
+    clamp = engine.velocity_clamp
     return (velocity_bound if clamp is None else min(velocity_bound, clamp * (1 - 1e-12))), clamp
 
 
@@ -256,7 +256,7 @@ def run_engine_many(engine: Engine, runs, duration: float, options: RunOptions |
     """
     opts = _run_options(options, overrides)
     laws = applied_laws(engine, opts)
-    many = getattr(engine, "rollout_many", None) if opts.use_rollout else None
+    many = engine.rollout_many if opts.use_rollout and engine.capabilities.batch else None
     prepared = [_prepare(engine, profile, q0, qd0, duration, laws.effort) for profile, q0, qd0 in runs]
     if many is None or len(runs) < 2 or any(p.per_step or not _rollout_ok(p.TAU) for p in prepared) \
             or laws.adds_torque:
@@ -291,7 +291,8 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float, optio
         _read_state(engine, run.Q[0], run.QD[0])
     except Exception as e:  # noqa: BLE001 — a library failure is a result, not a crash
         return _library_failure(engine, profile, run, 0.0, "reset failed", e)
-    rollout = None if run.per_step or not opts.use_rollout or laws.adds_torque else getattr(engine, "rollout", None)
+    one_call = engine.capabilities.rollout and opts.use_rollout and not (run.per_step or laws.adds_torque)
+    rollout = engine.rollout if one_call else None
     if rollout is not None and _rollout_ok(run.TAU):
         # one library call for the whole open-loop profile (MuJoCo: mujoco.rollout; identical to stepping)
         try:
@@ -303,12 +304,9 @@ def run_engine(engine: Engine, profile: Profile, q0, qd0, duration: float, optio
 
 
 def _read_state(engine: Engine, q: np.ndarray, qd: np.ndarray) -> None:
-    """The engine's state into the rows ``q``, ``qd`` (``read_state_into`` where it has it: no copies)."""
-    read = getattr(engine, "read_state_into", None)
-    if read is not None:
-        read(q, qd)
-    else:
-        q[:], qd[:] = engine.state()
+    """The engine's state into the rows ``q``, ``qd`` (:meth:`Engine.read_state_into`: no copies where the adapter
+    has its own, else from ``state()``)."""
+    engine.read_state_into(q, qd)
 
 
 CONTACT_FIELDS = ("tip", "tip_velocity", "normal_force", "tangential_force", "penetration", "penetration_rate",
@@ -377,12 +375,12 @@ class _StepLoop:
         steps, n = run.TAU.shape
         self.extra = _LawTorques.allocate(laws, steps, n) if laws.adds_torque else None
         # laws' torque past the actuators (MuJoCo qfrc_applied, Drake's applied generalized force port)
-        self.split = getattr(engine, "step_applied", None) if self.extra is not None else None
+        self.split = engine.step_applied if self.extra is not None and engine.capabilities.step_applied else None
         self.effort = laws.effort if run.per_step else None  # open loop: saturated in _prepare
         # states are checked in blocks of CHECK_BLOCK steps (one vectorised check instead of a few µs per step);
         # closed-loop profiles see every state, so there every state is checked before the profile uses it
         self.block = 1 if run.per_step or self.extra is not None else CHECK_BLOCK
-        self.step, self.read = engine.step, getattr(engine, "read_state_into", None)  # bound once
+        self.step, self.read = engine.step, engine.read_state_into  # bound once
 
     def _command(self, k: int, tau: np.ndarray, q: np.ndarray, qd: np.ndarray) -> _Outcome | None:
         """τ_k of a closed-loop profile into ``tau`` (saturated), or the outcome of a non-finite one."""
@@ -407,10 +405,7 @@ class _StepLoop:
                 self.split(command, extra.LIM[k])
             else:
                 self.step(tau)
-        if self.read is not None:
-            self.read(q, qd)
-        else:
-            q[:], qd[:] = self.engine.state()
+        self.read(q, qd)
 
     def drive(self) -> Trajectory:
         run, engine = self.run, self.engine
@@ -468,7 +463,7 @@ class _StepLoop:
         if extra is not None and contact is not None:
             out.info["contact"] = {key: a[: len(TAU)] for key, a in extra.CON.items()}
             out.info["config"] = {**out.info["config"], "applied_contact": contact.describe(),
-                                  "tip_kinematics": getattr(self.engine, "tip_source", "?")}
+                                  "tip_kinematics": self.engine.tip_source}
         return out
 
 

@@ -27,36 +27,14 @@ drake-euler            … continuous, Drake's semi-explicit (semi-implicit) Eul
 drake-implicit         … continuous, Drake's implicit Euler at dt
 drake-discrete         … discrete plant (time_step = dt), Drake's default discrete solver
 =====================  =====================================================
+
+The names, the library and ``pip`` extra each needs, and the options that switch an engine's own physics on are
+the registry's (:mod:`crossdyn.engines.registry`); what each adapter can do is its
+:class:`~crossdyn.engines.base.Capabilities` record.
 """
-from crossdyn.engines.base import (Engine, EngineError, EngineUnsupported, available_engines, engine_names, make_engine,
-                                   register)
+from crossdyn.engines.base import Capabilities, Engine, EngineError, EngineUnsupported
+from crossdyn.engines.registry import (EngineEntry, available_engines, engine_names, make_engine, native_variant,
+                                       register, register_entry, split_options)
 
-register("analytic", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="rk4")
-register("analytic-rk4", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="rk4")
-register("analytic-euler", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="semi-implicit-euler")
-register("analytic-explicit-euler", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="euler")
-register("analytic-reference", "crossdyn.engines.analytic_engine", "AnalyticEngine", integrator="reference")
-register("pybullet", "crossdyn.engines.pybullet_engine", "PyBulletEngine")
-register("mujoco", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="Euler")
-register("mujoco-euler", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="Euler")
-register("mujoco-rk4", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="RK4")
-register("mujoco-implicit", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="implicit")
-register("mujoco-implicitfast", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="implicitfast")
-register("mjx", "crossdyn.engines.mjx_engine", "MJXEngine", integrator="Euler")
-register("mjx-euler", "crossdyn.engines.mjx_engine", "MJXEngine", integrator="Euler")
-register("mjx-rk4", "crossdyn.engines.mjx_engine", "MJXEngine", integrator="RK4")
-register("pinocchio", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
-register("pinocchio-rk4", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="rk4")
-register("pinocchio-euler", "crossdyn.engines.pinocchio_engine", "PinocchioEngine", integrator="semi-implicit-euler")
-register("dart", "crossdyn.engines.dart_engine", "DartEngine", integrator="semi-implicit-euler")
-register("dart-rk4", "crossdyn.engines.dart_engine", "DartEngine", integrator="rk4")
-register("drake", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="rk3-adaptive")
-register("drake-rk2", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="rk2")
-register("drake-rk3", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="rk3")
-register("drake-rk5", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="rk5")
-register("drake-euler", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="euler")
-register("drake-implicit", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="implicit")
-register("drake-discrete", "crossdyn.engines.drake_engine", "DrakeEngine", integrator="discrete")
-
-__all__ = ["Engine", "EngineError", "EngineUnsupported", "available_engines", "engine_names", "make_engine",
-           "register"]
+__all__ = ["Capabilities", "Engine", "EngineEntry", "EngineError", "EngineUnsupported", "available_engines",
+           "engine_names", "make_engine", "native_variant", "register", "register_entry", "split_options"]

@@ -17,8 +17,8 @@ import numpy as np
 from crossdyn import analytic
 from crossdyn.version import __version__
 from crossdyn.analytic import codegen
-from crossdyn.analytic.integrators import STEPS, reference_step
-from crossdyn.engines.base import Engine, EngineError
+from crossdyn.analytic.integrators import STEPS
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.spec import ArmSpec
 
 _FAST_STEPS = {"rk4": "rk4", "semi-implicit-euler": "semi_implicit_euler", "euler": "euler"}
@@ -26,7 +26,7 @@ _FAST_STEPS = {"rk4": "rk4", "semi-implicit-euler": "semi_implicit_euler", "eule
 
 class AnalyticEngine(Engine):
     name = "analytic"
-    supports = frozenset({"armature"})
+    capabilities = Capabilities(native_friction=True, armature=True)
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk4", method: str = "auto",
                  fast: bool = True, rtol: float = 1e-12, atol: float = 1e-12):
@@ -84,13 +84,13 @@ class AnalyticEngine(Engine):
             "engine": "analytic", "version": __version__, "integrator": self.integrator, "dt": self.dt,
             "model": self.method, "generated_code": self._compiled is not None,
             "torque_sampling": "zero-order hold at step start",
-            "joint_damping": [l.damping for l in self.spec.links],
-            "joint_friction": [l.friction for l in self.spec.links],
+            "joint_damping": [lk.damping for lk in self.spec.links],
+            "joint_friction": [lk.friction for lk in self.spec.links],
             "friction_model": "F = b*qd + fc*sign(qd)",
             "inertia_substitutions": [],
         }
         if self.spec.has_armature:
-            cfg["armature"] = [l.armature for l in self.spec.links]
+            cfg["armature"] = [lk.armature for lk in self.spec.links]
         if self.integrator == "reference":
             cfg.update(reference="scipy DOP853, restarted every step", rtol=self.rtol, atol=self.atol)
         return cfg

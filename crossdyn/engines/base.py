@@ -1,4 +1,4 @@
-"""The engine interface every adapter implements, and the engine registry.
+"""The engine interface every adapter implements: :class:`Engine`, its :class:`Capabilities`, and its optional hooks.
 
 An engine is built from an :class:`~crossdyn.models.spec.ArmSpec` (through the
 generated URDF or MJCF, never a hand-written model) and a time step ``dt``.
@@ -7,8 +7,8 @@ angles, gravity from the spec, and
 
     M(q) q̈ + C(q, q̇) q̇ + G(q) + F(q̇) = τ.
 
-Methods
--------
+Methods every adapter implements
+--------------------------------
 ``reset(q, qd)``                 set the state
 ``step(tau)``                    advance one step of ``dt`` holding τ constant (zero-order hold)
 ``state() -> (q, qd)``           copies of the current state
@@ -17,20 +17,84 @@ Methods
 ``forward_dynamics(q, qd, tau)`` q̈ at (q, q̇) under τ, without integrating
 ``energy(q, qd) -> (T, U)``      kinetic and potential energy (U as in :mod:`crossdyn.analytic.energy`)
 ``config()``                     every setting that can change the physics, as a JSON-able dict
-``tip_kinematics(q, qd)``        the contact sphere's centre (the ``tip`` frame): x (2,), ẋ (2,), J (2, n),
-                                 from the engine's own library where it has one (:attr:`Engine.tip_source`)
+
+Hooks with a default here (an adapter overrides the ones it has; :attr:`Engine.capabilities` says which)
+----------------------------------------------------------------------------------------------------------
+``read_state_into(q, qd)``       the state written into preallocated rows (default: from ``state()``)
+``tip_kinematics(q, qd)``        the contact sphere's centre (the ``tip`` frame): x (2,), ẋ (2,), J (2, n), from the
+                                 engine's own library where it has one (``capabilities.tip_frame``,
+                                 :attr:`Engine.tip_source`), else crossdyn's analytic kinematics
+``step_applied(tau, extra)``     one step with τ to the actuators and ``extra`` applied around them
+                                 (``capabilities.step_applied``; default: :class:`EngineUnsupported`)
+``rollout(tau)``                 a whole open-loop run in one library call (``capabilities.rollout``)
+``rollout_many(q0, qd0, tau)``   several open-loop runs in one library call (``capabilities.batch``)
+``set_applied_friction(law)``    the regularised Coulomb law the runner applies (:attr:`Engine.applied_friction`)
+``set_contact(*settings)``       the native contact's softness in the engine's own terms (calibration)
+``set_limit_settings(**kw)``     the native limit's settings in the engine's own terms (calibration)
+``contact_points()``             the native contact points after the last step
+``contact_forces(q, qd)``        the engine's generalized contact forces at (q, q̇)
+``stiffest_friction()``          the native dry friction set to its stiffest (what was set; None: no such setting)
+``warnings()``                   the library's warnings so far (name → count; default: none)
+
+State an adapter sets for the runner and ``compare`` (class defaults here): :attr:`Engine.native_limits`,
+:attr:`Engine.native_contact`, :attr:`Engine.contact_implicit`, :attr:`Engine.contact_in_forward_dynamics`,
+:attr:`Engine.velocity_clamp`, :attr:`Engine.clamped_at`, :attr:`Engine.error_controlled`,
+:attr:`Engine.accuracy`, :attr:`Engine.order`.
+
+The registry (names → adapters, ``name@key=value`` options) is :mod:`crossdyn.engines.registry`; its functions,
+which used to live here, are still importable from here with a :class:`DeprecationWarning`.
 """
 from __future__ import annotations
 
 import abc
-from typing import Callable
+import math
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from crossdyn.models.spec import ArmSpec
+from crossdyn.errors import EngineError, EngineUnsupported
+from crossdyn.models.spec import ArmSpec, ContactSpec
+
+if TYPE_CHECKING:
+    from crossdyn.analytic.laws.friction import FrictionLaw
 
 
-from crossdyn.errors import EngineError, EngineUnsupported  # noqa: E402,F401  (defined once, re-exported)
+@dataclass(frozen=True)
+class Capabilities:
+    """What an adapter class can do beyond the required methods; each adapter sets its own as a class attribute
+    (:attr:`Engine.capabilities`), and an instance may narrow it to its variant (Drake's continuous plants have
+    no native limits or contact; DART's limits run in ``World.step`` only).
+
+    Callers test these flags instead of probing for attributes; a hook whose flag is False raises
+    :class:`EngineUnsupported` (or returns its stated default)."""
+
+    native_limits: bool = False
+    """Can enforce the spec's joint limits with its own mechanism (option ``native_limits`` / ``enforce_limits``)."""
+    native_contact: bool = False
+    """Has tip–obstacle contact of its own (option ``native_contact``)."""
+    native_friction: bool = False
+    """Applies the spec's Coulomb friction f_c itself (a constraint, or f_c sign(q̇)); without it an arm with
+    f_c > 0 is refused (:class:`EngineUnsupported`) or the runner applies crossdyn's law."""
+    armature: bool = False
+    """Models the spec's rotor armature I_a (reflected inertia on M's diagonal); without it such an arm is reported
+    unsupported (:meth:`Engine.unsupported`)."""
+    effort: bool = False
+    """Its actuators clamp τ to the spec's effort limit natively (MuJoCo ``forcerange``, Drake ``effort_limit``)."""
+    tip_frame: bool = False
+    """:meth:`Engine.tip_kinematics` comes from the engine's own library (a site, link, frame or body node)."""
+    error_control: bool = False
+    """Its integrator can be error-controlled (an ``accuracy`` target sets the error, not dt)."""
+    step_applied: bool = False
+    """Has :meth:`Engine.step_applied`: τ to the actuators, the runner's law torques applied around them."""
+    rollout: bool = False
+    """Has :meth:`Engine.rollout`: an open-loop run in one library call (bit-identical to stepping)."""
+    batch: bool = False
+    """Has :meth:`Engine.rollout_many`: several open-loop runs in one library call."""
+
+    def names(self) -> frozenset[str]:
+        """The flags that are set, by name."""
+        return frozenset(f.name for f in fields(self) if getattr(self, f.name))
 
 
 class Engine(abc.ABC):
@@ -38,22 +102,49 @@ class Engine(abc.ABC):
 
     name: str = "engine"
     integrator: str = ""
-    supports: frozenset = frozenset()
-    """Optional physics of the spec this adapter represents (``"armature"``).  An adapter that does not
-    list one is reported "unsupported" for an arm that uses it (:meth:`unsupported`), never run silently
-    without it."""
+    capabilities: Capabilities = Capabilities()
+    """What this adapter can do (an instance may narrow its class's record to its variant)."""
+    Options: ClassVar[type | None] = None
+    """The adapter's frozen options dataclass (its knobs, ``name@key=value``), or None: keywords of ``__init__``."""
+
+    # state the runner and ``compare`` read; adapters that have it set it in their own __init__
+    native_limits: bool = False
+    """This instance enforces the spec's joint limits itself (crossdyn's applied limit law must then be off)."""
+    native_contact: bool = False
+    """This instance has its own tip–obstacle contact (crossdyn's applied contact law must then be off)."""
+    contact_implicit: bool = False
+    """The native contact's spring–damper is solved implicitly over the step (PyBullet's ERP/CFM, Drake's SAP)."""
+    contact_in_forward_dynamics: bool = False
+    """:meth:`forward_dynamics` includes the native contact's force (MuJoCo's mj_forward)."""
+    velocity_clamp: float | None = None
+    """|q̇| (rad/s) at which the engine clamps joint velocities, or None (no clamp)."""
+    clamped_at: float | None = None
+    """Time at which a joint speed first reached :attr:`velocity_clamp` (None: never)."""
+    accuracy: float | None = None
+    """The error-controlled integrator's target accuracy, or None."""
+    order: int | None = None
+    """The integrator's order where the adapter states it (Drake's RK2/RK3/RK5), else None."""
+    applied_friction: FrictionLaw | None = None
+    """The regularised Coulomb law the runner applies to this engine (:meth:`set_applied_friction`), or None."""
+
+    @property
+    def supports(self) -> frozenset:
+        """Optional physics of the spec this adapter represents (``"armature"``), from :attr:`capabilities`.  An
+        adapter that does not list one is reported "unsupported" for an arm that uses it (:meth:`unsupported`),
+        never run silently without it."""
+        return frozenset({"armature"}) if self.capabilities.armature else frozenset()
 
     def unsupported(self) -> list[str]:
         """Why this engine cannot represent this arm (empty: it can).  Each reason names the physics
         and the engine; ``compare`` marks such an engine "unsupported" instead of measuring it."""
         out = []
         if self.spec.has_armature and "armature" not in self.supports:
-            links = [i for i, l in enumerate(self.spec.links, 1) if l.armature > 0]
+            links = [i for i, lk in enumerate(self.spec.links, 1) if lk.armature > 0]
             out.append(f"armature (reflected rotor inertia, joints {', '.join(map(str, links))}) is not modelled "
                        f"by {self.name}{self._unsupported_why.get('armature', '')}")
         return out
 
-    _unsupported_why: dict = {}
+    _unsupported_why: ClassVar[dict[str, str]] = {}
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3):
         if not (isinstance(dt, (int, float)) and dt > 0 and np.isfinite(dt)):
@@ -61,6 +152,29 @@ class Engine(abc.ABC):
         self.spec = spec
         self.n = spec.n
         self.dt = float(dt)
+
+    def _contact_spec(self) -> ContactSpec:
+        """The spec's ``[contact]`` table (adapters ask for it only with native contact, which needs one)."""
+        if self.spec.contact is None:
+            raise EngineError(f"{self.name}: arm {self.spec.name!r} has no [contact] and [[obstacles]]")
+        return self.spec.contact
+
+    @classmethod
+    def _options(cls, options: Any, knobs: dict[str, Any]) -> Any:
+        """The adapter's options: ``options`` (an instance of :attr:`Options`, or None for the defaults) with the
+        keyword ``knobs`` replaced; an unknown knob raises :class:`EngineError` naming the valid ones."""
+        opts = cls.Options
+        if opts is None:
+            raise TypeError(f"{cls.__name__} declares no Options dataclass")
+        if options is not None and not isinstance(options, opts):
+            raise EngineError(f"{cls.name} options: must be a {opts.__name__}, got {options!r}")
+        base: Any = opts() if options is None else options
+        valid = [f.name for f in fields(opts)]
+        unknown = [k for k in knobs if k not in valid]
+        if unknown:
+            raise EngineError(f"engine {cls.name!r}: unknown option(s) {', '.join(unknown)}; it takes: "
+                              f"{', '.join(valid)}")
+        return replace(base, **knobs) if knobs else base
 
     @abc.abstractmethod
     def reset(self, q, qd) -> None: ...
@@ -86,6 +200,64 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def config(self) -> dict: ...
 
+    # ------------------------------------------------------------------ hooks with a default
+    def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
+        """Write the current state into preallocated rows (the runner's fast path; by default from :meth:`state`)."""
+        q_out[:], qd_out[:] = self.state()
+
+    @property
+    def error_controlled(self) -> bool:
+        """True when the step error, not dt, sets the accuracy (an error-controlled integrator at :attr:`accuracy`)."""
+        return False
+
+    def set_applied_friction(self, law: FrictionLaw | None) -> None:
+        """Give the runner the regularised Coulomb law to apply to this engine (None: none).  ``compare`` builds
+        such engines from the spec with f_c = 0, so their own friction is off and the law is the only one."""
+        self.applied_friction = law
+
+    def step_applied(self, tau, extra) -> None:
+        """One step with the actuators given τ (clamped natively to their effort limits) and ``extra`` applied as a
+        generalized force around them (the runner's limit, friction and contact torques), so that an actuator
+        clamp never clamps the laws' torque (``capabilities.step_applied``)."""
+        raise EngineUnsupported(f"{self.name}: no applied-torque path around its actuators (step_applied)")
+
+    def rollout(self, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Step through the open-loop torque sequence ``tau`` (K, n) in one library call from the current state;
+        the K states after each step, bit-identical to K calls of :meth:`step` (``capabilities.rollout``)."""
+        raise EngineUnsupported(f"{self.name}: no one-call rollout")
+
+    def rollout_many(self, q0: np.ndarray, qd0: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """B open-loop runs from (B, n) starts under (B, K, n) torques in one library call; q, q̇ of shape (B, K, n),
+        bit-identical to B runs of :meth:`rollout`; the engine's own state untouched (``capabilities.batch``)."""
+        raise EngineUnsupported(f"{self.name}: no batched rollout")
+
+    def set_contact(self, *settings: Any) -> None:
+        """Set the native contact's softness, in the engine's own terms (MuJoCo: solref, solimp; PyBullet:
+        contactStiffness, contactDamping) — for calibration."""
+        raise EngineUnsupported(f"{self.name}: no native contact settings")
+
+    def set_limit_settings(self, *args: Any, **settings: Any) -> None:
+        """Set the native joint limit's settings, in the engine's own terms (PyBullet: limit_force, limit_erp) —
+        for calibration."""
+        raise EngineUnsupported(f"{self.name}: no native limit settings")
+
+    def contact_points(self) -> list:
+        """The engine's native contact points between the tip and the obstacles after the last step."""
+        raise EngineUnsupported(f"{self.name}: no native contact points")
+
+    def contact_forces(self, q, qd=None) -> np.ndarray:
+        """The generalized contact forces the engine computes at (q, q̇)."""
+        raise EngineUnsupported(f"{self.name}: no contact forces of its own")
+
+    def stiffest_friction(self) -> str | None:
+        """Set the engine's dry-friction softness to the stiffest it allows and say what was set; None (the
+        default): it has no such setting."""
+        return None
+
+    def warnings(self) -> dict[str, int]:
+        """The library's warnings raised so far on the simulated state (name → count); none by default."""
+        return {}
+
     tip_source: str = "crossdyn.analytic.kinematics (end_effector, end_effector_jacobian; the engine has no tip frame of its own)"
     """Where :meth:`tip_kinematics` comes from (stated in every applied-contact run's ``config``)."""
 
@@ -95,22 +267,20 @@ class Engine(abc.ABC):
             x = x_tip(q) (2,),  ẋ = J(q) q̇ (2,),  J = ∂x_tip/∂q (2, n)
 
         at (q, q̇), or at the engine's current state when ``q`` is None.  Adapters with a tip frame of their own
-        (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body node) override this with their
-        library's kinematics, so applied contact (:mod:`crossdyn.drive.runner`) also cross-checks their forward
-        kinematics; this default is crossdyn's analytic kinematics (:attr:`tip_source`).
+        (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body node; ``capabilities.tip_frame``)
+        override this with their library's kinematics, so applied contact (:mod:`crossdyn.drive.runner`) also
+        cross-checks their forward kinematics; this default is crossdyn's analytic kinematics (:attr:`tip_source`).
         """
-        import math
-
         if q is None:
             q, qd = self.state()
-        q = [float(v) for v in np.asarray(q, dtype=float).reshape(self.n)]
-        qd = [0.0] * self.n if qd is None else [float(v) for v in np.asarray(qd, dtype=float).reshape(self.n)]
+        qs = [float(v) for v in np.asarray(q, dtype=float).reshape(self.n)]
+        qds = [0.0] * self.n if qd is None else [float(v) for v in np.asarray(qd, dtype=float).reshape(self.n)]
         L = self.__dict__.get("_tip_lengths")
         if L is None:
-            L = self.__dict__["_tip_lengths"] = [float(l.length) for l in self.spec.links]
+            L = self.__dict__["_tip_lengths"] = [float(lk.length) for lk in self.spec.links]
         # crossdyn.analytic.kinematics (end_effector, end_effector_jacobian) in plain floats: this runs every step
         th, segs = 0.0, []
-        for qi, Li in zip(q, L):
+        for qi, Li in zip(qs, L, strict=True):
             th += qi
             segs.append((Li * math.cos(th), Li * math.sin(th)))
         jx, jy, sx, sy = [0.0] * self.n, [0.0] * self.n, 0.0, 0.0
@@ -119,10 +289,11 @@ class Engine(abc.ABC):
             sy += segs[j][1]
             jx[j], jy[j] = -sy, sx
         J = np.array([jx, jy])
-        return np.array([sx, sy]), J @ np.array(qd), J
+        return np.array([sx, sy]), J @ np.array(qds), J
 
     def close(self) -> None:
-        """Release engine resources (e.g. a PyBullet client)."""
+        """Release engine resources (e.g. a PyBullet client); nothing to release by default."""
+        return None
 
     def __enter__(self):
         return self
@@ -135,96 +306,22 @@ class Engine(abc.ABC):
 
 
 EngineFactory = Callable[..., Engine]
-_REGISTRY: dict[str, tuple[str, str, dict]] = {}
-_REGISTRY_PREFIXED: dict[str, tuple[str, str, dict]] = {
-    "user:": ("crossdyn.engines.user_engine", "UserModelEngine", {}),  # user:FILE, the file as ``path``
-}
-"""name → (module, class name, keyword arguments); imported lazily on first use."""
+
+_MOVED = ("EngineEntry", "available_engines", "engine_names", "make_engine", "register", "split_options")
+"""The registry's names, which lived here before :mod:`crossdyn.engines.registry` (import them from there, or from
+:mod:`crossdyn.engines`)."""
 
 
-def register(name: str, module: str, cls: str, **kwargs) -> None:
-    """Register an engine name (lazily imported ``module.cls(spec, dt, **kwargs)``)."""
-    _REGISTRY[name] = (module, cls, kwargs)
+def __getattr__(name: str):
+    """The registry's names, still importable from here (with a :class:`DeprecationWarning`)."""
+    if name in _MOVED:
+        import importlib
+        import warnings
+
+        warnings.warn(f"crossdyn.engines.base.{name} moved to crossdyn.engines.registry (also in crossdyn.engines)",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("crossdyn.engines.registry"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def engine_names() -> list[str]:
-    return list(_REGISTRY)
-
-
-def split_options(name: str) -> tuple[str, dict]:
-    """``"pybullet@link_damping=0.04@inertia_from_file=false"`` → ("pybullet", {...}).
-
-    Options switch an adapter's keyword arguments from the command line (e.g. to put a
-    neutralised engine default back on purpose).  Values are read as booleans
-    (true/false), numbers, or else strings.
-    """
-    base, *parts = name.split("@")
-    options: dict = {}
-    for part in parts:
-        key, sep, raw = part.partition("=")
-        if not sep or not key.isidentifier():
-            raise EngineError(f"engine {name!r}: option {part!r} must look like key=value")
-        low = raw.strip().lower()
-        if low in ("true", "false"):
-            value: object = low == "true"
-        else:
-            try:
-                value = int(raw) if raw.strip().lstrip("+-").isdigit() else float(raw)
-            except ValueError:
-                value = raw
-        options[key] = value
-    return base, options
-
-
-def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine:
-    """Build the engine registered as ``name`` for ``spec``.
-
-    ``name`` may carry adapter options after ``@`` (see :func:`split_options`), e.g.
-    ``pybullet@link_damping=0.04``.  Raises :class:`EngineError` naming the known engines
-    for an unknown name, saying how to install it for one whose library is missing, and
-    naming the option for an option the adapter does not take.
-    """
-    import importlib
-    import inspect
-
-    if isinstance(name, str) and "@" in name and not name.startswith("user:"):
-        base, extra = split_options(name)
-        engine = make_engine(base, spec, dt, **{**extra, **options})
-        engine.name = name
-        return engine
-    if isinstance(name, str) and name.startswith("user:"):  # the user's own equations: user:FILE
-        module, cls, _ = _REGISTRY_PREFIXED["user:"]
-        return getattr(importlib.import_module(module), cls)(spec, dt, path=name[len("user:"):], **options)
-    if name not in _REGISTRY:
-        raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
-    module, cls, kwargs = _REGISTRY[name]
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as e:
-        raise EngineError(f"engine {name!r} is not installed ({e}); available engines: "
-                          f"{', '.join(available_engines())}") from None
-    factory = getattr(mod, cls)
-    accepted = inspect.signature(factory).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    unknown = [] if takes_any else [k for k in options if k not in accepted]
-    if unknown:
-        valid = [k for k in accepted if k not in ("spec", "dt")]
-        raise EngineError(f"engine {name!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
-    engine = factory(spec, dt, **{**kwargs, **options})
-    engine.name = name  # messages and results carry the name it was asked for
-    return engine
-
-
-def available_engines() -> list[str]:
-    """Registered engines whose library imports."""
-    import importlib.util
-
-    libs = {"crossdyn.engines.pybullet_engine": "pybullet", "crossdyn.engines.mujoco_engine": "mujoco",
-            "crossdyn.engines.pinocchio_engine": "pinocchio", "crossdyn.engines.dart_engine": "dartpy",
-            "crossdyn.engines.drake_engine": "pydrake", "crossdyn.engines.mjx_engine": "mujoco.mjx"}
-    out = []
-    for name, (module, _, _) in _REGISTRY.items():
-        lib = libs.get(module)
-        if lib is None or importlib.util.find_spec(lib) is not None:
-            out.append(name)
-    return out
+__all__ = ["Capabilities", "Engine", "EngineError", "EngineFactory", "EngineUnsupported"]

@@ -62,12 +62,13 @@ import logging
 import os
 import sys
 import tempfile
+from dataclasses import dataclass, replace
 
-import dartpy as dart
+import dartpy as dart  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import numpy as np
 
 from crossdyn.analytic.integrators import STEPS
-from crossdyn.engines.base import Engine, EngineError
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.spec import ArmSpec
 from crossdyn.models.urdf import to_urdf
@@ -133,15 +134,42 @@ ARMATURE_WHY = (": DART 6 has no joint armature or rotor inertia (GenericJoint's
 """Why DART cannot carry a spec's rotor armature (tests/test_armature_engines.py checks each claim)."""
 
 
+@dataclass(frozen=True)
+class DartOptions:
+    """DART's knobs (``dart@key=value``; the module docstring's table says what each one restores)."""
+
+    fixed_base: bool = True
+    """The loader's root joint FIXED when the URDF has no ``world`` link (False: DART's FLOATING)."""
+    implicit_damping: bool = False
+    """DART's own (implicit) joint damping instead of the adapter's explicit −b q̇."""
+    coulomb_friction: str | None = None
+    """``constraint`` (DART's; the default under World.step), ``sign`` (f_c sign(q̇); the default under rk4) or
+    ``none``."""
+    enforce_limits: bool = False
+    """DART's joint-limit constraint on the spec's limits (World.step only)."""
+    self_collision: bool = False
+    """Collision shapes kept and DART's self-collision check on (World.step only)."""
+    actuator_type: str = "FORCE"
+    """The joints' actuator type (one of :data:`ACTUATOR_TYPES`)."""
+    urdf: str | None = None
+    """URDF text to load instead of the generated one."""
+
+
 class DartEngine(Engine):
     name = "dart"
+    capabilities = Capabilities(native_limits=True, native_friction=True, tip_frame=True)
+    """DART's limits, friction constraint and self-collision run in World.step only: dart-rk4 narrows them."""
+    Options = DartOptions
     _unsupported_why = {"armature": ARMATURE_WHY}
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "semi-implicit-euler",
-                 fixed_base: bool = True, implicit_damping: bool = False, coulomb_friction: str | None = None,
-                 enforce_limits: bool = False, self_collision: bool = False, actuator_type: str = "FORCE",
-                 urdf: str | None = None):
+                 options: DartOptions | None = None, **knobs):
+        """``integrator`` (semi-implicit-euler: World.step; rk4: crossdyn's RK4 on DART's forward dynamics),
+        ``options`` (the defaults when None) with any keyword knob of :class:`DartOptions` replaced."""
         super().__init__(spec, dt)
+        opt = self.options = self._options(options, knobs)
+        coulomb_friction, enforce_limits, self_collision = opt.coulomb_friction, opt.enforce_limits, opt.self_collision
+        actuator_type, urdf = opt.actuator_type, opt.urdf
         if integrator not in INTEGRATORS:
             raise EngineError(f"dart integrator: must be one of {', '.join(INTEGRATORS)}, got {integrator!r}")
         if coulomb_friction is None:
@@ -160,10 +188,11 @@ class DartEngine(Engine):
                               f"got {actuator_type!r}")
         self.integrator = integrator
         self.name = "dart" if integrator == "semi-implicit-euler" else "dart-rk4"
-        self.fixed_base = bool(fixed_base)
-        self.implicit_damping = bool(implicit_damping)
+        self.fixed_base = bool(opt.fixed_base)
+        self.implicit_damping = bool(opt.implicit_damping)
         self.coulomb_friction = coulomb_friction
-        self.enforce_limits = bool(enforce_limits)
+        self.enforce_limits = self.native_limits = bool(enforce_limits)
+        self.capabilities = replace(type(self).capabilities, native_limits=integrator == "semi-implicit-euler")
         self.self_collision = bool(self_collision)
         self.actuator_type = actuator_type
         self.urdf_source = "generated URDF" if urdf is None else "URDF text given to the adapter"
@@ -217,8 +246,9 @@ class DartEngine(Engine):
                 dof.setDampingCoefficient(0.0)  # applied explicitly by the adapter instead
             if self.coulomb_friction != "constraint":
                 dof.setCoulombFriction(0.0)
-            if self.enforce_limits and self.spec.links[i].limits is not None:
-                lo, hi = self.spec.links[i].limits
+            limits = self.spec.links[i].limits
+            if self.enforce_limits and limits is not None:
+                lo, hi = limits
                 dof.setPositionLowerLimit(float(lo))
                 dof.setPositionUpperLimit(float(hi))
             dof.setInitialPosition(0.0)
@@ -403,7 +433,7 @@ class DartEngine(Engine):
             "coulomb_friction": self.coulomb_friction, "coulomb_friction_model": friction_model,
             "spring_stiffness": [float(d.getSpringStiffness()) for d in dofs],
             "rest_position": [float(d.getRestPosition()) for d in dofs],
-            "armature": ("unsupported" + ARMATURE_WHY + f"; this arm's armature {[l.armature for l in self.spec.links]} "
+            "armature": ("unsupported" + ARMATURE_WHY + f"; this arm's armature {[lk.armature for lk in self.spec.links]} "
                          "kg m^2 is NOT simulated") if self.spec.has_armature else [0.0] * self.n,
             "limits_enforced": [bool(j.areLimitsEnforced()) for j in joints if j.getNumDofs()],
             "enforce_limits": self.enforce_limits,

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from pydrake.multibody.parsing import Parser
@@ -80,7 +80,7 @@ from pydrake.multibody.tree import MultibodyForces
 from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
 from pydrake.systems.framework import DiagramBuilder
 
-from crossdyn.engines.base import Engine, EngineError, EngineUnsupported
+from crossdyn.engines.base import Capabilities, Engine, EngineError, EngineUnsupported
 from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.spec import ArmSpec
 from crossdyn.models.urdf import to_urdf
@@ -116,19 +116,49 @@ def _strip_world_link(urdf: str) -> str:
     return re.sub(r'\s*<joint name="world_to_base" type="fixed">.*?</joint>', "", out, flags=re.S)
 
 
+@dataclass(frozen=True)
+class DrakeOptions:
+    """Drake's knobs (``drake@key=value``; the module docstring says what each trap is and what it restores)."""
+
+    accuracy: float = DEFAULT_ACCURACY
+    """Target accuracy of ``drake``'s error-controlled RK3, in (0, 1)."""
+    time_step: float | str | None = None
+    """The plant's time step: None (0 for the continuous variants, dt for ``drake-discrete``), a number of s,
+    or ``"default"`` (MultibodyPlantConfig's)."""
+    drake_gravity: bool = False
+    """Keep Drake's default gravity (0, 0, −9.81) instead of the spec's."""
+    world_link: bool = True
+    """The generated URDF's ``world`` link and weld (False: stripped, the base floats and is refused)."""
+    collision_geometry: bool = False
+    """The links' cylinders as collision geometry (Drake then computes link–link contact)."""
+    explicit_damping: bool = False
+    """Joint damping as an explicit −B q̇ at the step's start instead of Drake's (implicit in the discrete plant)."""
+    native_limits: bool = False
+    """The URDF's joint limits, enforced by the discrete plant's limit constraint (``drake-discrete`` only)."""
+    native_contact: bool = False
+    """SAP point contact between the tip sphere and the obstacles (``drake-discrete`` only)."""
+    contact_relaxation_split: float = 0.5
+    """The tip sphere's share of the contact's relaxation time c/k (the obstacles get the rest)."""
+
+
 class DrakeEngine(Engine):
     name = "drake"
-    supports = frozenset({"armature"})  # JointActuator reflected inertia (gear ratio² × rotor inertia)
+    # JointActuator reflected inertia (gear ratio² × rotor inertia) and effort limit; an instance narrows the
+    # native limits and contact to the discrete plant and error control to ``drake``
+    capabilities = Capabilities(native_limits=True, native_contact=True, armature=True, effort=True, tip_frame=True,
+                                error_control=True, step_applied=True)
+    Options = DrakeOptions
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk3-adaptive",
-                 accuracy: float = DEFAULT_ACCURACY, time_step: float | str | None = None,
-                 drake_gravity: bool = False, world_link: bool = True, collision_geometry: bool = False,
-                 explicit_damping: bool = False, native_limits: bool = False, native_contact: bool = False,
-                 contact_relaxation_split: float = 0.5):
+                 options: DrakeOptions | None = None, **knobs):
+        """``integrator`` (a key of :data:`SCHEMES`: the registry name's), ``options`` (the defaults when None)
+        with any keyword knob of :class:`DrakeOptions` replaced."""
         super().__init__(spec, dt)
-        self.native_limits = bool(native_limits)
-        self.native_contact = bool(native_contact)
-        self.contact_relaxation_split = float(contact_relaxation_split)
+        opt = self.options = self._options(options, knobs)
+        accuracy, time_step = opt.accuracy, opt.time_step
+        self.native_limits = bool(opt.native_limits)
+        self.native_contact = bool(opt.native_contact)
+        self.contact_relaxation_split = float(opt.contact_relaxation_split)
         self.contact_implicit = self.native_contact
         """SAP solves the contact's linear spring–damper implicitly over the step."""
         if self.native_contact and not spec.has_contact:
@@ -142,16 +172,16 @@ class DrakeEngine(Engine):
             raise EngineError(f"drake integrator: must be one of {', '.join(SCHEMES)}, got {integrator!r}")
         if not (isinstance(accuracy, (int, float)) and 0 < accuracy < 1):
             raise EngineError(f"drake accuracy: must be a number in (0, 1), got {accuracy!r}")
-        if any(l.friction > 0 for l in spec.links):
+        if any(lk.friction > 0 for lk in spec.links):
             raise EngineUnsupported(
                 "drake: Coulomb joint friction (f_c > 0 on joint(s) "
-                f"{', '.join(str(i) for i, l in enumerate(spec.links, 1) if l.friction > 0)}) is unsupported: "
+                f"{', '.join(str(i) for i, lk in enumerate(spec.links, 1) if lk.friction > 0)}) is unsupported: "
                 "MultibodyPlant has no joint Coulomb friction model (its URDF parser ignores <dynamics friction>), "
                 "so the arm would be simulated without it")
         self.variant = integrator
         self.drake_scheme, self.error_control, self.integrator, self.order = SCHEMES[integrator]
         self.name = _NAMES.get(integrator, f"drake-{integrator}")
-        self.accuracy = float(accuracy)
+        self.accuracy = self._accuracy = float(accuracy)
         self.discrete = integrator == "discrete"
         if self.native_limits and not self.discrete:
             raise EngineUnsupported("drake: native_limits needs the discrete plant (drake-discrete): continuous "
@@ -166,15 +196,17 @@ class DrakeEngine(Engine):
             raise EngineError(f"drake time_step: must be a number >= 0 s or 'default', got {time_step!r}")
         if self.discrete and self.time_step == 0:
             raise EngineError("drake-discrete: time_step must be > 0 (a discrete plant)")
-        self.drake_gravity = bool(drake_gravity)
-        self.world_link = bool(world_link)
-        self.collision_geometry = bool(collision_geometry)
-        self.explicit_damping = bool(explicit_damping)
+        self.drake_gravity = bool(opt.drake_gravity)
+        self.world_link = bool(opt.world_link)
+        self.collision_geometry = bool(opt.collision_geometry)
+        self.explicit_damping = bool(opt.explicit_damping)
+        self.capabilities = replace(type(self).capabilities, native_limits=self.discrete,
+                                    native_contact=self.discrete, error_control=self.error_control)
 
         self._diagram, self.plant = self._build(self.time_step, damping=not self.explicit_damping,
                                                 contact=self.native_contact)
         self._qdiagram, self.qplant = self._build(0.0, damping=True)
-        self._b = np.array([l.damping for l in spec.links], dtype=float)
+        self._b = np.array([lk.damping for lk in spec.links], dtype=float)
 
         self.simulator = Simulator(self._diagram)
         self._root = self.simulator.get_mutable_context()
@@ -185,7 +217,7 @@ class DrakeEngine(Engine):
         self._extra = np.zeros(self.n)
         self._continuous = self.drake_scheme is not None and self.time_step == 0.0
         if self._continuous:
-            self._integ = ResetIntegratorFromFlags(self.simulator, self.drake_scheme, self.dt)
+            self._integ = ResetIntegratorFromFlags(self.simulator, str(self.drake_scheme), self.dt)
         else:  # discrete plant: the simulator only runs its periodic update (no continuous state)
             self._integ = self.simulator.get_integrator()
 
@@ -212,7 +244,7 @@ class DrakeEngine(Engine):
         from pydrake.math import RigidTransform
         from pydrake.multibody.plant import CoulombFriction
 
-        c = self.spec.contact
+        c = self._contact_spec()
         tau = c.damping / c.stiffness
 
         def props(share):
@@ -226,7 +258,8 @@ class DrakeEngine(Engine):
         plant.RegisterCollisionGeometry(tip, RigidTransform(), Sphere(c.radius), "tip_sphere",
                                         props(self.contact_relaxation_split))
         for j, ob in enumerate(self.spec.obstacles, start=1):
-            pose = HalfSpace.MakePose(np.array(ob.normal, dtype=float), np.array(ob.point, dtype=float))
+            normal, point = np.array(ob.normal, dtype=float), np.array(ob.point, dtype=float)
+            pose = HalfSpace.MakePose(normal, point)  # type: ignore[arg-type]  # pydrake's stub: ndarray[float64]
             plant.RegisterCollisionGeometry(plant.world_body(), pose, HalfSpace(), f"obstacle{j}",
                                             props(1.0 - self.contact_relaxation_split))
 
@@ -245,7 +278,7 @@ class DrakeEngine(Engine):
             raise EngineError(f"drake: could not parse the URDF of {self.spec.name!r}: {e}") from None
         self._instance = instance
         joints = [plant.GetJointByName(f"joint{i}", instance) for i in range(1, self.n + 1)]
-        for i, (joint, link) in enumerate(zip(joints, self.spec.links), start=1):
+        for i, (joint, link) in enumerate(zip(joints, self.spec.links, strict=True), start=1):
             effort = float("inf") if link.effort is None else float(link.effort)
             actuator = plant.AddJointActuator(f"tau{i}", joint, effort)  # Drake clamps u to ±effort
             # reflected rotor inertia ρ² I_r = I_a (ρ = 1: exact); 0 keeps Drake's default, no rotor
@@ -287,7 +320,7 @@ class DrakeEngine(Engine):
             integ.Reset()
             integ.set_maximum_step_size(self.dt)  # the torque changes every dt
             if self.error_control:
-                integ.set_target_accuracy(self.accuracy)
+                integ.set_target_accuracy(self._accuracy)
             else:
                 integ.set_fixed_step_mode(True)
         self.simulator.Initialize()
@@ -399,7 +432,7 @@ class DrakeEngine(Engine):
 
     # ------------------------------------------------------------------ description
     def _contact_config(self) -> dict:
-        c = self.spec.contact
+        c = self._contact_spec()
         return {
             "contacts": "native: point contact between a sphere on the tip body and one HalfSpace per obstacle "
                         "(registered on the discrete plant only); crossdyn's applied contact law off",
@@ -417,7 +450,7 @@ class DrakeEngine(Engine):
 
     def config(self) -> dict:
         _, subs = engine_inertias(self.spec)
-        plant, ctx = self.plant, self._ctx
+        plant = self.plant
         bodies = [plant.GetBodyByName(f"link{i}", self._instance) for i in range(1, self.n + 1)]
         actuators = [plant.GetJointActuatorByName(f"tau{i}", self._instance) for i in range(1, self.n + 1)]
         integ = self._integ
@@ -464,7 +497,7 @@ class DrakeEngine(Engine):
             "gravity": gravity,
             "gravity_note": "Drake's default (0, 0, -9.81) kept (drake_gravity=True)" if self.drake_gravity
             else "set to the spec's vector (Drake's default is (0, 0, -9.81))",
-            "joint_damping": [l.damping for l in self.spec.links],
+            "joint_damping": [lk.damping for lk in self.spec.links],
             "joint_damping_read": [float(b) for b in self.damping_read()],
             "joint_damping_model": (
                 "explicit -b*qd at step start through the applied generalized force port (explicit_damping=True); "
@@ -472,7 +505,7 @@ class DrakeEngine(Engine):
                 "Drake's joint damping from the URDF: implicit in the discrete solver, (M + dt*B) v+ = ..."
                 if self.time_step > 0 else "Drake's joint damping from the URDF, a force in the continuous dynamics"),
             "implicit_damping": bool(self.time_step > 0 and not self.explicit_damping),
-            "joint_friction": [l.friction for l in self.spec.links],
+            "joint_friction": [lk.friction for lk in self.spec.links],
             "friction_model": "unsupported: MultibodyPlant has no joint Coulomb friction; a spec with f_c > 0 "
                               "is refused (EngineUnsupported)",
             "joint_limits": ("URDF <limit lower upper> of the links with a limit law (native_limits=True), "

@@ -35,14 +35,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import jax
 import jax.numpy as jnp
-import mujoco
+import mujoco  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import numpy as np
 
-from crossdyn.engines.base import Engine, EngineError
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.inertia import ABSOLUTE_FLOOR, RELATIVE_FLOOR, engine_inertias
 from crossdyn.models.mjcf import to_mjcf
 from crossdyn.models.spec import ArmParams, ArmSpec
@@ -96,6 +97,9 @@ def _check(integrator: str, dtype: str, precision: str) -> str:
 
 class MJXEngine(Engine):
     name = "mjx"
+    capabilities = Capabilities(native_friction=True, effort=True, step_applied=True, rollout=True)
+    """MJX's contacts stay disabled and the MJCF's armature is not claimed (reported unsupported); its ``forcerange``
+    clamps like C MuJoCo's."""
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,
                  dtype: str = "float32", precision: str = "highest"):
@@ -295,23 +299,41 @@ def _batch_fn(steps: int, save_every: int, const_tau: bool, tau_batched: bool):
     return jax.jit(batched, static_argnums=(1,))
 
 
-def rollout_batch(spec: ArmSpec, params: ArmParams, q0, qd0, tau, dt: float, steps: int | None = None,
-                  integrator: str = "RK4", save_every: int | None = None, dtype: str = "float32",
-                  precision: str = "highest", eulerdamp: bool = False, timing: dict | None = None):
-    """N arms at once on MJX: ``params`` fields (N, n) (gravity and the MJCF's other options from ``spec``),
-    starts (N, n), torque (K, n) / (N, K, n), or held constant ((n,) / (N, n)) for ``steps``.
+@dataclass(frozen=True)
+class BatchOptions:
+    """How :func:`rollout_batch` runs: ``steps`` (None: the torque's K; a number: the torque held constant for that
+    many steps), the MuJoCo ``integrator`` (Euler, RK4), ``save_every`` (None: only the first and last state),
+    ``dtype`` and matmul ``precision`` (as :class:`MJXEngine`'s), ``eulerdamp``."""
 
-    The model is ``spec``'s generated MJCF with :data:`BATCHED_FIELDS` replaced per arm and mapped with
-    ``vmap``.  Returns (q, q̇) at steps 0, s, …, K as NumPy float64 copies of MJX's values, (N, K/s + 1, n).
-    ``timing`` (a dict) receives ``compile_s`` and ``run_s``.
+    steps: int | None = None
+    integrator: str = "RK4"
+    save_every: int | None = None
+    dtype: str = "float32"
+    precision: str = "highest"
+    eulerdamp: bool = False
+
+
+def rollout_batch(spec: ArmSpec, params: ArmParams, q0, qd0, tau, dt: float, options: BatchOptions | None = None,
+                  **knobs):
+    """N arms at once on MJX: ``params`` fields (N, n) (gravity and the MJCF's other options from ``spec``),
+    starts (N, n), torque (K, n) / (N, K, n), or held constant ((n,) / (N, n)) for ``options.steps``.
+
+    ``options`` (:class:`BatchOptions`; the defaults when None) with any keyword knob of it replaced; the keyword
+    ``timing`` (a dict) receives ``compile_s`` and ``run_s``.  The model is ``spec``'s generated MJCF with
+    :data:`BATCHED_FIELDS` replaced per arm and mapped with ``vmap``.  Returns (q, q̇) at steps 0, s, …, K as
+    NumPy float64 copies of MJX's values, (N, K/s + 1, n).
     """
     from crossdyn.analytic.jax_model import run_timed
 
+    timing: dict | None = knobs.pop("timing", None)
+    opt = replace(options or BatchOptions(), **knobs)
+    steps, integrator, save_every, dtype = opt.steps, opt.integrator, opt.save_every, opt.dtype
+    precision, eulerdamp = opt.precision, opt.eulerdamp
     mj_integrator = _check(integrator, dtype, precision)
     m = build_mj_model(spec, dt, mj_integrator, eulerdamp)
     tau = np.asarray(tau, dtype=float)
     const = steps is not None
-    K = int(steps) if const else tau.shape[-2]
+    K = int(steps) if steps is not None else tau.shape[-2]
     tau_batched = tau.ndim == (2 if const else 3)
     s = K if save_every is None else int(save_every)
     if K < 1 or K % s:

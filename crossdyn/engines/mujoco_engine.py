@@ -50,11 +50,12 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
-import mujoco
+import mujoco  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import numpy as np
 
-from crossdyn.engines.base import Engine, EngineError
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.mjcf import to_mjcf
 from crossdyn.models.spec import ArmSpec
@@ -89,16 +90,41 @@ def _flag_names(flags: int, enum) -> list[str]:
             if not name.endswith(("NDISABLE", "NENABLE")) and flags & int(member)]
 
 
-class MuJoCoEngine(Engine):
-    supports = frozenset({"armature"})
-    name = "mujoco"
+@dataclass(frozen=True)
+class MuJoCoOptions:
+    """MuJoCo's knobs (``mujoco@key=value``; the module docstring says what each one does)."""
 
-    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,
-                 autoreset: bool = False, native_limits: bool = False, native_contact: bool = False,
-                 contact_impedance: float = 1e-4, contact_mass_scaled: bool = True, contact_cone: str = "elliptic"):
+    eulerdamp: bool = False
+    """MuJoCo's implicit joint damping under Euler (True: MuJoCo's default)."""
+    autoreset: bool = False
+    """MuJoCo's silent reset on a bad acceleration (True: MuJoCo's default)."""
+    native_limits: bool = False
+    """MuJoCo's own joint limits: ``range`` and the direct ``solreflimit = (−k, −c)`` of the spec's limit law."""
+    native_contact: bool = False
+    """MuJoCo's own contact between the tip sphere and the obstacle planes."""
+    contact_impedance: float = 1e-4
+    """The native contact's impedance d (``solimp``), in [1e-4, 0.9999]."""
+    contact_mass_scaled: bool = True
+    """solref = (−k A0, −c A0), A0 the tip body's ``body_invweight0`` (False: the literal (−k, −c))."""
+    contact_cone: str = "elliptic"
+    """The friction cone: ``elliptic`` or ``pyramidal``."""
+
+
+class MuJoCoEngine(Engine):
+    name = "mujoco"
+    capabilities = Capabilities(native_limits=True, native_contact=True, native_friction=True, armature=True,
+                                effort=True, tip_frame=True, step_applied=True, rollout=True, batch=True)
+    Options = MuJoCoOptions
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler",
+                 options: MuJoCoOptions | None = None, **knobs):
+        """``integrator`` (Euler, RK4, implicit, implicitfast: the registry name's), ``options`` (the defaults when
+        None) with any keyword knob of :class:`MuJoCoOptions` replaced."""
         super().__init__(spec, dt)
-        self.native_limits = bool(native_limits)
-        self.native_contact = bool(native_contact)
+        opt = self.options = self._options(options, knobs)
+        contact_impedance, contact_cone = opt.contact_impedance, opt.contact_cone
+        self.native_limits = bool(opt.native_limits)
+        self.native_contact = bool(opt.native_contact)
         if self.native_contact and not spec.has_contact:
             raise EngineError(f"mujoco native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
         if not 1e-4 <= float(contact_impedance) <= 0.9999:
@@ -107,7 +133,7 @@ class MuJoCoEngine(Engine):
         if contact_cone not in ("elliptic", "pyramidal"):
             raise EngineError(f"mujoco contact_cone: must be elliptic or pyramidal, got {contact_cone!r}")
         self.contact_impedance = float(contact_impedance)
-        self.contact_mass_scaled = bool(contact_mass_scaled)
+        self.contact_mass_scaled = bool(opt.contact_mass_scaled)
         self.contact_cone = contact_cone
         self.contact_invweight = 1.0
         self.contact_in_forward_dynamics = self.native_contact
@@ -119,8 +145,8 @@ class MuJoCoEngine(Engine):
         self.mujoco_integrator = _INTEGRATORS[key]
         self.integrator = _SCHEMES[self.mujoco_integrator]
         self.name = f"mujoco-{key}"
-        self.eulerdamp = bool(eulerdamp)
-        self.autoreset = bool(autoreset)
+        self.eulerdamp = bool(opt.eulerdamp)
+        self.autoreset = bool(opt.autoreset)
         def build():
             self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp,
                                 native_limits=self.native_limits, native_contact=self.native_contact,
@@ -296,6 +322,17 @@ class MuJoCoEngine(Engine):
                 out[name] = int(self.data.warning[int(member)].number)
         return out
 
+    def stiffest_friction(self) -> str | None:
+        """Set the dry friction's softness to the stiffest MuJoCo allows and say what was set.  MuJoCo's frictionloss
+        constraint has reference a_ref = −b v with b = 2 / (d_max · timeconst) and impedance d; held below f_c it
+        creeps at v = (1 − d) timeconst d_max a0 / (2 d) (a0: the unconstrained acceleration), least at
+        timeconst = 2 dt (MuJoCo clamps lower values up to it) and d = 0.9999 (its maximum)."""
+        model = self.model
+        dt = float(model.opt.timestep)
+        model.dof_solref[:] = (2 * dt, 1.0)
+        model.dof_solimp[:, 0] = model.dof_solimp[:, 1] = 0.9999
+        return f"solreffriction ({2 * dt:g}, 1), solimpfriction d = 0.9999"
+
     def set_contact(self, solref, solimp) -> None:
         """Set the native contact's solref/solimp on the tip sphere and every obstacle plane (MuJoCo mixes the
         two geoms' values; equal values make the contact's own) — for calibration."""
@@ -308,7 +345,7 @@ class MuJoCoEngine(Engine):
     # ------------------------------------------------------------------ description
     def _contact_config(self) -> dict:
         """Every setting of the native contact, read back from the compiled model."""
-        m, c = self.model, self.spec.contact
+        m, c = self.model, self._contact_spec()
         sphere = m.geom("tip_sphere").id
         planes = [m.geom(f"obstacle{j}").id for j in range(1, len(self.spec.obstacles) + 1)]
         return {

@@ -21,10 +21,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pinocchio as pin
+import pinocchio as pin  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from crossdyn.analytic.integrators import STEPS
-from crossdyn.engines.base import Engine, EngineError
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.spec import ArmSpec
 from crossdyn.models.urdf import to_urdf
@@ -32,7 +32,7 @@ from crossdyn.models.urdf import to_urdf
 
 class PinocchioEngine(Engine):
     name = "pinocchio"
-    supports = frozenset({"armature"})
+    capabilities = Capabilities(native_friction=True, armature=True, tip_frame=True)
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "rk4"):
         super().__init__(spec, dt)
@@ -54,7 +54,7 @@ class PinocchioEngine(Engine):
             raise EngineError(f"pinocchio: unexpected joint order {names}")
         m.gravity.linear = np.array(spec.gravity, dtype=float)
         if spec.has_armature:  # the URDF cannot carry it
-            m.armature = np.array([l.armature for l in spec.links], dtype=float)
+            m.armature = np.array([lk.armature for lk in spec.links], dtype=float)
         self.data = m.createData()
         params = spec.params()
         self._b = params.b
@@ -134,8 +134,8 @@ class PinocchioEngine(Engine):
             "inverse_dynamics": "rnea", "mass_matrix": "crba, symmetrised",
             "torque_sampling": "zero-order hold at step start",
             "gravity": [float(g) for g in m.gravity.linear],
-            "joint_damping": [l.damping for l in self.spec.links],
-            "joint_friction": [l.friction for l in self.spec.links],
+            "joint_damping": [lk.damping for lk in self.spec.links],
+            "joint_friction": [lk.friction for lk in self.spec.links],
             "friction_model": "F = b*qd + fc*sign(qd), applied by the adapter (aba/rnea ignore URDF dynamics)",
             "urdf_damping_read": [float(x) for x in m.damping],
             "urdf_friction_read": [float(x) for x in m.friction],

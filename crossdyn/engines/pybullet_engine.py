@@ -86,7 +86,15 @@ import os
 import sys
 import tempfile
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
+
+from crossdyn.engines.base import Capabilities, Engine, EngineError
+from crossdyn.models.inertia import engine_inertias
+from crossdyn.models.spec import ArmSpec
+from crossdyn.models.urdf import to_urdf
 
 
 def _libc_fflush() -> None:
@@ -128,12 +136,7 @@ def _quiet(*fds: int):
 
 
 with _quiet(1, 2):
-    import pybullet as p
-
-from crossdyn.engines.base import Engine, EngineError
-from crossdyn.models.inertia import engine_inertias
-from crossdyn.models.spec import ArmSpec
-from crossdyn.models.urdf import to_urdf
+    import pybullet as p  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 PYBULLET_LINK_DAMPING_DEFAULT = 0.04
 PYBULLET_MAX_JOINT_VELOCITY_DEFAULT = 100.0
@@ -152,29 +155,59 @@ def _file_safe(name: str) -> str:
 
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40]
 
+@dataclass(frozen=True)
+class PyBulletOptions:
+    """PyBullet's knobs (``pybullet@key=value``; the module docstring says what each one restores or sets)."""
+
+    inertia_from_file: bool = True
+    """``URDF_USE_INERTIA_FROM_FILE`` (False: PyBullet's inertia from the collision shapes)."""
+    disable_velocity_motors: bool = True
+    """Velocity motors off once (False: PyBullet's default velocity motor on every joint)."""
+    link_damping: float = 0.0
+    """Links' linearDamping = angularDamping (PyBullet's default 0.04)."""
+    max_joint_velocity: float = 1e4
+    """maxJointVelocity, rad/s (PyBullet's default 100); reaching it is detected (``clamped_at``)."""
+    coulomb_friction: str = "velocity-motor"
+    """f_c by each joint's velocity motor (``"velocity-motor"``) or ignored (``"none"``)."""
+    native_limits: bool = False
+    """The URDF's ``<limit lower upper>``, enforced by Bullet's limit constraint."""
+    native_contact: bool = False
+    """The tip link's collision sphere against one static plane per obstacle."""
+    obstacle_contact_damping: float = 0.0
+    """The obstacles' contactDamping (PyBullet's default 0.1 N s/m)."""
+    obstacle_lateral_friction: float = 1.0
+    """The obstacles' lateralFriction (PyBullet's default 0.5)."""
+    limit_force: Any = None
+    """jointLimitForce, N m: one for every limited joint or one each ("F1,F2"); None: PyBullet's (uncapped)."""
+    limit_erp: float | None = None
+    """The world's erp for the limit constraints (world-global; None: PyBullet's 0.2)."""
+
+
 class PyBulletEngine(Engine):
     name = "pybullet"
     integrator = "semi-implicit-euler"
+    capabilities = Capabilities(native_limits=True, native_contact=True, native_friction=True, tip_frame=True)
+    Options = PyBulletOptions
     _unsupported_why = {"armature": ": PyBullet has no joint armature (no URDF field, no changeDynamics "
                                     "argument), so its M would lack I_a on the diagonal"}
 
-    def __init__(self, spec: ArmSpec, dt: float = 1e-3, inertia_from_file: bool = True,
-                 disable_velocity_motors: bool = True, link_damping: float = 0.0,
-                 max_joint_velocity: float = 1e4, coulomb_friction: str = "velocity-motor",
-                 native_limits: bool = False, native_contact: bool = False, obstacle_contact_damping: float = 0.0,
-                 obstacle_lateral_friction: float = 1.0, limit_force=None, limit_erp=None):
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, options: PyBulletOptions | None = None, **knobs):
+        """``options`` (the defaults when None) with any keyword knob of :class:`PyBulletOptions` replaced."""
         super().__init__(spec, dt)
-        self.native_limits = bool(native_limits)
-        self._limited = [j for j, l in enumerate(spec.links) if l.limit_stiffness > 0 and l.limits is not None]
+        opt = self.options = self._options(options, knobs)
+        limit_force, limit_erp, max_joint_velocity = opt.limit_force, opt.limit_erp, opt.max_joint_velocity
+        coulomb_friction = opt.coulomb_friction
+        self.native_limits = bool(opt.native_limits)
+        self._limited = [j for j, lk in enumerate(spec.links) if lk.limit_stiffness > 0 and lk.limits is not None]
         self.limit_force = self._limit_forces(limit_force)
         if limit_erp is not None and not (self.native_limits and 0.0 <= float(limit_erp) <= 1.0):
             raise EngineError(f"pybullet limit_erp: needs native_limits=true and a value in [0, 1], got {limit_erp!r}")
         self.limit_erp = None if limit_erp is None else float(limit_erp)
-        self.native_contact = bool(native_contact)
+        self.native_contact = bool(opt.native_contact)
         if self.native_contact and not spec.has_contact:
             raise EngineError(f"pybullet native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
-        self.obstacle_contact_damping = float(obstacle_contact_damping)
-        self.obstacle_lateral_friction = float(obstacle_lateral_friction)
+        self.obstacle_contact_damping = float(opt.obstacle_contact_damping)
+        self.obstacle_lateral_friction = float(opt.obstacle_lateral_friction)
         self._obstacles: list[int] = []
         self.contact_implicit = self.native_contact
         """Bullet solves the contact's spring–damper implicitly over the step (ERP/CFM)."""
@@ -183,22 +216,22 @@ class PyBulletEngine(Engine):
                               f"got {coulomb_friction!r}")
         if not max_joint_velocity > 0:
             raise EngineError(f"pybullet max_joint_velocity: must be > 0 rad/s, got {max_joint_velocity!r}")
-        self.inertia_from_file = bool(inertia_from_file)
-        self.disable_velocity_motors = bool(disable_velocity_motors)
-        self.link_damping = float(link_damping)
+        self.inertia_from_file = bool(opt.inertia_from_file)
+        self.disable_velocity_motors = bool(opt.disable_velocity_motors)
+        self.link_damping = float(opt.link_damping)
         self.max_joint_velocity = float(max_joint_velocity)
         self.velocity_clamp = self.max_joint_velocity
         """|q̇| at which PyBullet clamps joint velocities (the runner reports reaching it)."""
         self._clamp_threshold = self.max_joint_velocity * (1 - 1e-12)
         self.coulomb_friction = coulomb_friction
-        self.clamped_at: float | None = None
+        self.clamped_at = None
         """Time at which a joint speed first reached the clamp (None: never)."""
         self.time = 0.0
         self._k = 0
         self._params = spec.params()
         self._b = self._params.b
         self._fc = self._params.fc
-        self._joints: list[int] | None = None  # PyBullet joint indices of joint1 … jointN, set by _load
+        self._joints: list[int] = []  # PyBullet joint indices of joint1 … jointN, set by _load
         self._zeros = [0.0] * self.n
         self._cid = -1
         self._qcid = -1
@@ -245,7 +278,7 @@ class PyBulletEngine(Engine):
         if [name for _, name in revolute] != expected:
             raise EngineError(f"pybullet: loaded revolute joints {[name for _, name in revolute]}, expected {expected}")
         joints = [j for j, _ in revolute]
-        if self._joints is None:
+        if not self._joints:
             self._joints = joints
         elif joints != self._joints:
             raise EngineError(f"pybullet: joint indices {joints} differ from the first client's {self._joints}")
@@ -282,7 +315,7 @@ class PyBulletEngine(Engine):
     def _apply_limit_settings(self, cid: int, body: int) -> None:
         """``changeDynamics(jointLimitForce)`` per limited joint and the world's ``erp`` (module docstring)."""
         if self.limit_force is not None:
-            for j, f in zip(self._limited, self.limit_force):
+            for j, f in zip(self._limited, self.limit_force, strict=True):
                 p.changeDynamics(body, self._joints[j], jointLimitForce=float(f), physicsClientId=cid)
         if self.limit_erp is not None:
             p.setPhysicsEngineParameter(erp=float(self.limit_erp), physicsClientId=cid)
@@ -298,7 +331,7 @@ class PyBulletEngine(Engine):
 
     def _add_contact(self, cid: int, body: int) -> None:
         """The obstacles as static planes, the collision filters and the contact dynamics (module docstring)."""
-        c = self.spec.contact
+        c = self._contact_spec()
         self._tip = self._tip_link()  # the same link index on both clients (the same URDF)
         for j in range(-1, p.getNumJoints(body, physicsClientId=cid)):
             p.setCollisionFilterGroupMask(body, j, 1 if j == self._tip else 0, 2 if j == self._tip else 0,
@@ -317,7 +350,7 @@ class PyBulletEngine(Engine):
             self._obstacles.append(oid)
 
     def _contact_config(self) -> dict:
-        c = self.spec.contact
+        c = self._contact_spec()
         dyn = p.getDynamicsInfo(self._body, self._tip, physicsClientId=self._cid)
         obs = [p.getDynamicsInfo(o, -1, physicsClientId=self._cid) for o in self._obstacles]
         return {
@@ -511,18 +544,18 @@ class PyBulletEngine(Engine):
             "joint_damping": lib["joint_damping"],
             "joint_damping_model": "explicit torque -b*qd at step start (PyBullet); calculateInverseDynamics "
                                    "excludes it, the adapter adds b*qd",
-            "joint_friction": [l.friction for l in self.spec.links],
+            "joint_friction": [lk.friction for lk in self.spec.links],
             "coulomb_friction": self.coulomb_friction, "coulomb_friction_model": friction,
             "masses": lib["masses"], "local_inertia_diagonal": lib["local_inertia_diagonal"],
             "com_offsets": lib["com_offsets"],
             "inertia_substitutions": [s.as_dict() for s in subs],
             **({"armature": "unsupported: PyBullet has no joint armature; this arm's armature "
-                            f"{[l.armature for l in self.spec.links]} kg m^2 is NOT simulated"}
+                            f"{[lk.armature for lk in self.spec.links]} kg m^2 is NOT simulated"}
                if self.spec.has_armature else {}),
             **({"native_limits": "URDF <limit lower upper> of the links with a limit law, enforced by PyBullet's "
                                  "own (hard) limit solver; it has no stiffness/damping for them",
                 "limit_force": ("PyBullet's default (uncapped)" if self.limit_force is None else
-                                {f"joint{j + 1}": f for j, f in zip(self._limited, self.limit_force)}),
+                                {f"joint{j + 1}": f for j, f in zip(self._limited, self.limit_force, strict=True)}),
                 "limit_force_model": "changeDynamics(jointLimitForce), N m, per joint: caps the torque of that "
                                      "joint's limit constraint (beyond it the stop gives way)",
                 "limit_erp": "PyBullet's default (0.2)" if self.limit_erp is None else self.limit_erp,

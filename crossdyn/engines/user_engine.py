@@ -25,7 +25,7 @@ import numpy as np
 from crossdyn import analytic
 from crossdyn.version import __version__
 from crossdyn.analytic.integrators import STEPS
-from crossdyn.engines.base import Engine, EngineError
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.spec import ArmSpec
 from crossdyn.equations.loader import load_model, param_rows
 from crossdyn.equations.python_file import ROLE_NAMES, UserFileError, own_params, parse_names
@@ -35,7 +35,8 @@ class UserModelEngine(Engine):
     """An engine running the equations of motion written in a user's Python file."""
 
     name = "user"
-    supports = frozenset({"armature"})  # the user's M carries it (p.armature / p.Ia1 …), as crossdyn check tests
+    # armature: the user's M carries it (p.armature / p.Ia1 …), as crossdyn check tests; friction from the spec
+    capabilities = Capabilities(native_friction=True, armature=True)
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, path: str | Path | None = None, integrator: str = "rk4",
                  names: dict[str, str] | str | None = None):
@@ -115,7 +116,7 @@ class UserModelEngine(Engine):
             return fn(*arrays)
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
         arrays = [np.broadcast_to(a, shape).reshape(-1, self.n) for a in arrays]
-        out = np.array([fn(*row) for row in zip(*arrays)])
+        out = np.array([fn(*row) for row in zip(*arrays, strict=True)])
         return out.reshape(shape[:-1] + out.shape[1:])
 
     # ------------------------------------------------------------------ Engine interface
@@ -172,8 +173,8 @@ class UserModelEngine(Engine):
             "language": getattr(self.model, "language", "python"),
             "functions": self.model.describe(), "c_form": self.model.c_kind,
             "integrator": self.integrator, "dt": self.dt, "torque_sampling": "zero-order hold at step start",
-            "joint_damping": [l.damping for l in self.spec.links],
-            "joint_friction": [l.friction for l in self.spec.links],
+            "joint_damping": [lk.damping for lk in self.spec.links],
+            "joint_friction": [lk.friction for lk in self.spec.links],
             "friction_model": "F = b*qd + fc*sign(qd) (from the spec, added to your equations)",
             "energy": "T = 1/2 qd^T M_user qd, U = analytic potential of the spec",
             "inertia_substitutions": [],

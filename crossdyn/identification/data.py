@@ -138,7 +138,7 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
         q0, qd0, _ = trajectory.evaluate([0.0])
         run = run_engine(engine, cast(Any, profile), q0[0], qd0[0], duration)  # a Profile by its interface
         config = engine.config()
-        integrator = getattr(engine, "integrator", "")
+        integrator = engine.integrator
     finally:
         engine.close()
     if run.status != "ok":

@@ -85,9 +85,9 @@ def estimate_scheme(engine) -> tuple[str, int, bool]:
     """(scheme, substeps, locate) of :func:`crossdyn.native.contact.reference.law_run` that does what ``engine`` does
     with its contact force: solved implicitly over the step (PyBullet's ERP/CFM, Drake's SAP:
     ``contact_implicit``), RK4 at every stage (MuJoCo RK4), else semi-implicit Euler with the force held."""
-    if getattr(engine, "contact_implicit", False):
+    if engine.contact_implicit:
         return "implicit-contact", 1, False
-    if getattr(engine, "integrator", "") == "rk4":
+    if engine.integrator == "rk4":
         return "rk4", 1, False
     return "semi-implicit-euler", 1, False
 

@@ -47,7 +47,7 @@ def probe_softness(engine, spec, law: ContactLaw, count: int = 12, seed: int = 0
             f_law[0, j] = f_imp[0] if len(f_imp) else 0.0
         if f_law[0, j] < 1.0:  # clipped or nearly: no force to compare
             continue
-        if getattr(engine, "contact_in_forward_dynamics", False):  # MuJoCo: mj_forward computes its contacts
+        if engine.contact_in_forward_dynamics:  # MuJoCo: mj_forward computes its contacts
             qdd = np.asarray(engine.forward_dynamics(q, qd, np.zeros(spec.n)))
         else:  # PyBullet computes its contact only inside stepSimulation: the force held over one step
             engine.reset(q, qd)

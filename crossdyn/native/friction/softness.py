@@ -23,16 +23,10 @@ FLOOR_RUN_S = 0.5
 
 def stiffest_friction(engine) -> str | None:
     """Set ``engine``'s dry-friction softness to the stiffest it allows and say what was set (None: it has no such
-    setting).  MuJoCo's frictionloss constraint has reference a_ref = −b v with b = 2 / (d_max · timeconst) and
+    setting; :meth:`crossdyn.engines.base.Engine.stiffest_friction`).  MuJoCo's frictionloss constraint has reference a_ref = −b v with b = 2 / (d_max · timeconst) and
     impedance d; held below f_c it creeps at v = (1 − d) timeconst d_max a0 / (2 d) (a0: the unconstrained
     acceleration), least at timeconst = 2 dt (MuJoCo clamps lower values up to it) and d = 0.9999 (its maximum)."""
-    model = getattr(engine, "model", None)
-    if model is None or not hasattr(model, "dof_solref"):
-        return None
-    dt = float(model.opt.timestep)
-    model.dof_solref[:] = (2 * dt, 1.0)
-    model.dof_solimp[:, 0] = model.dof_solimp[:, 1] = 0.9999
-    return f"solreffriction ({2 * dt:g}, 1), solimpfriction d = 0.9999"
+    return engine.stiffest_friction()  # the adapter knows its own setting (Engine.stiffest_friction)
 
 
 class _HeldFrictionLoad(Profile):

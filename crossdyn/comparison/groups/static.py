@@ -1,0 +1,75 @@
+"""Metric groups ``inverse_dynamics``, ``forward_dynamics`` and ``mass_matrix``: the engine against the analytic
+model at the same random states (:class:`~crossdyn.comparison.references.StaticStates`).
+
+A correct model agrees to rounding; each tolerance is relative: 1e-9 of the torque scale Σ mᵢ|g|rᵢ for τ,
+of max|M| for M, of max(1, max|q̈|) for q̈ (:mod:`crossdyn.comparison.tolerances`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from crossdyn.comparison import metrics
+from crossdyn.comparison.containment import engine_code
+from crossdyn.comparison.references import StaticStates
+from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.models.spec import ArmSpec
+
+
+@dataclass(frozen=True)
+class StaticValues:
+    """The engine's τ, M and q̈ at the static states."""
+
+    tau: np.ndarray
+    M: np.ndarray
+    qdd: np.ndarray
+
+
+def evaluate(engine, st: StaticStates) -> StaticValues:
+    """τ = ID(q, q̇, q̈), M(q) and q̈ = FD(q, q̇, τ) from the engine at every state (engine code, contained)."""
+    qs, qds, qdds, taus = st.q, st.qd, st.qdd, st.tau
+    with engine_code():
+        tau_e = np.array([engine.inverse_dynamics(qs[k], qds[k], qdds[k]) for k in range(len(qs))])
+        M_e = np.array([engine.mass_matrix(qs[k]) for k in range(len(qs))])
+        qdd_e = np.array([engine.forward_dynamics(qs[k], qds[k], taus[k]) for k in range(len(qs))])
+    return StaticValues(tau_e, M_e, qdd_e)
+
+
+def _failed_because(values: dict, err_key: str, tol_key: str) -> dict:
+    if not values["pass"]:
+        values["failed_because"] = f"max error {values[err_key]:.3g} > tolerance {values[tol_key]:.3g}"
+    return values
+
+
+def inverse_dynamics_group(spec: ArmSpec, st: StaticStates, ev: StaticValues, tol: Tolerances) -> MetricResult:
+    """max |τ_engine − τ_analytic| ≤ inverse_dynamics_rel · torque scale."""
+    tau_e, tau_ref = ev.tau, st.tau_ref
+    limit = tol.inverse_dynamics_rel * spec.torque_scale()
+    err = metrics.max_abs(tau_e, tau_ref)
+    return MetricResult("inverse_dynamics", _failed_because({
+        "max_abs_error_nm": err, "max_abs_error_per_joint_nm": metrics.per_entry_max(tau_e, tau_ref),
+        "rms_error_per_joint_nm": np.sqrt(np.mean((tau_e - tau_ref) ** 2, axis=0)).tolist(),
+        "states": len(st.q), "tolerance_nm": limit, "pass": err <= limit,
+    }, "max_abs_error_nm", "tolerance_nm"))
+
+
+def forward_dynamics_group(st: StaticStates, ev: StaticValues, tol: Tolerances) -> MetricResult:
+    """max |q̈_engine − q̈_analytic| ≤ forward_dynamics_rel · max(1, max|q̈|)."""
+    limit = tol.forward_dynamics_rel * max(1.0, float(np.max(np.abs(st.qdd_ref))))
+    err = metrics.max_abs(ev.qdd, st.qdd_ref)
+    return MetricResult("forward_dynamics", _failed_because({
+        "max_abs_error": err, "max_abs_error_per_joint": metrics.per_entry_max(ev.qdd, st.qdd_ref),
+        "unit": "rad/s^2", "tolerance": limit, "pass": err <= limit,
+    }, "max_abs_error", "tolerance"))
+
+
+def mass_matrix_group(st: StaticStates, ev: StaticValues, tol: Tolerances) -> MetricResult:
+    """max |M_engine − M_analytic| ≤ mass_matrix_rel · max|M|."""
+    limit = tol.mass_matrix_rel * float(np.max(np.abs(st.M_ref)))
+    err = metrics.max_abs(ev.M, st.M_ref)
+    return MetricResult("mass_matrix", _failed_because({
+        "max_abs_error": err, "max_abs_error_per_entry": metrics.per_entry_max(ev.M, st.M_ref),
+        "unit": "kg m^2", "tolerance": limit, "pass": err <= limit,
+    }, "max_abs_error", "tolerance"))

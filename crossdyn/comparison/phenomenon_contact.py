@@ -1,0 +1,155 @@
+"""Tip contact in a comparison: the applied contact law's section and notes (:func:`section`), and the engines'
+own contact (:func:`native_section`: characterised per episode, judged with ``native``; fitted with
+``calibrate_contact``), :mod:`crossdyn.native.contact.runs`, :mod:`crossdyn.native.contact.calibration`."""
+from __future__ import annotations
+
+import math
+
+from crossdyn.comparison.context import Context, Outcome
+
+CONTACT_OMEGA_DT_NOTE = 0.1
+"""sqrt(k / m_n) dt above which ``compare`` says the held contact law is far from the continuous one (the limit
+law's heuristic: at dt = 1 ms on planar2r-floor's drop, 0.16, the semi-implicit Euler engines end 0.17 rad from
+the reference while RK4 engines are 5e-6 rad from it)."""
+
+APPLIED_NOTE = ("engine's own tip kinematics (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body "
+                "node; the analytic kinematics for the others) at every step, tau_c = J_c^T F held over the step, "
+                "and to the reference the same way; the engines' own contact is off. Not measured with it: the "
+                "free-swing energy drift (the law stores and dissipates energy; the work-energy residual, which "
+                "includes the contact torque's work, is the balance E_arm + V + D), the convergence study (its "
+                "dense reference has no contact)")
+ENERGY = ("work-energy residual with the held contact torque among the applied torques: its work "
+          "-sum tau_c.dq is the law's stored energy plus dissipation, so the residual is the balance "
+          "E_arm + V + D; the free-swing drift is not measured (the arm strikes the obstacles)")
+NATIVE_NOTE = ("each engine's own contact (MuJoCo: direct solref (-k A0, -c A0), solimp "
+               "d = 1e-4; PyBullet: contactStiffness k, contactDamping c; drake-discrete: SAP with relaxation "
+               "time c/k); each episode judged against the law restarted at the engine's own pre-contact state, "
+               "tolerance = integration-error estimate (the law with the engine's scheme at dt) + the engine's "
+               "measured contact-force departure from the law in that scheme + the dt grid's resolution; the "
+               "whole run's tip path is compared with the reference, not judged")
+
+
+def _engines(law, runs) -> dict:
+    """Per engine that ran, its contact quantities and its tip-kinematics discrepancy."""
+    from crossdyn.drive.contact_applied import characterise
+
+    engines = {}
+    for name, run in runs.items():
+        if run.status not in ("ok", "diverged", "failed") or run.driven is None:
+            continue
+        entry = characterise(law, run.driven) or {}
+        fk = run.summary.get("tip_kinematics", {})
+        entry.update(tip_kinematics=fk.get("source"), max_tip_position_error_m=fk.get("max_tip_position_error_m"),
+                     max_tip_velocity_error_m_s=fk.get("max_tip_velocity_error_m_s"),
+                     max_jacobian_error_m=fk.get("max_jacobian_error_m"))
+        engines[name] = entry
+    return engines
+
+
+def _coarseness_notes(law, coarse: dict) -> list[str]:
+    out = []
+    wdt = coarse["omega_dt"]
+    if wdt is not None and wdt > CONTACT_OMEGA_DT_NOTE:
+        out.append(f"contact: the law is held over each step, and sqrt(k / m_n) dt reaches {wdt:.2g} (> "
+                   f"{CONTACT_OMEGA_DT_NOTE:g}; m_n the arm's effective mass along the normal at the contact): a "
+                   f"contact lasts about {math.pi / max(wdt, 1e-300):.0f} steps, the held law is far from the "
+                   "continuous one (first order in dt), and first-order engines depart from the reference by far "
+                   "more than RK4 ones; lower dt to make the comparison mean the physical law")
+    fs = coarse["friction_step"]
+    if fs is not None and fs > 1.0:
+        out.append(f"contact friction: held over a step, mu F_n tanh(v_t / v_s) is an explicit damper with dt mu "
+                   f"F_n / (v_s m_t) up to {fs:.3g} (> 1): the held law overshoots v_t = 0 instead of sticking "
+                   f"(v_s = {law.slip_velocity:g} m/s); every engine and the reference integrate the same held "
+                   "law, so the comparison stands, but the sticking it shows is not the continuous law's")
+    return out
+
+
+def section(ctx: Context, out: Outcome) -> None:
+    """summary["contact"] (applied mode): the law, the held law's coarseness, and per run (reference and every
+    engine that ran) the contact quantities of :func:`crossdyn.drive.contact_applied.characterise` and the
+    engine's tip-kinematics discrepancy.  ``summary["contact"]["native"]`` is left to :func:`native_section`."""
+    if not ctx.spec.has_contact:
+        return
+    from crossdyn.analytic.laws.contact import ContactLaw
+    from crossdyn.drive.contact_applied import characterise, held_law_coarseness
+
+    spec, reference = ctx.spec, ctx.reference
+    law = ContactLaw.of(spec, dt=reference.dt)
+    assert law is not None  # the arm has contact
+    coarse = held_law_coarseness(spec, law, reference)
+    engines = _engines(law, ctx.runs)
+    out.sections["contact"] = {
+        "mode": "applied", "law": law.describe(), "stiffness_n_m": law.stiffness, "damping_n_s_m": law.damping,
+        "friction_mu": law.friction, "radius_m": law.radius, "slip_velocity_m_s": law.slip_velocity,
+        "obstacles": [{"point": p.tolist(), "normal": n.tolist()} for p, n in zip(law.points, law.normals, strict=False)],
+        "held_law": coarse, "reference": characterise(law, reference), "engines": engines, "energy": ENERGY}
+    out.notes.append(f"contact (applied mode): crossdyn applies the tip contact law ({law.describe()}), computed "
+                     "from each " + APPLIED_NOTE)
+    out.notes.extend(_coarseness_notes(law, coarse))
+
+
+def absent_notes(ctx: Context, out: Outcome) -> None:
+    if ctx.opt.calibrate_contact and not ctx.spec.has_contact:
+        out.notes.append("--calibrate-contact: this arm has no contact ([contact] and [[obstacles]]), nothing to "
+                         "calibrate")
+
+
+def _native_runs(ctx: Context, contact: dict, out: Outcome) -> None:
+    """Each engine's own contact, characterised per episode; judged (departures fail) with ``native``."""
+    from crossdyn.native.contact import runs as cn
+    from crossdyn.native.contact.verdict import describe_departure
+
+    opt = ctx.opt
+    native = cn.characterise_native_contact(ctx.experiment(), list(ctx.engines), out.native_contact_reference,
+                                            ctx.say)
+    out.native_contact_runs = {k: v["trajectory"] for k, v in native["engines"].items() if "trajectory" in v}
+    native["judged"] = bool(opt.native)
+    contact["native"] = cn.summary_of(native)
+    for name, e in native["engines"].items():
+        if not opt.native:  # characterised and printed; the verdict stays the applied mode's
+            continue
+        if e["status"] != "ok":
+            out.failures.append(f"{name}: native contact run {e['status']}: {e['reason']}")
+        out.failures.extend(describe_departure(d) for d in e.get("verdict", {}).get("departures", []))
+    out.notes.append(("native contact (characterised, NOT judged: the verdict above is the applied mode's; "
+                      "compare --native makes each departure fail): " if not opt.native else "native contact: ")
+                     + NATIVE_NOTE
+                     + (f". Not native (reasons above): {', '.join(native['unsupported'])}" if native["unsupported"]
+                        else ""))
+
+
+def _calibrate(ctx: Context, contact: dict, reference) -> None:
+    """MuJoCo's contact solref/solimp and PyBullet's contactStiffness/contactDamping fitted to the law
+    (``reference``: the law's run with located switches)."""
+    from crossdyn.native.contact.calibration import calibrate_mujoco_contact, calibrate_pybullet_contact
+
+    spec = ctx.spec
+    cal: dict = {}
+    for name in ctx.engines:
+        base = name.split("@", 1)[0]
+        if base in ("mujoco", "mujoco-euler", "mujoco-rk4") and "mujoco" not in cal:
+            ctx.say(f"[{spec.name}] calibrating {base}'s contact solref/solimp to the law")
+            cal["mujoco"] = calibrate_mujoco_contact(ctx.experiment(), base, reference)
+        elif base == "pybullet" and "pybullet" not in cal:
+            ctx.say(f"[{spec.name}] calibrating PyBullet's contactStiffness/contactDamping to the law")
+            cal["pybullet"] = calibrate_pybullet_contact(ctx.experiment(), base, reference)
+    contact["calibration"] = cal
+
+
+def native_section(ctx: Context, out: Outcome) -> None:
+    """summary["contact"]["native"] (the engines' own contact, characterised per episode; judged with
+    ``native``) and summary["contact"]["calibration"] (``calibrate_contact``); departures become failures
+    naming engine, obstacle, quantity.  Keeps the native runs' trajectories and their reference run."""
+    opt = ctx.opt
+    if not (ctx.spec.has_contact and (opt.native or opt.contact_characterise or opt.calibrate_contact)):
+        return
+    from crossdyn.native.contact import runs as cn
+
+    spec = ctx.spec
+    contact = out.sections.setdefault("contact", {})
+    ctx.say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
+    out.native_contact_reference = cn.reference_run(ctx.experiment())
+    if opt.native or opt.contact_characterise:
+        _native_runs(ctx, contact, out)
+    if opt.calibrate_contact:
+        _calibrate(ctx, contact, out.native_contact_reference)
