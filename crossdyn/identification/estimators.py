@@ -1,7 +1,10 @@
 """Estimators of the base parameters β from the stacked regression W β = y.
 
 ``ols``         β̂ = argmin ‖W β − y‖² (numpy.linalg.lstsq); residual variance σ̂² = ‖r‖²/(N − r);
-                Cov β̂ = σ̂² (WᵀW)⁻¹; 95 % interval β̂ ± t_{0.975, N−r} · stderr.
+                Cov β̂ = σ̂² (WᵀW)⁻¹; 95 % interval β̂ ± t_{0.975, N−r} · stderr.  Rows of the filtered path
+                (parallel filtering, then decimation) carry correlated errors with a correlation ρ_l known from
+                the filter (``rows.info["noise_correlation"]``): their covariance is the sandwich
+                σ̂² (WᵀW)⁻¹ Wᵀ R W (WᵀW)⁻¹ with R that correlation within each joint's rows.
 ``wls``         per-joint noise: σ̂_j² from the OLS residuals of joint j's rows, then OLS on rows divided by
                 σ̂_j; Cov β̂ = (Wᵀ Σ⁻¹ W)⁻¹ · s² with s² the weighted residual variance.
 ``consistent``  physically consistent least squares (convex; cvxpy, default solver — Clarabel): over the full
@@ -44,7 +47,20 @@ class Estimate:
         return self.beta - k * self.stderr, self.beta + k * self.stderr
 
 
-def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols") -> Estimate:
+def correlated_meat(W: np.ndarray, joint: np.ndarray, rho) -> np.ndarray:
+    """Wᵀ R W for rows whose errors are correlated ρ_l between rows of the same joint l samples apart (rows in
+    time order within each joint; R the correlation matrix, unit diagonal, no correlation across joints)."""
+    meat = W.T @ W
+    for j in np.unique(joint):
+        Wj = W[joint == j]
+        for lag in range(1, min(len(rho), len(Wj))):
+            A = Wj[:-lag].T @ Wj[lag:]
+            meat = meat + rho[lag] * (A + A.T)
+    return meat
+
+
+def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols", joint: np.ndarray | None = None,
+         rho=None) -> Estimate:
     N, r = W.shape
     if N <= r:
         raise ValueError(f"{N} equations for {r} parameters: too few samples")
@@ -52,16 +68,29 @@ def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols") -> Estimate:
     res = y - W @ beta
     dof = N - r
     s2 = float(res @ res) / dof
-    cov = s2 * np.linalg.pinv(W.T @ W)
-    return Estimate(beta, np.sqrt(np.clip(np.diag(cov), 0, None)), cov, dof, float(np.sqrt(np.mean(res ** 2))), method)
+    bread = np.linalg.pinv(W.T @ W)
+    info: dict = {}
+    if rho is not None and len(rho) > 1 and joint is not None:
+        # sandwich with the filter's known noise correlation: Cov = s² (WᵀW)⁻¹ Wᵀ R W (WᵀW)⁻¹
+        cov = s2 * bread @ correlated_meat(W, joint, rho) @ bread
+        info["covariance"] = (f"sandwich s²(WᵀW)⁻¹WᵀRW(WᵀW)⁻¹ with R the parallel filter's noise correlation at the "
+                              f"kept samples (ρ_1..ρ_{len(rho) - 1} = {', '.join(f'{x:.3g}' for x in rho[1:4])}"
+                              f"{', …' if len(rho) > 4 else ''})")
+    else:
+        cov = s2 * bread
+        info["covariance"] = "s²(WᵀW)⁻¹ (independent rows)"
+    return Estimate(beta, np.sqrt(np.clip(np.diag(cov), 0, None)), cov, dof, float(np.sqrt(np.mean(res ** 2))), method,
+                    info=info)
 
 
-def ols(W, y) -> Estimate:
-    return _ols(np.asarray(W, float), np.asarray(y, float))
+def ols(W, y, joint=None, rho=None) -> Estimate:
+    """OLS; with ``joint`` and ``rho`` (the rows' known error correlation, :func:`correlated_meat`) the sandwich
+    covariance, else s²(WᵀW)⁻¹."""
+    return _ols(np.asarray(W, float), np.asarray(y, float), "ols", None if joint is None else np.asarray(joint), rho)
 
 
-def wls(W, y, joint) -> Estimate:
-    """Per-joint weighting (rows with joint −1, energy rows, form one group)."""
+def wls(W, y, joint, rho=None) -> Estimate:
+    """Per-joint weighting (rows with joint −1, energy rows, form one group); ``rho`` as for :func:`ols`."""
     W, y, joint = np.asarray(W, float), np.asarray(y, float), np.asarray(joint)
     first = _ols(W, y)
     res = y - W @ first.beta
@@ -72,7 +101,7 @@ def wls(W, y, joint) -> Estimate:
         s = float(np.sqrt(np.mean(res[sel] ** 2)))
         sigmas[int(j)] = s
         sig[sel] = s if s > 0 else 1.0
-    est = _ols(W / sig[:, None], y / sig, "wls")
+    est = _ols(W / sig[:, None], y / sig, "wls", joint, rho)
     est.residual_rms = float(np.sqrt(np.mean((y - W @ est.beta) ** 2)))
     est.info["joint_sigma"] = {str(j + 1): s for j, s in sigmas.items()}
     return est
@@ -114,10 +143,11 @@ def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
 
 
 def estimate(name: str, rows, base: BaseParameters) -> Estimate:
+    rho = rows.info.get("noise_correlation")
     if name == "ols":
-        return ols(rows.W, rows.y)
+        return ols(rows.W, rows.y, rows.joint, rho)
     if name == "wls":
-        return wls(rows.W, rows.y, rows.joint)
+        return wls(rows.W, rows.y, rows.joint, rho)
     if name == "consistent":
         return consistent(rows.W, rows.y, base)
     raise ValueError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {name!r}")
