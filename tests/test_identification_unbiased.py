@@ -36,7 +36,7 @@ def test_noise_free_q_and_tau_recover_every_base_parameter(tmp_path, rate):
         res, truth = _fit(tmp_path, seed, rate=rate)
         assert res.rows.model == "filtered" and res.data.qd is None
         rel = np.abs(res.est.beta - truth) / np.abs(truth)
-        assert np.max(rel) <= 1e-3, dict(zip(res.base.symbols, rel))
+        assert np.max(rel) <= 1e-3, dict(zip(res.base.symbols, rel, strict=True))
         assert res.verdict == "PASS"
 
 

@@ -76,7 +76,7 @@ class IdentificationResult:
         if self.truth is not None:
             # family-wise: with r = 8 parameters, per-parameter 95 % intervals would fail a correct
             # identification in 1 − 0.95⁸ = 34 % of runs
-            out = [s for s, ok in zip(self.base.symbols, self.inside(familywise=True)) if not ok]
+            out = [s for s, ok in zip(self.base.symbols, self.inside(familywise=True), strict=True) if not ok]
             if out:
                 reasons.append(f"true value outside its family-wise interval: {', '.join(out)}")
         if reasons:
