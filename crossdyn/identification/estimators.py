@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -146,7 +147,7 @@ def _consistent_problem(R: np.ndarray, z: np.ndarray, scale: np.ndarray, base: B
     return cp.Problem(cp.Minimize(objective), cons), theta_s, zs
 
 
-def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
+def consistent(W, y, base: BaseParameters, m_min: float = M_MIN, joint=None, rho=None) -> Estimate:
     """Physically consistent estimate (see the module docstring); needs cvxpy.
 
     Numerics (issue 23: planar2r's noise-free fit was "Solution may be inaccurate"): the regression on the full
@@ -160,7 +161,7 @@ def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
     import cvxpy as cp
 
     W, y = np.asarray(W, float), np.asarray(y, float)
-    ref = _ols(W, y)
+    ref = _ols(W, y, "ols", None if joint is None else np.asarray(joint), rho)   # its standard errors are reported
     A = W @ base.B                       # regression on θ directly
     scale = np.linalg.norm(A, axis=0)
     scale[scale == 0] = 1.0
@@ -172,7 +173,9 @@ def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
     for solver, settings in ((cp.CLARABEL, CLARABEL_TIGHT), (cp.CLARABEL, {}), (cp.SCS, {"eps_abs": 1e-10, "eps_rel": 1e-10})):
         prob, theta_s, zs = _consistent_problem(R, z, scale, base, m_min)
         try:
-            prob.solve(solver=solver, **settings)
+            with warnings.catch_warnings():  # cvxpy's "Solution may be inaccurate": the status says it, recorded below
+                warnings.simplefilter("ignore", UserWarning)
+                prob.solve(solver=solver, **settings)
         except cp.error.SolverError as e:  # a solver that gives up raises; the next one is tried
             attempts.append({"solver": solver, "settings": settings, "status": f"error: {e}"})
             continue
@@ -189,7 +192,8 @@ def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
     beta = base.B @ th
     res = y - W @ beta
     return Estimate(beta, ref.stderr, ref.cov, ref.dof, float(np.sqrt(np.mean(res ** 2))), "consistent", th,
-                    {"solver": attempts[-1]["solver"], "status": attempts[-1]["status"], "attempts": attempts,
+                    {"covariance": ref.info["covariance"], "solver": attempts[-1]["solver"],
+                     "status": attempts[-1]["status"], "attempts": attempts,
                      "numerics": "QR-compressed regression, columns scaled to unit norm, Clarabel tolerances 1e-12; "
                                  "fallback: Clarabel defaults, then SCS"})
 
@@ -201,7 +205,7 @@ def estimate(name: str, rows, base: BaseParameters) -> Estimate:
     if name == "wls":
         return wls(rows.W, rows.y, rows.joint, rho)
     if name == "consistent":
-        return consistent(rows.W, rows.y, base)
+        return consistent(rows.W, rows.y, base, joint=rows.joint, rho=rho)
     raise ValueError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {name!r}")
 
 
