@@ -339,17 +339,24 @@ def differentiate(data: JointData, cutoff: float | None = None, trim: float = 0.
                       f"central differences; {k} samples trimmed at each end; every {m}. sample kept"})
 
 
+DERIVATIVE_CUTOFF_FACTOR = 2.0
+"""The derivative filter's cutoff (on q, q̇) over the parallel filter's (on Y and τ).  With both at one cutoff the
+content of q near the cutoff is attenuated twice on the regressor's side (once in q, once in Y) and once in τ:
+noise-free recovery 3.4e-5 and planar2r's validation error 7.4e-4; at twice the cutoff 4.0e-6 and 3.3e-5."""
+
+
 def rows_filtered(spec: ArmSpec, base: BaseParameters, data: JointData, cutoff: float | None = None,
                   trim: float = 0.05) -> Rows:
     """``filtered`` rows by parallel filtering (Gautier and Khalil's IDIM-LS practice).
 
     With q̇ and q̈ both given, the model at each sample as it stands (nothing filtered).  Otherwise:
 
-    1. q (and q̇ when given) through the zero-phase low-pass F (Butterworth order 4 at ``cutoff``, default
-       min(10 Hz, rate/5), run forwards and backwards: scipy.signal.sosfiltfilt); q̇ (when absent) and q̈ by
-       5-point central differences of the filtered signals;
+    1. q (and q̇ when given) through a zero-phase Butterworth low-pass of order 4 at
+       min(:data:`DERIVATIVE_CUTOFF_FACTOR` · ``cutoff``, 0.4·rate), run forwards and backwards
+       (scipy.signal.sosfiltfilt); q̇ (when absent) and q̈ by 5-point central differences of the filtered signals;
     2. the regressor Y(q_F, q̇_F, q̈_F) at every sample — its Coulomb column sgn(q̇_F) a sharp step;
-    3. every column of Y (the friction columns included) and τ through the same F: F(τ) = F(Y θ) = F(Y) θ
+    3. every column of Y (the friction columns included) and τ through the same zero-phase low-pass F (Butterworth
+       order 4 at ``cutoff``, default min(10 Hz, rate/5), sosfiltfilt): F(τ) = F(Y θ) = F(Y) θ
        because F is linear, so the smoothing of each f_c·sgn(q̇) step in the measured torque is matched by the
        same smoothing of the regressor's column (filtering τ alone biases b up and f_c down: measured b +12–45 %,
        f_c −4–13 % on a 2R arm with friction before this);
@@ -367,8 +374,9 @@ def rows_filtered(spec: ArmSpec, base: BaseParameters, data: JointData, cutoff: 
                         f"(time steps between {np.min(dts):g} and {np.max(dts):g} s)")
     rate = 1.0 / h
     cutoff = cutoff or min(10.0, 0.2 * rate)
-    q = butter_filtfilt(data.q, rate, cutoff)
-    qd = central_derivative(q, h) if data.qd is None else butter_filtfilt(data.qd, rate, cutoff)
+    fq = min(DERIVATIVE_CUTOFF_FACTOR * cutoff, 0.4 * rate)    # the derivative filter, above F's band
+    q = butter_filtfilt(data.q, rate, fq)
+    qd = central_derivative(q, h) if data.qd is None else butter_filtfilt(data.qd, rate, fq)
     qdd = central_derivative(qd, h) if data.qdd is None else data.qdd
     Y = base.regressor(full_regressor(spec.params(), q, qd, qdd, **_columns(base)))     # (K, n, r)
     Yf = butter_filtfilt(Y, rate, cutoff)
@@ -376,8 +384,8 @@ def rows_filtered(spec: ArmSpec, base: BaseParameters, data: JointData, cutoff: 
     k = int(round(trim * len(t)))
     m = max(1, int(rate / (2 * cutoff)))
     sl = slice(k, len(t) - k if k else None, m)
-    info = {"filter": f"parallel filtering: Butterworth order 4, cutoff {cutoff:g} Hz, sosfiltfilt on q (5-point "
-                      f"central differences for q̇, q̈), then on every regressor column and on τ alike; {k} samples "
+    info = {"filter": f"parallel filtering: Butterworth order 4, sosfiltfilt, at {fq:g} Hz on q (5-point central "
+                      f"differences for q̇, q̈), at {cutoff:g} Hz on every regressor column and on τ alike; {k} samples "
                       f"trimmed at each end; every {m}. sample kept",
             "cutoff_hz": cutoff, "rate_hz": rate, "decimation": m,
             "noise_correlation": filtered_noise_correlation(rate, cutoff, m)}
