@@ -128,3 +128,15 @@ def test_consistent_estimator_passes_on_planar2r(tmp_path):
 @pytest.mark.parametrize("preset", CONSISTENT_PRESETS)
 def test_consistent_estimator_passes_on_every_preset(tmp_path, preset):
     _consistent_passes(tmp_path, preset)
+
+
+def test_truth_none_makes_simulated_data_inconclusive_and_a_bad_truth_is_an_input_error():
+    from crossdyn.identification.data import DataError
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r")
+    res = identify(spec, None, truth="none", optimise=False, duration=2.5, rate=100.0)
+    assert res.verdict == "INCONCLUSIVE" and res.truth is None and res.checks()["intervals_checked"] == 0
+    assert res.to_summary()["verdict"] == "INCONCLUSIVE"
+    with pytest.raises(DataError, match="truth: must be one of"):
+        identify(spec, None, truth="nominal", optimise=False, duration=2.5, rate=100.0)
