@@ -140,3 +140,9 @@ def test_truth_none_makes_simulated_data_inconclusive_and_a_bad_truth_is_an_inpu
     assert res.to_summary()["verdict"] == "INCONCLUSIVE"
     with pytest.raises(DataError, match="truth: must be one of"):
         identify(spec, None, truth="nominal", optimise=False, duration=2.5, rate=100.0)
+
+
+def test_cli_bad_truth_exits_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["identify", "planar2r", "--truth", "nominal", "--out", str(tmp_path)])
+    assert e.value.code == 2 and "invalid choice: 'nominal'" in capsys.readouterr().err
