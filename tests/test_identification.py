@@ -206,8 +206,10 @@ def test_csv_from_a_simulated_run_identifies_the_arm(tmp_path):
     assert np.max(np.abs(res.est.beta[4:])) <= 1e-2  # friction, absent in the spec (measured |b|, |fc| <= 1.2e-4)
     assert np.all(res.validation_rms <= 1e-2)  # held-out last quarter (measured 3e-4)
     code = main(["identify", "planar2r", "--data", str(csv), "--out", str(tmp_path / "out"), "--quiet"])
-    assert code == 0
+    # issue 23: without --truth spec nothing is compared to a truth, so the verdict is INCONCLUSIVE (exit 3), not PASS
+    assert code == 3
     out = json.loads((tmp_path / "out" / "identify.json").read_text())
+    assert out["verdict"] == "INCONCLUSIVE" and out["checks"]["parameters_compared_to_truth"] == 0
     assert {"name", "true", "estimate", "stderr"} <= set(out["parameters"][0])
     assert set(out["validation_rms"]) == {"joint1", "joint2"}
 

@@ -3,15 +3,18 @@
     crossdyn identify ARM [--engine NAME | --data FILE.csv [--validation-data FILE.csv]]
                           [--estimator ols|wls|consistent] [--noise encoder=R,torque=S,velocity=differentiate]
                           [--seed S] [--duration S] [--rate HZ] [--diagnose-engines a,b,…] [--out DIR]
+                          [--truth spec|none] [--quiet]
 
-Exit 0: validation within tolerance and every known true value inside its 95 % interval; 1: not; 2: bad input.
+Exit statuses: 0 PASS (validation within tolerance and every true value inside its family-wise interval);
+1 FAIL (one is not); 2 usage or input error; 3 INCONCLUSIVE (no true values to compare against: CSV data
+without ``--truth spec``).  ``--quiet`` prints the verdict line only.
 """
 from __future__ import annotations
 
 import math
 import sys
 
-EXIT_OK, EXIT_FAIL = 0, 1
+EXIT_OK, EXIT_FAIL, EXIT_INCONCLUSIVE = 0, 1, 3
 
 
 def add_parser(sub) -> None:
@@ -36,8 +39,12 @@ def add_parser(sub) -> None:
     p.add_argument("--diagnose-engines", metavar="A,B,…", default="",
                    help="also identify each engine from its own noise-free data and name the base parameters "
                         "that moved")
+    p.add_argument("--truth", choices=["spec", "none"], default=None,
+                   help="what the estimate is judged against: 'spec' the arm file's base parameters, 'none' nothing "
+                        "(verdict INCONCLUSIVE, exit 3, unless validation fails); default spec for simulated data, "
+                        "none for --data")
     p.add_argument("--out", metavar="DIR", default="reports/identify")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print the verdict line only")
     p.set_defaults(func=run)
 
 
@@ -63,7 +70,8 @@ def run(args) -> int:
     noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message
     options = IdentifyOptions(estimator=args.estimator, noise=noise, seed=args.seed, duration=args.duration,
                               rate=args.rate, model=args.model, optimise=not args.no_optimise,
-                              validation_tolerance=args.tolerance or VALIDATION_TOLERANCE)
+                              validation_tolerance=args.tolerance or VALIDATION_TOLERANCE,
+                              truth=args.truth or "auto")
     res = identify(spec, None if engine == "exact" else engine, csv=args.data,
                    validation_csv=args.validation_data, options=options)
     diag = None
@@ -84,11 +92,16 @@ def run(args) -> int:
         if diag is not None:
             for d in diag[1]:
                 print("  " + d.summary())
-        print(f"verdict: {'PASS' if res.passed else 'FAIL'}  ({paths['html']})")
+        checks = res.checks()
+        print(f"checks: {checks['parameters_compared_to_truth']} parameters compared to the truth (family-wise "
+              f"intervals), {checks['validation_joints_checked']} joints validated")
+    verdict, reason = res.judgement()
+    print(f"verdict: {verdict.value}: {reason}  ({paths['html']})")
+    if not args.quiet:
         for note in res.info.get("notes", []):
             print(f"  note: {note}")
     sys.stdout.flush()
-    return EXIT_OK if res.passed else EXIT_FAIL
+    return {"PASS": EXIT_OK, "FAIL": EXIT_FAIL, "INCONCLUSIVE": EXIT_INCONCLUSIVE}[verdict.value]
 
 
 def _check_engine(option: str, name: str, spec) -> None:

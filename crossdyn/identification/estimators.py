@@ -1,7 +1,10 @@
 """Estimators of the base parameters β from the stacked regression W β = y.
 
 ``ols``         β̂ = argmin ‖W β − y‖² (numpy.linalg.lstsq); residual variance σ̂² = ‖r‖²/(N − r);
-                Cov β̂ = σ̂² (WᵀW)⁻¹; 95 % interval β̂ ± t_{0.975, N−r} · stderr.
+                Cov β̂ = σ̂² (WᵀW)⁻¹; 95 % interval β̂ ± t_{0.975, N−r} · stderr.  Rows of the filtered path
+                (parallel filtering, then decimation) carry correlated errors with a correlation ρ_l known from
+                the filter (``rows.info["noise_correlation"]``): their covariance is the sandwich
+                σ̂² (WᵀW)⁻¹ Wᵀ R W (WᵀW)⁻¹ with R that correlation within each joint's rows.
 ``wls``         per-joint noise: σ̂_j² from the OLS residuals of joint j's rows, then OLS on rows divided by
                 σ̂_j; Cov β̂ = (Wᵀ Σ⁻¹ W)⁻¹ · s² with s² the weighted residual variance.
 ``consistent``  physically consistent least squares (convex; cvxpy, default solver — Clarabel): over the full
@@ -9,11 +12,13 @@
                 inertia about the joint at least m·Lc²), b_i ≥ 0, f_ci ≥ 0, rotor armature
                 I_ai ≥ 0 (when the base set has it); β̂ = B θ̂.  Standard errors are the
                 OLS ones (reported for reference; the constraints make the estimator biased when active).
+                Numerics: QR-compressed, column-scaled, Clarabel at 1e-12 with fallbacks (:func:`consistent`).
 ``rls``         recursive least squares with forgetting factor λ: K = P w/(λ + wᵀ P w), β ← β + K (y − wᵀβ),
                 P ← (P − K wᵀ P)/λ, started at β = 0, P = 10⁶ I; the trace of β is kept for plotting.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +49,26 @@ class Estimate:
         return self.beta - k * self.stderr, self.beta + k * self.stderr
 
 
-def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols") -> Estimate:
+M_MAX = 1e4
+"""kg; the consistent estimator's upper bound on each mass.  A mass no base parameter holds (m1 of a planar arm:
+only m1·Lc1 and J1 + m1·Lc1² are identifiable) is otherwise free, the optimal set is unbounded, and the
+interior-point solver chases m1 → ∞ (which relaxes Izz1 ≥ mx1²/m1) instead of converging ("optimal_inaccurate")."""
+
+
+def correlated_meat(W: np.ndarray, joint: np.ndarray, rho) -> np.ndarray:
+    """Wᵀ R W for rows whose errors are correlated ρ_l between rows of the same joint l samples apart (rows in
+    time order within each joint; R the correlation matrix, unit diagonal, no correlation across joints)."""
+    meat = W.T @ W
+    for j in np.unique(joint):
+        Wj = W[joint == j]
+        for lag in range(1, min(len(rho), len(Wj))):
+            A = Wj[:-lag].T @ Wj[lag:]
+            meat = meat + rho[lag] * (A + A.T)
+    return meat
+
+
+def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols", joint: np.ndarray | None = None,
+         rho=None) -> Estimate:
     N, r = W.shape
     if N <= r:
         raise ValueError(f"{N} equations for {r} parameters: too few samples")
@@ -52,16 +76,29 @@ def _ols(W: np.ndarray, y: np.ndarray, method: str = "ols") -> Estimate:
     res = y - W @ beta
     dof = N - r
     s2 = float(res @ res) / dof
-    cov = s2 * np.linalg.pinv(W.T @ W)
-    return Estimate(beta, np.sqrt(np.clip(np.diag(cov), 0, None)), cov, dof, float(np.sqrt(np.mean(res ** 2))), method)
+    bread = np.linalg.pinv(W.T @ W)
+    info: dict = {}
+    if rho is not None and len(rho) > 1 and joint is not None:
+        # sandwich with the filter's known noise correlation: Cov = s² (WᵀW)⁻¹ Wᵀ R W (WᵀW)⁻¹
+        cov = s2 * bread @ correlated_meat(W, joint, rho) @ bread
+        info["covariance"] = (f"sandwich s²(WᵀW)⁻¹WᵀRW(WᵀW)⁻¹ with R the parallel filter's noise correlation at the "
+                              f"kept samples (ρ_1..ρ_{len(rho) - 1} = {', '.join(f'{x:.3g}' for x in rho[1:4])}"
+                              f"{', …' if len(rho) > 4 else ''})")
+    else:
+        cov = s2 * bread
+        info["covariance"] = "s²(WᵀW)⁻¹ (independent rows)"
+    return Estimate(beta, np.sqrt(np.clip(np.diag(cov), 0, None)), cov, dof, float(np.sqrt(np.mean(res ** 2))), method,
+                    info=info)
 
 
-def ols(W, y) -> Estimate:
-    return _ols(np.asarray(W, float), np.asarray(y, float))
+def ols(W, y, joint=None, rho=None) -> Estimate:
+    """OLS; with ``joint`` and ``rho`` (the rows' known error correlation, :func:`correlated_meat`) the sandwich
+    covariance, else s²(WᵀW)⁻¹."""
+    return _ols(np.asarray(W, float), np.asarray(y, float), "ols", None if joint is None else np.asarray(joint), rho)
 
 
-def wls(W, y, joint) -> Estimate:
-    """Per-joint weighting (rows with joint −1, energy rows, form one group)."""
+def wls(W, y, joint, rho=None) -> Estimate:
+    """Per-joint weighting (rows with joint −1, energy rows, form one group); ``rho`` as for :func:`ols`."""
     W, y, joint = np.asarray(W, float), np.asarray(y, float), np.asarray(joint)
     first = _ols(W, y)
     res = y - W @ first.beta
@@ -72,54 +109,103 @@ def wls(W, y, joint) -> Estimate:
         s = float(np.sqrt(np.mean(res[sel] ** 2)))
         sigmas[int(j)] = s
         sig[sel] = s if s > 0 else 1.0
-    est = _ols(W / sig[:, None], y / sig, "wls")
+    est = _ols(W / sig[:, None], y / sig, "wls", joint, rho)
     est.residual_rms = float(np.sqrt(np.mean((y - W @ est.beta) ** 2)))
     est.info["joint_sigma"] = {str(j + 1): s for j, s in sigmas.items()}
     return est
 
 
-def consistent(W, y, base: BaseParameters, m_min: float = M_MIN) -> Estimate:
-    """Physically consistent estimate (see the module docstring); needs cvxpy."""
+CLARABEL_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10,
+                  "max_iter": 400}
+"""Clarabel's settings for the consistent estimator's first attempt (its defaults are 1e-8: friction estimates
+of ~1e-7 with the noise-free data's standard errors of ~1e-12 read as OUTSIDE before these)."""
+
+
+def _consistent_problem(R: np.ndarray, z: np.ndarray, scale: np.ndarray, base: BaseParameters, m_min: float):
+    """The convex problem in the scaled full parameters θ_s = θ·scale/‖z‖: min ‖R θ_s − z/‖z‖‖ subject to the
+    physical constraints on θ = ‖z‖·θ_s/scale (R, z: the QR-compressed, column-scaled regression).  The
+    constraints are positively homogeneous (m ≥ m_min aside), so the ‖z‖ factor is applied inside them."""
     import cvxpy as cp
 
-    W, y = np.asarray(W, float), np.asarray(y, float)
-    ref = _ols(W, y)
     full = base.full
-    A = W @ base.B                       # regression on θ directly
-    # scale the problem: columns of A to unit RMS so the solver sees O(1) numbers
-    scale = np.sqrt(np.mean(A ** 2, axis=0))
-    scale[scale == 0] = 1.0
-    theta = cp.Variable(full.p)
+    theta_s = cp.Variable(full.p)
+    zs = float(np.linalg.norm(z)) or 1.0
+    theta = cp.multiply(zs / scale, theta_s)
     cons = []
     kinds = np.array(full.kinds)
     for j in sorted(set(full.joints)):
         idx = {k: full.names.index(f"{k}{j}") for k in ("m", "mx", "Izz")}
-        cons += [theta[idx["m"]] >= m_min,
+        cons += [theta[idx["m"]] >= m_min, theta[idx["m"]] <= M_MAX,
                  cp.quad_over_lin(theta[idx["mx"]], theta[idx["m"]]) <= theta[idx["Izz"]]]
     for k in ("b", "fc", "Ia"):
         sel = np.nonzero(kinds == k)[0]
         if len(sel):
             cons.append(theta[sel] >= 0)
-    ys = float(np.sqrt(np.mean(y ** 2))) or 1.0
-    objective = cp.Minimize(cp.sum_squares(A @ theta - y) / ys ** 2)
-    prob = cp.Problem(objective, cons)
-    prob.solve(solver=cp.CLARABEL)
-    if theta.value is None:
-        raise RuntimeError(f"consistent estimator: solver status {prob.status}")
-    th = np.asarray(theta.value, float)
+    # the norm, not its square: the same minimiser, but a solver's tolerance ε on the objective then bounds the
+    # parameters' error by ~ε rather than ~√ε (squared, friction estimates of 5e-7 at tolerance 1e-12)
+    objective = cp.norm(R @ theta_s - z / zs, 2)
+    return cp.Problem(cp.Minimize(objective), cons), theta_s, zs
+
+
+def consistent(W, y, base: BaseParameters, m_min: float = M_MIN, joint=None, rho=None) -> Estimate:
+    """Physically consistent estimate (see the module docstring); needs cvxpy.
+
+    Numerics (issue 23: planar2r's noise-free fit was "Solution may be inaccurate"): the regression on the full
+    parameters A = W B is compressed by QR (A = Q R, ‖A θ − y‖² = ‖R θ − Qᵀy‖² + const: p rows instead of N),
+    its columns scaled to unit norm (θ_s = θ·‖A_k‖) and the right-hand side to unit norm; Clarabel then runs with
+    tolerances 1e-12 (:data:`CLARABEL_TIGHT`).  Fallback when that does not report ``optimal``: Clarabel with its
+    default settings, then SCS; an answer that is still not ``optimal`` (e.g. ``optimal_inaccurate``) is kept
+    only when its objective is within 1e-9 (relative) of the OLS minimum's, i.e. no worse than the
+    unconstrained fit; otherwise RuntimeError naming the status.  ``info`` records the attempts.
+    """
+    import cvxpy as cp
+
+    W, y = np.asarray(W, float), np.asarray(y, float)
+    ref = _ols(W, y, "ols", None if joint is None else np.asarray(joint), rho)   # its standard errors are reported
+    A = W @ base.B                       # regression on θ directly
+    scale = np.linalg.norm(A, axis=0)
+    scale[scale == 0] = 1.0
+    Q, R = np.linalg.qr(A / scale)
+    z = Q.T @ y
+    attempts = []
+    th = None
+    ols_obj = float(np.sum((W @ ref.beta - y) ** 2))
+    for solver, settings in ((cp.CLARABEL, CLARABEL_TIGHT), (cp.CLARABEL, {}), (cp.SCS, {"eps_abs": 1e-10, "eps_rel": 1e-10})):
+        prob, theta_s, zs = _consistent_problem(R, z, scale, base, m_min)
+        try:
+            with warnings.catch_warnings():  # cvxpy's "Solution may be inaccurate": the status says it, recorded below
+                warnings.simplefilter("ignore", UserWarning)
+                prob.solve(solver=solver, **settings)
+        except cp.error.SolverError as e:  # a solver that gives up raises; the next one is tried
+            attempts.append({"solver": solver, "settings": settings, "status": f"error: {e}"})
+            continue
+        attempts.append({"solver": solver, "settings": settings, "status": prob.status})
+        if theta_s.value is None:
+            continue
+        cand = np.asarray(theta_s.value, float) * zs / scale  # undo both scalings
+        obj = float(np.sum((W @ (base.B @ cand) - y) ** 2))
+        if prob.status == cp.OPTIMAL or obj <= ols_obj * (1 + 1e-9) + 1e-300:
+            th = cand
+            break
+    if th is None:
+        raise RuntimeError(f"consistent estimator: no solver found the optimum: {attempts}")
     beta = base.B @ th
     res = y - W @ beta
     return Estimate(beta, ref.stderr, ref.cov, ref.dof, float(np.sqrt(np.mean(res ** 2))), "consistent", th,
-                    {"solver": prob.solver_stats.solver_name, "status": prob.status})
+                    {"covariance": ref.info["covariance"], "solver": attempts[-1]["solver"],
+                     "status": attempts[-1]["status"], "attempts": attempts,
+                     "numerics": "QR-compressed regression, columns scaled to unit norm, Clarabel tolerances 1e-12; "
+                                 "fallback: Clarabel defaults, then SCS"})
 
 
 def estimate(name: str, rows, base: BaseParameters) -> Estimate:
+    rho = rows.info.get("noise_correlation")
     if name == "ols":
-        return ols(rows.W, rows.y)
+        return ols(rows.W, rows.y, rows.joint, rho)
     if name == "wls":
-        return wls(rows.W, rows.y, rows.joint)
+        return wls(rows.W, rows.y, rows.joint, rho)
     if name == "consistent":
-        return consistent(rows.W, rows.y, base)
+        return consistent(rows.W, rows.y, base, joint=rows.joint, rho=rho)
     raise ValueError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {name!r}")
 
 

@@ -33,12 +33,19 @@ from crossdyn.identification.result import IdentificationResult, Result  # noqa:
 from crossdyn.models.spec import ArmSpec
 
 
+TRUTHS = ("auto", "spec", "none")
+"""``IdentifyOptions.truth``: what the estimate is judged against (see :class:`IdentifyOptions`)."""
+
+
 @dataclass(frozen=True)
 class IdentifyOptions:
     """How :func:`identify` excites, samples, fits and judges (every field a keyword of :func:`identify` too).
 
     ``duration`` None is one excitation period; ``noise`` None is noise-free; ``model`` ``auto`` is the exact
-    discrete relation for noise-free engine data and filtered differentiation otherwise.
+    discrete relation for noise-free engine data and filtered differentiation otherwise.  ``truth``: what the
+    estimate is judged against — ``spec`` the arm file's base parameters, ``none`` nothing (the verdict is then
+    INCONCLUSIVE unless validation fails), ``auto`` (default) ``spec`` for simulated data (the spec made them)
+    and ``none`` for a CSV record (its arm file is a nominal model unless the user says it is the truth).
     """
 
     estimator: str = "ols"
@@ -54,6 +61,7 @@ class IdentifyOptions:
     forgetting: float = 0.999
     friction: bool = True
     validation_tolerance: float = VALIDATION_TOLERANCE
+    truth: str = "auto"
 
     def resolved(self) -> "IdentifyOptions":
         """The defaults that depend on other fields filled in (``duration`` one period, ``noise`` none)."""
@@ -200,6 +208,8 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
     (:class:`IdentifyOptions`) or its fields as keywords (``identify(spec, estimator="wls", seed=3)``).
     """
     o = IdentifyOptions.of(options, overrides).resolved()
+    if o.truth not in TRUTHS:
+        raise D.DataError(f"truth: must be one of {', '.join(TRUTHS)}, got {o.truth!r}")
     notes = []
     if spec.has_contact and csv is None:
         spec, engine_spec = free_arm(spec), None if engine_spec is None else free_arm(engine_spec)
@@ -219,8 +229,11 @@ def identify(spec: ArmSpec, engine: str | None = "analytic", csv=None, validatio
     assert o.noise is not None
     info = {"model": rows.model, "rls_every_rows": every, "engine": engine, "nominal": truth.tolist(),
             "notes": notes + fit.notes}
-    # a CSV's arm spec is a nominal model, not a known truth: reported beside the estimate, not tested
+    # a CSV's arm spec is a nominal model, not a known truth, unless asked (truth="spec"): reported beside the
+    # estimate, not tested
+    use_truth = o.truth == "spec" or (o.truth == "auto" and csv is None)
+    info["truth"] = "spec" if use_truth else "none"
     return IdentificationResult(spec, base, fit.excitation, fit.data, rows, fit.est,
-                                None if csv is not None else truth, parameter_scale(base, rows),
+                                truth if use_truth else None, parameter_scale(base, rows),
                                 fit.validation_rms, fit.validation, trace, o.forgetting, o.estimator, o.noise,
                                 o.seed, o.validation_tolerance, nb.rank, info)

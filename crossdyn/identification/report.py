@@ -18,7 +18,10 @@ def to_dict(res, diagnosis=None) -> dict:
 
 
 def table_lines(res) -> list[str]:
-    head = f"{'symbol':7} {'parameter':38} {'true':>11} {'estimate':>12} {'stderr':>9} {'95 % interval':>25} {'rel. err':>9}"
+    """The parameter table: true value (or -), estimate, standard error, 95 % and family-wise intervals."""
+    fw = f"{100 * (1 - 0.05 / res.base.r):.2f} % (family-wise)"
+    head = (f"{'symbol':7} {'parameter':38} {'true':>11} {'estimate':>12} {'stderr':>9} {'95 % interval':>25} "
+            f"{fw:>27} {'rel. err':>9}")
     lines = [head]
     for p in res.parameters():
         t = "-" if p["true"] is None else f"{p['true']:.6g}"
@@ -26,8 +29,9 @@ def table_lines(res) -> list[str]:
         flag = ("" if p["inside_interval"] in (None, True) else
                 "  outside 95 %" if p["inside_familywise_interval"] else "  OUTSIDE family-wise")
         ci = f"[{p['ci95'][0]:.5g}, {p['ci95'][1]:.5g}]"
+        cf = f"[{p['ci_familywise'][0]:.5g}, {p['ci_familywise'][1]:.5g}]"
         lines.append(f"{p['symbol']:7} {p['name']:38} {t:>11} {p['estimate']:>12.6g} {p['stderr']:>9.2e} {ci:>25} "
-                     f"{rel:>9}{flag}")
+                     f"{cf:>27} {rel:>9}{flag}")
     return lines
 
 
@@ -104,7 +108,11 @@ def markdown(res, diagnosis=None) -> str:
     if diagnosis is not None:
         lines += ["", "## Engines identified from their own data", ""]
         lines += [f"- {d.summary()}" for d in diagnosis[1]]
-    lines += ["", f"verdict: {'PASS' if res.passed else 'FAIL'}", ""]
+    checks = res.checks()
+    lines += ["", f"checks: {checks['parameters_compared_to_truth']} parameters compared to the truth "
+              f"(family-wise intervals), {checks['validation_joints_checked']} joints validated", ""]
+    verdict, reason = res.judgement()
+    lines += [f"verdict: {verdict.value} ({reason})", ""]
     lines += [f"note: {note}" for note in res.info.get("notes", [])] + ([""] if res.info.get("notes") else [])
     return "\n".join(lines)
 

@@ -1,10 +1,17 @@
 """The typed result of :func:`crossdyn.identification.identify`: estimate, validation and verdict.
 
-The verdict fails when the validation relative RMS torque error of a joint exceeds the tolerance, or when a known
-true value lies outside its family-wise interval (Bonferroni, level 1 − 0.05/r for r base parameters).  A known
-true value is "inside an interval" when |β̂ − β| ≤ max(t·stderr, FLOOR·max(|β|, β_scale)), FLOOR =
+The verdict (:class:`crossdyn.status.Verdict`, FAIL over INCONCLUSIVE over PASS):
+
+- FAIL when the validation relative RMS torque error of a joint exceeds the tolerance, or when a known true
+  value lies outside its family-wise interval (Bonferroni, level 1 − 0.05/r for r base parameters);
+- INCONCLUSIVE when there is no true value to compare against (a CSV record judged without ``truth="spec"``):
+  the validation alone cannot tell a right estimate from a wrong one that predicts the same torque;
+- PASS otherwise: all r true values inside their family-wise intervals and every joint's validation within
+  the tolerance.
+
+A known true value is "inside an interval" when |β̂ − β| ≤ max(t·stderr, FLOOR·max(|β|, β_scale)), FLOOR =
 :data:`~crossdyn.identification.common.RELATIVE_FLOOR`.  :meth:`IdentificationResult.to_summary` is
-``identify.json``.
+``identify.json``; its ``checks`` count what was compared.
 """
 from __future__ import annotations
 
@@ -18,6 +25,10 @@ from crossdyn.identification.estimators import Estimate
 from crossdyn.identification.excitation import Excitation
 from crossdyn.identification.parameters import BaseParameters
 from crossdyn.models.spec import ArmSpec
+from crossdyn.status import Verdict
+
+NO_TRUTH_REASON = ("no true values to compare the estimate against: the arm file of a CSV record is taken as a "
+                   "nominal model (pass --truth spec, or truth=\"spec\", to judge the estimate against its values)")
 
 
 @dataclass(frozen=True)
@@ -52,18 +63,50 @@ class IdentificationResult:
         half = np.maximum(hi - self.est.beta, RELATIVE_FLOOR * np.maximum(np.abs(self.truth), self.scale))
         return np.abs(self.est.beta - self.truth) <= half
 
-    @property
-    def passed(self) -> bool:
-        ok = bool(np.all(self.validation_rms <= self.validation_tolerance))
+    def familywise_interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """The Bonferroni intervals at level 1 − 0.05/r: all r hold together with 95 % probability."""
+        return self.est.interval(1 - 0.05 / self.base.r)
+
+    def judgement(self) -> tuple[Verdict, str]:
+        """(verdict, reason): see the module docstring."""
+        bad = [f"joint {j + 1} {v:.3g}" for j, v in enumerate(self.validation_rms) if not v <= self.validation_tolerance]
+        reasons = []
+        if bad:
+            reasons.append(f"validation relative RMS torque error above {self.validation_tolerance:g}: {', '.join(bad)}")
         if self.truth is not None:
             # family-wise: with r = 8 parameters, per-parameter 95 % intervals would fail a correct
             # identification in 1 − 0.95⁸ = 34 % of runs
-            ok = ok and bool(np.all(self.inside(familywise=True)))
-        return ok
+            out = [s for s, ok in zip(self.base.symbols, self.inside(familywise=True), strict=True) if not ok]
+            if out:
+                reasons.append(f"true value outside its family-wise interval: {', '.join(out)}")
+        if reasons:
+            return Verdict.FAIL, "; ".join(reasons)
+        if self.truth is None:
+            return Verdict.INCONCLUSIVE, NO_TRUTH_REASON + f"; validation within {self.validation_tolerance:g}"
+        return Verdict.PASS, (f"all {self.base.r} true values inside their family-wise intervals; validation "
+                              f"within {self.validation_tolerance:g} on all {self.spec.n} joints")
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.judgement()[0]
+
+    @property
+    def passed(self) -> bool:
+        """The verdict is PASS (an INCONCLUSIVE one is not a pass)."""
+        return self.verdict == Verdict.PASS
+
+    def checks(self) -> dict:
+        """What the verdict compared: base parameters against the truth (their family-wise intervals), joints'
+        validation errors against the tolerance."""
+        r = self.base.r if self.truth is not None else 0
+        return {"parameters_compared_to_truth": r, "intervals_checked": r,
+                "validation_joints_checked": int(len(self.validation_rms)),
+                "truth": "spec" if self.truth is not None else "none"}
 
     def parameters(self) -> list[dict]:
         """Per base parameter: name, symbol, true value, estimate, stderr, 95 % interval, relative error."""
         lo, hi = self.est.interval()
+        flo, fhi = self.familywise_interval()
         out = []
         for k in range(self.base.r):
             t = None if self.truth is None else float(self.truth[k])
@@ -71,6 +114,7 @@ class IdentificationResult:
                         "spec_value": float(self.info["nominal"][k]),
                         "estimate": float(self.est.beta[k]), "stderr": float(self.est.stderr[k]),
                         "ci95": [float(lo[k]), float(hi[k])],
+                        "ci_familywise": [float(flo[k]), float(fhi[k])],
                         "relative_error": None if t is None else
                         float(relative_errors(self.est.beta[k], t, self.scale[k])),
                         "inside_interval": None if t is None else bool(self.inside()[k]),
@@ -94,7 +138,10 @@ class IdentificationResult:
             "validation_tolerance": self.validation_tolerance, "validation": self.validation,
             "rls": {"forgetting_factor": self.rls_forgetting, "final": self.rls_trace[-1].tolist()},
             "estimator_info": self.est.info, "passed": self.passed, "notes": list(self.info.get("notes", [])),
+            "familywise_level": 1 - 0.05 / self.base.r,
         }
+        verdict, reason = self.judgement()
+        out["verdict"], out["verdict_reason"], out["checks"] = verdict.value, reason, self.checks()
         if self.est.theta is not None:
             out["consistent_full_parameters"] = dict(zip(self.base.full.names, map(float, self.est.theta), strict=False))
         if diagnosis is not None:
