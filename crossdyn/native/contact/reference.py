@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq  # type: ignore[import-untyped]
 
 from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.analytic.integrators import Trajectory, n_steps
