@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean octave lint
+.PHONY: demo test test-slow bench clean octave lint
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "crossdyn needs Python >= 3.11, found " + sys.version)'
@@ -20,9 +20,16 @@ demo: $(STAMP)
 # pytest session of their own so that no test process forks after importing JAX.
 JAX_TESTS := tests/test_jax_model.py tests/test_mjx.py tests/test_batch.py
 
+# Two tiers: `make test` (the README's command) runs everything not marked slow; `make test-slow` runs the checks
+# too slow for that budget (tests marked @pytest.mark.slow: long sweeps, 50-dataset identification coverage, ...).
+# .ci/run runs both, and `make lint`.
 test: $(STAMP) octave
-	$(PY) -m pytest -q -n 2 $(addprefix --ignore=,$(JAX_TESTS))
-	$(PY) -m pytest -q -n 2 $(JAX_TESTS)
+	$(PY) -m pytest -q -n 2 -m "not slow" $(addprefix --ignore=,$(JAX_TESTS))
+	$(PY) -m pytest -q -n 2 -m "not slow" $(JAX_TESTS)
+
+test-slow: $(STAMP) octave
+	$(PY) -m pytest -q -n 2 -m slow $(addprefix --ignore=,$(JAX_TESTS)) || [ $$? -eq 5 ]
+	$(PY) -m pytest -q -n 2 -m slow $(JAX_TESTS) || [ $$? -eq 5 ]
 
 # GNU Octave runs MATLAB equation files (crossdyn check my_arm.m).  Installed when missing and possible
 # (root and apt-get: the Debian package `octave`, ~135 packages, ~300 MB, ~1 min); elsewhere the MATLAB
@@ -47,6 +54,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/batch.py
 	$(PY) benchmarks/excitation.py
 	$(PY) benchmarks/contact.py
+	$(PY) benchmarks/identification_coverage.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

@@ -109,7 +109,7 @@ def held_law_coarseness(spec, law: ContactLaw, reference) -> dict:
       explicit damper of slope μ F_n / v_s, monotone (no overshoot of v_t = 0) only while this is ≤ 1.
     """
     c = (reference.info or {}).get("contact")
-    out = {"omega_dt": None, "friction_step": None, "contact_steps": 0}
+    out: dict[str, float | int | None] = {"omega_dt": None, "friction_step": None, "contact_steps": 0}
     if c is None:
         return out
     dt = float(reference.dt)
