@@ -199,3 +199,10 @@ def test_compare_with_mjx_options_starts_workers_from_a_forkserver_after_jax(tmp
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "start from a forkserver" in r.stderr and "verdict: PASS" in r.stdout
+
+
+@pytest.mark.parametrize("name", ["mjx", "mjx-euler", "mjx-rk4"])
+def test_mjx_capabilities_match_the_hooks_it_overrides(name):
+    from test_engine_capabilities import check_capabilities_match_hooks
+
+    check_capabilities_match_hooks(name)
