@@ -206,3 +206,20 @@ def test_mjx_capabilities_match_the_hooks_it_overrides(name):
     from test_engine_capabilities import check_capabilities_match_hooks
 
     check_capabilities_match_hooks(name)
+
+
+def test_engines_registered_at_run_time_reach_forkserver_workers():
+    """JAX is imported here, so compare's workers start from a forkserver (a fresh interpreter): the engines this
+    process registered at run time are sent with each job and registered there again."""
+    from crossdyn import compare
+    from crossdyn.comparison.pool import start_method
+    from crossdyn.engines import register
+
+    assert start_method() == "forkserver"
+    register("mujoco-rk4-registered-here", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="RK4")
+    result = compare("planar2r", duration=0.1, engines=["mujoco-rk4-registered-here", "mujoco-rk4"],
+                     convergence_dts=(), jobs=2)
+    runs = result.summary["engines"]
+    assert runs["mujoco-rk4-registered-here"]["status"] == "ok"
+    assert runs["mujoco-rk4-registered-here"]["trajectory"]["max_abs_error_rad"] == \
+        runs["mujoco-rk4"]["trajectory"]["max_abs_error_rad"]

@@ -8,8 +8,8 @@ workers; engines that finished keep their results, the others are ``skipped``.
 Start method: ``fork`` (fast, nothing to pickle), unless JAX has been imported in this process: its runtime
 threads make a fork unsafe (JAX warns "os.fork() is incompatible with multithreaded code"; ``compare --engines
 mjx@dtype=float64,…`` deadlocked), so each worker is then forked from a fresh ``forkserver`` process, which never
-had them (the job is pickled to it; engines registered at run time in this process, not by an import, are
-unknown there: they are reported failed with the reason).
+had them (the job is pickled to it, with the engines registered at run time in this process: each worker
+registers them again before it builds its engine).
 """
 from __future__ import annotations
 
@@ -64,11 +64,15 @@ def _quiet(msg: str) -> None:
     pass
 
 
-def _worker(name: str, job: EngineJob, verbose: bool, conn) -> None:
+def _worker(name: str, job: EngineJob, verbose: bool, conn, engines: list | None = None) -> None:
     """Child process: measure one engine and send ("run", EngineRun) back through ``conn``, or ("error",
-    exception, traceback text) for an error in crossdyn's own code (the parent raises it)."""
+    exception, traceback text) for an error in crossdyn's own code (the parent raises it).  ``engines``: the
+    parent's registered engines (:func:`crossdyn.engines.registry.registered`), for a worker from a forkserver."""
     import traceback
 
+    from crossdyn.engines import registry
+
+    registry.restore(engines or [])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and terminates us)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked with it blocked
     try:
@@ -121,7 +125,9 @@ class _Pool:
 
     def start(self, name: str) -> None:
         recv, send = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_worker, args=(name, self.job, self.verbose, send), daemon=True,
+        from crossdyn.engines.registry import registered
+
+        proc = self.ctx.Process(target=_worker, args=(name, self.job, self.verbose, send, registered()), daemon=True,
                                 name=f"crossdyn-{name}")
         # Ctrl-C is held back while forking: arriving inside fork's at-fork hooks it would be
         # printed and swallowed ("Exception ignored"); held, it is raised right after, here

@@ -89,6 +89,19 @@ def register_entry(entry: EngineEntry) -> None:
     _REGISTRY[entry.name] = entry
 
 
+def registered() -> list[tuple]:
+    """Every registered entry as plain, picklable tuples (:func:`restore` registers them again): a worker process
+    started from a fresh interpreter (a forkserver) then knows the engines registered at run time here too."""
+    return [(e.name, e.module, e.cls, dict(e.kwargs), e.library, e.extra, dict(e.native)) for e in _REGISTRY.values()]
+
+
+def restore(entries: list[tuple]) -> None:
+    """Register the entries :func:`registered` gave (those of this process's own are left as they are)."""
+    for row in entries:
+        if row[0] not in _REGISTRY:
+            register_entry(EngineEntry(*row))
+
+
 def entry(name: str) -> EngineEntry:
     """The registry entry of ``name`` (options after ``@`` ignored; ``user:FILE`` gives the user family's)."""
     base = name if name.startswith(USER_PREFIX) else name.split("@", 1)[0]
