@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from crossdyn.native.limits.runs import native_variant as native_limit_variant
 from crossdyn.comparison.containment import engine_code, failure_reason
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.inputs.profiles.base import held
@@ -59,19 +60,6 @@ def absent_notes(ctx: Context) -> list[str]:
         return ["--native / --calibrate-limits: this arm has no joint-limit law (limit_stiffness), nothing to "
                 "run natively or calibrate"]
     return []
-
-
-def native_limit_variant(name: str) -> str | None:
-    """The engine name that runs ``name`` with its own joint limits, or None: MuJoCo (``range`` + solreflimit),
-    PyBullet and Drake's discrete plant (URDF limits, ``@native_limits=true``), DART in World.step
-    (``@enforce_limits=true``).  Continuous Drake plants ignore limits; dart-rk4 does not step the constraint."""
-    if "@" in name:
-        return None
-    if name.startswith("mujoco") or name == "pybullet" or name == "drake-discrete":
-        return f"{name}@native_limits=true"
-    if name == "dart":
-        return f"{name}@enforce_limits=true"
-    return None
 
 
 def native_limit_failures(label: str, verdict: dict) -> list[str]:

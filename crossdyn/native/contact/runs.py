@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from crossdyn.engines import registry
 from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
@@ -62,11 +63,10 @@ UNSUPPORTED = {
 
 
 def native_contact_variant(name: str) -> str | None:
-    """The engine name that runs ``name`` with its own contact (``…@native_contact=true``), or None."""
-    base = name.split("@", 1)[0]
-    if base.startswith(("mujoco", "pybullet", "drake-discrete")) and not base.startswith("mujoco-implicit"):
-        return name if "native_contact=true" in name else f"{name}@native_contact=true"
-    return None
+    """The engine name that runs ``name`` with its own contact (``…@native_contact=true``), or None: the registry's
+    native option (:func:`crossdyn.engines.registry.native_variant`; MuJoCo's explicit integrators, PyBullet,
+    drake-discrete)."""
+    return registry.native_variant(name, "contact")
 
 
 def unsupported_reason(name: str) -> str:

@@ -14,22 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from crossdyn.engines import registry
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
 from crossdyn.native.experiment import Experiment, experiment_form
 
 
 def native_variant(name: str) -> str | None:
-    """The engine name that runs ``name`` with its own joint limits, or None: MuJoCo (``range`` + solreflimit),
-    PyBullet and Drake's discrete plant (URDF limits, ``@native_limits=true``), DART in World.step
+    """The engine name that runs ``name`` with its own joint limits, or None (a name that already carries options
+    included): the registry's native option (:func:`crossdyn.engines.registry.native_variant`) — MuJoCo (``range``
+    + solreflimit), PyBullet and Drake's discrete plant (URDF limits, ``@native_limits=true``), DART in World.step
     (``@enforce_limits=true``).  Continuous Drake plants ignore limits; dart-rk4 does not step the constraint."""
-    if "@" in name:
-        return None
-    if name.startswith("mujoco") or name == "pybullet" or name == "drake-discrete":
-        return f"{name}@native_limits=true"
-    if name == "dart":
-        return f"{name}@enforce_limits=true"
-    return None
+    return None if "@" in name else registry.native_variant(name, "limits")
 
 
 def _penetration(q: np.ndarray, lo: float, hi: float) -> float:
