@@ -10,9 +10,16 @@ The public API, for scripts (imported lazily, so ``import crossdyn`` stays cheap
     result.passed, result.summary["engines"]["mujoco-rk4"]["trajectory"]
     check("planar3r", "my_3r.py").passed               # your hand-derived M, C, G
 
+Options are frozen dataclasses (``CompareOptions``, ``CheckOptions``, ``IdentifyOptions``; their fields are also
+accepted as keywords) and results are typed (``Comparison``, ``CheckResult``, ``IdentificationResult``, each with
+the document the command line writes: ``to_summary()`` / ``to_dict()``).  Errors derive from ``CrossdynError``
+(bad input: ``InputError``, a ``ValueError``).
+
 Packages, one per stage (each imports only from the ones before it; ``tests/test_layout.py`` holds it):
-``models`` (specs, URDF/MJCF, your equations file) → ``analytic`` (the model under test) → ``engines``
-(adapters) → ``drive`` (profiles, trajectories, the runner) → ``comparison`` / ``checking`` → ``cli``.
+``models`` (specs, URDF/MJCF) → ``analytic`` (the model under test: laws, references) and ``equations`` (your
+M, C, G) → ``engines`` (adapters, capabilities, registry) → ``inputs`` (profiles, trajectories) → ``drive`` (the
+runner) → ``native`` (engines' own limits, friction, contact) → ``comparison`` / ``checking`` /
+``identification`` / ``batch`` → ``reporting`` → ``sweeps`` → ``cli``.
 """
 from crossdyn.version import __version__
 
@@ -37,6 +44,14 @@ _API = {
     "Tolerances": ("crossdyn.comparison.tolerances", "Tolerances"),
     "check": ("crossdyn.checking.checker", "check"),
     "CheckResult": ("crossdyn.checking.checker", "CheckResult"),
+    "CheckOptions": ("crossdyn.checking.options", "CheckOptions"),
+    "identify": ("crossdyn.identification.identify", "identify"),
+    "IdentifyOptions": ("crossdyn.identification.identify", "IdentifyOptions"),
+    "IdentificationResult": ("crossdyn.identification.result", "IdentificationResult"),
+    "CrossdynError": ("crossdyn.errors", "CrossdynError"),
+    "InputError": ("crossdyn.errors", "InputError"),
+    "RunStatus": ("crossdyn.status", "RunStatus"),
+    "Verdict": ("crossdyn.status", "Verdict"),
 }
 
 __all__ = ["__version__", "analytic", *_API]
