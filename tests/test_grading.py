@@ -72,3 +72,35 @@ def test_summary_needs_a_folder_and_a_csv(tmp_path, capsys):
     assert "holds no submissions" in capsys.readouterr().err
     assert main(["check", "planar2r", str(f), "--jobs", "2"]) == 2
     assert "--jobs applies to a class folder" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="the process table is read from /proc (Linux)")
+def test_a_timed_out_matlab_submission_leaves_no_process_behind(tmp_path):
+    """Issue 23, case 6: a MATLAB submission that never returns is stopped at the timeout, and neither the check
+    nor the Octave it started (in a session of its own) is left running.  The test tags the whole command with an
+    environment variable of its own and scans the process table for it once the command has returned."""
+    import os
+    import subprocess
+    import sys
+    import uuid
+
+    from crossdyn.processes import tagged_pids
+
+    sub = tmp_path / "submissions"
+    sub.mkdir()
+    (sub / "loops.m").write_text((FILES / "matlab/textbook_2r.m").read_text().replace(
+        "function out = M(q, p)\n", "function out = M(q, p)\n  while true\n  end\n"))
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, CROSSDYN_TEST_TAG=tag)
+    proc = subprocess.run([sys.executable, "-m", "crossdyn", "check", "planar2r", str(sub), "--summary",
+                           str(tmp_path / "grades.csv"), "--out", str(tmp_path / "reports"), "--timeout", "6"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
+    assert [r["verdict"] for r in rows] == ["timeout"]
+    time.sleep(0.5)  # a killed process is reaped by init: let it go
+    left = tagged_pids(tag, variable="CROSSDYN_TEST_TAG")
+    for pid in left:  # do not leave them for the next test either
+        os.kill(pid, 9)
+    assert not left, f"processes left running after the command returned: {left}"

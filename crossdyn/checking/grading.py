@@ -21,7 +21,6 @@ import html
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from crossdyn import processes
 
 DEFAULT_TIMEOUT = 120.0
 STRUCTURE = ("M symmetric", "M positive definite", "Mdot - 2C skew-symmetric", "C is the Christoffel matrix",
@@ -125,17 +126,6 @@ def _defines_roles(path: Path) -> bool:
     return any(f"def {n}(" in text for n in ("M", "C", "G", "mass_matrix", "coriolis", "gravity"))
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-
-
 def _one_line(text: str, limit: int = 240) -> str:
     s = " ".join(str(text).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
@@ -193,19 +183,22 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
             cmd += [opt, str(val)]
     t0 = time.perf_counter()
     row = GradeRow(sub.name, sub.language, GradeVerdict.CRASHED, "", file=str(sub.path))
+    tag = processes.new_tag()  # carried by the check and everything it starts (Octave, a student's system())
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                                env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                                env=processes.tagged(dict(os.environ, PYTHONUNBUFFERED="1"), tag))
         try:
             rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            processes.end_group(proc)
             row.verdict, row.diagnosis = GradeVerdict.TIMEOUT, f"did not finish within {timeout:g} s (stopped)"
             row.runtime_s = time.perf_counter() - t0
             return row
         except BaseException:
-            _kill_group(proc)
+            processes.end_group(proc)
             raise
+        finally:
+            processes.end_tagged(tag)  # nothing started for this submission outlives it (Octave's own session too)
         log.seek(0)
         err = log.read().decode("utf-8", "replace")
     row.runtime_s = time.perf_counter() - t0
