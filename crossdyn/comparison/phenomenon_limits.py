@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from crossdyn.native.limits.runs import native_variant as native_limit_variant
+from crossdyn.native.limits.verdict import departure_lines as native_limit_failures
 from crossdyn.comparison.containment import engine_code, failure_reason
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.inputs.profiles.base import held
@@ -60,23 +61,6 @@ def absent_notes(ctx: Context) -> list[str]:
         return ["--native / --calibrate-limits: this arm has no joint-limit law (limit_stiffness), nothing to "
                 "run natively or calibrate"]
     return []
-
-
-def native_limit_failures(label: str, verdict: dict) -> list[str]:
-    """One failure line per native departure, naming the engine, the joint, the limit, the contact and the
-    quantity, with the tolerance and where it comes from."""
-    out = []
-    for d in verdict["departures"]:
-        where = f"joint {d['joint']} {d['side']} limit" + (f", contact {d['contact']}" if d["contact"] else "")
-        if d["quantity"] == "count":
-            why = "tolerance 0"
-        else:
-            integ = "no dt/2 estimate" if d["integration"] is None else f"integration {d['integration']:.2g}"
-            why = (f"tolerance {d['tolerance']:.3g} = {integ} + inference {d['inference']:.2g} + sampling "
-                   f"{d['sampling']:.2g} + softness {d['softness']:.2g}")
-        out.append(f"{label}: native limit departs at {where}: {d['quantity']} {d['native']:.4g} vs reference "
-                   f"{d['reference']:.4g} ({why})")
-    return out
 
 
 def section(ctx: Context, out: Outcome) -> None:

@@ -319,12 +319,7 @@ def differentiate(data: JointData, cutoff: float | None = None, trim: float = 0.
     neighbouring samples, and least squares' standard errors assume independent rows (without decimation
     they come out about √m too small).
     """
-    t = data.t
-    dts = np.diff(t)
-    h = float(np.median(dts))
-    if np.max(np.abs(dts - h)) > 1e-6 * h:
-        raise DataError(f"{data.source}: filtered differentiation needs a uniform sample rate "
-                        f"(time steps between {np.min(dts):g} and {np.max(dts):g} s)")
+    t, h = data.t, uniform_step(data)
     rate = 1.0 / h
     cutoff = cutoff or min(10.0, 0.2 * rate)
     q = butter_filtfilt(data.q, rate, cutoff)
@@ -337,6 +332,16 @@ def differentiate(data: JointData, cutoff: float | None = None, trim: float = 0.
     return JointData(t[sl], q[sl], qd[sl], qdd[sl], tau[sl], data.source, False, data.integrator,
                      {**data.info, "filter": f"Butterworth order 4, cutoff {cutoff:g} Hz, sosfiltfilt; 5-point "
                       f"central differences; {k} samples trimmed at each end; every {m}. sample kept"})
+
+
+def uniform_step(data: JointData) -> float:
+    """The sample period of ``data``, which filtered differentiation needs uniform (DataError otherwise)."""
+    dts = np.diff(data.t)
+    h = float(np.median(dts))
+    if np.max(np.abs(dts - h)) > 1e-6 * h:
+        raise DataError(f"{data.source}: filtered differentiation needs a uniform sample rate "
+                        f"(time steps between {np.min(dts):g} and {np.max(dts):g} s)")
+    return h
 
 
 DERIVATIVE_CUTOFF_FACTOR = 2.0
@@ -366,12 +371,7 @@ def rows_filtered(spec: ArmSpec, base: BaseParameters, data: JointData, cutoff: 
     if data.qdd is not None and data.qd is not None:
         Y = base.regressor(full_regressor(spec.params(), data.q, data.qd, data.qdd, **_columns(base)))
         return _stack(Y, data.tau, "filtered", {"filter": "none (q, qd, qdd given)"})
-    t = data.t
-    dts = np.diff(t)
-    h = float(np.median(dts))
-    if np.max(np.abs(dts - h)) > 1e-6 * h:
-        raise DataError(f"{data.source}: filtered differentiation needs a uniform sample rate "
-                        f"(time steps between {np.min(dts):g} and {np.max(dts):g} s)")
+    t, h = data.t, uniform_step(data)
     rate = 1.0 / h
     cutoff = cutoff or min(10.0, 0.2 * rate)
     fq = min(DERIVATIVE_CUTOFF_FACTOR * cutoff, 0.4 * rate)    # the derivative filter, above F's band
