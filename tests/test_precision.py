@@ -125,3 +125,18 @@ def test_batch_float32_tolerance_is_derived_and_stated():
     assert tol == pytest.approx(1e-8 + 3.07e-5) and "float32 round-off" in origin
     assert tolerance_for("float64", BatchOptions()) == (1e-8, "same integrator, float64 rounding: 1e-08 rad")
     assert tolerance_for("float32", BatchOptions(float32_rad=1e-3))[0] == 1e-3
+
+
+def test_the_report_states_each_round_off_term_and_its_origin():
+    from crossdyn.reporting.blocks.metrics import dynamics_blocks, trajectory_blocks
+
+    spec = get_preset("planar3r")
+    st = static_states(spec, 5, 0)
+    mm = _groups(spec, st, _values(spec, st), "float32")["mass_matrix"]
+    summary = {"engines": {"mjx": {"mass_matrix": mm}, "mujoco": {"mass_matrix": {"max_abs_error": 0.0,
+                                                                                  "tolerance": 1e-9, "pass": True}}}}
+    blocks = dynamics_blocks({**summary, "tolerances": {}})
+    text = [b[1] for b in blocks if b[0] == "p"][-1]
+    assert text.startswith("mjx computes in float32; its tolerances include float32 round-off: mass_matrix + ")
+    assert "100 × eps" in text and "mujoco" not in text
+    assert trajectory_blocks({**summary, "tolerances": {}})[-1][0] == "table"  # no trajectory term: no paragraph
