@@ -223,3 +223,30 @@ def test_engines_registered_at_run_time_reach_forkserver_workers():
     assert runs["mujoco-rk4-registered-here"]["status"] == "ok"
     assert runs["mujoco-rk4-registered-here"]["trajectory"]["max_abs_error_rad"] == \
         runs["mujoco-rk4"]["trajectory"]["max_abs_error_rad"]
+
+
+def test_mjx_float32_passes_within_its_round_off_and_fails_a_one_percent_mass_error():
+    # issue 23 case 4: MJX's float32 is part of its tolerance, and a real model difference still fails
+    from crossdyn.comparison.groups import static
+    from crossdyn.comparison.references import static_states
+    from crossdyn.comparison.tolerances import Tolerances
+
+    spec = get_preset("planar3r")
+    st, tol = static_states(spec, 10, 0), Tolerances()
+
+    def groups(engine):
+        assert engine.dtype == "float32"
+        ev = static.evaluate(engine, st)
+        return {m.name: m.values for m in (static.inverse_dynamics_group(spec, st, ev, tol, engine.dtype),
+                                           static.forward_dynamics_group(st, ev, tol, engine.dtype),
+                                           static.mass_matrix_group(st, ev, tol, engine.dtype))}
+
+    same = groups(make_engine("mjx", spec, 1e-3))
+    for name, v in same.items():
+        assert v["pass"], (name, v)
+        assert v["precision"]["origin"].startswith("float32 round-off")
+    assert same["mass_matrix"]["max_abs_error"] > 1e-9 * np.abs(st.M_ref).max()  # beyond float64's tolerance
+    heavy = spec.with_link(1, mass=spec.links[1].mass * 1.01)  # an engine built from a spec with link 2 +1 %
+    wrong = groups(make_engine("mjx", heavy, 1e-3))
+    assert not wrong["mass_matrix"]["pass"] and not wrong["inverse_dynamics"]["pass"]
+    assert "float32 round-off" in wrong["mass_matrix"]["failed_because"]

@@ -17,7 +17,10 @@ Per engine the summary gives
 * speed: wall, compile (JIT, or per-arm model compilation) and stepping time, µs per trajectory-step.
 
 Tolerances: float64 engines within ``trajectory_same_integrator_rad`` (:mod:`crossdyn.comparison.tolerances`,
-1e-8 rad: rounding of a float64 integration); float32 engines within :data:`FLOAT32_RAD`.
+1e-8 rad: rounding of a float64 integration); float32 engines within that plus their round-off, derived as for the
+single-arm engines (:func:`crossdyn.engines.precision.trajectory_roundoff`: 10 × the measured float32 growth
+3.07e-6 rad at 1 s × max(1, T/1 s)², 3.07e-5 rad for the default 1 s), unless ``float32_rad`` sets it; the summary
+states each tolerance's origin (``tolerance_origin``).
 """
 from __future__ import annotations
 
@@ -28,15 +31,14 @@ from typing import Any, Callable
 import numpy as np
 
 from crossdyn.batch import sampling
+from crossdyn.engines import precision
 from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES, REFERENCE, BatchProblem, BatchRun, run_batch_engine
 from crossdyn.models.spec import ArmParams, ArmSpec
 from crossdyn.status import RunStatus
 
 FLOAT32_RAD = 1e-3
-"""Largest float32 discrepancy accepted (rad).  Not a rounding bound: float32 rounding (6e-8 per operation)
-grows along a trajectory, faster on a chaotic one; measured here 1e-7 … 1e-5 rad on gentle runs of a few
-seconds.  1e-3 rad (0.06°) is the point where a float32 trajectory stops being usable for control work;
-every figure is reported whatever it is."""
+"""The former fixed float32 tolerance (rad), ~300× the measured float32 error; kept importable, no longer the
+default: a float32 engine is judged by its derived round-off (:func:`tolerance_for`)."""
 PERCENTILES = (50, 90, 99)
 WORST = 5
 SAMPLE_INTERVAL_S = 0.01
@@ -58,7 +60,8 @@ class BatchOptions:
     profile: Any = None           # an open-loop Profile; None: multisine of amplitude 1 N m
     precision: str = "highest"
     same_integrator_rad: float = 1e-8
-    float32_rad: float = FLOAT32_RAD
+    float32_rad: float | None = None
+    """A fixed float32 tolerance (rad); None: derived from float32 round-off (:func:`tolerance_for`)."""
     progress: Callable[[str], None] | None = None
 
 
@@ -96,6 +99,19 @@ def _growth(q, q_ref, times) -> dict:
     d = np.where(np.isfinite(d), d, np.inf).max(axis=2)  # (N, S)
     return {"t": [float(t) for t in times], "p50": np.percentile(d, 50, axis=0).tolist(),
             "p99": np.percentile(d, 99, axis=0).tolist(), "max": d.max(axis=0).tolist()}
+
+
+def tolerance_for(dtype: str, opt: BatchOptions) -> tuple[float, str]:
+    """An engine's tolerance (rad) and its stated origin: float64 ``same_integrator_rad`` (rounding of a float64
+    integration); a narrower dtype adds its round-off growth over ``opt.duration``
+    (:func:`crossdyn.engines.precision.trajectory_roundoff`), or takes ``opt.float32_rad`` where set."""
+    base = f"same integrator, float64 rounding: {opt.same_integrator_rad:g} rad"
+    if precision.is_float64(dtype):
+        return opt.same_integrator_rad, base
+    if dtype == "float32" and opt.float32_rad is not None:
+        return opt.float32_rad, f"float32: fixed by the caller, {opt.float32_rad:g} rad"
+    term = precision.trajectory_roundoff(dtype, opt.duration)
+    return opt.same_integrator_rad + term, f"{base} + {precision.trajectory_origin(dtype, opt.duration)}"
 
 
 def default_profile(spec: ArmSpec):
@@ -150,11 +166,12 @@ def _summarise(spec, opt, result: BatchResult, K, s, profile, names) -> dict:
         if run.status == "ok" and ref.status == "ok" and name != ref_name:
             err = per_arm_error(run.q, ref.q)
             result.errors[name] = err
-            tol = opt.float32_rad if eng.dtype == "float32" else opt.same_integrator_rad
+            tol, origin = tolerance_for(eng.dtype, opt)
             st = _stats(err)
             worst = np.argsort(-np.where(np.isfinite(err), err, np.inf))[:WORST]
             e["discrepancy_rad"] = st
             e["tolerance_rad"] = tol
+            e["tolerance_origin"] = origin
             e["worst"] = [{"arm": int(i), "error_rad": float(err[i]) if np.isfinite(err[i]) else None,
                            "params": sampling.arm_dict(result.params, int(i)),
                            "q0": [float(x) for x in result.q0[i]]} for i in worst]
@@ -163,8 +180,8 @@ def _summarise(spec, opt, result: BatchResult, K, s, profile, names) -> dict:
             if st["nonfinite_arms"]:
                 failures.append(f"{name}: {st['nonfinite_arms']} of {opt.N} arms non-finite (diverged)")
             elif not e["pass"]:
-                failures.append(f"{name}: discrepancy {st['max']:.3g} rad > {tol:g} rad "
-                                f"(arm {e['worst'][0]['arm']})")
+                failures.append(f"{name}: discrepancy {st['max']:.3g} rad > {tol:.3g} rad "
+                                f"(arm {e['worst'][0]['arm']}; tolerance: {origin})")
             mj = "mujoco-rk4" if eng.integrator == "rk4" else "mujoco"
             if eng.dtype == "float32" and mj in runs and runs[mj].status == "ok":
                 err_mj = per_arm_error(run.q, runs[mj].q)

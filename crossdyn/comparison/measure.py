@@ -134,9 +134,10 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
     say(f"[{spec.name}] {name}: inverse/forward dynamics and mass matrix at {len(st.q)} states")
     values = static.evaluate(engine, st)
     record.id_errors = values.tau - st.tau_ref
-    record.add(static.inverse_dynamics_group(spec, st, values, tol))
-    record.add(static.forward_dynamics_group(st, values, tol))
-    record.add(static.mass_matrix_group(st, values, tol))
+    dtype = side.dtype  # the engine's floating-point type: its round-off is part of each tolerance
+    record.add(static.inverse_dynamics_group(spec, st, values, tol, dtype))
+    record.add(static.forward_dynamics_group(st, values, tol, dtype))
+    record.add(static.mass_matrix_group(st, values, tol, dtype))
     if "armature" in record.metrics:
         record.add(with_mass_matrix_errors(record.metrics["armature"], values.M, st.M_ref))
 

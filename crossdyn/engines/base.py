@@ -39,7 +39,7 @@ Hooks with a default here (an adapter overrides the ones it has; :attr:`Engine.c
 State an adapter sets for the runner and ``compare`` (class defaults here): :attr:`Engine.native_limits`,
 :attr:`Engine.native_contact`, :attr:`Engine.contact_implicit`, :attr:`Engine.contact_in_forward_dynamics`,
 :attr:`Engine.velocity_clamp`, :attr:`Engine.clamped_at`, :attr:`Engine.error_controlled`,
-:attr:`Engine.accuracy`, :attr:`Engine.order`.
+:attr:`Engine.accuracy`, :attr:`Engine.order`, :attr:`Engine.dtype`.
 
 The registry (names → adapters, ``name@key=value`` options) is :mod:`crossdyn.engines.registry`; its functions,
 which used to live here, are still importable from here with a :class:`DeprecationWarning`.
@@ -126,6 +126,9 @@ class Engine(abc.ABC):
     """The integrator's order where the adapter states it (Drake's RK2/RK3/RK5), else None."""
     applied_friction: FrictionLaw | None = None
     """The regularised Coulomb law the runner applies to this engine (:meth:`set_applied_friction`), or None."""
+    dtype: str = "float64"
+    """The floating-point type the engine computes in (MJX: its ``dtype`` option, float32 by default).  A narrower
+    type widens every tolerance by its round-off (:mod:`crossdyn.engines.precision`)."""
 
     @property
     def supports(self) -> frozenset:

@@ -2,7 +2,9 @@
 model at the same random states (:class:`~crossdyn.comparison.references.StaticStates`).
 
 A correct model agrees to rounding; each tolerance is relative: 1e-9 of the torque scale Σ mᵢ|g|rᵢ for τ,
-of max|M| for M, of max(1, max|q̈|) for q̈ (:mod:`crossdyn.comparison.tolerances`).
+of max|M| for M, of max(1, max|q̈|) for q̈ (:mod:`crossdyn.comparison.tolerances`).  An engine computing in a
+narrower dtype than float64 (MJX's float32) gets its round-off added: 100·eps(dtype)·scale, 10·eps·cond(M)·scale for q̈
+(:mod:`crossdyn.engines.precision`); the summary states it under ``precision``.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from crossdyn.comparison.containment import engine_code
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.result import MetricResult
 from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.engines import precision
 from crossdyn.models.spec import ArmSpec
 
 
@@ -39,37 +42,59 @@ def evaluate(engine, st: StaticStates) -> StaticValues:
 
 def _failed_because(values: dict, err_key: str, tol_key: str) -> dict:
     if not values["pass"]:
-        values["failed_because"] = f"max error {values[err_key]:.3g} > tolerance {values[tol_key]:.3g}"
+        origin = values.get("precision", {}).get("origin")
+        values["failed_because"] = (f"max error {values[err_key]:.3g} > tolerance {values[tol_key]:.3g}"
+                                    + (f" (incl. {origin})" if origin else ""))
     return values
 
 
-def inverse_dynamics_group(spec: ArmSpec, st: StaticStates, ev: StaticValues, tol: Tolerances) -> MetricResult:
-    """max |τ_engine − τ_analytic| ≤ inverse_dynamics_rel · torque scale."""
+def _limit(base: float, dtype: str, scale: float, condition: float | None = None) -> tuple[float, dict]:
+    """The base tolerance plus the dtype's round-off term; the ``precision`` entry stating it ({} for float64)."""
+    term = precision.static_roundoff(dtype, scale, condition)
+    if precision.is_float64(dtype):
+        return base, {}
+    return base + term, {"precision": {"dtype": dtype, "base_tolerance": base, "roundoff_term": term,
+                                       "origin": precision.static_origin(dtype, condition)}}
+
+
+def condition_number(M: np.ndarray) -> float:
+    """max over the states of cond₂(M(q))."""
+    return float(np.max(np.linalg.cond(np.asarray(M))))
+
+
+def inverse_dynamics_group(spec: ArmSpec, st: StaticStates, ev: StaticValues, tol: Tolerances,
+                           dtype: str = "float64") -> MetricResult:
+    """max |τ_engine − τ_analytic| ≤ inverse_dynamics_rel · torque scale (+ the dtype's round-off)."""
     tau_e, tau_ref = ev.tau, st.tau_ref
-    limit = tol.inverse_dynamics_rel * spec.torque_scale()
+    scale = spec.torque_scale()
+    limit, extra = _limit(tol.inverse_dynamics_rel * scale, dtype, scale)
     err = metrics.max_abs(tau_e, tau_ref)
     return MetricResult("inverse_dynamics", _failed_because({
         "max_abs_error_nm": err, "max_abs_error_per_joint_nm": metrics.per_entry_max(tau_e, tau_ref),
         "rms_error_per_joint_nm": np.sqrt(np.mean((tau_e - tau_ref) ** 2, axis=0)).tolist(),
-        "states": len(st.q), "tolerance_nm": limit, "pass": err <= limit,
+        "states": len(st.q), "tolerance_nm": limit, "pass": err <= limit, **extra,
     }, "max_abs_error_nm", "tolerance_nm"))
 
 
-def forward_dynamics_group(st: StaticStates, ev: StaticValues, tol: Tolerances) -> MetricResult:
-    """max |q̈_engine − q̈_analytic| ≤ forward_dynamics_rel · max(1, max|q̈|)."""
-    limit = tol.forward_dynamics_rel * max(1.0, float(np.max(np.abs(st.qdd_ref))))
+def forward_dynamics_group(st: StaticStates, ev: StaticValues, tol: Tolerances,
+                           dtype: str = "float64") -> MetricResult:
+    """max |q̈_engine − q̈_analytic| ≤ forward_dynamics_rel · max(1, max|q̈|) (+ the dtype's round-off × cond(M))."""
+    scale = max(1.0, float(np.max(np.abs(st.qdd_ref))))
+    cond = None if precision.is_float64(dtype) else condition_number(st.M_ref)
+    limit, extra = _limit(tol.forward_dynamics_rel * scale, dtype, scale, cond)
     err = metrics.max_abs(ev.qdd, st.qdd_ref)
     return MetricResult("forward_dynamics", _failed_because({
         "max_abs_error": err, "max_abs_error_per_joint": metrics.per_entry_max(ev.qdd, st.qdd_ref),
-        "unit": "rad/s^2", "tolerance": limit, "pass": err <= limit,
+        "unit": "rad/s^2", "tolerance": limit, "pass": err <= limit, **extra,
     }, "max_abs_error", "tolerance"))
 
 
-def mass_matrix_group(st: StaticStates, ev: StaticValues, tol: Tolerances) -> MetricResult:
-    """max |M_engine − M_analytic| ≤ mass_matrix_rel · max|M|."""
-    limit = tol.mass_matrix_rel * float(np.max(np.abs(st.M_ref)))
+def mass_matrix_group(st: StaticStates, ev: StaticValues, tol: Tolerances, dtype: str = "float64") -> MetricResult:
+    """max |M_engine − M_analytic| ≤ mass_matrix_rel · max|M| (+ the dtype's round-off)."""
+    scale = float(np.max(np.abs(st.M_ref)))
+    limit, extra = _limit(tol.mass_matrix_rel * scale, dtype, scale)
     err = metrics.max_abs(ev.M, st.M_ref)
     return MetricResult("mass_matrix", _failed_because({
         "max_abs_error": err, "max_abs_error_per_entry": metrics.per_entry_max(ev.M, st.M_ref),
-        "unit": "kg m^2", "tolerance": limit, "pass": err <= limit,
+        "unit": "kg m^2", "tolerance": limit, "pass": err <= limit, **extra,
     }, "max_abs_error", "tolerance"))

@@ -2,7 +2,14 @@
 
 Tolerance: ``trajectory_factor`` × the engine's own Richardson estimate |q(dt) − q(dt/2)|·2ᵖ/(2ᵖ − 1) (the dt/2
 run keeps the torque held for dt) + ``trajectory_floor_rad``; and, where an analytic integrator performs the
-same arithmetic, |q − q_analytic,same scheme| ≤ ``trajectory_same_integrator_rad`` (model error alone).
+same arithmetic, |q − q_analytic,same scheme| ≤ ``trajectory_same_integrator_rad`` (model error alone).  An engine
+computing in a narrower dtype than float64 (MJX's float32) gets its measured round-off growth added to both
+(:func:`crossdyn.engines.precision.trajectory_roundoff`; the summary states it under ``precision``).
+
+Wording of a failure (:func:`failure_reasons`): a same-scheme error is called "model differs" only when it exceeds
+the run's own error estimate (Richardson, dt vs dt/2): integration and rounding of the same scheme cannot leave
+more than that, so the excess is the model.  Below it the difference cannot be told from the motion's sensitivity,
+and the line says so with both figures.  A missing tolerance (no dt/2 run) is stated with its cause.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ from crossdyn.comparison.containment import build_engine, engine_code
 from crossdyn.comparison.result import MetricResult
 from crossdyn.comparison.start import desired_motion, held
 from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.engines import precision
 
 ORDER = {**ORDERS, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
 """Order of accuracy of every scheme an engine reports (crossdyn's integrators, plus MuJoCo's implicit ones)."""
@@ -62,6 +70,8 @@ class SideRuns:
     tight: Any
     scheme: str | None
     same: Any
+    dtype: str = "float64"
+    """The engine's floating-point type (:attr:`crossdyn.engines.base.Engine.dtype`)."""
 
 
 def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
@@ -86,6 +96,7 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
     with engine_code():
         scheme = same_integrator(engine)
         integrator = str(engine.integrator)
+        dtype = str(getattr(engine, "dtype", "float64"))  # a user's engine may predate the attribute
     same = None
     if scheme is not None:
         if scheme not in same_cache:
@@ -93,7 +104,7 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
             with engine_code():
                 same_cache[scheme] = run_engine(ana, job.profile, job.q0, job.qd0, opt.duration)
         same = same_cache[scheme]
-    return SideRuns(order, integrator, half, tight, scheme, same)
+    return SideRuns(order, integrator, half, tight, scheme, same, dtype)
 
 
 def _tolerance(tol: Tolerances, estimate: float | None) -> float | None:
@@ -118,11 +129,25 @@ def _estimates(driven, side: SideRuns) -> tuple[float | None, float | None, floa
     return self_cons, estimate, accuracy
 
 
+def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
+    """The dtype's trajectory round-off term and the ``precision`` entry stating it ({} for float64)."""
+    if precision.is_float64(side.dtype):
+        return 0.0, {}
+    duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
+    term = precision.trajectory_roundoff(side.dtype, duration)
+    return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term,
+                                "origin": precision.trajectory_origin(side.dtype, duration)}}
+
+
 def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, params) -> MetricResult:
     """Metric group ``trajectory``: errors against the reference, their tolerance, the same-scheme error."""
     traj = metrics.trajectory_errors(driven.t, driven.q, reference.q, params, tol.divergence_rad)
     self_cons, estimate, accuracy = _estimates(driven, side)
+    roundoff, extra = _roundoff(driven, side)
     traj_tol = _tolerance(tol, estimate)
+    if traj_tol is not None and extra:
+        traj_tol += roundoff
+    same_tol = tol.trajectory_same_integrator_rad + roundoff
     traj.update(self_consistency_rad=self_cons, richardson_estimate_rad=estimate, integration_order=side.order,
                 accuracy_estimate_rad=accuracy, tolerance_rad=traj_tol)
     scheme = side.scheme
@@ -130,24 +155,49 @@ def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, params)
     if side.same is not None:
         same = side.same
         traj["same_integrator_error_rad"] = metrics.max_abs(driven.q[: len(same.q)], same.q[: len(driven.q)])
-        traj["same_integrator_tolerance_rad"] = tol.trajectory_same_integrator_rad
+        traj["same_integrator_tolerance_rad"] = same_tol
     else:
         traj["same_integrator_error_rad"] = None
+    traj.update(extra)
     ok_ref = _within(traj["max_abs_error_rad"], traj_tol)
-    ok_same = scheme is None or _within(traj["same_integrator_error_rad"], tol.trajectory_same_integrator_rad)
+    ok_same = scheme is None or _within(traj["same_integrator_error_rad"], same_tol)
     traj["pass"] = bool(ok_ref and ok_same and driven.status == "ok")
     if not traj["pass"]:
-        why = []
-        if driven.status != "ok":
-            why.append(f"run {driven.status}")
-        if not ok_ref:
-            why.append(f"max error vs reference {traj['max_abs_error_rad']:.3g} rad > tolerance "
-                       f"{traj_tol if traj_tol is None else f'{traj_tol:.3g}'} rad")
-        if not ok_same:
-            why.append(f"error vs analytic {scheme} {traj['same_integrator_error_rad']:.3g} rad > "
-                       f"{tol.trajectory_same_integrator_rad:g} rad (model differs)")
-        traj["failed_because"] = "; ".join(why)
+        traj["failed_because"] = "; ".join(failure_reasons(traj, driven, side, ok_ref, ok_same, same_tol))
     return MetricResult("trajectory", traj)
+
+
+def failure_reasons(traj: dict, driven, side: SideRuns, ok_ref: bool, ok_same: bool, same_tol: float) -> list[str]:
+    """What a failed trajectory group says, quoting only what was measured (see the module docstring)."""
+    why = []
+    origin = traj.get("precision", {}).get("origin")
+    incl = f", incl. {origin}" if origin else ""
+    if driven.status != "ok":
+        why.append(f"run {driven.status}")
+    err, traj_tol, estimate = traj["max_abs_error_rad"], traj["tolerance_rad"], traj["richardson_estimate_rad"]
+    if not ok_ref and err is None:
+        why.append("no error vs reference (the run produced no finite samples)")
+    elif not ok_ref and traj_tol is None:
+        half = side.half
+        cause = f"the dt/2 run {half.status}" + (f": {half.message}" if getattr(half, "message", None) else "")
+        why.append(f"max error vs reference {err:.3g} rad, no tolerance to judge it by: no error estimate "
+                   f"({cause})")
+    elif not ok_ref:
+        why.append(f"max error vs reference {err:.3g} rad > tolerance {traj_tol:.3g} rad{incl}")
+    same_err = traj["same_integrator_error_rad"]
+    if not ok_same and same_err is None:
+        why.append(f"no error vs analytic {side.scheme} (its run did not complete)")
+    elif not ok_same:
+        line = f"error vs analytic {side.scheme} {same_err:.3g} rad > {same_tol:g} rad{incl}"
+        if estimate is not None and same_err > estimate:
+            line += f" (model differs: above the run's own error estimate {estimate:.3g} rad)"
+        elif estimate is not None:
+            line += (f" (model difference or sensitivity of the motion: not separable, the run's own error "
+                     f"estimate at this dt is {estimate:.3g} rad)")
+        else:
+            line += " (model difference or sensitivity of the motion: not separable, no error estimate)"
+        why.append(line)
+    return why
 
 
 def _within(value, limit) -> bool:

@@ -22,6 +22,24 @@ def metric_table(summary: dict, metric: str, cols: Sequence[Column]) -> tuple:
     return ("table", ["engine"] + [c for c, _ in cols] + ["result"], rows)
 
 
+def precision_blocks(summary: dict, metrics: Sequence[str]) -> list[tuple]:
+    """One paragraph per engine computing in a narrower type than float64: the round-off term each of ``metrics``
+    adds to its tolerance and where it comes from (the ``precision`` entries; none for float64 engines)."""
+    out = []
+    for name, v in summary["engines"].items():
+        parts, dtype = [], None
+        for metric in metrics:
+            p = (v.get(metric) or {}).get("precision")
+            if p:
+                dtype = p["dtype"]
+                term = p.get("roundoff_term_rad", p.get("roundoff_term"))
+                parts.append(f"{metric} + {fmt(term)} ({p['origin']})")
+        if parts:
+            out.append(("p", f"{name} computes in {dtype}; its tolerances include {dtype} round-off: "
+                             + "; ".join(parts) + "."))
+    return out
+
+
 def trajectory_blocks(summary: dict) -> list[tuple]:
     """Section "Trajectory (driven run)": the error against the reference, the Richardson self-consistency
     tolerance and the same-integrator comparison."""
@@ -47,7 +65,7 @@ def trajectory_blocks(summary: dict) -> list[tuple]:
         ("same integrator", lambda m: m.get("same_integrator") or "–"),
         ("vs same integrator [rad]", lambda m: fmt(m.get("same_integrator_error_rad")))]
     b.append(metric_table(summary, "trajectory", cols))
-    return b
+    return b + precision_blocks(summary, ["trajectory"])
 
 
 def dynamics_blocks(summary: dict) -> list[tuple]:
@@ -69,7 +87,7 @@ def dynamics_blocks(summary: dict) -> list[tuple]:
                                                         ("tolerance [rad/s²]", lambda m: fmt(m["tolerance"]))]))
     b.append(metric_table(summary, "mass_matrix", [("M max |e| [kg m²]", lambda m: fmt(m["max_abs_error"])),
                                                    ("tolerance [kg m²]", lambda m: fmt(m["tolerance"]))]))
-    return b
+    return b + precision_blocks(summary, ["inverse_dynamics", "forward_dynamics", "mass_matrix"])
 
 
 def energy_blocks(summary: dict) -> list[tuple]:

@@ -1,0 +1,142 @@
+"""An engine's floating-point precision is part of its tolerance (issue 23, case 4), and failure lines quote what
+is known: no "tolerance None", "model differs" only where the evidence separates it from sensitivity.
+
+No JAX here: float32 engines are stood in for by the analytic values rounded to float32 (what an exact float32
+engine could at best return); the MJX runs are in tests/test_mjx.py."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from crossdyn import analytic
+from crossdyn.batch.compare import BatchOptions, tolerance_for
+from crossdyn.comparison.groups import static, trajectory
+from crossdyn.comparison.references import static_states
+from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.engines import precision
+from crossdyn.engines.base import Engine
+from crossdyn.models import get_preset
+
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+def test_engines_declare_float64_by_default_and_float64_gets_no_term():
+    assert Engine.dtype == "float64"
+    assert precision.static_roundoff("float64", 10.0) == 0.0 and precision.trajectory_roundoff("float64", 3) == 0.0
+    assert precision.static_roundoff("float32", 10.0) == pytest.approx(100 * EPS32 * 10)
+    assert precision.static_roundoff("float32", 10.0, 50.0) == pytest.approx(10 * EPS32 * 50 * 10)
+    # 10 × the batch's measured float32 growth (3.07e-6 rad at 1 s); grown as T² beyond 1 s
+    assert precision.trajectory_roundoff("float32", 0.5) == pytest.approx(3.07e-5)
+    assert precision.trajectory_roundoff("float32", 2.0) == pytest.approx(4 * 3.07e-5)
+
+
+def _values(spec, st, dtype=np.float32):
+    """τ, M, q̈ of ``spec`` at the states ``st``, rounded to ``dtype``."""
+    tau = analytic.inverse_dynamics(spec, st.q, st.qd, st.qdd).astype(dtype).astype(float)
+    M = analytic.mass_matrix(spec, st.q).astype(dtype).astype(float)
+    qdd = analytic.forward_dynamics(spec, st.q, st.qd, st.tau).astype(dtype).astype(float)
+    return static.StaticValues(tau, M, qdd)
+
+
+def _groups(spec, st, ev, dtype):
+    tol = Tolerances()
+    return {m.name: m.values for m in (static.inverse_dynamics_group(spec, st, ev, tol, dtype),
+                                       static.forward_dynamics_group(st, ev, tol, dtype),
+                                       static.mass_matrix_group(st, ev, tol, dtype))}
+
+
+def test_float32_round_off_passes_as_float32_and_fails_as_float64():
+    spec = get_preset("planar3r")
+    st = static_states(spec, 20, 0)
+    ev = _values(spec, st)
+    as64 = _groups(spec, st, ev, "float64")
+    assert not any(v["pass"] for v in as64.values())  # float32 rounding is far outside float64's tolerances
+    assert all("precision" not in v for v in as64.values())  # float64 documents unchanged
+    as32 = _groups(spec, st, ev, "float32")
+    for name, v in as32.items():
+        assert v["pass"], (name, v)
+        assert v["precision"]["dtype"] == "float32"
+        assert v["precision"]["origin"].startswith(
+            "float32 round-off: 10 × eps" if name == "forward_dynamics" else "float32 round-off: 100 × eps")
+    assert "cond(M)" in as32["forward_dynamics"]["precision"]["origin"]
+
+
+def test_a_one_percent_mass_error_still_fails_in_float32():
+    spec = get_preset("planar3r")
+    heavy = spec.with_link(1, mass=spec.links[1].mass * 1.01)
+    st = static_states(spec, 20, 0)
+    res = _groups(spec, st, _values(heavy, st), "float32")
+    assert not res["mass_matrix"]["pass"] and not res["inverse_dynamics"]["pass"]
+    assert "float32 round-off" in res["mass_matrix"]["failed_because"]
+    assert res["mass_matrix"]["max_abs_error"] > 10 * res["mass_matrix"]["tolerance"]
+
+
+def _run(q, status="ok", message=None):
+    q = np.asarray(q, float)
+    return SimpleNamespace(t=np.arange(len(q)) * 1e-3, q=q, status=status, message=message)
+
+
+def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok"):
+    n = len(q_engine)
+    ref = _run(np.asarray(q_engine, float) - 1e-9 * np.arange(n)[:, None])
+    half = _run(q_half, half_status, "engine raised: boom" if half_status != "ok" else None)
+    side = trajectory.SideRuns(1, "semi-implicit-euler", half, None, "semi-implicit-euler",
+                               None if q_same is None else _run(q_same), dtype)
+    return trajectory.trajectory_group(_run(q_engine), ref, side, Tolerances(),
+                                       get_preset("planar2r").params()).values
+
+
+def test_no_tolerance_is_said_with_its_cause_not_as_none():
+    q = np.full((11, 2), 1e-3)
+    v = _traj(q, q, None, half_status="failed")
+    assert v["tolerance_rad"] is None and not v["pass"]
+    assert "None" not in v["failed_because"]
+    assert "no error estimate (the dt/2 run failed: engine raised: boom)" in v["failed_because"]
+
+
+def test_model_differs_only_above_the_runs_own_error_estimate():
+    q = np.full((11, 2), 1e-3)
+    half = np.repeat(q, 2, axis=0)[:21]
+    # the dt/2 run differs by 1e-4 rad: Richardson estimate 2e-4 rad; same-scheme error 5e-7 rad, below it
+    half[::2] += 1e-4
+    v = _traj(q, half, q + 5e-7)
+    assert not v["pass"] and "model differs" not in v["failed_because"]
+    assert "not separable" in v["failed_because"] and "estimate at this dt is 0.0002 rad" in v["failed_because"]
+    # same-scheme error 1e-3 rad, five times the estimate: the model differs
+    v = _traj(q, half, q + 1e-3)
+    assert "model differs: above the run's own error estimate 0.0002 rad" in v["failed_because"]
+
+
+def test_trajectory_float32_round_off_is_part_of_both_tolerances():
+    q = np.full((501, 2), 1e-3)
+    half = np.repeat(q, 2, axis=0)[:1001]
+    v64 = _traj(q, half, q + 2e-6)
+    assert not v64["pass"] and "precision" not in v64
+    v32 = _traj(q, half, q + 2e-6, dtype="float32")
+    assert v32["pass"], v32
+    assert v32["same_integrator_tolerance_rad"] == pytest.approx(1e-8 + 3.07e-5)
+    assert v32["precision"]["origin"].startswith("float32 round-off: 10 × measured float32 growth 3.07e-06 rad")
+    v32 = _traj(q, half, q + 1e-3, dtype="float32")  # a real difference still fails
+    assert not v32["pass"] and "float32 round-off" in v32["failed_because"]
+
+
+def test_batch_float32_tolerance_is_derived_and_stated():
+    tol, origin = tolerance_for("float32", BatchOptions(duration=1.0))
+    assert tol == pytest.approx(1e-8 + 3.07e-5) and "float32 round-off" in origin
+    assert tolerance_for("float64", BatchOptions()) == (1e-8, "same integrator, float64 rounding: 1e-08 rad")
+    assert tolerance_for("float32", BatchOptions(float32_rad=1e-3))[0] == 1e-3
+
+
+def test_the_report_states_each_round_off_term_and_its_origin():
+    from crossdyn.reporting.blocks.metrics import dynamics_blocks, trajectory_blocks
+
+    spec = get_preset("planar3r")
+    st = static_states(spec, 5, 0)
+    mm = _groups(spec, st, _values(spec, st), "float32")["mass_matrix"]
+    summary = {"engines": {"mjx": {"mass_matrix": mm}, "mujoco": {"mass_matrix": {"max_abs_error": 0.0,
+                                                                                  "tolerance": 1e-9, "pass": True}}}}
+    blocks = dynamics_blocks({**summary, "tolerances": {}})
+    text = [b[1] for b in blocks if b[0] == "p"][-1]
+    assert text.startswith("mjx computes in float32; its tolerances include float32 round-off: mass_matrix + ")
+    assert "100 × eps" in text and "mujoco" not in text
+    assert trajectory_blocks({**summary, "tolerances": {}})[-1][0] == "table"  # no trajectory term: no paragraph
