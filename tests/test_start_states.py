@@ -83,6 +83,7 @@ def test_floor_arm_default_profile_starts_clear_of_its_floor(tmp_path, capsys):
     q0 = np.array(summary["start"]["q0"])
     assert _tip_penetration(q0) <= 1e-9
     assert "start: the hanging start" in err and "clears every obstacle by its radius" in err
+    assert "clears every obstacle by its radius" in summary["start"]["rule"]
     reference = summary["contact"]["reference"]
     assert reference["first_touch_s"] > 0.05  # it falls onto the floor ...
     assert reference["max_penetration_m"] < 0.01  # ... before: "max pen. 0.307 m" at t = 0
@@ -104,8 +105,9 @@ def test_allow_invalid_start_runs_from_inside_the_floor(tmp_path):
     rc = main(["compare", arm, "--engines", "mujoco", "--duration", "0.05", "--no-native-contact", "--states", "20",
                "--q0=-1.5708,0", "--allow-invalid-start", "--out", str(out)])
     assert rc in (0, 1)
-    q0 = json.loads((out / "summary.json").read_text())["start"]["q0"]
-    assert q0 == pytest.approx([-1.5708, 0.0])
+    start = json.loads((out / "summary.json").read_text())["start"]
+    assert start["q0"] == pytest.approx([-1.5708, 0.0])
+    assert "inside obstacle 1" in start["invalid"][0]
 
 
 def test_q0_beyond_a_joint_limit_exits_2_naming_the_joint(tmp_path, capsys):
