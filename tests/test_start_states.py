@@ -75,15 +75,15 @@ def test_floor_arm_default_profile_starts_clear_of_its_floor(tmp_path, capsys):
     rule chose it, and its first contact is a fall onto the floor (a small penetration), not a start inside it."""
     arm, out = _arm(tmp_path, FLOOR_ARM), tmp_path / "out"
     assert _tip_penetration(np.array([-np.pi / 2 + 0.15, -0.075])) > 0.2  # the old start: deep in the floor
-    rc = main(["compare", arm, "--profile", "multisine-motion", "--engines", "mujoco", "--duration", "0.2",
+    rc = main(["compare", arm, "--profile", "multisine-motion", "--engines", "mujoco", "--duration", "0.6",
                "--no-native-contact", "--states", "20", "--out", str(out)])
     err = capsys.readouterr().err
     assert rc in (0, 1)
     summary = json.loads((out / "summary.json").read_text())
     q0 = np.array(summary["start"]["q0"])
     assert _tip_penetration(q0) <= 1e-9
-    assert "start: the hanging start" in err and "clears every obstacle by its radius" in err
-    assert "clears every obstacle by its radius" in summary["start"]["rule"]
+    assert "start: the drop pose" in err and "clears every obstacle by 0.3 m" in err
+    assert "drop pose" in summary["start"]["rule"]
     reference = summary["contact"]["reference"]
     assert reference["first_touch_s"] > 0.05  # it falls onto the floor ...
     assert reference["max_penetration_m"] < 0.01  # ... before: "max pen. 0.307 m" at t = 0
@@ -138,7 +138,7 @@ def test_base_inside_an_obstacle_exits_2_at_load(tmp_path, capsys):
 
 @pytest.mark.parametrize("preset", ["planar2r-floor", "planar2r-limits"])
 def test_default_starts_agree(preset, monkeypatch):
-    """compare (no profile start: multisine-motion), a sweep's comparison (run_chunk) and the centre of
+    """compare (no profile start: multisine-motion; for the floor arm also its default profile, drop), a sweep's comparison (run_chunk) and the centre of
     ``compare --batch``'s random starts are the one default start, and it is valid."""
     import crossdyn.comparison.compare as cmp
     from crossdyn.batch.sampling import random_starts
@@ -159,6 +159,10 @@ def test_default_starts_agree(preset, monkeypatch):
     run_chunk(Chunk("t", (Group(spec.to_dict(), "preset", "multisine-motion", 1e-3),), ("mujoco",), 0.02, 2, 0,
                     ()))
     np.testing.assert_array_equal(seen[-1].q0, chosen.q)
+    if spec.has_contact:  # the default contact profile (drop) starts there too
+        res = compare(spec, CompareOptions(duration=0.02, dt=1e-3, engines=("mujoco",), n_states=2,
+                                           convergence_dts=()))
+        np.testing.assert_array_equal(res.q0, chosen.q)
     q0, _ = random_starts(spec, 4000, seed=1, start_spread=0.2)
     centre = chosen.q if chosen.rule != "hanging" else chosen.q - np.array([0.15, -0.075])[: spec.n]
     np.testing.assert_allclose(q0.mean(axis=0), centre, atol=0.01)

@@ -12,8 +12,11 @@ otherwise, rule by rule,
 
 1. ``clipped``: h with each joint clipped into its limits (the nearest pose within the limits), when that is
    valid and its tip clears every obstacle;
-2. ``lifted``: that pose with joint 1 turned away from hanging by the smallest angle a (0.005-rad steps, +a
-   before −a) for which joint 1 stays within its limits and the tip sphere clears every obstacle by its own
+2. ``drop``: when the tip is inside an obstacle below it, the default ``drop`` profile's pose
+   (:func:`crossdyn.inputs.profiles.drop_pose`: the straight arm turned from hanging until its tip clears every
+   obstacle by 0.3 m), when that is valid — so a floor arm starts at the same pose whatever its profile;
+3. ``lifted``: the clipped pose with joint 1 turned away from hanging by the smallest angle a (0.005-rad steps,
+   +a before −a) for which joint 1 stays within its limits and the tip sphere clears every obstacle by its own
    radius (δ_k ≤ −r).
 
 The rule used is returned with the pose (:class:`DefaultStart`).
@@ -46,8 +49,8 @@ class InvalidStart(InputError):
 
 @dataclass(frozen=True)
 class DefaultStart:
-    """The default start ``q`` (rad, at rest) and the ``rule`` that chose it (``hanging``, ``clipped`` or
-    ``lifted``, see the module docstring), with ``why`` a sentence for the log and summary."""
+    """The default start ``q`` (rad, at rest) and the ``rule`` that chose it (``hanging``, ``clipped``,
+    ``drop`` or ``lifted``, see the module docstring), with ``why`` a sentence for the log and summary."""
     q: np.ndarray
     rule: str
     why: str
@@ -111,6 +114,19 @@ def _clear(spec: ArmSpec, q, margin: float) -> bool:
     return not start_problems(spec, q) and (pen.size == 0 or float(pen.max()) <= -margin)
 
 
+def _drop(spec: ArmSpec) -> np.ndarray | None:
+    """The ``drop`` profile's default pose when it exists and is a valid start, else None."""
+    from crossdyn.inputs.profiles import ProfileError, drop_pose
+
+    if not spec.has_contact:
+        return None
+    try:
+        q = drop_pose(spec)
+    except ProfileError:
+        return None
+    return None if start_problems(spec, q) else q
+
+
 def default_start(spec: ArmSpec) -> DefaultStart:
     """The default start of every command (rules in the module docstring); raises :class:`InvalidStart` when
     no rule finds a valid pose (an arm whose spec check let it through)."""
@@ -122,6 +138,10 @@ def default_start(spec: ArmSpec) -> DefaultStart:
     c = np.clip(h, lo, hi)
     if not start_problems(spec, c):
         return DefaultStart(c, "clipped", "the hanging start clipped into the joint limits")
+    drop = _drop(spec)
+    if drop is not None:
+        return DefaultStart(drop, "drop", "the drop pose: the straight arm turned from hanging until its tip "
+                                          "clears every obstacle by 0.3 m (crossdyn.inputs.profiles.drop_pose)")
     r = spec.contact.radius if spec.contact is not None else 0.0
     for a in np.arange(_STEP, 2 * math.pi, _STEP):
         for s in (a, -a):
