@@ -34,11 +34,16 @@ def random_params(spec: ArmSpec, N: int, seed: int = 0, spread: float = 0.2) -> 
 
 
 def random_starts(spec: ArmSpec, N: int, seed: int = 0, start_spread: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
-    """(q0, q̇0), each (N, n): the hanging configuration plus uniform offsets, at rest."""
+    """(q0, q̇0), each (N, n): uniform offsets about a centre, at rest.  The centre is the hanging configuration
+    when the default start (:func:`crossdyn.inputs.start.default_start`, the one ``compare`` uses) is the hanging
+    start, else that default start (the same valid pose ``compare`` and ``sweep`` start from)."""
     from crossdyn.inputs.profiles import hanging_configuration
+    from crossdyn.inputs.start import default_start
 
+    chosen = default_start(spec)
+    center = hanging_configuration(spec) if chosen.rule == "hanging" else chosen.q
     rng = np.random.default_rng([seed, 1])
-    q0 = hanging_configuration(spec) + rng.uniform(-start_spread, start_spread, (N, spec.n))
+    q0 = center + rng.uniform(-start_spread, start_spread, (N, spec.n))
     return q0, np.zeros((N, spec.n))
 
 

@@ -28,6 +28,9 @@ def add_parser(sub) -> None:
     p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
                    "trajectory's first point, else near the hanging pose)")
     p.add_argument("--qd0", metavar="V1,V2,...", help="start velocity in rad/s, one per joint (default: at rest)")
+    p.add_argument("--allow-invalid-start", action="store_true",
+                   help="run from a start inside an obstacle or beyond a joint limit (by more than 1e-9 m / "
+                        "1e-9 rad) instead of refusing it with exit 2")
     p.add_argument("--list-profiles", action="store_true",
                    help="list every profile with its parameters, units and defaults, and exit")
     p.add_argument("--baseline", metavar="FILE", help="compare with a stored baseline; regressions fail")
@@ -126,7 +129,8 @@ def _options(args, spec):
     qd0 = _state_option(args, "qd0", spec.n, "rad/s")
     return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
-                          q0=q0, qd0=qd0, native_friction=getattr(args, "native_friction", False),
+                          q0=q0, qd0=qd0, allow_invalid_start=getattr(args, "allow_invalid_start", False),
+                          native_friction=getattr(args, "native_friction", False),
                           characterise_friction=getattr(args, "characterise_friction", False),
                           native=getattr(args, "native", False),
                           calibrate_limits=getattr(args, "calibrate_limits", False),

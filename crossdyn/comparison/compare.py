@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.groups.trajectory import ORDER, integration_order, same_integrator
 from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions
@@ -41,7 +43,10 @@ from crossdyn.comparison.pool import run_parallel, run_sequential
 from crossdyn.comparison.references import (EngineJob, StaticStates, convergence_start, dense_free_reference,
                                             needs_dense_reference, reference_runs, static_states, versions)
 from crossdyn.comparison.result import Comparison, EngineRun, MetricResult
-from crossdyn.comparison.start import desired_motion, hanging_start, held, resolve_profile, start_state
+from crossdyn.comparison.start import (check_start, default_start, desired_motion, hanging_start, held,
+                                      resolve_profile, start_state)
+from crossdyn.inputs.profile_options import profile_start
+from crossdyn.inputs.start import start_problems
 from crossdyn.models.spec import ArmSpec
 from crossdyn.status import RunStatus, Verdict
 
@@ -70,6 +75,12 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
     spec, friction = user_spec, None
     profile = resolve_profile(opt.profile, spec)
     q0, qd0 = start_state(spec, profile, opt.q0, opt.qd0)
+    if not opt.allow_invalid_start:
+        check_start(spec, q0, "q0" if opt.q0 is not None else "q0 (the profile's start)")
+    if opt.q0 is None and profile_start(profile) is None:
+        chosen = default_start(spec)
+        if chosen.rule != "hanging":
+            say(f"[{spec.name}] start: {chosen.why}: q0 = {np.round(chosen.q, 4).tolist()} rad")
     free_profile = make_profile("zero", spec)
     if spec.has_friction and not opt.native_friction:
         from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
@@ -87,6 +98,20 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
     return job, reference_free
 
 
+def _start_record(user_spec: ArmSpec, job: EngineJob) -> dict:
+    """``start`` of the summary: q0, q̇0, plus ``rule`` when the default start is not the hanging start, and
+    ``invalid`` (the problems) when an invalid start ran under ``allow_invalid_start``."""
+    out: dict[str, Any] = {"q0": job.q0.tolist(), "qd0": job.qd0.tolist()}
+    if job.opt.q0 is None and profile_start(job.profile) is None:
+        chosen = default_start(user_spec)
+        if chosen.rule != "hanging":
+            out["rule"] = chosen.why
+    problems = start_problems(user_spec, job.q0)
+    if problems:
+        out["invalid"] = problems
+    return out
+
+
 def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
     """The document's keys before ``engines``."""
     from crossdyn.models.inertia import engine_inertias
@@ -96,7 +121,7 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
     return {
         "schema": "crossdyn.compare/1", "arm": spec.name, "dof": spec.n, "spec": user_spec.to_dict(),
         "dt": opt.dt, "duration": opt.duration, "profile": job.profile.params(),
-        "start": {"q0": job.q0.tolist(), "qd0": job.qd0.tolist()},
+        "start": _start_record(user_spec, job),
         "reference": {"model": "analytic (closed form / symbolic)", "integrator": "DOP853", "rtol": 1e-12,
                       "atol": 1e-12, "restarted_each_step": True, "status": reference.status,
                       "reason": reference.message, "free_status": reference_free.status,

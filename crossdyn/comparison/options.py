@@ -130,9 +130,13 @@ class CompareOptions:
     jobs: int = 1
     """Engines measured in parallel processes (results identical for any value)."""
     q0: tuple[float, ...] | None = None
-    """Start configuration (rad); None: a trajectory-tracking profile's first point, else the hanging start."""
+    """Start configuration (rad); None: a profile's own start or a trajectory-tracking profile's first point,
+    else :func:`crossdyn.inputs.start.default_start` (the hanging start when it is valid)."""
     qd0: tuple[float, ...] | None = None
     """Start velocity (rad/s); None: the trajectory's initial velocity, else at rest."""
+    allow_invalid_start: bool = False
+    """Run from a start inside an obstacle or beyond a joint limit (:func:`crossdyn.inputs.start.check_start`);
+    False refuses it (:class:`crossdyn.inputs.start.InvalidStart`, exit 2)."""
     progress: Callable[[str], None] | None = None
     native_friction: bool = False
     """Coulomb friction (f_c > 0): False (applied mode) builds every engine with f_c = 0 and the runner applies

@@ -5,26 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 from crossdyn.inputs.profiles.base import held
+from crossdyn.inputs.start import check_start, default_start, hanging_start
 from crossdyn.models.spec import ArmSpec
 
-__all__ = ["hanging_start", "start_state", "resolve_profile", "desired_motion", "held"]
-
-
-def hanging_start(spec: ArmSpec) -> np.ndarray:
-    """A start near the stable equilibrium: the hanging configuration plus offsets 0.15 (−1)ⁱ/(1 + i) rad."""
-    from crossdyn.inputs.profiles import hanging_configuration
-
-    return hanging_configuration(spec) + np.array([0.15 * (-1) ** i / (1 + i) for i in range(spec.n)])
+__all__ = ["hanging_start", "default_start", "check_start", "start_state", "resolve_profile", "desired_motion",
+           "held"]
 
 
 def start_state(spec: ArmSpec, profile, q0=None, qd0=None) -> tuple[np.ndarray, np.ndarray]:
     """(q0, q̇0) of a run: as given; else a trajectory-tracking profile's first point (and velocity there);
-    else :func:`hanging_start` at rest."""
+    else :func:`crossdyn.inputs.start.default_start` at rest (the hanging start when it is valid)."""
     from crossdyn.inputs.profile_options import profile_start
 
     start = profile_start(profile) if q0 is None or qd0 is None else None
     if q0 is None:
-        q0 = start[0] if start is not None else hanging_start(spec)
+        q0 = start[0] if start is not None else default_start(spec).q
     if qd0 is None:
         qd0 = start[1] if start is not None and np.allclose(np.asarray(q0), start[0]) else np.zeros(spec.n)
     return np.array(q0, dtype=float).reshape(spec.n), np.array(qd0, dtype=float).reshape(spec.n)

@@ -247,6 +247,35 @@ def armature_of(p: ArmParams):
     return Ia if np.any(Ia) else None
 
 
+def _check_free_pose(spec: "ArmSpec") -> None:
+    """Reject an obstacle layout that leaves the arm no valid start pose (:class:`SpecError` naming the obstacle).
+
+    Rules (sufficient, cheap): (1) the base (the origin) lies inside obstacle k, (0 − a_k)·n_k < 0: every pose
+    starts inside it; (2) none of the straight poses (q_1 = 0, 0.005, … < 2π, the other joints 0) has its tip
+    sphere (radius r at p = Σ L (cos q_1, sin q_1)) clear of every obstacle, r − (p − a_k)·n_k ≤ 0 for all k:
+    the sampled search finds no free pose, and the obstacle most often penetrated is named.  Joint limits are
+    not part of this check (a start beyond them is refused when a run starts)."""
+    import numpy as np
+
+    assert spec.contact is not None
+    for k, ob in enumerate(spec.obstacles, 1):
+        a, nrm = np.asarray(ob.point[:2], float), np.asarray(ob.normal[:2], float)
+        if float(-a @ nrm) < 0.0:
+            raise SpecError(f"obstacles[{k}]: the arm's base (0, 0) is {float(a @ nrm):.4g} m inside this obstacle "
+                            f"(point {list(ob.point)}, normal {list(ob.normal)}): no pose of the arm is valid",
+                            f"obstacles[{k}]", ob)
+    reach = sum(link.length for link in spec.links)
+    ang = np.arange(0.0, 2 * math.pi, 0.005)
+    tips = reach * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    pen = np.stack([spec.contact.radius - (tips - np.asarray(ob.point[:2], float)) @ np.asarray(ob.normal[:2], float)
+                    for ob in spec.obstacles], axis=1)  # (poses, obstacles)
+    if not (pen.max(axis=1) <= 0.0).any():
+        k = int(np.bincount(pen.argmax(axis=1), minlength=len(spec.obstacles)).argmax()) + 1
+        raise SpecError(f"obstacles[{k}]: no straight pose of the arm has its tip sphere clear of every obstacle "
+                        f"(sampled every 0.005 rad of joint 1; obstacle {k} is the one most often entered): no "
+                        "valid start pose", f"obstacles[{k}]", spec.obstacles[k - 1])
+
+
 @dataclass(frozen=True)
 class ArmSpec:
     """A planar serial arm: links from base to tip, gravity and a name.
@@ -302,6 +331,8 @@ class ArmSpec:
         if obstacles and self.contact is None:
             raise SpecError("obstacles: need a [contact] table (the tip sphere's radius, stiffness, damping and "
                             "friction) to touch them", "contact", None)
+        if obstacles:
+            _check_free_pose(self)
 
     # ------------------------------------------------------------------ views
     @property
