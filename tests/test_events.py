@@ -61,3 +61,19 @@ def test_rising_direction_and_accept_filter():
                      [0.0], 1.0, direction=1, accept=lambda i, t_i, dense: i != 2,
                      on_event=lambda t, y, hits: seen.extend(hits), output_dt=0.1)
     assert [(round(t, 12), i, r) for t, i, r in seen] == [(0.3, 0, True)]
+
+
+def test_a_switch_left_a_rounding_error_short_of_its_surface_is_not_found_again():
+    """The root is located to round-off, so the state at a switch can sit an ulp on the near side of the surface
+    (with OpenBLAS's Sandybridge kernel this test's first case took > 10⁶ steps: the same root found again a step
+    later, and again).  Here the reset puts y one ulp short of 0.3 on purpose: the event fires once."""
+    seen = []
+
+    def reset(t, y, hits):
+        seen.extend(hits)
+        return [np.nextafter(0.3, 0.0)]
+
+    run = integrate_events(lambda t, y: np.array([1.0]), lambda t, y: np.array([y[0] - 0.3]), [0.0], 1.0,
+                           direction=1, on_event=reset, output_dt=0.1, max_steps=10_000)
+    assert [(round(t, 12), i) for t, i, _ in seen] == [(0.3, 0)]
+    assert run.steps < 100

@@ -112,6 +112,14 @@ class EventKeywords(TypedDict, total=False):
     method: Any
 
 
+ON_SURFACE = 1e-9
+"""|g_i| at or below which an event function that just switched counts as on its surface when the solver
+restarts there.  The root is located to round-off (Brent, 4 eps in t), so g_i(t_i) is a few ulps of g's scale and
+of either sign: with the sign before the crossing, the next step would find the same root again, a step later
+by round-off, and again (seen with OpenBLAS's Sandybridge kernel: > 10⁶ steps at one event).  1e-9 (m, rad, N)
+is far below any physical scale of the references' events and far above their round-off."""
+
+
 def integrate_events(rhs: Callable, events: Callable, y0, duration: float, **options: Unpack[EventKeywords]) -> EventRun:
     """Integrate ẏ = ``rhs(t, y)`` over [0, ``duration``] exact at hold boundaries and event roots (module docstring).
 
@@ -131,6 +139,7 @@ class _EventLoop:
         self.steps = 0
         self.filled = 1
         self.eps4 = 4 * np.finfo(float).eps
+        self.just_switched: set[int] = set()
 
     def run(self, x: np.ndarray, duration: float) -> EventRun:
         o = self.o
@@ -158,6 +167,10 @@ class _EventLoop:
         o = self.o
         solver = o.method(self.rhs, t, x, t_end, rtol=o.rtol, atol=o.atol)
         g_old = np.asarray(self.events(t, x), dtype=float)
+        for i in self.just_switched:  # the switch we restart at: on its surface, not about to cross it again
+            if abs(g_old[i]) <= ON_SURFACE:
+                g_old[i] = 0.0
+        self.just_switched = set()
         t_restart = t
         while solver.status == "running":
             solver.step()
@@ -216,6 +229,7 @@ class _EventLoop:
         o = self.o
         x = dense(t).copy()
         now = sorted(h for h in hits if h[0] <= t + SIMULTANEOUS)
+        self.just_switched = {i for _, i, _ in now}
         if o.on_event is not None:
             reset = o.on_event(t, x, now)
             if reset is not None:
