@@ -255,25 +255,26 @@ def _check_free_pose(spec: "ArmSpec") -> None:
     sphere (radius r at p = Σ L (cos q_1, sin q_1)) clear of every obstacle, r − (p − a_k)·n_k ≤ 0 for all k:
     the sampled search finds no free pose, and the obstacle most often penetrated is named.  Joint limits are
     not part of this check (a start beyond them is refused when a run starts)."""
-    import numpy as np
-
+    # pure Python (no numpy): loading a spec stays cheap (`crossdyn arms`, `--help` import no numpy)
     assert spec.contact is not None
     for k, ob in enumerate(spec.obstacles, 1):
-        a, nrm = np.asarray(ob.point[:2], float), np.asarray(ob.normal[:2], float)
-        if float(-a @ nrm) < 0.0:
-            raise SpecError(f"obstacles[{k}]: the arm's base (0, 0) is {float(a @ nrm):.4g} m inside this obstacle "
+        inside = ob.point[0] * ob.normal[0] + ob.point[1] * ob.normal[1]  # (a − 0)·n > 0: the origin is inside
+        if inside > 0.0:
+            raise SpecError(f"obstacles[{k}]: the arm's base (0, 0) is {inside:.4g} m inside this obstacle "
                             f"(point {list(ob.point)}, normal {list(ob.normal)}): no pose of the arm is valid",
                             f"obstacles[{k}]", ob)
-    reach = sum(link.length for link in spec.links)
-    ang = np.arange(0.0, 2 * math.pi, 0.005)
-    tips = reach * np.stack([np.cos(ang), np.sin(ang)], axis=1)
-    pen = np.stack([spec.contact.radius - (tips - np.asarray(ob.point[:2], float)) @ np.asarray(ob.normal[:2], float)
-                    for ob in spec.obstacles], axis=1)  # (poses, obstacles)
-    if not (pen.max(axis=1) <= 0.0).any():
-        k = int(np.bincount(pen.argmax(axis=1), minlength=len(spec.obstacles)).argmax()) + 1
-        raise SpecError(f"obstacles[{k}]: no straight pose of the arm has its tip sphere clear of every obstacle "
-                        f"(sampled every 0.005 rad of joint 1; obstacle {k} is the one most often entered): no "
-                        "valid start pose", f"obstacles[{k}]", spec.obstacles[k - 1])
+    reach, r = sum(link.length for link in spec.links), spec.contact.radius
+    entered = [0] * len(spec.obstacles)
+    for i in range(math.ceil(2 * math.pi / 0.005)):
+        x, y = reach * math.cos(0.005 * i), reach * math.sin(0.005 * i)
+        pen = [r - ((x - ob.point[0]) * ob.normal[0] + (y - ob.point[1]) * ob.normal[1]) for ob in spec.obstacles]
+        if max(pen) <= 0.0:
+            return
+        entered[pen.index(max(pen))] += 1
+    k = entered.index(max(entered)) + 1
+    raise SpecError(f"obstacles[{k}]: no straight pose of the arm has its tip sphere clear of every obstacle "
+                    f"(sampled every 0.005 rad of joint 1; obstacle {k} is the one most often entered): no "
+                    "valid start pose", f"obstacles[{k}]", spec.obstacles[k - 1])
 
 
 @dataclass(frozen=True)
