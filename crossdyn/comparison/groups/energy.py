@@ -1,8 +1,19 @@
 """Metric groups ``energy`` and ``speed``.
 
-Energy: the free swing's drift max |E(t) − E(0)| / E_scale (arms that conserve energy only), and the driven
-run's work–energy balance E(t) − E(0) − ∫τ·q̇ dt + ∫(b q̇² + f_c|q̇|) dt relative to E_scale, judged against the
-larger of the scheme's energy tolerance and ``trajectory_factor`` × its Richardson estimate from the dt/2 run.
+Energy: the free swing's drift max |E(t) − E(0)| / E_scale (judged on arms that conserve energy only: a damped
+arm's free swing loses energy physically, a held law stores and dissipates it — there the drift is neither
+reported as judged nor quoted), and the driven run's work–energy balance E(t) − E(0) − ∫τ·q̇ dt +
+∫(b q̇² + f_c|q̇|) dt relative to E_scale, judged against the larger of the scheme's energy tolerance and
+``trajectory_factor`` × its Richardson estimate from the dt/2 run.  The held laws (contact, limits, applied
+friction) are part of τ and held over each step, so their work τ·Δq is exact: they leave no first-order term in
+the balance (measured: analytic-rk4 and mujoco-rk4 on planar2r-floor, residual 4.0e-8, 1.8e-9 at dt = 2, 1 ms,
+equal to the Richardson estimate).  What a damped contact arm left (5.1e-6 at 1 ms, ×4 per halving of dt, the same
+for analytic-rk4) was the dissipation integral's trapezoid rule, now exact for a quadratic velocity within the
+step (:func:`crossdyn.comparison.metrics.dissipated_energy`): no allowance is added for it.
+
+Upper bound: a balance tolerance above ``energy_bound_fraction`` (5 %) of E_scale judges nothing: the group is then
+INCONCLUSIVE ("the balance is too sensitive to judge at dt = …"), never PASS.  A FAIL line quotes only the
+quantities judged.
 """
 from __future__ import annotations
 
@@ -16,6 +27,7 @@ from crossdyn.comparison.groups.trajectory import SideRuns
 from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.models.spec import ArmSpec
+from crossdyn.status import Verdict
 
 
 @dataclass(frozen=True)
@@ -63,15 +75,39 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
         res_half = metrics.work_energy_residual(half.q[::2], half.qd[::2], half.tau[::2], energies.half, dt, b, fc)
         wer_estimate = float(np.max(np.abs(residual - res_half))) * metrics.richardson_factor(side.order) / escale
     wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
+    bound = tol.energy_bound_fraction
     energy = {"max_rel_drift": drift if conservative else None,
               "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
-              "work_energy_tolerance": wer_tol, "energy_scale_j": escale, "tolerance": energy_tol,
-              "free_status": free.status}
-    ok = bool(free.status == "ok" and wer <= wer_tol and (energy["max_rel_drift"] is None or drift <= energy_tol))
-    because = None if ok else (f"free-swing drift {drift:.3g} (tolerance {energy_tol:g}), work-energy "
-                               f"residual {wer:.3g} (tolerance {wer_tol:.3g}), relative to {escale:.4g} J")
+              "work_energy_tolerance": wer_tol, "work_energy_tolerance_bound": bound,
+              "energy_scale_j": escale, "tolerance": energy_tol, "free_status": free.status}
+    if not conservative:
+        energy["drift_not_judged"] = _why_not_conservative(spec, side)
     checks = len(residual) + (len(energies.free) if conservative else 0)  # balanced samples, drift samples
-    return MetricResult("energy", judge(energy, ok, checks, because))
+    failed = []
+    if free.status != "ok":
+        failed.append(f"free swing {free.status}")
+    if conservative and drift > energy_tol:
+        failed.append(f"free-swing drift {drift:.3g} > tolerance {energy_tol:g}")
+    if wer_tol > bound:
+        rerun = ("" if wer_estimate is None else f": its dt/2 rerun changes the residual by "
+                 f"{wer_estimate / metrics.richardson_factor(side.order):.3g}")
+        unjudged = (f"the balance is too sensitive to judge at dt = {dt:g} s{rerun}, so its tolerance {wer_tol:.3g} "
+                    f"exceeds the bound {bound:g} (of E_scale); the work-energy residual {wer:.3g} is not judged")
+        if not failed:
+            return MetricResult("energy", judge(energy, Verdict.INCONCLUSIVE, checks, unjudged))
+        failed.append(f"also not judged: {unjudged}")
+    elif wer > wer_tol:
+        failed.insert(0, f"work-energy residual {wer:.3g} > tolerance {wer_tol:.3g}")
+    because = "; ".join(failed) + f" (relative to E_scale = {escale:.4g} J)" if failed else None
+    return MetricResult("energy", judge(energy, not failed, checks, because))
+
+
+def _why_not_conservative(spec: ArmSpec, side: SideRuns) -> str:
+    """Why the free swing's drift is not judged on this arm (it does not conserve energy)."""
+    what = [w for w, has in (("joint damping", spec.has_damping), ("Coulomb friction", spec.has_friction),
+                             ("a limit law", spec.has_limit_law), ("contact", spec.has_contact)) if has]
+    return ("the arm has " + ", ".join(what or ["an applied friction law"]) + ": its free swing does not conserve "
+            "energy, so the drift is not a check")
 
 
 def speed_group(wall_s: float, steps: int) -> MetricResult:
