@@ -4,12 +4,19 @@ Energy: the free swing's drift max |E(t) − E(0)| / E_scale (judged on arms tha
 arm's free swing loses energy physically, a held law stores and dissipates it — there the drift is neither
 reported as judged nor quoted), and the driven run's work–energy balance E(t) − E(0) − ∫τ·q̇ dt +
 ∫(b q̇² + f_c|q̇|) dt relative to E_scale, judged against the larger of the scheme's energy tolerance and
-``trajectory_factor`` × its Richardson estimate from the dt/2 run.  The held laws (contact, limits, applied
-friction) are part of τ and held over each step, so their work τ·Δq is exact: they leave no first-order term in
-the balance (measured: analytic-rk4 and mujoco-rk4 on planar2r-floor, residual 4.0e-8, 1.8e-9 at dt = 2, 1 ms,
-equal to the Richardson estimate).  What a damped contact arm left (5.1e-6 at 1 ms, ×4 per halving of dt, the same
-for analytic-rk4) was the dissipation integral's trapezoid rule, now exact for a quadratic velocity within the
-step (:func:`crossdyn.comparison.metrics.dissipated_energy`): no allowance is added for it.
+``trajectory_factor`` × its Richardson estimate from the dt/2 run (that run's own balance, on its dt/2 grid with
+every torque it held, read on the dt grid; its laws held for dt like the driven run's).
+
+**Held laws.**  The laws (contact, limits, applied friction) are part of τ and held over each step, so their work
+τ·Δq is exact: they leave no first-order term in the balance, and no allowance is added for them (stated in
+``work_energy_tolerance_origin``).  Measured before deciding: analytic-rk4 and mujoco-rk4 leave 4.0e-8, 1.8e-9 on
+planar2r-floor at dt = 2, 1 ms, 4.5e-13, 3.5e-14, 1.6e-15 on planar2r-limits at dt = 2, 1, 0.5 ms — each equal to
+its Richardson estimate.  Two first-order-looking terms were crossdyn's own bookkeeping, now fixed: the dt/2 run's
+balance read with the dt grid's torques (τ[::2]) missed the limit torque of every other half step, an "estimate"
+of 1.0e-4, 5.9e-5, 3.6e-5, 1.6e-5 at dt = 2, 1, 0.5, 0.25 ms (first order) that widened RK4's tolerance on
+planar2r-limits to 1e-3; and the dissipation integral's trapezoid rule left 5.1e-6 on a damped contact arm under
+RK4 (×4 per halving of dt, the same for analytic-rk4; the rule is now exact for a quadratic velocity within the
+step, :func:`crossdyn.comparison.metrics.dissipated_energy`).
 
 Upper bound: a balance tolerance above ``energy_bound_fraction`` (5 %) of E_scale judges nothing: the group is then
 INCONCLUSIVE ("the balance is too sensitive to judge at dt = …"), never PASS.  A FAIL line quotes only the
@@ -32,7 +39,7 @@ from crossdyn.status import Verdict
 
 @dataclass(frozen=True)
 class Energies:
-    """E = T + V from the engine along the free swing, the driven run and the dt/2 run (on the dt grid)."""
+    """E = T + V from the engine along the free swing, the driven run and the dt/2 run (every sample of it)."""
 
     free: np.ndarray
     driven: np.ndarray
@@ -52,7 +59,7 @@ def evaluate(engine, free, driven, side: SideRuns, record) -> Energies:
         record.driven_energy = _energy(engine, driven.q, driven.qd)
         half = None
         if side.half.status == "ok" and len(side.half.q[::2]) == len(driven.q):
-            half = _energy(engine, side.half.q[::2], side.half.qd[::2])
+            half = _energy(engine, side.half.q, side.half.qd)
     return Energies(record.free_energy, record.driven_energy, half)
 
 
@@ -67,18 +74,18 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
     residual = metrics.work_energy_residual(driven.q, driven.qd, driven.tau, energies.driven, dt, b, fc)
     energy_tol = tol.energy_for(side.scheme or str(side.integrator))
     wer = float(np.max(np.abs(residual))) / escale
-    # the balance is only as good as the integrator: its own O(dtᵖ) error, estimated (like the trajectory's)
-    # from the dt/2 run sampled on the dt grid, where the held torques are the same intervals
-    wer_estimate = None
-    if energies.half is not None:
-        half = side.half
-        res_half = metrics.work_energy_residual(half.q[::2], half.qd[::2], half.tau[::2], energies.half, dt, b, fc)
-        wer_estimate = float(np.max(np.abs(residual - res_half))) * metrics.richardson_factor(side.order) / escale
+    wer_estimate = _balance_estimate(residual, side, energies, dt, b, fc, escale)
     wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
+    origin = (f"max(the {side.scheme or side.integrator} energy tolerance {energy_tol:g}, "
+              f"{tol.trajectory_factor:g} × the balance's Richardson estimate "
+              + ("(none: no dt/2 run)" if wer_estimate is None else f"{wer_estimate:.3g}") + ")"
+              + (f"; {_held_laws(spec)} held over each step: their work τ·Δq is exact, no allowance"
+                 if _held_laws(spec) else ""))
     bound = tol.energy_bound_fraction
     energy = {"max_rel_drift": drift if conservative else None,
               "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
-              "work_energy_tolerance": wer_tol, "work_energy_tolerance_bound": bound,
+              "work_energy_tolerance": wer_tol, "work_energy_tolerance_origin": origin,
+              "work_energy_tolerance_bound": bound,
               "energy_scale_j": escale, "tolerance": energy_tol, "free_status": free.status}
     if not conservative:
         energy["drift_not_judged"] = _why_not_conservative(spec, side)
@@ -100,6 +107,22 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
         failed.insert(0, f"work-energy residual {wer:.3g} > tolerance {wer_tol:.3g}")
     because = "; ".join(failed) + f" (relative to E_scale = {escale:.4g} J)" if failed else None
     return MetricResult("energy", judge(energy, not failed, checks, because))
+
+
+def _balance_estimate(residual, side: SideRuns, energies: Energies, dt: float, b, fc, escale: float) -> float | None:
+    """The balance's own O(dtᵖ) error (relative to E_scale), estimated like the trajectory's from the dt/2 run: its
+    balance on its own dt/2 grid (every torque it held, the laws' included), read on the dt grid; None without it."""
+    if energies.half is None:
+        return None
+    half = side.half
+    res_half = metrics.work_energy_residual(half.q, half.qd, half.tau, energies.half, dt / 2, b, fc)[::2]
+    k = min(len(residual), len(res_half))
+    return float(np.max(np.abs(residual[:k] - res_half[:k]))) * metrics.richardson_factor(side.order) / escale
+
+
+def _held_laws(spec: ArmSpec) -> str:
+    """The laws held over each step on this arm ("" if none)."""
+    return ", ".join(w for w, has in (("contact", spec.has_contact), ("limit law", spec.has_limit_law)) if has)
 
 
 def _why_not_conservative(spec: ArmSpec, side: SideRuns) -> str:
