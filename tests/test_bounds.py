@@ -98,6 +98,8 @@ def test_a_smooth_run_is_judged_well_inside_its_bound(tmp_path):
     assert euler["verdict"] == "PASS" and euler["tolerance_rad"] < euler["tolerance_bound_rad"]
     assert rk4["same_integrator_sensitivity_rad"] < 1e-11  # a smooth motion barely amplifies rounding
     assert bad["verdict"] == "FAIL" and "model differs" in bad["failed_because"] and code == 1
+    conv = e["mujoco-rk4"]["convergence"]  # the informational study says what it measured
+    assert conv["study"].startswith("free swing from q0 = [") and "reported, not judged" in conv["study"]
 
 
 def test_dissipation_integral_is_exact_for_a_quadratic_velocity():
