@@ -17,7 +17,8 @@ legitimately show, never widened to make a run pass:
 * **Trajectory, against the reference** (adaptive DOP853 at rtol = atol = 1e-12):
   integration error of order p is expected, so the tolerance is
   ``trajectory_factor`` (10) × the engine's own Richardson error estimate
-  |q(dt) − q(dt/2)|·2ᵖ/(2ᵖ − 1) from its self-consistency run, plus 1e-9 rad for
+  |q(dt) − q(dt/2)|·2ᵖ/(2ᵖ − 1) from its self-consistency run (which holds the torque and every
+  applied law — contact, limits, friction — for dt, as the reference does), plus 1e-9 rad for
   rounding.  It scales as dtᵖ by construction.  An error-controlled engine (``drake``), whose error is set by
   its accuracy target rather than dt, uses the larger of that estimate and |q − q(accuracy/10)|.
 * **Energy drift** in free motion (from the fixed start near the hanging
