@@ -186,7 +186,7 @@ def _summarise(spec, opt, result: BatchResult, K, s, profile, names) -> dict:
                            "q0": [float(x) for x in result.q0[i]]} for i in worst]
             e["error_growth"] = _growth(run.q, ref.q, times)
             e["pass"] = bool(st["nonfinite_arms"] == 0 and st["max"] is not None and st["max"] <= tol)
-            e["verdict"], e["checks"] = (Verdict.PASS if e["pass"] else Verdict.FAIL).value, opt.N * len(times)
+            e["verdict"], e["checks"] = (Verdict.PASS if e["pass"] else Verdict.FAIL).value, opt.N * (K // s + 1)
             if st["nonfinite_arms"]:
                 failures.append(f"{name}: {st['nonfinite_arms']} of {opt.N} arms non-finite (diverged)")
             elif not e["pass"]:
