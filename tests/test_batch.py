@@ -164,3 +164,30 @@ def test_batch_refuses_what_the_batched_engines_do_not_model(capsys):
     assert main(["compare", "planar3r-geared", "--batch", "4"]) == 2
     err = capsys.readouterr().err
     assert "planar3r-geared has armature, effort limits" in err and "without --batch" in err
+
+
+def test_float32_is_judged_where_its_round_off_is_measured():
+    """A float32 engine run for 2 s: a departure in the first 1 s (where its round-off was measured, 3.07e-6 rad
+    max over 100 arms) FAILs; one that appears only later, above the T²-extrapolated bound, is INCONCLUSIVE
+    (a sensitive arm amplifies round-off beyond T²: measured 1.17e-2 rad at 4 s); below it, PASS."""
+    from crossdyn.batch.compare import BatchOptions, _judge, _stats, per_arm_error, tolerance_for
+    from crossdyn.status import Verdict
+
+    opt = BatchOptions(N=2, duration=2.0)
+    times = np.linspace(0.0, 2.0, 21)
+    ref = np.zeros((2, 21, 2))
+
+    def judged(bump_at_s, size):
+        q = ref + 1e-7
+        q[1, times >= bump_at_s, 0] += size
+        tol, origin = tolerance_for("float32", opt)          # 10 x 3.07e-6 x (2 s)^2 + 1e-8
+        e = {"discrepancy_rad": _stats(per_arm_error(q, ref)), "tolerance_rad": tol, "tolerance_origin": origin,
+             "worst": [{"arm": 1}]}
+        return _judge("jax-rk4-f32", "float32", opt, q, ref, times, e)
+
+    verdict, line = judged(0.5, 1e-3)
+    assert verdict is Verdict.FAIL and "within the first 1 s (arm 1" in line
+    verdict, line = judged(1.5, 1e-3)
+    assert verdict is Verdict.INCONCLUSIVE and "by 2 s (arm 1)" in line and "--duration 1" in line
+    assert judged(1.5, 1e-4)[0] is Verdict.PASS                       # below 1.23e-4 rad
+    assert judged(0.5, 1e-4)[0] is Verdict.FAIL                       # the same size inside the measured second
