@@ -114,9 +114,11 @@ def torque_away_from_limits(spec, law: LimitLaw, traj, friction=None) -> list[fl
     :func:`reference_law_torque`), τ_cmd the commanded torque (the run's ``tau`` less the ``law_torque`` the
     runner recorded).
 
-    A limit acts only at or beyond its bound, so away from it this is the inference's own error — round-off for a
-    semi-implicit Euler step, whose q̈ is what the finite difference recovers — plus whatever physics the run
-    lacks against the reference: a native limit run without the applied Coulomb law shows ±f_c here (issue 23)."""
+    The law acts only at or beyond its bound, so away from it this is the inference's own error — round-off for a
+    semi-implicit Euler step, whose q̈ is what the finite difference recovers — plus whatever departs from the
+    reference's physics there: a native limit run without the applied Coulomb law shows ±f_c (issue 23), and a
+    native stop that acts before its bound shows its torque (Drake's discrete SAP limit brakes a joint over the
+    last few 1e-4 rad: tens of N m on issue 23's case-3 arm)."""
     q, qd = np.asarray(traj.q, dtype=float), np.asarray(traj.qd, dtype=float)
     k = min(len(q) - 1, len(traj.tau))
     if k < 1:
