@@ -246,3 +246,38 @@ def test_default_native_contact_characterisation_is_not_run_under_native_frictio
                   q0=[-0.6, 0.0], convergence_dts=())
     assert "not_run" in cmp.summary["contact"]["native"]
     assert any(n.startswith("native contact: not run: with --native-friction") for n in cmp.notes)
+
+
+# ------------------------------------------------------------------------------------------------ effort limits
+def test_native_contact_law_runs_saturate_the_commanded_torque(tmp_path):
+    """Effort limits (1 N m) with a commanded 3 / 2 N m: the runner saturates what the native contact runs get, and
+    the law's runs saturate the same (they did not: 0.16 rad apart after 0.3 s).  Before the first touch MuJoCo's
+    and PyBullet's native-contact runs equal the law run with their scheme to round-off (bound 1e-12 rad, measured
+    2.2e-16)."""
+    from crossdyn.native.contact.reference import law_run
+
+    text = _floor_arm(0.0).replace("limit_damping = 0.5\n", "limit_damping = 0.5\neffort = 1.0\n")
+    spec = load_arm(_write(tmp_path, text, "floor-effort.toml"))
+    exp = Experiment(spec, make_profile("constant", spec, value=[-3.0, 2.0]), np.array([-0.6, 0.0]), np.zeros(2),
+                     0.4, 1e-3)
+    same = law_run(exp, "semi-implicit-euler", 1, False)
+    before = slice(0, 300)
+    for name in ("mujoco@native_contact=true", "pybullet@native_contact=true"):
+        with exp.engine(name) as eng:
+            traj = cn.run_native(eng, exp.profile, exp.q0, exp.qd0, exp.duration)
+        assert traj.info["effort"]["saturated_steps"] == [400, 400]
+        assert np.max(np.abs(traj.q[before] - same.q[before])) <= 1e-12, name
+    assert cn.reference_run(exp).tau[0].tolist() == [-1.0, 1.0]  # the judged reference saturates too (no law yet)
+
+
+def test_stick_slip_reference_saturates_the_commanded_torque(tmp_path):
+    """No gravity, f_c = 1.5 N m, effort 1 N m, a commanded 3 N m: saturated, the torque never overcomes static
+    friction, so the set-valued reference sticks for the whole run (unsaturated, both joints would slip at once),
+    as the engines, whose commanded torque the runner saturates, must."""
+    from crossdyn.native.friction.runs import characterise_friction
+
+    link = "\n[[links]]\nlength = 1.0\nmass = 1.0\ncom = 0.5\ninertia = 0.0833\nfriction = 1.5\neffort = 1.0\n"
+    spec = load_arm(_write(tmp_path, 'name = "stuck"\ngravity = [0.0, 0.0, 0.0]\n' + link + link, "stuck.toml"))
+    exp = Experiment(spec, make_profile("constant", spec, value=[3.0, 3.0]), np.zeros(2), np.zeros(2), 0.2, 1e-3)
+    out = characterise_friction(exp, engines=())
+    assert [j["stick_time_s"] for j in out["reference"]["joints"]] == pytest.approx([0.2, 0.2], abs=2e-3)

@@ -108,7 +108,8 @@ def law_run(exp: Experiment, scheme: str = "rk4", substeps: int = 10, locate: bo
     contact force computed at the step's start (MuJoCo's Euler) or crossdyn's applied mode do.
     ``scheme="implicit-contact"``: semi-implicit Euler with the normal force solved implicitly over the step
     (:func:`implicit_step_force`), as PyBullet's ERP/CFM and Drake's SAP do.  The profile's
-    torque is held over each dt (open loop: sampled; closed loop: from the state at the step's start), and so are
+    torque (saturated to the spec's effort limits, as the runner saturates it) is held over each dt (open loop:
+    sampled; closed loop: from the state at the step's start), and so are
     the other laws a native contact run gets from the runner (:meth:`Experiment.held_laws`: the spec's limit law,
     ``exp.friction``), evaluated at the step's start and added to it (the returned ``tau`` is the sum).
     """
@@ -125,6 +126,9 @@ def law_run(exp: Experiment, scheme: str = "rk4", substeps: int = 10, locate: bo
     Q[0], QD[0] = q0, qd0
     closed = getattr(profile, "closed_loop", False) or not hasattr(profile, "sample")
     TAU = np.zeros((K, n)) if closed else np.array(profile.sample(t[:K]), dtype=float).reshape(K, n)
+    effort = spec.effort_limits()  # the commanded torque saturated as the runner saturates it (None: no limits)
+    if effort is not None and not closed:
+        np.clip(TAU, -effort, effort, out=TAU)
     held = exp.held_laws()  # the limit law and applied friction, held over each step as the runner applies them
 
     def acc(q, qd, tau):
@@ -138,6 +142,8 @@ def law_run(exp: Experiment, scheme: str = "rk4", substeps: int = 10, locate: bo
         q, qd = Q[k].tolist(), QD[k].tolist()
         if closed:
             TAU[k] = profile(t[k], Q[k], QD[k])
+            if effort is not None:
+                np.clip(TAU[k], -effort, effort, out=TAU[k])
         if held is not None:  # TAU holds the sum, like a runner's Trajectory.tau
             TAU[k] += held(Q[k], QD[k])
         tau = TAU[k].tolist()
@@ -249,6 +255,8 @@ def exact_run(exp: Experiment, law: ContactLaw | None = None) -> Trajectory:
     if simulate_contact is not None and not closed and default and exp.held_laws() is None:
         K = n_steps(duration, dt)
         taus = np.asarray(profile.sample(np.arange(K) * dt), dtype=float).reshape(K, spec.n)
+        if spec.has_effort:  # saturated as the runner saturates the engines' commanded torque
+            taus = np.clip(taus, -spec.effort_limits(), spec.effort_limits())
 
         def torque(t):
             return taus[min(int(t / dt + 1e-9), K - 1)]

@@ -57,7 +57,13 @@ def characterise_friction(exp: Experiment, engines=("mujoco", "pybullet"), refer
                          "no joint-limit law or tip contact, which the native friction runs would get applied; "
                          "characterise the friction on the arm without them")
     if reference is None:
-        reference = simulate_stick_slip(spec, q0, qd0, duration, torque=lambda t: profile.sample(np.array([t]))[0],
+        effort = spec.effort_limits()  # the commanded torque saturated as the runner saturates the engines'
+
+        def commanded(t):
+            tau = profile.sample(np.array([t]))[0]
+            return tau if effort is None else np.clip(tau, -effort, effort)
+
+        reference = simulate_stick_slip(spec, q0, qd0, duration, torque=commanded,
                                         hold=dt, output_dt=dt)
     t = reference.t
     joints = [j for j, link in enumerate(spec.links) if link.friction > 0]
