@@ -136,6 +136,12 @@ def _calibrate(ctx: Context, contact: dict, reference) -> None:
     contact["calibration"] = cal
 
 
+NATIVE_FRICTION_NOT_RUN = ("with --native-friction every engine runs its own Coulomb friction, so a native contact "
+                           "run would have two native mechanisms while the contact law's reference has "
+                           "f_c*sign(qd); without --native-friction the native contact runs get the applied "
+                           "friction law, as the reference does")
+
+
 def native_section(ctx: Context, out: Outcome) -> None:
     """summary["contact"]["native"] (the engines' own contact, characterised per episode; judged with
     ``native``) and summary["contact"]["calibration"] (``calibrate_contact``); departures become failures
@@ -147,6 +153,10 @@ def native_section(ctx: Context, out: Outcome) -> None:
 
     spec = ctx.spec
     contact = out.sections.setdefault("contact", {})
+    if ctx.friction is None and spec.has_friction:  # --native-friction (--native itself is refused there)
+        contact["native"] = {"not_run": NATIVE_FRICTION_NOT_RUN}
+        out.notes.append("native contact: not run: " + NATIVE_FRICTION_NOT_RUN)
+        return
     ctx.say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
     out.native_contact_reference = cn.reference_run(ctx.experiment())
     if opt.native or opt.contact_characterise:
