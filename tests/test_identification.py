@@ -176,7 +176,7 @@ def test_consistent_estimator_never_unphysical(design):
     for _ in range(12):
         y = rows.y + rng.normal(0.0, 3.0, rows.y.shape)  # heavy noise: unconstrained estimates go unphysical
         est = consistent(rows.W, y, base)
-        th = dict(zip(base.full.names, est.theta))
+        th = dict(zip(base.full.names, est.theta, strict=True))
         for j in range(1, spec.n + 1):
             m, mx, izz = th[f"m{j}"], th[f"mx{j}"], th[f"Izz{j}"]
             assert m > 0 and izz >= 0

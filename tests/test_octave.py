@@ -36,7 +36,7 @@ def variant(tmp_path, base: str, old: str, new: str, name: str = "mine.m") -> st
 def text_of(result) -> str:
     from crossdyn.checking.report import render_text
     out = render_text(result).splitlines()
-    return "\n".join(l for l in out[1:] if not l.startswith("checked in"))     # drop the file name and timing
+    return "\n".join(ln for ln in out[1:] if not ln.startswith("checked in"))     # drop the file name and timing
 
 
 def term(finding, name):
