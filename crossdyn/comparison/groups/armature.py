@@ -55,10 +55,12 @@ def with_mass_matrix_errors(group: MetricResult, M_e, M_ref, tolerance: float | 
     worst = np.unravel_index(int(np.argmax(diag)), diag.shape)
     j = int(worst[-1])
     ok = bool(diag.max() <= tolerance)
-    because = None if ok else (f"M_{j + 1}{j + 1} departs from the analytic M (I_a = {group.values['armature_kgm2'][j]:g} "
-                               f"kg m^2 on joint {j + 1}) by {float(signed[worst]):.3g} kg m^2 (analytic - engine; "
-                               f"tolerance {tolerance:.3g}): the engine carries "
-                               f"{group.values['armature_kgm2'][j] - float(signed[worst]):.3g} kg m^2 of it")
+    Ia = float(group.values["armature_kgm2"][j])
+    carried = Ia - float(signed[worst])
+    carried = 0.0 if abs(carried) <= tolerance else carried  # within the tolerance of none
+    because = None if ok else (f"M_{j + 1}{j + 1} departs from the analytic M (I_a = {Ia:g} kg m^2 on joint {j + 1}) "
+                               f"by {float(signed[worst]):.3g} kg m^2 (analytic - engine; tolerance {tolerance:.3g}): "
+                               f"the engine carries {carried:.3g} kg m^2 of it")
     return MetricResult(group.name, judge(values, ok, int(np.asarray(M_e).shape[0]), because))
 
 
