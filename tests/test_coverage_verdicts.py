@@ -10,6 +10,7 @@ import json
 import re
 
 import numpy as np
+import pytest
 
 from crossdyn.cli import main
 
@@ -76,6 +77,25 @@ def test_case1_limits_never_reached_is_inconclusive_without_calibration_and_the_
     assert code == 0 and s["verdict"] == "PASS", printed
     assert lim["verdict"] == "PASS" and lim["checks"] >= 2 and s["checks"]["limits"] == lim["checks"]
     assert len(lim["contacts"]["reference"]) >= 1 and all(lim["contacts"][e] for e in ("mujoco", "pybullet"))
+
+
+@pytest.mark.slow
+def test_case1_suggested_start_gets_the_native_limits_and_calibration_judged(tmp_path, capsys):
+    """The same arm from the printed start, with --native --calibrate-limits (18 s): the calibration is spent now
+    that there is a limit contact, and the native runs are judged per contact (checks > 0; MuJoCo's native limit
+    departs from the compliant law k = 200 N m/rad, so FAIL is the measured outcome, not INCONCLUSIVE)."""
+    arm = _arm(tmp_path, "student3r", PLANAR3R, [
+        {"limits": [-2.3, -0.85], "limit_stiffness": 200.0, "limit_damping": 1.0},
+        {"limits": [-1.5, 1.5], "limit_stiffness": 200.0, "limit_damping": 1.0},
+        {"limits": [-1.5, 1.5], "limit_stiffness": 200.0, "limit_damping": 1.0}])
+    common = ["--engines", "mujoco-rk4", "--native", "--calibrate-limits", "--duration", "0.5"]
+    code, printed, s = _compare(tmp_path, capsys, arm, common, "before")
+    assert code == 3 and "calibration" not in s["limits"]
+    code, printed, s = _compare(tmp_path, capsys, arm, common + _suggestion(_line(printed, "limits:")), "after")
+    lim = s["limits"]
+    assert "skipped" not in lim and lim["calibration"]["evaluations"] > 0 and lim["native"]
+    assert lim["verdict"] != "INCONCLUSIVE" and lim["checks"] > 0 and s["checks"]["limits"] == lim["checks"]
+    assert (lim["verdict"] == "FAIL") == any("native limit departs" in f for f in s["failures"])
 
 
 def test_a_contact_never_touched_is_inconclusive_and_the_suggested_start_touches(tmp_path, capsys):
