@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from crossdyn.cli import main
+from crossdyn.reporting import render_markdown, report_blocks
 
 PLANAR3R = [(1.0, 1.0, 0.5, 1 / 12), (0.8, 0.8, 0.4, 0.8 * 0.8**2 / 12), (0.6, 0.5, 0.3, 0.5 * 0.6**2 / 12)]
 
@@ -69,6 +70,8 @@ def test_case1_limits_never_reached_is_inconclusive_without_calibration_and_the_
     assert "calibration" not in lim and "calibration_pybullet" not in lim and lim["native"] == {}
     assert "calibration and native limits skipped: no limit contact to calibrate against" in lim["skipped"]
     assert all(rows == [] for rows in lim["contacts"].values())
+    md = render_markdown(report_blocks(s, []))
+    assert "Verdict: INCONCLUSIVE, 0 checks (a check is a limit contact" in md and "no joint reached a limit" in md
 
     args = _suggestion(line)
     code, printed, s = _compare(tmp_path, capsys, arm, ["--engines", "mujoco,pybullet", "--duration", "0.5"] + args,
@@ -77,6 +80,7 @@ def test_case1_limits_never_reached_is_inconclusive_without_calibration_and_the_
     assert code == 0 and s["verdict"] == "PASS", printed
     assert lim["verdict"] == "PASS" and lim["checks"] >= 2 and s["checks"]["limits"] == lim["checks"]
     assert len(lim["contacts"]["reference"]) >= 1 and all(lim["contacts"][e] for e in ("mujoco", "pybullet"))
+    assert f"Verdict: PASS, {lim['checks']} checks" in render_markdown(report_blocks(s, []))
 
 
 @pytest.mark.slow
