@@ -314,34 +314,47 @@ def test_rows_carry_the_verdict_and_the_checks_and_the_report_counts_them_apart(
                    "dt = [0.002]\nduration = 0.1\nstates = 20\n")
     rows += _direct(tmp_path, "b.toml", 'arms = ["planar3r-geared"]\nengines = ["pinocchio", "pybullet"]\n'
                     "dt = [0.002]\nduration = 0.1\nstates = 20\n")
+    # a line of the comparison that names no engine (a phenomenon section) holds for every engine's row: limits
+    # declared and never reached by the default motion
+    rows += _direct(tmp_path, "c.toml", 'arms = ["planar2r-limits"]\nengines = ["pinocchio"]\n'
+                    "dt = [0.002]\nduration = 0.1\nstates = 20\n")
     by = {(r["arm"], r["engine"].split("/")[-1]): r for r in rows}
     ok, heavy = by["planar2r", "pinocchio"], by["planar2r", "heavy.py"]
     geared, unsupported = by["planar3r-geared", "pinocchio"], by["planar3r-geared", "pybullet"]
-    for r in (ok, heavy, geared):   # counts = what was compared: 0, dt, …, 0.1 s; the 20 states
+    limits = by["planar2r-limits", "pinocchio"]
+    groups = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy", "armature", "effort")
+    for r in (ok, heavy, geared, limits):   # counts = what was compared: 0, dt, …, 0.1 s; the 20 states
         assert r["trajectory_checks"] == 51 and r["inverse_dynamics_checks"] == r["mass_matrix_checks"] == 20
-        assert r["checks"] == sum(r[f"{g}_checks"] for g in ("trajectory", "inverse_dynamics", "forward_dynamics",
-                                                              "mass_matrix", "energy"))
-    assert ok["verdict"] == geared["verdict"] == "PASS" and ok["failures"] == ok["inconclusive"] == ""
+        assert r["checks"] == sum(r[f"{g}_checks"] or 0 for g in groups)
+    assert ok["verdict"] == "PASS" and ok["failures"] == ok["inconclusive"] == "" and ok["armature_checks"] is None
     assert heavy["verdict"] == "FAIL" and heavy["mass_matrix_verdict"] == "FAIL" and "mass_matrix:" in heavy["failures"]
     assert heavy["inverse_dynamics_pass"] is False and ok["mass_matrix_pass"] is True
+    # the geared arm: armature judged on the 20 states; its effort limits never reached (its own line)
+    assert geared["armature_verdict"] == "PASS" and geared["armature_checks"] == 20
+    assert geared["verdict"] == geared["effort_verdict"] == "INCONCLUSIVE" and geared["effort_checks"] == 0
+    assert geared["inconclusive"].startswith("effort: no joint saturated") and geared["failures"] == ""
     assert unsupported["verdict"] == "INCONCLUSIVE" and unsupported["checks"] == 0
     assert unsupported["status"] == "unsupported" and "armature" in unsupported["inconclusive"]
+    assert "effort" not in unsupported["inconclusive"]         # pinocchio's line, not pybullet's
     assert unsupported["trajectory_checks"] is None and unsupported["schema"] == "crossdyn.sweep-row/2"
+    assert limits["verdict"] == "INCONCLUSIVE" and limits["trajectory_verdict"] == "PASS" and limits["checks"] > 0
+    assert limits["inconclusive"].startswith("limits: no joint reached a limit")
 
     from crossdyn.status import Exit
     from crossdyn.sweeps.report import sweep_verdict
 
     code = main(["sweep", "report", str(_results(tmp_path, "all", rows))])
     md, out = (tmp_path / "all" / "sweep.md").read_text(), capsys.readouterr().out
-    assert code == 1 and "4 comparisons: 2 PASS, 1 FAIL, 1 INCONCLUSIVE" in out
+    assert code == 1 and "5 comparisons: 1 PASS, 1 FAIL, 3 INCONCLUSIVE" in out
     assert f"verdict: FAIL ({sum(r['checks'] for r in rows)} checks)" in out
-    assert "(2: 1 FAIL, 1 INCONCLUSIVE)" in md and "| unsupported | INCONCLUSIVE | unsupported: armature" in md
+    assert "(4: 1 FAIL, 3 INCONCLUSIVE)" in md and "| unsupported | INCONCLUSIVE | unsupported: armature" in md
     line = next(ln for ln in md.splitlines() if ln.startswith("| pybullet |"))
     assert [c.strip() for c in line.strip("|").split("|")][3:9] == ["1", "0", "0", "1", "0", "0"]  # n, P/F/I, rate, checks
     # without the report (sweep --no-report): the same verdict from the rows
     verdict, tally = sweep_verdict(_results(tmp_path, "inconclusive", [ok, geared, unsupported]))
-    assert Exit.of(verdict) == 3 and tally == {"PASS": 2, "FAIL": 0, "INCONCLUSIVE": 1, "checks": 2 * ok["checks"]}
-    assert Exit.of(sweep_verdict(_results(tmp_path, "pass", [ok, geared]))[0]) == 0
+    assert Exit.of(verdict) == 3 and tally == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 2,
+                                               "checks": ok["checks"] + geared["checks"]}
+    assert Exit.of(sweep_verdict(_results(tmp_path, "pass", [ok]))[0]) == 0
 
 
 def test_random_arms_are_reproducible_and_within_their_ranges(tmp_path):

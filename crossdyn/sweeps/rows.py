@@ -14,7 +14,8 @@ The row's judgement (schema ``crossdyn.sweep-row/2``), taken from the comparison
   no engine of the chunk (the reference, a phenomenon section: they hold for every engine of the comparison).  An
   engine that failed or diverged is FAIL; one skipped or unsupported made no check and is INCONCLUSIVE.
 * ``checks``: the checks (compared samples, states, events) the engine's groups made, in all; ``<group>_checks``
-  and ``<group>_verdict`` per metric group of :data:`PASS_COLUMNS` (null when the group was not judged).
+  and ``<group>_verdict`` per metric group of :data:`GROUP_COLUMNS` (null when the group was not judged: e.g.
+  ``armature`` and ``effort`` exist only for arms that declare them); ``<group>_pass`` for :data:`PASS_COLUMNS`.
 * ``failures`` / ``inconclusive``: the lines behind a FAIL / an INCONCLUSIVE, ``; ``-separated (the engine's name
   dropped from its own lines).
 """
@@ -47,6 +48,8 @@ METRICS = (
     ("us_per_step", ("speed", "us_per_step")),
 )
 PASS_COLUMNS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
+GROUP_COLUMNS = PASS_COLUMNS + ("armature", "effort")
+"""The engine's judged groups with a verdict and a check-count column each (``checks`` totals every group)."""
 
 
 def _schema():
@@ -58,7 +61,7 @@ def _schema():
             ("failures", s), ("inconclusive", s), ("checks", pa.int64()), ("reference_status", s)]
     cols += [(c, f64) for c, _ in METRICS]
     cols += [(f"{p}_pass", pa.bool_()) for p in PASS_COLUMNS]
-    cols += [(f"{p}_verdict", s) for p in PASS_COLUMNS] + [(f"{p}_checks", pa.int64()) for p in PASS_COLUMNS]
+    cols += [(f"{p}_verdict", s) for p in GROUP_COLUMNS] + [(f"{p}_checks", pa.int64()) for p in GROUP_COLUMNS]
     cols += [("compute_s_per_sim_s", f64), ("group_wall_s", f64)]
     cols += [(k, pa.list_(f64)) for k in LINK_KEYS] + [("gravity", pa.list_(f64))]
     cols += [("reach_m", f64), ("total_mass_kg", f64), ("com_fraction_mean", f64), ("inertia_fraction_mean", f64),
@@ -124,15 +127,13 @@ def judgement(engine: str, e: dict, summary: dict, engines) -> dict:
     """The row's ``verdict``, ``checks``, per-group ``<group>_verdict``/``_checks``/``_pass``, ``failures`` and
     ``inconclusive`` of one engine of a comparison's summary (see the module docstring)."""
     out: dict = {}
-    verdicts = []
-    for p in PASS_COLUMNS:
+    for p in GROUP_COLUMNS:
         g: dict = e[p] if isinstance(e.get(p), dict) else {}
-        v = g.get("verdict")
-        out[f"{p}_verdict"] = None if v is None else str(v)
+        out[f"{p}_verdict"] = None if g.get("verdict") is None else str(g["verdict"])
         out[f"{p}_checks"] = None if g.get("checks") is None else int(g["checks"])
-        out[f"{p}_pass"] = None if g.get("pass") is None else bool(g["pass"])
-        if v is not None:
-            verdicts.append(Verdict(v))
+        if p in PASS_COLUMNS:
+            out[f"{p}_pass"] = None if g.get("pass") is None else bool(g["pass"])
+    verdicts = [Verdict(g["verdict"]) for g in e.values() if isinstance(g, dict) and g.get("verdict") is not None]
     checks: dict = e["checks"] if isinstance(e.get("checks"), dict) else {}
     out["checks"] = sum(int(n) for n in checks.values())
     failures = _lines_for(engine, summary.get("failures", []), engines)
@@ -192,7 +193,8 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
     for engine in engines or chunk.engines:
         row = _base(chunk, group, engine)
         row.update({c: None for c, _ in METRICS})
-        row.update({f"{p}_{k}": None for p in PASS_COLUMNS for k in ("pass", "verdict", "checks")})
+        row.update({f"{p}_pass": None for p in PASS_COLUMNS})
+        row.update({f"{p}_{k}": None for p in GROUP_COLUMNS for k in ("verdict", "checks")})
         row.update(integrator=None, status=RunStatus.FAILED.value, reason=reason, failures=f"failed: {reason}",
                    verdict=Verdict.FAIL.value, inconclusive="", checks=0, reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
                    energy_scale_j=spec.energy_scale(), torque_scale_nm=spec.torque_scale(), engine_config="{}",
