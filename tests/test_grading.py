@@ -122,6 +122,16 @@ def test_summary_needs_a_folder_and_a_csv(tmp_path, capsys):
     assert "--jobs applies to a class folder" in capsys.readouterr().err
 
 
+def test_a_class_with_matlab_files_and_no_octave_is_a_usage_error_not_their_fail(tmp_path, capsys, monkeypatch):
+    """Without Octave a MATLAB submission cannot be run: the machine's fault, not the submission's FAIL."""
+    monkeypatch.setenv("CROSSDYN_OCTAVE", str(tmp_path / "no-octave-here"))
+    (tmp_path / "alice.m").write_text((FILES / "matlab/textbook_2r.m").read_text())
+    grades = tmp_path / "grades.csv"
+    assert main(["check", "planar2r", str(tmp_path), "--summary", str(grades), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "MATLAB submissions (alice.m)" in err and "octave-cli" in err and not grades.exists()
+
+
 @pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="the process table is read from /proc (Linux)")
 def test_a_timed_out_matlab_submission_leaves_no_process_behind(tmp_path):

@@ -148,6 +148,13 @@ def run_summary(args) -> int:
     subs, skipped = grading.find_submissions(folder)
     if not subs:
         raise UsageError(f"check: {args.file} holds no submissions (.py or .m files, or sub-folders with them)")
+    matlab = [sub.name for sub in subs if sub.language == "matlab"]
+    if matlab:  # without Octave every MATLAB submission would read "unusable" (FAIL) for the machine's sake
+        from crossdyn.equations.octave_session import INSTALL_HINT, find_octave
+
+        if find_octave() is None:
+            raise UsageError(f"check: {args.file} holds MATLAB submissions ({', '.join(matlab)}) and this machine "
+                             f"has no octave-cli: {INSTALL_HINT}")
     timeout = args.timeout or grading.DEFAULT_TIMEOUT
     print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
           f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
