@@ -85,6 +85,30 @@ def test_case2_a_tolerance_beyond_the_motion_is_inconclusive_not_pass(tmp_path):
     assert any("too sensitive" in line for line in s["inconclusive"])
 
 
+def test_case2_sweep_over_contact_arms_is_inconclusive_where_the_bound_is_exceeded(tmp_path):
+    """The issue's sweep: arms = ["floor2r.toml", "planar2r-floor"], default profile (multisine-motion, 1 s).  It
+    passed semi-implicit Euler at 3.8e-2 and 7.8e-2 rad against 0.37 and 0.40 rad and failed mujoco-rk4's energy on
+    the damped arm quoting an unjudged drift.  Now: Euler rows INCONCLUSIVE with the sensitivity reason, mujoco-rk4
+    PASS on both, no FAIL.  The sweep's own chunk runner, in this process (no Dask)."""
+    pytest.importorskip("pyarrow")
+    from crossdyn.sweeps.plan import plan_chunks, run_chunk
+    from crossdyn.sweeps.sweepfile import load_sweep
+
+    _floor_arm(tmp_path, damping=(0.1, 0.05))
+    sweep = tmp_path / "contact.toml"
+    sweep.write_text('name = "contact"\narms = ["floor2r.toml", "planar2r-floor"]\n'
+                     'engines = ["mujoco", "mujoco-rk4"]\ndt = [0.001]\nstates = 20\n')
+    rows = [r for c in plan_chunks(load_sweep(sweep)) for r in run_chunk(c)]
+    by = {(r["arm"], r["engine"]): r for r in rows}
+    assert len(by) == 4
+    for arm in ("floor2r", "planar2r-floor"):
+        euler, rk4 = by[arm, "mujoco"], by[arm, "mujoco-rk4"]
+        assert euler["verdict"] == euler["trajectory_verdict"] == "INCONCLUSIVE", euler
+        assert "too sensitive to judge at dt = 0.001 s: its own dt/2 rerun differs by" in euler["inconclusive"]
+        assert euler["trajectory_tolerance_rad"] > 0.3 and euler["failures"] == ""  # measured 0.37, 0.40 rad
+        assert rk4["verdict"] == "PASS" and rk4["energy_verdict"] == "PASS", rk4
+
+
 def test_a_smooth_run_is_judged_well_inside_its_bound(tmp_path):
     """The bound only removes tolerances that judge nothing: on a smooth arm the RK4 tolerance is orders of magnitude
     inside it, semi-implicit Euler's inside it (measured 3.5e-3 rad against 8.3e-3 rad: the arm moves 0.17 rad in
