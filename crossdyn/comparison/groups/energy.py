@@ -18,6 +18,10 @@ planar2r-limits to 1e-3; and the dissipation integral's trapezoid rule left 5.1e
 RK4 (×4 per halving of dt, the same for analytic-rk4; the rule is now exact for a quadratic velocity within the
 step, :func:`crossdyn.comparison.metrics.dissipated_energy`).
 
+Precision: an engine computing in a narrower dtype than float64 (MJX's float32) gets its round-off added to both
+the drift and the balance tolerance (:func:`crossdyn.engines.precision.energy_roundoff`, stated under
+``precision``).
+
 Upper bound: a balance tolerance above ``energy_bound_fraction`` (5 %) of E_scale judges nothing: the group is then
 INCONCLUSIVE ("the balance is too sensitive to judge at dt = …"), never PASS.  A FAIL line quotes only the
 quantities judged.
@@ -33,6 +37,7 @@ from crossdyn.comparison.containment import engine_code
 from crossdyn.comparison.groups.trajectory import SideRuns
 from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.engines import precision
 from crossdyn.models.spec import ArmSpec
 from crossdyn.status import Verdict
 
@@ -72,11 +77,14 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
     b = np.array([link.damping for link in spec.links])
     fc = np.array([link.friction for link in spec.links])
     residual = metrics.work_energy_residual(driven.q, driven.qd, driven.tau, energies.driven, dt, b, fc)
-    energy_tol = tol.energy_for(side.scheme or str(side.integrator))
+    duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
+    roundoff = precision.energy_roundoff(side.dtype, duration)  # a narrower dtype's round-off (0 for float64)
+    energy_tol = tol.energy_for(side.scheme or str(side.integrator)) + roundoff
     wer = float(np.max(np.abs(residual))) / escale
     wer_estimate = _balance_estimate(residual, side, energies, dt, b, fc, escale)
     wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
-    origin = (f"max(the {side.scheme or side.integrator} energy tolerance {energy_tol:g}, "
+    incl = f" incl. {side.dtype} round-off {roundoff:.3g}" if roundoff else ""
+    origin = (f"max(the {side.scheme or side.integrator} energy tolerance {energy_tol:g}{incl}, "
               f"{tol.trajectory_factor:g} × the balance's Richardson estimate "
               + ("(none: no dt/2 run)" if wer_estimate is None else f"{wer_estimate:.3g}") + ")"
               + (f"; {_held_laws(spec)} held over each step: their work τ·Δq is exact, no allowance"
@@ -87,6 +95,9 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
               "work_energy_tolerance": wer_tol, "work_energy_tolerance_origin": origin,
               "work_energy_tolerance_bound": bound,
               "energy_scale_j": escale, "tolerance": energy_tol, "free_status": free.status}
+    if roundoff:
+        energy["precision"] = {"dtype": side.dtype, "roundoff_term": roundoff,
+                               "origin": precision.energy_origin(side.dtype, duration)}
     if not conservative:
         energy["drift_not_judged"] = _why_not_conservative(spec, side)
     checks = len(residual) + (len(energies.free) if conservative else 0)  # balanced samples, drift samples
@@ -94,7 +105,7 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
     if free.status != "ok":
         failed.append(f"free swing {free.status}")
     if conservative and drift > energy_tol:
-        failed.append(f"free-swing drift {drift:.3g} > tolerance {energy_tol:g}")
+        failed.append(f"free-swing drift {drift:.3g} > tolerance {energy_tol:.3g}{incl}")
     if wer_tol > bound:
         rerun = ("" if wer_estimate is None else f": its dt/2 rerun changes the residual by "
                  f"{wer_estimate / metrics.richardson_factor(side.order):.3g}")
@@ -104,7 +115,7 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
             return MetricResult("energy", judge(energy, Verdict.INCONCLUSIVE, checks, unjudged))
         failed.append(f"also not judged: {unjudged}")
     elif wer > wer_tol:
-        failed.insert(0, f"work-energy residual {wer:.3g} > tolerance {wer_tol:.3g}")
+        failed.insert(0, f"work-energy residual {wer:.3g} > tolerance {wer_tol:.3g}{incl}")
     because = "; ".join(failed) + f" (relative to E_scale = {escale:.4g} J)" if failed else None
     return MetricResult("energy", judge(energy, not failed, checks, because))
 
