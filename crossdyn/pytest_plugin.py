@@ -18,7 +18,9 @@ against the directory of the test file that calls them first, then the working d
 same from any folder.  A path found in neither is a :class:`CrossdynUsageError` naming the path and both
 places looked in — never an "engines disagree" failure.
 
-**Failures** show crossdyn's own message (every metric out of tolerance, by engine; or the check's diagnosis),
+**Failures** show crossdyn's own message (every metric out of tolerance, by engine; or the check's diagnosis);
+an INCONCLUSIVE comparison (nothing departed, but something asked about could not be judged) fails too, with its
+reasons: a test that checked nothing must not pass,
 not this module's source: its frames are hidden from pytest's traceback.
 """
 from __future__ import annotations
@@ -182,8 +184,11 @@ def assert_engines_agree(arm, engines=None, profile=None, options: AgreementOpti
         result = compare(spec, opt)
     except (InputError, EngineError, ValueError) as e:
         raise CrossdynUsageError(str(e)) from None
-    if not result.passed:
+    if result.summary["failures"]:
         raise AssertionError(f"engines disagree on {result.spec.name}:\n  " + "\n  ".join(result.summary["failures"]))
+    if not result.passed:  # nothing failed, but something asked about was not judged: a failed test, not a skip
+        raise AssertionError(f"comparison of {result.spec.name} is INCONCLUSIVE (nothing departed, but it could not "
+                             "judge):\n  " + "\n  ".join(result.summary["inconclusive"]))
     return result.summary
 
 

@@ -44,3 +44,35 @@ class Verdict(str, enum.Enum):
 
 
 RUN_STATUSES = tuple(s.value for s in RunStatus)
+
+
+class Exit(enum.IntEnum):
+    """The exit status of every ``crossdyn`` command, one table (``crossdyn --help`` prints it).
+
+    A verdict maps to its status by :meth:`of`; several verdicts combine first (:meth:`Verdict.combine`: FAIL
+    takes precedence over INCONCLUSIVE over PASS)."""
+
+    PASS = 0              # every check made passed (and at least one was made)
+    FAIL = 1              # a check failed: a real departure, named in the output
+    USAGE = 2             # usage or input error: the message names the file, line or element and the value
+    INCONCLUSIVE = 3      # nothing failed, but something asked about could not be judged (the reason is printed)
+    INTERRUPTED = 130     # Ctrl-C: what finished is written
+    BROKEN_PIPE = 141     # the reader of stdout went away (``crossdyn … | head``)
+
+    @staticmethod
+    def of(verdict) -> "Exit":
+        """The exit status of a verdict (a :class:`Verdict` or its word, any case)."""
+        return Exit[Verdict(str(verdict).upper()).name]
+
+
+EXIT_TABLE = "\n".join([
+    "exit status (every command):",
+    "  0    PASS: every check made passed; the output counts them",
+    "  1    FAIL: a real departure; the output names it (FAIL wins over INCONCLUSIVE, which wins over PASS)",
+    "  2    usage or input error: the message names the file, line or element and the value",
+    "  3    INCONCLUSIVE: nothing failed, but something asked about could not be judged (the reason says how "
+    "to exercise it)",
+    "  130  interrupted (Ctrl-C): what finished is written",
+    "  141  broken pipe (the reader of the output went away)",
+])
+"""The table as ``crossdyn --help`` prints it (the README quotes it)."""

@@ -132,7 +132,7 @@ def test_compare_reports_the_armature_group_per_engine():
 
     s = compare(GEARED, duration=0.2, engines=("pybullet", "mujoco-rk4", "drake", "drake-discrete", "dart"),
                 n_states=20, convergence_dts=()).summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     groups = {name: e["armature"] for name, e in s["engines"].items()}
     for name in ("mujoco-rk4", "drake", "drake-discrete"):
         g = groups[name]

@@ -195,6 +195,8 @@ CASES = [
     c("base-a-list", [*CMP, "--baseline", "{d}/b.json"], {"b.json": "[1, 2]"}, ["b.json", "not a crossdyn baseline", "list"]),
     c("base-wrong-schema", [*CMP, "--baseline", "{d}/b.json"], {"b.json": baseline(schema="crossdyn.compare/1")},
       ["b.json", "not a crossdyn baseline", "crossdyn.compare/1"]),
+    c("base-future-schema", [*CMP, "--baseline", "{d}/b.json"], {"b.json": baseline(schema="crossdyn.baseline/9")},
+      ["b.json", "not a crossdyn baseline it can read", "crossdyn.baseline/9", "crossdyn.baseline/2"]),
     c("base-missing-key", [*CMP, "--baseline", "{d}/b.json"], {"b.json": baseline(arm=_DROP)},
       ["b.json", "missing the key 'arm'"]),
     c("base-extra-key", [*CMP, "--baseline", "{d}/b.json"], {"b.json": baseline(comment="mine")},

@@ -72,7 +72,7 @@ def test_the_result_is_typed_and_to_summary_is_the_document():
     run = result.runs["pinocchio"]
     assert run.status is RunStatus.OK and run.metrics["trajectory"].passed is True
     doc = result.to_summary()
-    assert doc == result.summary and doc["verdict"] == "pass" and doc["engines"]["pinocchio"]["status"] == "ok"
+    assert doc == result.summary and doc["verdict"] == "PASS" and doc["engines"]["pinocchio"]["status"] == "ok"
     assert list(doc["engines"]["pinocchio"])[:2] == ["trajectory", "inverse_dynamics"]
     assert result["engines"] is result.summary["engines"]  # dict-style access reads the document
     with pytest.raises(dataclasses.FrozenInstanceError):

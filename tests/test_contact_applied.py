@@ -180,7 +180,7 @@ def test_compare_reports_applied_contact(short_compare):
     import jsonschema
 
     s = short_compare.summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     con = s["contact"]
     assert con["mode"] == "applied" and "native" not in con  # left to native contact
     assert con["reference"]["first_touch_s"] is not None and con["reference"]["peak_normal_force_n"] > 100

@@ -400,7 +400,7 @@ def test_compare_prints_the_native_characterisation_by_default_without_judging_i
     assert "pybullet@native_contact=true: departs, not judged" in out
     assert "mujoco@native_contact=true: within tolerance, not judged" in out
     s = json.loads((tmp_path / "a" / "summary.json").read_text())
-    assert s["contact"]["native"]["judged"] is False and s["verdict"] == "pass"
+    assert s["contact"]["native"]["judged"] is False and s["verdict"] == "PASS"
     assert s["contact"]["native"]["engines"]["pybullet@native_contact=true"]["episodes"][0]["max_penetration_m"] > 0
     assert main(args + ["--native", "--out", str(tmp_path / "b")]) == 1
     out = capsys.readouterr().out

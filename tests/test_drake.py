@@ -275,7 +275,7 @@ def test_compare_reports_drake_unsupported_for_native_coulomb_friction(tmp_path)
 
     assert main(args + ["--out", str(tmp_path / "applied")]) == 0
     summary = json.loads((tmp_path / "applied" / "summary.json").read_text())
-    assert summary["engines"]["drake"]["status"] == "ok" and summary["verdict"] == "pass"
+    assert summary["engines"]["drake"]["status"] == "ok" and summary["verdict"] == "PASS"
 
 
 def test_continuous_plants_ignore_joint_limits_discrete_plants_enforce_them():

@@ -80,7 +80,7 @@ def test_compare_reports_the_effort_group_and_flags_pybullet():
 
     spec = limited()
     s = compare(spec, duration=0.3, engines=("pybullet", "mujoco-rk4"), n_states=20, convergence_dts=()).summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     pb, mj = s["engines"]["pybullet"]["effort"], s["engines"]["mujoco-rk4"]["effort"]
     assert pb["native_ignored_joints"] == [1, 2] and mj["native_ignored_joints"] == []
     (note,) = [n for n in s["notes"] if n.startswith("effort limit")]

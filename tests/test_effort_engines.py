@@ -74,7 +74,7 @@ def test_compare_flags_dart_and_not_drake():
     from crossdyn.comparison.compare import compare
 
     s = compare(limited(), duration=0.2, engines=("drake", "dart"), n_states=10, convergence_dts=()).summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     assert s["engines"]["dart"]["effort"]["native_ignored_joints"] == [1, 2]
     assert s["engines"]["drake"]["effort"]["native_ignored_joints"] == []
     (note,) = [n for n in s["notes"] if n.startswith("effort limit")]
@@ -91,7 +91,7 @@ def test_limit_law_torque_goes_past_a_native_effort_clamp():
 
     spec = get_preset("planar2r-limits").with_link(0, effort=1.0).with_link(1, effort=0.05)
     s = compare(spec, duration=1.5, engines=("mujoco-rk4", "drake"), n_states=10, convergence_dts=()).summary
-    assert s["verdict"] == "pass", s["failures"]   # before: mujoco-rk4 and drake 0.18 rad off the reference
+    assert s["verdict"] == "PASS", s["failures"]   # before: mujoco-rk4 and drake 0.18 rad off the reference
     assert s["engines"]["drake"]["effort"]["saturated_steps"][1] > 500     # joint 2 sits at its effort limit
     assert any(c["joint"] == 2 for c in s["limits"]["contacts"]["reference"])  # and meets its stop meanwhile
     # the clamp is real: the sum through the actuators is not what step_applied applies

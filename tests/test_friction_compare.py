@@ -23,7 +23,7 @@ ENGINES = [e for e in ("analytic", "mujoco", "mujoco-rk4", "pybullet", "pinocchi
 def test_four_link_arm_with_friction_passes_in_applied_mode():
     c = compare(str(ARM), duration=1.0, engines=ENGINES, n_states=100, convergence_dts=())
     s = c.summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     schema = json.loads((Path(compare.__code__.co_filename).parent / "summary.schema.json").read_text())
     jsonschema.validate(json.loads(json.dumps(s)), schema)
     assert s["friction"]["mode"] == "applied" and s["friction"]["fc_nm"] == [0.2, 0.1, 0.2, 0.1]
@@ -45,7 +45,7 @@ def test_preset_sticks_and_slips_and_passes():
     spec = load_arm("planar3r-friction")
     c = compare(spec, duration=3.0, engines=[e for e in ("mujoco", "pybullet") if e in ENGINES], n_states=100,
                 convergence_dts=())
-    assert c.summary["verdict"] == "pass", c.summary["failures"]
+    assert c.summary["verdict"] == "PASS", c.summary["failures"]
     v_s = c.summary["friction"]["v_s_rad_s"]
     qd = c.reference.qd
     slow = (np.abs(qd) < v_s).mean(axis=0)
@@ -57,7 +57,7 @@ def test_native_friction_keeps_the_engines_own_and_fails():
     s = c.summary
     assert "friction" not in s and s["engines"]["mujoco"]["config"]["native_friction"] is True
     assert s["engines"]["mujoco"]["config"]["joint_frictionloss"] == [0.2, 0.1, 0.2, 0.1]
-    assert s["verdict"] == "fail"
+    assert s["verdict"] == "FAIL"
     assert any("mujoco: inverse_dynamics" in f for f in s["failures"])  # frictionloss is a constraint, not f_c sign(qd)
     a = compare(str(ARM), duration=0.1, engines=["mujoco"], n_states=50, convergence_dts=())
     assert a.summary["engines"]["mujoco"]["config"]["joint_frictionloss"] == [0.0] * 4  # applied: native off

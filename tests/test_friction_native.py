@@ -48,7 +48,7 @@ def test_compare_reports_the_characterisation(tmp_path):
     assert set(native["engines"]) == {"mujoco", "pybullet"}
     assert any(n.startswith("friction, native mujoco") and "creep while stuck" in n for n in c.summary["notes"])
     # judged: MuJoCo's default frictionloss creeps while the reference sticks, which fails the comparison
-    assert native["verdict"]["mujoco"]["pass"] is False and c.summary["verdict"] == "fail"
+    assert native["verdict"]["mujoco"]["pass"] is False and c.summary["verdict"] == "FAIL"
     assert any(f.startswith("mujoco: native friction departs at joint ") for f in c.summary["failures"])
     assert set(c.stick_slip_timelines) == {"reference", "mujoco", "pybullet"}
     schema = json.loads((Path(crossdyn.__file__).parent / "comparison" / "summary.schema.json").read_text())

@@ -227,7 +227,7 @@ def test_native_on_an_arm_without_a_limit_law_says_so_and_adds_nothing():
     cmp = compare("planar2r", duration=0.2, engines=["mujoco-rk4"], native=True, convergence_dts=(), n_states=50)
     assert "limits" not in cmp.summary and cmp.native_limit_runs == {}
     assert any("no joint-limit law" in n for n in cmp.summary["notes"])
-    assert cmp.summary["verdict"] == "pass"
+    assert cmp.summary["verdict"] == "PASS"
 
 
 def test_effective_stiffness_of_the_law_is_k_when_undamped():

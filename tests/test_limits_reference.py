@@ -137,7 +137,7 @@ def test_compare_passes_in_applied_mode_and_says_how():
 
     s = compare("planar2r-limits", duration=1.0, engines=("pybullet", "mujoco-rk4", "pinocchio"), n_states=20,
                 convergence_dts=(4e-3, 2e-3)).summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     assert any(n.startswith("joint limits: crossdyn applies the compliant limit law") for n in s["notes"])
     assert s["engines"]["mujoco-rk4"]["energy"]["max_rel_drift"] is None
     assert "convergence" not in s["engines"]["pinocchio"]  # skipped (its dense reference has no limits)

@@ -129,7 +129,7 @@ def test_reported_mjx_float32_discrepancy_matches_independent_float64_c_mujoco()
     opt = BatchOptions(N=6, duration=0.2, dt=1e-3, engines=("mjx", "mujoco"), seed=3)
     r = batch_compare(spec, opt)
     s = r.summary
-    assert s["verdict"] == "pass", s["failures"]
+    assert s["verdict"] == "PASS", s["failures"]
     reported = r.errors["mjx"]
     from crossdyn.batch.compare import default_profile
 

@@ -52,18 +52,18 @@ def test_relative_paths_resolve_against_the_test_files_folder(pytester, project)
 def test_toml_user_engine_and_csv(crossdyn_engines_agree):
     s = crossdyn_engines_agree("arm.toml", engines=["mujoco-rk4", "user:my_2r.py"], profile="tau.csv",
                                duration=0.5)
-    assert s["verdict"] == "pass" and "user:" in "".join(s["engines"])
+    assert s["verdict"] == "PASS" and "user:" in "".join(s["engines"])
 
 def test_profile_options_naming_files(crossdyn_engines_agree):
     s = crossdyn_engines_agree("arm.toml", engines=["pinocchio"], duration=0.5,
                                profile="computed-torque@trajectory=move.toml")
-    assert s["profile"]["name"] == "computed-torque" and s["verdict"] == "pass"
+    assert s["profile"]["name"] == "computed-torque" and s["verdict"] == "PASS"
     s = crossdyn_engines_agree("arm.toml", engines=["pinocchio"], duration=0.5, profile="tau.csv@interpolation=zoh")
-    assert s["verdict"] == "pass"
+    assert s["verdict"] == "PASS"
 
 def test_without_the_fixture():
     from crossdyn.pytest_plugin import assert_engines_agree
-    assert assert_engines_agree("arm.toml", engines=["pinocchio"], duration=0.2)["verdict"] == "pass"
+    assert assert_engines_agree("arm.toml", engines=["pinocchio"], duration=0.2)["verdict"] == "PASS"
 """)
     result.assert_outcomes(passed=3)
 

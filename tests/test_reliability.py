@@ -126,7 +126,7 @@ def test_faulty_engines_are_contained_and_the_rest_is_written(tmp_path, capsys, 
     assert code == 1
     s = _summary(out)
     e = s["engines"]
-    assert s["verdict"] == "fail"
+    assert s["verdict"] == "FAIL"
     assert e["faulty-nan"]["status"] == "diverged" and "non-finite" in e["faulty-nan"]["reason"]
     assert e["faulty-fast"]["status"] == "diverged" and "rad/s" in e["faulty-fast"]["reason"]
     assert e["faulty-raise"]["status"] == "failed" and "Not connected to physics server" in e["faulty-raise"]["reason"]
@@ -383,7 +383,7 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
     assert "Traceback" not in err + stdout
     s = _summary(out)
     e = s["engines"]
-    assert s["interrupted"] is True and s["verdict"] == "fail"
+    assert s["interrupted"] is True and s["verdict"] == "FAIL"
     assert e[finished]["status"] == "ok" and e[finished]["trajectory"]["pass"] is True
     skipped = [k for k, v in e.items() if v["status"] == "skipped"]
     assert skipped and finished not in skipped
@@ -410,7 +410,7 @@ def test_ctrl_c_during_demo_writes_both_arms_and_the_index(tmp_path):
     assert finished is not None and code == 130 and "Traceback" not in err + stdout, err
     for arm in ("planar2r", "planar3r"):
         s = _summary(out / arm)
-        assert s["interrupted"] is True and s["verdict"] == "fail"
+        assert s["interrupted"] is True and s["verdict"] == "FAIL"
     index = (out / "index.md").read_text()
     assert "planar2r" in index and "planar3r" in index and "FAIL" in index
     deadline = time.time() + 5

@@ -3,9 +3,10 @@
 Imports stay lazy: ``crossdyn --help`` and ``crossdyn arms`` load neither the
 engines nor the analytic model.
 
-Exit codes: a command's own (0 pass, 1 fail); 2 for every :class:`~crossdyn.errors.InputError` (bad usage, a bad
-spec, data, sweep or profile file: the one-line message), an unreadable or unwritable file, or out of memory; 130
-Ctrl-C; 141 a closed pipe.  Any other exception is crossdyn's own bug: it is not caught here, so it ends with
+Exit codes: one table for every command (:class:`crossdyn.status.Exit`, printed by ``crossdyn --help``): 0 pass,
+1 fail, 3 inconclusive; 2 for every :class:`~crossdyn.errors.InputError` (bad usage, a bad spec, data, sweep or
+profile file: the one-line message), an unreadable or unwritable file, or out of memory; 130 Ctrl-C; 141 a closed
+pipe.  Any other exception is crossdyn's own bug: it is not caught here, so it ends with
 its traceback.
 """
 from __future__ import annotations
@@ -14,7 +15,9 @@ import argparse
 import sys
 import warnings as _warnings
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+from crossdyn.status import EXIT_TABLE, Exit  # noqa: E402  (level 0: cheap)
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = Exit.PASS, Exit.FAIL, Exit.USAGE
 
 from crossdyn.errors import InputError, UsageError  # noqa: E402,F401  (cheap: no heavy imports)
 from crossdyn.io import check_out_dir, check_out_file  # noqa: E402,F401
@@ -39,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="crossdyn",
         description="Cross-validate planar robot-arm dynamics: the analytic Lagrangian model against "
                     "PyBullet, MuJoCo and Pinocchio.  Units SI, angles in radians; see README for conventions.",
+        epilog=EXIT_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     from crossdyn.version import __version__

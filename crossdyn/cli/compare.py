@@ -11,9 +11,11 @@ import math
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-EXIT_INTERRUPTED = 130
-"""Ctrl-C: what finished is written, the summary's verdict is ``fail`` (the run is incomplete)."""
+from crossdyn.status import Exit
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = Exit.PASS, Exit.FAIL, Exit.USAGE
+EXIT_INTERRUPTED = Exit.INTERRUPTED
+"""Ctrl-C: what finished is written, the summary's verdict is ``FAIL`` (the run is incomplete)."""
 
 from crossdyn.comparison.options import MAX_STATES, MAX_STEPS  # noqa: E402,F401  (where they were)
 
@@ -192,7 +194,7 @@ def _resolve_profile(args, spec):
 def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = False,
             echo=print) -> tuple[int, dict]:
     """Run one comparison, write its outputs, report through ``echo``; return (exit code, summary)."""
-    from crossdyn.comparison.baseline import compare_to_baseline, load_baseline, update_baseline
+    from crossdyn.comparison.baseline import check_setup, compare_to_baseline, load_baseline, update_baseline
     from crossdyn.comparison.compare import compare
     from crossdyn.reporting import write_outputs
 
@@ -202,6 +204,7 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
     base = None
     if baseline and not update:
         base = load_baseline(baseline)
+        check_setup(base, str(baseline), spec.to_dict(), opt.dt, opt.duration)
     if baseline and update:
         from crossdyn.io import check_out_file
 
@@ -214,7 +217,7 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         summary["baseline"] = {"file": str(baseline), **result}
         if result["regressions"]:
             summary["failures"] += [f"baseline: {r}" for r in result["regressions"]]
-            summary["verdict"] = "fail"
+            summary["verdict"] = "FAIL"
     try:
         write_outputs(cmp, out, plots=not args.no_plots, animation=not (args.no_plots or args.no_animation))
     except KeyboardInterrupt:
@@ -234,9 +237,11 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         _identify_section(spec, summary, args, out, echo)
     for w in summary.get("baseline", {}).get("warnings", []):
         echo(f"warning: baseline: {w}")
-    echo(f"verdict: {summary['verdict'].upper()}  ({out / 'report.html'})")
+    echo(f"verdict: {summary['verdict']} ({checks_line(summary)})  ({out / 'report.html'})")
     for f in summary["failures"]:
         echo(f"  FAIL {f}")
+    for line in summary.get("inconclusive", []):
+        echo(f"  INCONCLUSIVE {line}")
     for note in summary.get("notes", []):
         echo(f"  note: {note}")
     if cmp.interrupted:
@@ -245,7 +250,14 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         print(f"crossdyn: interrupted (Ctrl-C): wrote the results of {', '.join(done) or 'no engine'} to {out}; "
               f"skipped: {', '.join(skipped)}", file=sys.stderr)
         return EXIT_INTERRUPTED, summary
-    return (EXIT_OK if summary["verdict"] == "pass" else EXIT_FAIL), summary
+    return Exit.of(summary["verdict"]), summary
+
+
+def checks_line(summary: dict) -> str:
+    """``"1204 checks: trajectory 2002, inverse_dynamics 400, …"``: what the verdict rests on."""
+    checks = dict(summary.get("checks", {}))
+    total = checks.pop("total", sum(checks.values()))
+    return f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in checks.items()) if checks else "0 checks"
 
 
 def _identify_section(spec, summary: dict, args, out: Path, echo) -> None:
@@ -483,4 +495,4 @@ def cmd_compare_batch(spec, args) -> int:
     if result.interrupted:
         print(f"crossdyn: interrupted (Ctrl-C): wrote what finished to {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_OK if s["verdict"] == "pass" else EXIT_FAIL
+    return Exit.of(s["verdict"])

@@ -74,4 +74,6 @@ def cmd_demo(args) -> int:
     if any(code == 130 for code, _, _ in results):
         print(f"interrupted: wrote what finished to {out}", file=sys.stderr)
         return 130
-    return max(code for code, _, _ in results)
+    from crossdyn.status import Exit, Verdict
+
+    return Exit.of(Verdict.combine(verdict.upper() for _, verdict, _ in results))

@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 import sys
 
-EXIT_OK, EXIT_FAIL, EXIT_INCONCLUSIVE = 0, 1, 3
+from crossdyn.status import Exit
+
+EXIT_OK, EXIT_FAIL, EXIT_INCONCLUSIVE = Exit.PASS, Exit.FAIL, Exit.INCONCLUSIVE
 
 
 def add_parser(sub) -> None:
@@ -101,7 +103,7 @@ def run(args) -> int:
         for note in res.info.get("notes", []):
             print(f"  note: {note}")
     sys.stdout.flush()
-    return {"PASS": EXIT_OK, "FAIL": EXIT_FAIL, "INCONCLUSIVE": EXIT_INCONCLUSIVE}[verdict.value]
+    return Exit.of(verdict)
 
 
 def _check_engine(option: str, name: str, spec) -> None:

@@ -1,7 +1,13 @@
 """Regression baselines: store a comparison's metrics, and fail when a later run is worse.
 
-A baseline is JSON (``crossdyn.baseline/1``): the arm, dt, duration, profile, the
-versions of crossdyn, Python and every engine, and per engine the metrics below.
+A baseline is JSON (``crossdyn.baseline/2``): the arm (its name and a fingerprint of its parameters), dt,
+duration, profile, the versions of crossdyn, Python and every engine, and per engine the metrics below.
+Baselines written under ``crossdyn.baseline/1`` (no fingerprint) still load: their arm is compared by name only,
+with a warning.  Any other schema is an input error (exit 2) naming it.
+
+A baseline made with another set-up — another arm (its name or any parameter), dt or duration — is refused
+before anything runs (:func:`check_setup`: an :class:`InputError`, exit 2): its metrics do not compare with
+this run's, and a regression verdict on them would be our bookkeeping, not a departure.
 A metric *regresses* when
 
     new > old · (1 + rel_band) + abs_floor
@@ -21,7 +27,9 @@ from pathlib import Path
 from crossdyn.io import write_bytes_atomic, write_json_atomic
 from crossdyn.io import InputError
 
-SCHEMA = "crossdyn.baseline/1"
+SCHEMA = "crossdyn.baseline/2"
+SCHEMAS = ("crossdyn.baseline/1", SCHEMA)
+"""The schemas this version reads."""
 METRICS = {
     # metric path: (summary key of its tolerance, or None for "no floor")
     "trajectory.max_abs_error_rad": "trajectory.tolerance_rad",
@@ -42,17 +50,27 @@ def _get(d: dict, path: str):
     return d
 
 
+def fingerprint(spec_dict: dict) -> str:
+    """A short digest of the arm's parameters (the spec as ``summary.json`` writes it): equal iff every
+    parameter is equal."""
+    import hashlib
+
+    text = json.dumps(spec_dict, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def baseline_from_summary(summary: dict) -> dict:
     engines = {}
     for name, e in summary["engines"].items():
         engines[name] = {"status": e["status"], **{m: _get(e, m) for m in METRICS},
                          **{f"{m}.floor": (_get(e, t) or 0.0) * 1e-3 for m, t in METRICS.items()}}
-    return {"schema": SCHEMA, "arm": summary["arm"], "dof": summary["dof"], "dt": summary["dt"],
+    return {"schema": SCHEMA, "arm": summary["arm"], "arm_fingerprint": fingerprint(summary["spec"]),
+            "dof": summary["dof"], "dt": summary["dt"],
             "duration": summary["duration"], "profile": summary["profile"], "versions": summary["versions"],
             "engines": engines}
 
 
-TOP_KEYS = ("schema", "arm", "dof", "dt", "duration", "profile", "versions", "engines")
+TOP_KEYS = ("schema", "arm", "arm_fingerprint", "dof", "dt", "duration", "profile", "versions", "engines")
 STATUSES = ("ok", "diverged", "failed", "skipped", "unsupported")
 
 
@@ -66,9 +84,10 @@ def load_baseline(path: str | Path) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise InputError(f"{path}: not a crossdyn baseline (expected schema {SCHEMA!r}, "
-                        f"got {data.get('schema') if isinstance(data, dict) else type(data).__name__!r})")
+    if not isinstance(data, dict) or data.get("schema") not in SCHEMAS:
+        raise InputError(f"{path}: not a crossdyn baseline it can read (schema "
+                        f"{data.get('schema') if isinstance(data, dict) else type(data).__name__!r}; it reads "
+                        f"{', '.join(SCHEMAS)})", "schema", data.get("schema") if isinstance(data, dict) else None)
     validate_baseline(data, str(path))
     return data
 
@@ -128,6 +147,23 @@ def validate_baseline(data: dict, source: str = "baseline") -> None:
                            + ("" if key.endswith(".floor") else " or null"), value)
 
 
+def check_setup(baseline: dict, source: str, spec_dict: dict, dt: float, duration: float) -> None:
+    """Refuse (:class:`InputError`) a baseline made with another arm, dt or duration, naming each difference."""
+    diffs = []
+    if baseline["arm"] != spec_dict.get("name"):
+        diffs.append(f"arm {baseline['arm']!r} in the baseline, {spec_dict.get('name')!r} in this run")
+    elif baseline.get("arm_fingerprint") not in (None, fingerprint(spec_dict)):
+        diffs.append(f"arm {baseline['arm']!r} has other parameters than when the baseline was made (fingerprint "
+                     f"{baseline['arm_fingerprint']} there, {fingerprint(spec_dict)} now)")
+    for key, now in (("dt", dt), ("duration", duration)):
+        if baseline[key] != now:
+            diffs.append(f"{key} = {baseline[key]!r} s in the baseline, {now!r} s in this run")
+    if diffs:
+        raise InputError(f"{source}: the baseline was made with another set-up ({'; '.join(diffs)}): its metrics do "
+                         "not compare with this run's; re-run with the baseline's settings, or write a new "
+                         "baseline with --update-baseline", "baseline", source)
+
+
 def compare_to_baseline(summary: dict, baseline: dict, rel_band: float = 0.5) -> dict:
     """Regressions (fail) and warnings (different set-up or versions) of ``summary`` against ``baseline``."""
     regressions: list[str] = []
@@ -140,6 +176,9 @@ def compare_to_baseline(summary: dict, baseline: dict, rel_band: float = 0.5) ->
                            "this run's; re-run with the baseline's settings, or write a new baseline with "
                            "--update-baseline")
         return {"regressions": regressions, "warnings": warnings, "rel_band": rel_band}
+    if baseline.get("arm_fingerprint") is None:
+        warnings.append(f"the baseline ({baseline['schema']}) did not record the arm's parameters: compared by "
+                        "name only; --update-baseline records them")
     if summary["profile"] != baseline.get("profile"):
         warnings.append("the torque profile differs from the baseline's")
     for name, version in baseline["versions"].items():

@@ -42,7 +42,7 @@ from crossdyn.comparison.phenomenon_limits import native_limit_failures, native_
 from crossdyn.comparison.pool import run_parallel, run_sequential
 from crossdyn.comparison.references import (EngineJob, StaticStates, convergence_start, dense_free_reference,
                                             needs_dense_reference, reference_runs, static_states, versions)
-from crossdyn.comparison.result import Comparison, EngineRun, MetricResult
+from crossdyn.comparison.result import SCHEMA, Comparison, EngineRun, MetricResult
 from crossdyn.comparison.start import (check_start, default_start, desired_motion, hanging_start, held,
                                       resolve_profile, start_state)
 from crossdyn.inputs.profile_options import profile_start
@@ -119,7 +119,7 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
     spec, opt, reference = job.spec, job.opt, job.reference
     _, subs = engine_inertias(spec)
     return {
-        "schema": "crossdyn.compare/1", "arm": spec.name, "dof": spec.n, "spec": user_spec.to_dict(),
+        "schema": SCHEMA, "arm": spec.name, "dof": spec.n, "spec": user_spec.to_dict(),
         "dt": opt.dt, "duration": opt.duration, "profile": job.profile.params(),
         "start": _start_record(user_spec, job),
         "reference": {"model": "analytic (closed form / symbolic)", "integrator": "DOP853", "rtol": 1e-12,
@@ -153,6 +153,24 @@ def engine_failures(runs: dict, interrupted: bool, reference) -> list[str]:
     return failures
 
 
+def engine_inconclusive(runs: dict) -> list[str]:
+    """One line per metric group that could not be judged (its ``inconclusive_because``), and one when no engine
+    made a single check (every engine unsupported, skipped or failed before measuring)."""
+    lines = [f"{name}: {metric}: {values.get('inconclusive_because', 'not judged')}"
+             for name, run in runs.items() if run.status == RunStatus.OK
+             for metric, values in run.summary.items()
+             if isinstance(values, dict) and values.get("verdict") == Verdict.INCONCLUSIVE]
+    if not any(sum(run.checks.values()) for run in runs.values()):
+        lines.append("no engine made a check: " + (", ".join(f"{n} {r.status}" for n, r in runs.items())
+                                                  or "no engine was asked for"))
+    return lines
+
+
+def verdict_of(out: Outcome) -> Verdict:
+    """FAIL if anything failed, else INCONCLUSIVE if anything could not be judged, else PASS."""
+    return Verdict.FAIL if out.failures else Verdict.INCONCLUSIVE if out.inconclusive else Verdict.PASS
+
+
 def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     """Compare every requested engine against the analytic reference (see the module docstring).
 
@@ -172,11 +190,11 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
         runs, interrupted = run_parallel(engines, job, opt.jobs, say)
     else:
         runs, interrupted = run_sequential(engines, job, say)
-    out = Outcome(failures=engine_failures(runs, interrupted, job.reference))
+    out = Outcome(failures=engine_failures(runs, interrupted, job.reference), inconclusive=engine_inconclusive(runs))
     ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
                   job.friction, job.dense, say)
     conclude(ctx, out)
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
                       _header(user_spec, job, reference_free), out.sections, tuple(out.notes), tuple(out.failures),
-                      Verdict.FAIL if out.failures else Verdict.PASS, interrupted, out.native_limit_runs,
+                      verdict_of(out), tuple(out.inconclusive), interrupted, out.native_limit_runs,
                       out.stick_slip_timelines, out.native_contact_runs, out.native_contact_reference)

@@ -47,6 +47,8 @@ class Outcome:
     sections: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     failures: list = field(default_factory=list)
+    inconclusive: list = field(default_factory=list)
+    """One line per group or section that could not be judged: why, and how to exercise it."""
     native_limit_runs: dict = field(default_factory=dict)
     stick_slip_timelines: dict = field(default_factory=dict)
     native_contact_runs: dict = field(default_factory=dict)

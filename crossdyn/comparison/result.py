@@ -1,8 +1,14 @@
 """The typed result of a comparison: :class:`Comparison` of :class:`EngineRun` of :class:`MetricResult`.
 
-Every result is a frozen dataclass; :meth:`Comparison.to_summary` writes today's ``summary.json`` document
-(schema ``crossdyn.compare/1``) from them, key for key.  Statuses are :class:`~crossdyn.status.RunStatus`,
-the overall outcome a :class:`~crossdyn.status.Verdict` (written ``"pass"``/``"fail"`` in the document).
+Every result is a frozen dataclass; :meth:`Comparison.to_summary` writes the ``summary.json`` document
+(schema ``crossdyn.compare/2``) from them.  Statuses are :class:`~crossdyn.status.RunStatus`, outcomes a
+:class:`~crossdyn.status.Verdict` (``"PASS"``/``"FAIL"``/``"INCONCLUSIVE"`` in the document).
+
+**Checks.**  A check is one compared sample, state or event.  Every judged metric group states how many it made
+(``checks``) and its ``verdict`` (:func:`judge`): PASS only when at least one check was made and all were within
+tolerance; FAIL for a departure (``failed_because`` quotes the measured figures); INCONCLUSIVE when the run could
+not see what the group asks about (``inconclusive_because`` says why and how to exercise it).  The document's
+``checks`` totals them per group, the ``verdict`` combines every group's (FAIL over INCONCLUSIVE over PASS).
 """
 from __future__ import annotations
 
@@ -16,23 +22,64 @@ from crossdyn.models.spec import ArmSpec
 from crossdyn.status import RunStatus, Verdict
 
 
+SCHEMA = "crossdyn.compare/2"
+
+
+def judge(values: dict, verdict: Verdict | str | bool, checks: int, because: str | None = None) -> dict:
+    """Write a judged group's outcome into ``values`` (and return it): ``verdict``, ``checks``, ``pass`` (True for
+    PASS, False for FAIL, None for INCONCLUSIVE) and ``failed_because`` / ``inconclusive_because`` from
+    ``because``.  A bool verdict is PASS/FAIL; a PASS with no check made is INCONCLUSIVE (nothing was compared)."""
+    v = (Verdict.PASS if verdict else Verdict.FAIL) if isinstance(verdict, bool) else Verdict(verdict)
+    checks = int(checks)
+    if v == Verdict.PASS and checks == 0:
+        v, because = Verdict.INCONCLUSIVE, because or "no check was made (nothing compared)"
+    values["verdict"], values["checks"] = v.value, checks
+    values["pass"] = {Verdict.PASS: True, Verdict.FAIL: False}.get(v)
+    for key in ("failed_because", "inconclusive_because"):
+        values.pop(key, None)
+    if v == Verdict.FAIL:
+        values["failed_because"] = because or values.get("failed_because") or "out of tolerance"
+    elif v == Verdict.INCONCLUSIVE:
+        values["inconclusive_because"] = because or "not judged"
+    return values
+
+
 @dataclass(frozen=True)
 class MetricResult:
     """One metric group of one engine (``trajectory``, ``inverse_dynamics``, …): its values as written in
-    ``summary.json`` (keys in the document's order) and, for judged groups, ``pass`` and ``failed_because``."""
+    ``summary.json`` (keys in the document's order) and, for judged groups, ``verdict``, ``checks``, ``pass`` and
+    ``failed_because`` / ``inconclusive_because`` (:func:`judge`)."""
 
     name: str
     values: Mapping[str, Any]
 
     @property
-    def passed(self) -> bool | None:
-        """True/False for a judged group, None for an informational one (no ``pass`` key)."""
+    def verdict(self) -> Verdict | None:
+        """The group's verdict; None for an informational group (reported, not judged)."""
+        v = self.values.get("verdict")
+        if v is not None:
+            return Verdict(v)
         p = self.values.get("pass")
-        return None if p is None else bool(p)
+        return None if p is None else (Verdict.PASS if p else Verdict.FAIL)
+
+    @property
+    def checks(self) -> int:
+        """How many samples, states or events the group compared (0 for an informational group)."""
+        return int(self.values.get("checks") or 0)
+
+    @property
+    def passed(self) -> bool | None:
+        """True/False for a PASS/FAIL group, None for an informational or inconclusive one."""
+        v = self.verdict
+        return None if v in (None, Verdict.INCONCLUSIVE) else v == Verdict.PASS
 
     @property
     def failed_because(self) -> str | None:
         return self.values.get("failed_because")
+
+    @property
+    def inconclusive_because(self) -> str | None:
+        return self.values.get("inconclusive_because")
 
     def to_summary(self) -> dict:
         return dict(self.values)
@@ -94,10 +141,15 @@ class EngineRun:
         t = getattr(self.driven, "diverged_at", None) if self.driven is not None else None
         return None if t is None else float(t)
 
+    @property
+    def checks(self) -> dict[str, int]:
+        """Checks made per judged metric group."""
+        return {name: m.checks for name, m in self.metrics.items() if m.verdict is not None}
+
     def to_summary(self) -> dict:
         """This engine's entry of ``summary["engines"]``."""
         return self.summary | {"status": self.status.value, "reason": self.reason, "config": dict(self.config),
-                               "stopped_at_s": self.stopped_at}
+                               "stopped_at_s": self.stopped_at, "checks": self.checks}
 
 
 def skipped(name: str, why: str) -> EngineRun:
@@ -128,6 +180,8 @@ class Comparison:
     notes: tuple[str, ...] = ()
     failures: tuple[str, ...] = ()
     verdict: Verdict = Verdict.PASS
+    inconclusive: tuple[str, ...] = ()
+    """One line per group or section that could not be judged (why, and how to exercise it)."""
     interrupted: bool = False
     native_limit_runs: Mapping[str, Any] = field(default_factory=dict)
     """compare --native: engine name (``…@native_limits=true``) → its Trajectory."""
@@ -139,13 +193,14 @@ class Comparison:
     """compare --native on an arm with contact: the law's reference run the native runs are compared with."""
 
     def to_summary(self) -> dict:
-        """The ``summary.json`` document (schema ``crossdyn.compare/1``)."""
+        """The ``summary.json`` document (schema ``crossdyn.compare/2``)."""
         return {**self.header,
                 "engines": {name: run.to_summary() for name, run in self.runs.items()},
                 "interrupted": self.interrupted,
                 **self.sections,
-                "notes": list(self.notes), "failures": list(self.failures),
-                "verdict": self.verdict.value.lower()}
+                "notes": list(self.notes), "failures": list(self.failures), "inconclusive": list(self.inconclusive),
+                "checks": check_totals(self.runs, self.sections),
+                "verdict": self.verdict.value}
 
     @cached_property
     def summary(self) -> dict:
@@ -153,8 +208,22 @@ class Comparison:
 
     @property
     def passed(self) -> bool:
-        return self.summary["verdict"] == "pass"
+        return self.summary["verdict"] == Verdict.PASS
 
     def __getitem__(self, key: str) -> Any:
         """``result["engines"]`` and the like: the :attr:`summary` document's entries."""
         return self.summary[key]
+
+
+def check_totals(runs: Mapping[str, EngineRun], sections: Mapping[str, Any]) -> dict[str, int]:
+    """Checks made per metric group over every engine, and per phenomenon section (its ``checks``), plus
+    ``total``."""
+    totals: dict[str, int] = {}
+    for run in runs.values():
+        for group, n in run.checks.items():
+            totals[group] = totals.get(group, 0) + n
+    for name, section in sections.items():
+        if isinstance(section, Mapping) and isinstance(section.get("checks"), int):
+            totals[name] = totals.get(name, 0) + section["checks"]
+    totals["total"] = sum(totals.values())
+    return totals

@@ -13,7 +13,7 @@ import numpy as np
 from crossdyn.comparison import metrics
 from crossdyn.comparison.containment import engine_code
 from crossdyn.comparison.groups.trajectory import SideRuns
-from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.models.spec import ArmSpec
 
@@ -67,12 +67,11 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
               "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
               "work_energy_tolerance": wer_tol, "energy_scale_j": escale, "tolerance": energy_tol,
               "free_status": free.status}
-    energy["pass"] = bool(free.status == "ok" and wer <= wer_tol
-                          and (energy["max_rel_drift"] is None or drift <= energy_tol))
-    if not energy["pass"]:
-        energy["failed_because"] = (f"free-swing drift {drift:.3g} (tolerance {energy_tol:g}), work-energy "
-                                    f"residual {wer:.3g} (tolerance {wer_tol:.3g}), relative to {escale:.4g} J")
-    return MetricResult("energy", energy)
+    ok = bool(free.status == "ok" and wer <= wer_tol and (energy["max_rel_drift"] is None or drift <= energy_tol))
+    because = None if ok else (f"free-swing drift {drift:.3g} (tolerance {energy_tol:g}), work-energy "
+                               f"residual {wer:.3g} (tolerance {wer_tol:.3g}), relative to {escale:.4g} J")
+    checks = len(residual) + (len(energies.free) if conservative else 0)  # balanced samples, drift samples
+    return MetricResult("energy", judge(energy, ok, checks, because))
 
 
 def speed_group(wall_s: float, steps: int) -> MetricResult:

@@ -15,7 +15,7 @@ import numpy as np
 from crossdyn.comparison import metrics
 from crossdyn.comparison.containment import engine_code
 from crossdyn.comparison.references import StaticStates
-from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.engines import precision
 from crossdyn.models.spec import ArmSpec
@@ -40,12 +40,13 @@ def evaluate(engine, st: StaticStates) -> StaticValues:
     return StaticValues(tau_e, M_e, qdd_e)
 
 
-def _failed_because(values: dict, err_key: str, tol_key: str) -> dict:
-    if not values["pass"]:
-        origin = values.get("precision", {}).get("origin")
-        values["failed_because"] = (f"max error {values[err_key]:.3g} > tolerance {values[tol_key]:.3g}"
-                                    + (f" (incl. {origin})" if origin else ""))
-    return values
+def _failed_because(values: dict, err_key: str, tol_key: str, states: int) -> dict:
+    """Judge the group: one check per state; a FAIL quotes the measured error and the tolerance."""
+    ok = bool(values.pop("pass"))
+    origin = values.get("precision", {}).get("origin")
+    because = None if ok else (f"max error {values[err_key]:.3g} > tolerance {values[tol_key]:.3g}"
+                               + (f" (incl. {origin})" if origin else ""))
+    return judge(values, ok, states, because)
 
 
 def _limit(base: float, dtype: str, scale: float, condition: float | None = None) -> tuple[float, dict]:
@@ -73,7 +74,7 @@ def inverse_dynamics_group(spec: ArmSpec, st: StaticStates, ev: StaticValues, to
         "max_abs_error_nm": err, "max_abs_error_per_joint_nm": metrics.per_entry_max(tau_e, tau_ref),
         "rms_error_per_joint_nm": np.sqrt(np.mean((tau_e - tau_ref) ** 2, axis=0)).tolist(),
         "states": len(st.q), "tolerance_nm": limit, "pass": err <= limit, **extra,
-    }, "max_abs_error_nm", "tolerance_nm"))
+    }, "max_abs_error_nm", "tolerance_nm", len(st.q)))
 
 
 def forward_dynamics_group(st: StaticStates, ev: StaticValues, tol: Tolerances,
@@ -86,7 +87,7 @@ def forward_dynamics_group(st: StaticStates, ev: StaticValues, tol: Tolerances,
     return MetricResult("forward_dynamics", _failed_because({
         "max_abs_error": err, "max_abs_error_per_joint": metrics.per_entry_max(ev.qdd, st.qdd_ref),
         "unit": "rad/s^2", "tolerance": limit, "pass": err <= limit, **extra,
-    }, "max_abs_error", "tolerance"))
+    }, "max_abs_error", "tolerance", len(st.q)))
 
 
 def mass_matrix_group(st: StaticStates, ev: StaticValues, tol: Tolerances, dtype: str = "float64") -> MetricResult:
@@ -97,4 +98,4 @@ def mass_matrix_group(st: StaticStates, ev: StaticValues, tol: Tolerances, dtype
     return MetricResult("mass_matrix", _failed_because({
         "max_abs_error": err, "max_abs_error_per_entry": metrics.per_entry_max(ev.M, st.M_ref),
         "unit": "kg m^2", "tolerance": limit, "pass": err <= limit, **extra,
-    }, "max_abs_error", "tolerance"))
+    }, "max_abs_error", "tolerance", len(st.q)))

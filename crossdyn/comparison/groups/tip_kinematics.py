@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from crossdyn.comparison.containment import engine_code
-from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.models.spec import ArmSpec
 
 
@@ -27,10 +27,10 @@ def tip_kinematics_group(engine, spec: ArmSpec, driven, static) -> MetricResult:
            "max_tip_velocity_error_m_s": vel, "max_jacobian_error_m": at["jacobian_m"],
            "states": int(min(100, len(static.q))), "along_run": along,
            "tolerance_m": FK_TOLERANCE_REL * scale, "velocity_tolerance_m_s": FK_TOLERANCE_REL * vscale}
-    out["pass"] = bool(pos <= out["tolerance_m"] and at["jacobian_m"] <= out["tolerance_m"]
-                       and vel <= out["velocity_tolerance_m_s"])
-    if not out["pass"]:
-        out["failed_because"] = (f"tip kinematics differ from the analytic ones: position {pos:.3g} m, Jacobian "
-                                 f"{at['jacobian_m']:.3g} m (tolerance {out['tolerance_m']:.3g}), velocity {vel:.3g} "
-                                 f"m/s (tolerance {out['velocity_tolerance_m_s']:.3g})")
-    return MetricResult("tip_kinematics", out)
+    ok = bool(pos <= out["tolerance_m"] and at["jacobian_m"] <= out["tolerance_m"]
+              and vel <= out["velocity_tolerance_m_s"])
+    because = None if ok else (f"tip kinematics differ from the analytic ones: position {pos:.3g} m, Jacobian "
+                               f"{at['jacobian_m']:.3g} m (tolerance {out['tolerance_m']:.3g}), velocity {vel:.3g} "
+                               f"m/s (tolerance {out['velocity_tolerance_m_s']:.3g})")
+    checks = out["states"] + (len(driven.t) if along else 0)  # static states, and the run's samples
+    return MetricResult("tip_kinematics", judge(out, ok, checks, because))

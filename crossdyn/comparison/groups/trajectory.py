@@ -21,10 +21,11 @@ import numpy as np
 from crossdyn.analytic.integrators import ORDERS
 from crossdyn.comparison import metrics
 from crossdyn.comparison.containment import build_engine, engine_code
-from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.start import desired_motion, held
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.engines import precision
+from crossdyn.status import Verdict
 
 ORDER = {**ORDERS, "mujoco-implicit": 1, "mujoco-implicitfast": 1}
 """Order of accuracy of every scheme an engine reports (crossdyn's integrators, plus MuJoCo's implicit ones)."""
@@ -161,10 +162,15 @@ def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, params)
     traj.update(extra)
     ok_ref = _within(traj["max_abs_error_rad"], traj_tol)
     ok_same = scheme is None or _within(traj["same_integrator_error_rad"], same_tol)
-    traj["pass"] = bool(ok_ref and ok_same and driven.status == "ok")
-    if not traj["pass"]:
-        traj["failed_because"] = "; ".join(failure_reasons(traj, driven, side, ok_ref, ok_same, same_tol))
-    return MetricResult("trajectory", traj)
+    checks = min(len(driven.q), len(reference.q))  # samples compared with the reference
+    if ok_ref and ok_same and driven.status == "ok":
+        return MetricResult("trajectory", judge(traj, True, checks))
+    if traj_tol is None and ok_same and driven.status == "ok" and traj["max_abs_error_rad"] is not None:
+        # nothing departed, but there is no error estimate to judge the error against: cannot tell
+        return MetricResult("trajectory", judge(traj, Verdict.INCONCLUSIVE, checks, "; ".join(
+            failure_reasons(traj, driven, side, ok_ref, ok_same, same_tol))))
+    return MetricResult("trajectory", judge(traj, False, checks, "; ".join(
+        failure_reasons(traj, driven, side, ok_ref, ok_same, same_tol))))
 
 
 def failure_reasons(traj: dict, driven, side: SideRuns, ok_ref: bool, ok_same: bool, same_tol: float) -> list[str]:

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from crossdyn.reporting.blocks.text import fmt, mark
+from crossdyn.reporting.blocks.text import fmt, result_cell
 
 Column = tuple[str, Callable[[dict], str]]
 """A table column: its header and how a metric's entry writes the cell."""
 
 
 def metric_table(summary: dict, metric: str, cols: Sequence[Column]) -> tuple:
-    """The table of ``metric``: per engine that has it, one cell per column, then its PASS/FAIL/– result."""
+    """The table of ``metric``: per engine that has it, one cell per column, then its result with its check count
+    (PASS/FAIL/INCONCLUSIVE, or – for an informational group)."""
     rows = []
     for k, v in summary["engines"].items():
         m = v.get(metric)
         if not m:
             continue
-        rows.append([k] + [f(m) for _, f in cols] + [mark(m.get("pass"))])
+        rows.append([k] + [f(m) for _, f in cols] + [result_cell(m)])
     return ("table", ["engine"] + [c for c, _ in cols] + ["result"], rows)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.reporting.blocks.text import engine_result, fmt, profile_parameters
+from crossdyn.reporting.blocks.text import checks_sentence, engine_result, fmt, profile_parameters
 
 
 def intro_blocks(summary: dict) -> list[tuple]:
@@ -21,8 +21,12 @@ def intro_blocks(summary: dict) -> list[tuple]:
                    f"Versions: {', '.join(f'{k} {v}' for k, v in summary['versions'].items() if v)}."))
     if summary.get("interrupted"):
         b.append(("p", "**Interrupted (Ctrl-C): engines marked skipped did not run; everything else is complete.**"))
+    if checks_sentence(summary):
+        b.append(("p", checks_sentence(summary)))
     if summary["failures"]:
         b.append(("p", "Failures: " + "; ".join(summary["failures"])))
+    if summary.get("inconclusive"):
+        b.append(("p", "Inconclusive (could not be judged): " + "; ".join(summary["inconclusive"])))
     for note in summary.get("notes", []):
         b.append(("p", f"Note: {note}."))
     base = summary.get("baseline")

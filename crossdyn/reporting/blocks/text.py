@@ -15,8 +15,26 @@ def fmt(x, unit: str = "") -> str:
 
 
 def mark(ok) -> str:
-    """A metric's result word: PASS, FAIL, or "–" where it was not judged."""
+    """A metric's result word: PASS, FAIL, or "–" where it was not judged (informational)."""
     return "–" if ok is None else ("PASS" if ok else "FAIL")
+
+
+def result_cell(m: dict) -> str:
+    """A judged group's cell: ``PASS (2001 checks)``, ``FAIL (…)``, ``INCONCLUSIVE (…)``; "–" if not judged."""
+    verdict = m.get("verdict")
+    if verdict is None:
+        return mark(m.get("pass"))
+    return f"{verdict} ({m.get('checks', 0)} checks)"
+
+
+def checks_sentence(summary: dict) -> str:
+    """``"The verdict rests on 2404 checks: trajectory 2002, …"`` (empty for a document without counts)."""
+    checks = dict(summary.get("checks") or {})
+    if not checks:
+        return ""
+    total = checks.pop("total", sum(checks.values()))
+    return (f"The verdict rests on {total} checks (compared samples, states and events): "
+            + ", ".join(f"{k} {v}" for k, v in checks.items()) + ".")
 
 
 def vec(values) -> str:
@@ -35,7 +53,10 @@ def engine_result(e: dict) -> str:
     fails = [m for m in METRICS if isinstance(e.get(m), dict) and e[m].get("pass") is False]
     if e["status"] != "ok":
         return f"FAIL: run {e['status']}" + (f"; {', '.join(fails)}" if fails else "")
-    return f"FAIL: {', '.join(fails)}" if fails else "pass"
+    if fails:
+        return f"FAIL: {', '.join(fails)}"
+    unjudged = [k for k, m in e.items() if isinstance(m, dict) and m.get("verdict") == "INCONCLUSIVE"]
+    return f"INCONCLUSIVE: {', '.join(unjudged)}" if unjudged else "pass"
 
 
 PROFILE_UNITS = {"value": "N m", "after": "N m", "before": "N m", "offset": "N m", "time": "s", "frequency": "Hz",
