@@ -66,3 +66,11 @@ def test_free_swing_cannot_see_a_torque_delay():
     measured = verdicts.measure(["free"], ["delay"], ["mujoco-rk4"], duration=0.5, say=lambda m: None)
     _assert_declared(measured, ["delay"], ["mujoco-rk4"])
     assert measured["cells"]["delay"]["free"].verdict == "PASS"
+
+
+def test_limits_hit_fails_a_doubled_limit_stiffness_that_other_scenarios_cannot_see():
+    measured = verdicts.measure(["limits", "driven"], ["limit"], ["mujoco-rk4"], duration=0.5, say=lambda m: None)
+    _assert_declared(measured, ["limit"], ["mujoco-rk4"])
+    assert measured["cells"]["limit"]["limits"].verdict == "FAIL"
+    assert measured["cells"]["limit"]["driven"].verdict == "PASS"   # planar2r has no limit law
+    assert "limit contacts" in measured["evidence"]["limits"]         # the scenario did reach the limits
