@@ -297,7 +297,7 @@ def run_identify(key: str, names: dict[str, str]) -> tuple[dict[str, Cell], str,
     t0 = time.perf_counter()
     exc = optimise_excitation(spec, closed_form_base(spec, True), default_bounds(spec))
     cells = {row: _identify_cell(spec, eng, exc) for row, eng in names.items()}
-    evidence = f"excitation cond(Y_base) {exc.condition:.3g}" if hasattr(exc, "condition") else "optimised excitation"
+    evidence = f"optimised excitation: cond(Y_base) {exc.cond:.3g} (random Fourier {exc.cond_random:.3g})"
     return cells, evidence, time.perf_counter() - t0
 
 
