@@ -24,7 +24,16 @@ def run(tmp_path_factory):
 
 def test_outputs_and_distribution(run):
     code, out, s = run
-    assert code == 0 and s["verdict"] == "pass"
+    assert code == 0 and s["verdict"] == "PASS" and s["schema"] == "crossdyn.batch/2" and s["inconclusive"] == []
+    # a check is one arm at one sample (all its joints): 12 arms x 11 samples (0, 0.01, …, 0.1 s) per judged engine;
+    # the float64 reference of the integrator is not judged
+    judged = ["jax-rk4-f32", "numpy-rk4", "mujoco-rk4"]
+    assert s["checks"] == {**{name: 12 * 11 for name in judged}, "total": 3 * 12 * 11}
+    assert all(s["engines"][name]["verdict"] == "PASS" for name in judged)
+    assert "verdict" not in s["engines"]["jax-rk4"] and "checks" not in s["engines"]["jax-rk4"]
+    md = (out / "batch_report.md").read_text()
+    assert "**Verdict: PASS** (396 checks: jax-rk4-f32 132, numpy-rk4 132, mujoco-rk4 132)" in md
+    assert "PASS (132 checks)" in md and "jax-rk4-f32: tolerance 3.07e-05 rad (same integrator" in md
     assert {p.name for p in out.iterdir()} >= {"batch_summary.json", "batch_report.md", "batch_report.html",
                                                "batch_arms.csv"}
     assert s["N"] == 12 and s["steps"] == 100 and list(s["engines"]) == ["jax-rk4", "jax-rk4-f32", "numpy-rk4",
@@ -82,8 +91,24 @@ def test_out_of_tolerance_is_exit_1(tmp_path, capsys):
     code = main(ARGS + ["--out", str(tmp_path / "o"), "--tolerances", str(tol)])
     assert code == 1
     s = json.loads((tmp_path / "o" / "batch_summary.json").read_text())
-    assert s["verdict"] == "fail" and any(f.startswith("numpy-rk4: discrepancy") for f in s["failures"])
-    assert "FAIL numpy-rk4" in capsys.readouterr().out
+    assert s["verdict"] == "FAIL" and any(f.startswith("numpy-rk4: discrepancy") for f in s["failures"])
+    assert s["engines"]["numpy-rk4"]["verdict"] == "FAIL" and s["engines"]["numpy-rk4"]["checks"] == 12 * 11
+    out = capsys.readouterr().out
+    assert "FAIL numpy-rk4" in out and "verdict: FAIL (396 checks" in out
+
+
+def test_a_batch_in_which_no_engine_made_a_check_is_inconclusive():
+    """The verdict's rule on the engines' entries as the summary writes them: a skipped engine made no check."""
+    from crossdyn.batch.compare import _judgement
+    from crossdyn.status import Exit
+
+    skipped = {"status": "skipped", "verdict": "INCONCLUSIVE", "checks": 0}
+    j = _judgement({"jax-rk4": {"status": "ok"}, "mujoco-rk4": skipped}, [])
+    assert j["verdict"] == "INCONCLUSIVE" and j["checks"] == {"mujoco-rk4": 0, "total": 0} and Exit.of(j["verdict"]) == 3
+    assert "no engine made a check: jax-rk4 ok, mujoco-rk4 skipped" in j["inconclusive"][0]
+    judged = {"status": "ok", "verdict": "PASS", "checks": 132}
+    assert _judgement({"numpy-rk4": judged, "mujoco-rk4": skipped}, [])["verdict"] == "PASS"
+    assert _judgement({"mujoco-rk4": skipped}, ["mujoco-rk4: failed: …"])["verdict"] == "FAIL"
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -127,7 +152,7 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err + stdout
     s = json.loads((out / "batch_summary.json").read_text())
-    assert s["interrupted"] is True and s["verdict"] == "fail"
+    assert s["interrupted"] is True and s["verdict"] == "FAIL"
     assert s["engines"]["jax-rk4"]["status"] == "ok"
     assert s["engines"]["mujoco-rk4"]["status"] == "skipped"
     assert "interrupted" in err
@@ -139,3 +164,30 @@ def test_batch_refuses_what_the_batched_engines_do_not_model(capsys):
     assert main(["compare", "planar3r-geared", "--batch", "4"]) == 2
     err = capsys.readouterr().err
     assert "planar3r-geared has armature, effort limits" in err and "without --batch" in err
+
+
+def test_float32_is_judged_where_its_round_off_is_measured():
+    """A float32 engine run for 2 s: a departure in the first 1 s (where its round-off was measured, 3.07e-6 rad
+    max over 100 arms) FAILs; one that appears only later, above the T²-extrapolated bound, is INCONCLUSIVE
+    (a sensitive arm amplifies round-off beyond T²: measured 1.17e-2 rad at 4 s); below it, PASS."""
+    from crossdyn.batch.compare import BatchOptions, _judge, _stats, per_arm_error, tolerance_for
+    from crossdyn.status import Verdict
+
+    opt = BatchOptions(N=2, duration=2.0)
+    times = np.linspace(0.0, 2.0, 21)
+    ref = np.zeros((2, 21, 2))
+
+    def judged(bump_at_s, size):
+        q = ref + 1e-7
+        q[1, times >= bump_at_s, 0] += size
+        tol, origin = tolerance_for("float32", opt)          # 10 x 3.07e-6 x (2 s)^2 + 1e-8
+        e = {"discrepancy_rad": _stats(per_arm_error(q, ref)), "tolerance_rad": tol, "tolerance_origin": origin,
+             "worst": [{"arm": 1}]}
+        return _judge("jax-rk4-f32", "float32", opt, q, ref, times, e)
+
+    verdict, line = judged(0.5, 1e-3)
+    assert verdict is Verdict.FAIL and "within the first 1 s (arm 1" in line
+    verdict, line = judged(1.5, 1e-3)
+    assert verdict is Verdict.INCONCLUSIVE and "by 2 s (arm 1)" in line and "--duration 1" in line
+    assert judged(1.5, 1e-4)[0] is Verdict.PASS                       # below 1.23e-4 rad
+    assert judged(0.5, 1e-4)[0] is Verdict.FAIL                       # the same size inside the measured second

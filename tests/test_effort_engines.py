@@ -73,8 +73,11 @@ def test_dart_has_the_limits_but_set_forces_bypasses_them():
 def test_compare_flags_dart_and_not_drake():
     from crossdyn.comparison.compare import compare
 
-    s = compare(limited(), duration=0.2, engines=("drake", "dart"), n_states=10, convergence_dts=()).summary
-    assert s["verdict"] == "PASS", s["failures"]
+    # 1.5 x each effort, so that both joints saturate (the default profile's 0.2 s saturates none: INCONCLUSIVE)
+    s = compare(limited(), duration=0.2, engines=("drake", "dart"), n_states=10, convergence_dts=(),
+                profile="constant@value=3,1.5").summary
+    assert s["verdict"] == "PASS", s["failures"] + s["inconclusive"]
+    assert s["engines"]["dart"]["effort"]["checks"] == s["engines"]["drake"]["effort"]["checks"] == 400
     assert s["engines"]["dart"]["effort"]["native_ignored_joints"] == [1, 2]
     assert s["engines"]["drake"]["effort"]["native_ignored_joints"] == []
     (note,) = [n for n in s["notes"] if n.startswith("effort limit")]

@@ -38,7 +38,7 @@ def test_a_class_folder_gives_one_row_per_submission(tmp_path, capsys):
     code = main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "reports"),
                  "--timeout", str(TIMEOUT), "--states", "100", "--random-params", "2"])
     wall = time.perf_counter() - t0
-    assert code == 1                                           # not everyone is correct
+    assert code == 1                                           # not everyone is correct: FAIL wins over INCONCLUSIVE
     out = capsys.readouterr().out
     assert "skipped (not .py/.m): notes.txt" in out
     rows = {r["submission"]: r for r in csv.DictReader(grades.open())}
@@ -46,6 +46,12 @@ def test_a_class_folder_gives_one_row_per_submission(tmp_path, capsys):
     verdict = {k: r["verdict"] for k, r in rows.items()}
     assert verdict == {"alice.m": "correct", "bob.py": "wrong", "carol.m": "unusable", "dave.py": "timeout",
                        "erin": "wrong"}                        # erin's point-mass equations, on rods
+    assert {k: r["status"] for k, r in rows.items()} == {"alice.m": "PASS", "bob.py": "FAIL", "carol.m": "FAIL",
+                                                          "dave.py": "INCONCLUSIVE", "erin": "FAIL"}
+    for name in ("alice.m", "bob.py", "erin"):                 # values compared (100 states x 3 sets) + structure
+        assert int(rows[name]["checks"]) == _expected_checks(rows[name], 100 * 3), name
+    assert rows["carol.m"]["checks"] == rows["dave.py"]["checks"] == "0"    # nothing judged
+    assert "verdict: FAIL (1 PASS, 3 FAIL, 1 INCONCLUSIVE; " in out
     # per entry: bob's M12 (and its mirror M21) fail, the rest pass
     assert rows["bob.py"]["M12"] == rows["bob.py"]["M21"] == "fail"
     assert rows["bob.py"]["M11"] == rows["bob.py"]["G1"] == rows["bob.py"]["C21"] == "pass"
@@ -62,6 +68,48 @@ def test_a_class_folder_gives_one_row_per_submission(tmp_path, capsys):
     assert (tmp_path / "reports" / "alice.m" / "check.json").is_file()
 
 
+def _expected_checks(row: dict, per_entry: int) -> int:
+    """A grades.csv row's checks from its own columns: each entry compared at every state of every parameter set,
+    plus each structural check made (not skipped)."""
+    from crossdyn.checking.grading import STRUCTURE
+
+    entries = [c for c in row if c[:1] in "MCG" and c[1:2].isdigit() or c.startswith("Cqd")]
+    made = [c for c in STRUCTURE if row.get(c) not in (None, "", "skipped")]
+    return sum(row[c] != "" for c in entries) * per_entry + len(made)
+
+
+def test_class_status_and_checks_and_the_exit_table(tmp_path, capsys):
+    """grades.csv's status (PASS for correct, FAIL for wrong) and checks (entries x states x parameter sets +
+    structural checks); the class exits FAIL 1 when one fails, PASS 0 when all pass; one file alone prints its
+    checks, and they agree with its row."""
+    sub = tmp_path / "class"
+    sub.mkdir()
+    good = (FILES / "textbook_2r.py").read_text()
+    (sub / "good.py").write_text(good)
+    (sub / "bad.py").write_text(good.replace("m12 = p.J2 + p.m2 * (p.Lc2**2 + p.L1 * p.Lc2 * c2)",
+                                             "m12 = p.J2 + p.m2 * (p.Lc2**2 + p.L1 * c2)"))
+    args = ["--states", "20", "--random-params", "1", "--jobs", "2", "--timeout", "120"]
+    grades = tmp_path / "grades.csv"
+    assert main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "r"), *args]) == 1
+    rows = {r["submission"]: r for r in csv.DictReader(grades.open())}
+    assert {k: (r["verdict"], r["status"]) for k, r in rows.items()} == {"bad.py": ("wrong", "FAIL"),
+                                                                          "good.py": ("correct", "PASS")}
+    for r in rows.values():
+        assert int(r["checks"]) == _expected_checks(r, 20 * 2) > 20 * 2
+    assert "verdict: FAIL (1 PASS, 1 FAIL, 0 INCONCLUSIVE; " in capsys.readouterr().out
+    (sub / "bad.py").unlink()
+    assert main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "r2"), *args]) == 0
+    # the single file: the same count, printed and in check.json
+    assert main(["check", "planar2r", str(sub / "good.py"), "--states", "20", "--random-params", "1",
+                 "--out", str(tmp_path / "one")]) == 0
+    import json
+
+    data = json.loads((tmp_path / "one" / "check.json").read_text())
+    assert data["status"] == "PASS" and data["checks"]["total"] == int(rows["good.py"]["checks"])
+    assert data["checks"]["M"] == 4 * 20 * 2 and data["checks"]["G"] == 2 * 20 * 2
+    assert f"verdict: PASS ({data['checks']['total']} checks: M 160, " in capsys.readouterr().out
+
+
 def test_summary_needs_a_folder_and_a_csv(tmp_path, capsys):
     f = FILES / "textbook_2r.py"
     assert main(["check", "planar2r", str(f), "--summary", str(tmp_path / "g.csv")]) == 2
@@ -72,6 +120,16 @@ def test_summary_needs_a_folder_and_a_csv(tmp_path, capsys):
     assert "holds no submissions" in capsys.readouterr().err
     assert main(["check", "planar2r", str(f), "--jobs", "2"]) == 2
     assert "--jobs applies to a class folder" in capsys.readouterr().err
+
+
+def test_a_class_with_matlab_files_and_no_octave_is_a_usage_error_not_their_fail(tmp_path, capsys, monkeypatch):
+    """Without Octave a MATLAB submission cannot be run: the machine's fault, not the submission's FAIL."""
+    monkeypatch.setenv("CROSSDYN_OCTAVE", str(tmp_path / "no-octave-here"))
+    (tmp_path / "alice.m").write_text((FILES / "matlab/textbook_2r.m").read_text())
+    grades = tmp_path / "grades.csv"
+    assert main(["check", "planar2r", str(tmp_path), "--summary", str(grades), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "MATLAB submissions (alice.m)" in err and "octave-cli" in err and not grades.exists()
 
 
 @pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
@@ -96,9 +154,9 @@ def test_a_timed_out_matlab_submission_leaves_no_process_behind(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "crossdyn", "check", "planar2r", str(sub), "--summary",
                            str(tmp_path / "grades.csv"), "--out", str(tmp_path / "reports"), "--timeout", "6"],
                           env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 3, proc.stderr                  # the only submission could not be judged
     rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
-    assert [r["verdict"] for r in rows] == ["timeout"]
+    assert [(r["verdict"], r["status"], r["checks"]) for r in rows] == [("timeout", "INCONCLUSIVE", "0")]
     time.sleep(0.5)  # a killed process is reaped by init: let it go
     left = tagged_pids(tag, variable="CROSSDYN_TEST_TAG")
     for pid in left:  # do not leave them for the next test either

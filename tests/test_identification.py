@@ -176,7 +176,7 @@ def test_consistent_estimator_never_unphysical(design):
     for _ in range(12):
         y = rows.y + rng.normal(0.0, 3.0, rows.y.shape)  # heavy noise: unconstrained estimates go unphysical
         est = consistent(rows.W, y, base)
-        th = dict(zip(base.full.names, est.theta))
+        th = dict(zip(base.full.names, est.theta, strict=True))
         for j in range(1, spec.n + 1):
             m, mx, izz = th[f"m{j}"], th[f"mx{j}"], th[f"Izz{j}"]
             assert m > 0 and izz >= 0
@@ -193,7 +193,7 @@ def test_rls_converges_to_batch_estimate(design):
     assert len(trace) == len(rows.y)
 
 
-def test_csv_from_a_simulated_run_identifies_the_arm(tmp_path):
+def test_csv_from_a_simulated_run_identifies_the_arm(tmp_path, capsys):
     spec = get_preset("planar2r")
     d = D.simulate(spec, "mujoco-rk4", random_fourier(default_bounds(spec), seed=0), 5.0, 1e-3)
     csv = tmp_path / "run.csv"
@@ -210,6 +210,11 @@ def test_csv_from_a_simulated_run_identifies_the_arm(tmp_path):
     assert code == 3
     out = json.loads((tmp_path / "out" / "identify.json").read_text())
     assert out["verdict"] == "INCONCLUSIVE" and out["checks"]["parameters_compared_to_truth"] == 0
+    # the checks it did make: the held-out last quarter's torque values (both joints), counted from the same rows
+    rows = D.build_rows(spec, res.base, res.data, res.rows.model)
+    held = len(rows.y) - (3 * len(rows.y) // 4) // spec.n * spec.n
+    assert out["checks"]["validation_torque_values"] == held > 0 and held % spec.n == 0 and out["checks"]["total"] == held
+    assert f"verdict: INCONCLUSIVE ({held} checks: 0 parameters compared to the truth" in capsys.readouterr().out
     assert {"name", "true", "estimate", "stderr"} <= set(out["parameters"][0])
     assert set(out["validation_rms"]) == {"joint1", "joint2"}
 
@@ -238,6 +243,10 @@ def test_cli_exit_1_when_truth_is_outside_its_interval(tmp_path):
     assert code == 1
     out = json.loads((tmp_path / "identify.json").read_text())
     assert not all(p["inside_interval"] for p in out["parameters"])
+    c = out["checks"]   # every base parameter against the spec's value, and the validation run's torques
+    assert c["parameters_compared_to_truth"] == len(out["parameters"]) and c["validation_joints_checked"] == 2
+    assert c["validation_torque_values"] > 0 and c["total"] == c["parameters_compared_to_truth"] + c["validation_torque_values"]
+    assert f"verdict: FAIL ({c['total']} checks" in (tmp_path / "identify.md").read_text()
     assert (tmp_path / "identify.html").read_text().count("data:image/png;base64,") == 2
 
 

@@ -36,7 +36,7 @@ def variant(tmp_path, base: str, old: str, new: str, name: str = "mine.m") -> st
 def text_of(result) -> str:
     from crossdyn.checking.report import render_text
     out = render_text(result).splitlines()
-    return "\n".join(l for l in out[1:] if not l.startswith("checked in"))     # drop the file name and timing
+    return "\n".join(ln for ln in out[1:] if not ln.startswith("checked in"))     # drop the file name and timing
 
 
 def term(finding, name):
@@ -223,10 +223,11 @@ def test_octave_errors_exit_2_with_file_line_and_message(tmp_path, capsys, case)
 def test_endless_loop_is_stopped_after_the_timeout(tmp_path, capsys):
     f = variant(tmp_path, "textbook_2r.m", "  c2 = cos(q(2));", "  c2 = cos(q(2));\n  while true\n  end")
     out = tmp_path / "out"
-    assert main(["check", "planar2r", f, "--timeout", "3", "--out", str(out)]) == 2
+    assert main(["check", "planar2r", f, "--timeout", "3", "--out", str(out)]) == 3   # INCONCLUSIVE: nothing judged
     err = capsys.readouterr().err
-    assert "did not return within 3 s and was stopped" in err
-    assert json.loads((out / "check.json").read_text())["timeout"] is True
+    assert "did not return within 3 s and was stopped" in err and "verdict: INCONCLUSIVE (0 checks" in err
+    data = json.loads((out / "check.json").read_text())
+    assert data["timeout"] is True and data["status"] == "INCONCLUSIVE" and data["exit_code"] == 3
 
 
 def test_without_octave_a_matlab_check_says_how_to_install_it(tmp_path, capsys, monkeypatch):

@@ -178,7 +178,7 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
     assert "16 comparisons in 4 chunks: 4 run now, 0 already written" in stdout
     assert busy, "the killed worker was running no chunk: nothing was retried"
     got = rows(out)
-    assert (got["status"] == "ok").all() and (got["verdict"] == "pass").all()
+    assert (got["status"] == "ok").all() and (got["verdict"] == "PASS").all()
     pd.testing.assert_frame_equal(got, direct_rows)  # 2 workers, one killed mid-chunk == no Dask at all
     assert not list((out / "results").glob(".*"))  # no temporary file left behind
 
@@ -188,10 +188,11 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
     full = pd.read_parquet(out / "results")
     for (engine, dt), g in full.groupby(["engine", "dt"]):
         p90 = g["trajectory_max_abs_error_rad"].quantile(0.9)  # linear interpolation = DuckDB quantile_cont
-        line = next(l for l in md.splitlines() if l.startswith(f"| {engine} |") and f"| {dt:.3g} |" in l)
+        line = next(ln for ln in md.splitlines() if ln.startswith(f"| {engine} |") and f"| {dt:.3g} |" in ln)
         cells = [c.strip() for c in line.strip("|").split("|")]
-        assert int(cells[3]) == len(g) and float(cells[5]) == (g["verdict"] == "pass").mean()
-        assert float(cells[7]) == pytest.approx(p90, rel=5e-3)  # printed to 3 significant digits
+        assert int(cells[3]) == len(g) and float(cells[7]) == (g["verdict"] == "PASS").mean()
+        assert int(cells[4]) == len(g) and int(cells[8]) == g["checks"].sum() > 0
+        assert float(cells[10]) == pytest.approx(p90, rel=5e-3)  # printed to 3 significant digits
     page = (out / "sweep.html").read_text()
     assert page.count('src="data:image/png;base64,') == 2 and "http" not in page.replace("http-equiv", "")
 
@@ -207,9 +208,9 @@ def test_engine_that_kills_its_worker_is_retried_once_then_recorded_failed(sched
     assert proc.returncode == 1, proc.stderr  # a comparison failed
     got = pd.read_parquet(out / "results").set_index("engine")
     assert len(got) == 2 and len(list((out / "results").glob("chunk-*.parquet"))) == 1
-    assert got.loc["mujoco", "status"] == "ok" and got.loc["mujoco", "verdict"] == "pass", got.loc["mujoco", "reason"]  # fails only itself
+    assert got.loc["mujoco", "status"] == "ok" and got.loc["mujoco", "verdict"] == "PASS", got.loc["mujoco", "reason"]  # fails only itself
     user = got.loc[f"user:{tmp_path / 'crash.py'}"]
-    assert user["status"] == "failed" and user["verdict"] == "fail"
+    assert user["status"] == "failed" and user["verdict"] == "FAIL" and user["checks"] == 0
     assert "died 2 times (retried 1" in user["reason"]
     # the arm's parameters are recorded for the failed comparison too
     assert list(user["length"]) == [1.0, 0.8] and user["dt"] == 0.002
@@ -266,6 +267,94 @@ def test_local_cluster_ctrl_c_then_kill_then_resume_gives_the_same_rows(sweep_fi
     proc = subprocess.run(_sweep_cmd(sweep_file, "--out", out, "--no-report"), env=ENV, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and "0 run now, 4 already written" in proc.stdout
+
+
+# the user's equations of planar2r with M 1 % too large: a real departure
+HEAVY_ENGINE = """\
+from crossdyn import analytic
+from crossdyn.models import get_preset
+
+_SPEC = get_preset("planar2r")
+
+
+def M(q, p):
+    return 1.01 * analytic.mass_matrix(_SPEC, q)
+
+
+def C(q, qd, p):
+    return analytic.coriolis_matrix(_SPEC, q, qd)
+
+
+def G(q, p):
+    return analytic.gravity(_SPEC, q)
+"""
+
+
+def _direct(tmp_path, name, text) -> list[dict]:
+    from crossdyn.sweeps.plan import plan_chunks, run_chunk
+    from crossdyn.sweeps.sweepfile import load_sweep
+
+    (tmp_path / name).write_text(text)
+    return [r for c in plan_chunks(load_sweep(tmp_path / name)) for r in run_chunk(c)]
+
+
+def _results(tmp_path, name, rows) -> Path:
+    from crossdyn.sweeps.rows import to_parquet_bytes
+
+    (tmp_path / name / "results").mkdir(parents=True)
+    (tmp_path / name / "results" / "chunk-0.parquet").write_bytes(to_parquet_bytes(rows))
+    return tmp_path / name
+
+
+def test_rows_carry_the_verdict_and_the_checks_and_the_report_counts_them_apart(tmp_path, capsys):
+    """Issue 23: PASS / FAIL / INCONCLUSIVE per row with its checks; the report counts each and exits by the table
+    (FAIL 1 over INCONCLUSIVE 3 over PASS 0).  Real engines, no Dask: the chunks are run in this process."""
+    (tmp_path / "heavy.py").write_text(HEAVY_ENGINE)
+    rows = _direct(tmp_path, "a.toml", 'arms = ["planar2r"]\nengines = ["pinocchio", "user:heavy.py"]\n'
+                   "dt = [0.002]\nduration = 0.1\nstates = 20\n")
+    rows += _direct(tmp_path, "b.toml", 'arms = ["planar3r-geared"]\nengines = ["pinocchio", "pybullet"]\n'
+                    "dt = [0.002]\nduration = 0.1\nstates = 20\n")
+    # a line of the comparison that names no engine (a phenomenon section) holds for every engine's row: limits
+    # declared and never reached by the default motion
+    rows += _direct(tmp_path, "c.toml", 'arms = ["planar2r-limits"]\nengines = ["pinocchio"]\n'
+                    "dt = [0.002]\nduration = 0.1\nstates = 20\n")
+    by = {(r["arm"], r["engine"].split("/")[-1]): r for r in rows}
+    ok, heavy = by["planar2r", "pinocchio"], by["planar2r", "heavy.py"]
+    geared, unsupported = by["planar3r-geared", "pinocchio"], by["planar3r-geared", "pybullet"]
+    limits = by["planar2r-limits", "pinocchio"]
+    groups = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy", "armature", "effort")
+    for r in (ok, heavy, geared, limits):   # counts = what was compared: 0, dt, …, 0.1 s; the 20 states
+        assert r["trajectory_checks"] == 51 and r["inverse_dynamics_checks"] == r["mass_matrix_checks"] == 20
+        assert r["checks"] == sum(r[f"{g}_checks"] or 0 for g in groups)
+    assert ok["verdict"] == "PASS" and ok["failures"] == ok["inconclusive"] == "" and ok["armature_checks"] is None
+    assert heavy["verdict"] == "FAIL" and heavy["mass_matrix_verdict"] == "FAIL" and "mass_matrix:" in heavy["failures"]
+    assert heavy["inverse_dynamics_pass"] is False and ok["mass_matrix_pass"] is True
+    # the geared arm: armature judged on the 20 states; its effort limits never reached (its own line)
+    assert geared["armature_verdict"] == "PASS" and geared["armature_checks"] == 20
+    assert geared["verdict"] == geared["effort_verdict"] == "INCONCLUSIVE" and geared["effort_checks"] == 0
+    assert geared["inconclusive"].startswith("effort: no joint saturated") and geared["failures"] == ""
+    assert unsupported["verdict"] == "INCONCLUSIVE" and unsupported["checks"] == 0
+    assert unsupported["status"] == "unsupported" and "armature" in unsupported["inconclusive"]
+    assert "effort" not in unsupported["inconclusive"]         # pinocchio's line, not pybullet's
+    assert unsupported["trajectory_checks"] is None and unsupported["schema"] == "crossdyn.sweep-row/2"
+    assert limits["verdict"] == "INCONCLUSIVE" and limits["trajectory_verdict"] == "PASS" and limits["checks"] > 0
+    assert limits["inconclusive"].startswith("limits: no joint reached a limit")
+
+    from crossdyn.status import Exit
+    from crossdyn.sweeps.report import sweep_verdict
+
+    code = main(["sweep", "report", str(_results(tmp_path, "all", rows))])
+    md, out = (tmp_path / "all" / "sweep.md").read_text(), capsys.readouterr().out
+    assert code == 1 and "5 comparisons: 1 PASS, 1 FAIL, 3 INCONCLUSIVE" in out
+    assert f"verdict: FAIL ({sum(r['checks'] for r in rows)} checks)" in out
+    assert "(4: 1 FAIL, 3 INCONCLUSIVE)" in md and "| unsupported | INCONCLUSIVE | unsupported: armature" in md
+    line = next(ln for ln in md.splitlines() if ln.startswith("| pybullet |"))
+    assert [c.strip() for c in line.strip("|").split("|")][3:9] == ["1", "0", "0", "1", "0", "0"]  # n, P/F/I, rate, checks
+    # without the report (sweep --no-report): the same verdict from the rows
+    verdict, tally = sweep_verdict(_results(tmp_path, "inconclusive", [ok, geared, unsupported]))
+    assert Exit.of(verdict) == 3 and tally == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 2,
+                                               "checks": ok["checks"] + geared["checks"]}
+    assert Exit.of(sweep_verdict(_results(tmp_path, "pass", [ok]))[0]) == 0
 
 
 def test_random_arms_are_reproducible_and_within_their_ranges(tmp_path):

@@ -130,7 +130,17 @@ def run_check(arm: str | ArmSpec | Any, file: Any, options: CheckOptions) -> Che
         verdict=CheckVerdict.WRONG if wrong else CheckVerdict.CORRECT, findings=findings, entries=summary,
         structure=structure, notes=values.notes + _notes(model, sink, sample, findings, general, params_note),
         hints=[], param_sets=[ps.to_dict() for ps in sample.sets], runtime_s=time.perf_counter() - t0,
-        explanations=found, params_note=params_note, language=getattr(model, "language", "python"))
+        explanations=found, params_note=params_note, language=getattr(model, "language", "python"),
+        checks=count_checks(values.compared, structure))
+
+
+def count_checks(compared: dict, structure) -> dict[str, int]:
+    """Values compared per quantity (entries × states × parameter sets: the size of its error array), structural
+    checks made (ok, failed or note; not skipped), and their total."""
+    out = {quantity: int(np.asarray(cmp_.err).size) for quantity, cmp_ in compared.items()}
+    out["structure"] = sum(1 for s in structure if s.status != CheckStatus.SKIPPED)
+    out["total"] = sum(out.values())
+    return out
 
 
 def _parameters_read(model: Equations, sample: Sample, sink: io.StringIO) -> tuple[str, Sample]:

@@ -11,6 +11,14 @@ diagnosis; written as CSV and as an HTML table beside it (atomically).
 Verdicts: ``correct`` (exit 0), ``wrong`` (1), ``unusable`` (2: the file cannot be used —
 syntax error, missing functions, wrong shapes, an exception inside a function …), ``timeout``,
 ``crashed`` (the check process died).
+
+Each row's ``status`` says the same in the words every command shares (:class:`crossdyn.status.Verdict`,
+:data:`STATUS`): ``correct`` PASS; ``wrong`` FAIL; ``unusable`` FAIL (in a class the submission is what is judged:
+a file that cannot be used is a departure from what was asked, unlike ``check ARM FILE`` alone, where it is the
+command's input and exits 2); ``timeout`` and ``crashed`` INCONCLUSIVE (nothing was compared: an endless loop and a
+slow machine look the same, so the row says so and a larger ``--timeout`` may judge it).  ``checks`` counts what a
+row's verdict rests on: values compared (entries × states × parameter sets) plus structural checks (0 when nothing
+was judged).  The class's verdict combines the rows' (FAIL over INCONCLUSIVE over PASS).
 """
 from __future__ import annotations
 
@@ -32,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from crossdyn import processes
+from crossdyn.status import Verdict
 
 DEFAULT_TIMEOUT = 120.0
 STRUCTURE = ("M symmetric", "M positive definite", "Mdot - 2C skew-symmetric", "C is the Christoffel matrix",
@@ -49,6 +58,11 @@ class GradeVerdict(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+STATUS = {GradeVerdict.CORRECT: Verdict.PASS, GradeVerdict.WRONG: Verdict.FAIL, GradeVerdict.UNUSABLE: Verdict.FAIL,
+          GradeVerdict.TIMEOUT: Verdict.INCONCLUSIVE, GradeVerdict.CRASHED: Verdict.INCONCLUSIVE}
+"""A submission's verdict in the shared words (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,12 @@ class GradeRow:
     structure: dict = field(default_factory=dict)   # check name -> ok | failed | note | skipped
     runtime_s: float = 0.0
     file: str = ""
+    checks: int = 0                                 # values compared + structural checks (check.json's total)
+
+    @property
+    def status(self) -> Verdict:
+        """PASS, FAIL or INCONCLUSIVE (:data:`STATUS`)."""
+        return STATUS[GradeVerdict(self.verdict)]
 
 
 def find_submissions(folder: str | Path) -> tuple[list[Submission], list[str]]:
@@ -207,7 +227,7 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
         data = json.loads((out_dir / "check.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    if rc not in (0, 1, 2) or data is None or data.get("exit_code") != rc:
+    if rc not in (0, 1, 2, 3) or data is None or data.get("exit_code") != rc:
         tail = [line for line in err.splitlines() if line.strip()]
         row.diagnosis = _one_line(f"the check process ended with exit code {rc}"
                                   + (f": {tail[-1]}" if tail else ""))
@@ -217,6 +237,7 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
         return row
     row.verdict = {0: GradeVerdict.CORRECT, 1: GradeVerdict.WRONG, 2: GradeVerdict.UNUSABLE}[rc]
     row.diagnosis = diagnosis_line(data)
+    row.checks = int((data.get("checks") or {}).get("total", 0))
     row.entries = {e["entry"]: bool(e["ok"]) for e in data.get("entries", [])}
     row.structure = {s["name"]: s["status"] for s in data.get("structure", [])}
     return row
@@ -262,6 +283,12 @@ def columns(rows: list[GradeRow], n: int) -> tuple[list[str], list[str]]:
     return entries, checks
 
 
+def status_line(rows: list[GradeRow]) -> str:
+    """``"3 PASS, 2 FAIL, 1 INCONCLUSIVE; 14,430 checks"``: the rows per status and the checks they rest on."""
+    n = {v: sum(r.status == v for r in rows) for v in Verdict}
+    return ", ".join(f"{c} {v.value}" for v, c in n.items()) + f"; {sum(r.checks for r in rows)} checks"
+
+
 def _cell(v) -> str:
     if v is None:
         return ""
@@ -274,9 +301,9 @@ def to_csv(rows: list[GradeRow], n: int) -> str:
     entries, checks = columns(rows, n)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", "language", "verdict", *entries, *checks, "diagnosis", "runtime_s"])
+    w.writerow(["submission", "language", "verdict", "status", "checks", *entries, *checks, "diagnosis", "runtime_s"])
     for r in rows:
-        w.writerow([r.submission, r.language, r.verdict, *(_cell(r.entries.get(e)) for e in entries),
+        w.writerow([r.submission, r.language, r.verdict, r.status.value, r.checks, *(_cell(r.entries.get(e)) for e in entries),
                     *(_cell(r.structure.get(c)) for c in checks), r.diagnosis, f"{r.runtime_s:.2f}"])
     return buf.getvalue()
 
@@ -293,15 +320,16 @@ def to_html(rows: list[GradeRow], n: int, title: str, reports: str | Path = ".",
     e = html.escape
     entries, checks = columns(rows, n)
     counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
-    summary = ", ".join(f"{c} {v}" for v, c in counts.items() if c)
+    summary = ", ".join(f"{c} {v}" for v, c in counts.items() if c) + f"; {status_line(rows)}"
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title><style>{_CSS}</style>"
            f"</head><body><h1>{e(title)}</h1><p>{len(rows)} submissions: {e(summary)}</p><table><tr>"
-           "<th>submission</th><th>language</th><th>verdict</th>"
+           "<th>submission</th><th>language</th><th>verdict</th><th>status</th><th>checks</th>"
            + "".join(f"<th>{e(c)}</th>" for c in entries + checks) + "<th>diagnosis</th><th>s</th></tr>"]
     for r in rows:
         link = Path(os.path.relpath(Path(reports) / _safe(r.submission) / "check.html", html_dir)).as_posix()
         cells = [f"<td><a href='{e(link)}'>{e(r.submission)}</a></td>",
-                 f"<td>{e(r.language)}</td>", f"<td class='{e(r.verdict)}'>{e(r.verdict)}</td>"]
+                 f"<td>{e(r.language)}</td>", f"<td class='{e(r.verdict)}'>{e(r.verdict)}</td>",
+                 f"<td class='{e(r.verdict)}'>{r.status.value}</td><td>{r.checks}</td>"]
         for c in entries:
             v = _cell(r.entries.get(c))
             cells.append(f"<td class='{v}'>{v}</td>")

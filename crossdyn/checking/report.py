@@ -139,13 +139,25 @@ def render_text(result) -> str:
         for k in sorted(used_sets)[:8]:
             lines.append(f"  {_param_set_line(result.param_sets[k])}")
     lines.append("")
+    lines.append(f"verdict: {result.status.value} ({checks_line(result.checks)})")
     lines.append(f"checked in {result.runtime_s:.2f} s; exit code {result.exit_code}")
     return "\n".join(lines)
+
+
+def checks_line(checks: dict) -> str:
+    """``"2405 checks: M 800, C 800, Cqd 400, G 400 values compared (entries × states × parameter sets), 5
+    structural"``: what the verdict rests on."""
+    values = {k: v for k, v in checks.items() if k not in ("structure", "total")}
+    total = checks.get("total", sum(checks.values()))
+    return (f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in values.items())
+            + " values compared (entries x states x parameter sets), "
+            + f"{checks.get('structure', 0)} structural")
 
 
 def render_markdown(result) -> str:
     out = [f"# crossdyn check: `{result.file}` against `{result.arm}`", "",
            f"**{_verdict_line(result)}** (exit code {result.exit_code})", "",
+           f"verdict: **{result.status.value}** ({checks_line(result.checks)})", "",
            f"- your functions: {_functions_line(result)}",
            f"- compared at {_scope_line(result)}",
            *([f"- {result.params_note}"] if getattr(result, "params_note", "") else []),
@@ -194,7 +206,8 @@ def render_html(result) -> str:
              f"<p class='{cls}'>{e(_verdict_line(result))} (exit code {result.exit_code})</p>",
              f"<ul><li>your functions: {e(_functions_line(result))}</li><li>compared at {e(_scope_line(result))}</li>"
              + (f"<li>{e(result.params_note)}</li>" if getattr(result, "params_note", "") else "")
-             + f"<li>checked in {result.runtime_s:.2f} s</li></ul>"]
+             + f"<li>checked in {result.runtime_s:.2f} s</li>"
+             + f"<li>verdict: <b>{result.status.value}</b> ({e(checks_line(result.checks))})</li></ul>"]
     for ex_head, text in _explanation_lines(result):
         parts.append(f"<h2 class='wrong'>{e(ex_head.rstrip(':'))}</h2><p>{e(text)}</p>")
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
@@ -239,7 +252,8 @@ def render_html(result) -> str:
 
 def render_unusable_markdown(data: dict) -> str:
     out = [f"# crossdyn check: `{data['file']}` against `{data['arm']}`", "",
-           "**The file cannot be used** (exit code 2).", "", data["error"], ""]
+           ("**The file could not be judged: it did not return in time** (INCONCLUSIVE, exit code 3)."
+            if data.get("timeout") else "**The file cannot be used** (exit code 2)."), "", data["error"], ""]
     if data.get("where"):
         out += [data["where"], ""]
     if data.get("user_traceback"):
@@ -253,5 +267,7 @@ def render_unusable_html(data: dict) -> str:
     where = f"<p>{e(data['where'])}</p>" if data.get("where") else ""
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>crossdyn check: {e(data['file'])}</title>"
             f"<style>{_CSS}</style></head><body><h1>crossdyn check: <code>{e(data['file'])}</code> against "
-            f"<code>{e(data['arm'])}</code></h1><p class='wrong'>The file cannot be used (exit code 2).</p>"
+            f"<code>{e(data['arm'])}</code></h1><p class='wrong'>"
+            + ("The file could not be judged: it did not return in time (INCONCLUSIVE, exit code 3)."
+               if data.get("timeout") else "The file cannot be used (exit code 2).") + "</p>"
             f"<p>{e(data['error'])}</p>{where}{tb}</body></html>\n")

@@ -4,6 +4,11 @@ words).
 
 An entry is wrong at a parameter set when its largest error over the states exceeds :data:`RTOL` × the largest
 magnitude of that quantity at that set, + :data:`ATOL` (rounding is ~1e-15).
+
+What a verdict rests on (``checks`` of :class:`CheckResult`, in ``check.json``): per quantity (M, C q̇, C, G) the
+values compared, entries × states × parameter sets; ``structure`` the structural checks made (not those skipped);
+``total`` their sum.  ``status`` is the verdict in the words every command shares (:class:`crossdyn.status.Verdict`):
+PASS for ``correct`` (exit 0), FAIL for ``wrong`` (exit 1).
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crossdyn.checking.diagnosis import TermDiff
+from crossdyn.status import Verdict
 
 RTOL = 1e-6
 """An entry is wrong when its error exceeds RTOL × the quantity's largest magnitude at that parameter set."""
@@ -134,9 +140,15 @@ class CheckResult:
     explanations: list[dict[str, Any]] = field(default_factory=list)   # one mistake that explains many entries
     params_note: str = ""        # set when the functions do not read p (then only the arm's own parameters)
     language: str = "python"     # "python" | "matlab" (run by GNU Octave)
+    checks: dict[str, int] = field(default_factory=dict)  # values compared per quantity, structure, total
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", CheckVerdict(self.verdict))
+
+    @property
+    def status(self) -> Verdict:
+        """PASS (``correct``) or FAIL (``wrong``)."""
+        return Verdict.PASS if self.verdict == CheckVerdict.CORRECT else Verdict.FAIL
 
     @property
     def exit_code(self) -> int:
@@ -159,7 +171,8 @@ class CheckResult:
             "tool": "crossdyn check", "arm": self.arm, "arm_spec": self.arm_spec, "file": self.file, "n": self.n,
             "functions": self.functions, "c_form": self.c_form, "states": self.states,
             "random_params": self.random_params, "seed": self.seed, "rtol": self.rtol,
-            "verdict": self.verdict.value, "exit_code": self.exit_code,
+            "verdict": self.verdict.value, "status": self.status.value, "checks": dict(self.checks),
+            "exit_code": self.exit_code,
             "wrong_entries": [f.entry for f in self.wrong],
             "findings": [f.to_dict() for f in self.findings], "entries": self.entries,
             "structure": [s.to_dict() for s in self.structure], "notes": self.notes, "hints": self.hints,

@@ -1,10 +1,16 @@
 """``crossdyn check ARM FILE``: the command line of :mod:`crossdyn.checking.checker`.
 
-Prints the verdict and the diagnosis, and writes ``check.json``, ``check.md`` and
-``check.html`` into ``--out DIR`` (atomically).  Exit codes: 0 every checked entry
-matches and the structural checks pass, 1 something is wrong, 2 the file cannot be
-used (or bad arguments) — then the user's traceback is shown (frames in their file
-only), never crossdyn's.
+Prints the verdict, what it rests on (the checks: values compared, entries × states × parameter sets, and
+structural checks) and the diagnosis, and writes ``check.json``, ``check.md`` and ``check.html`` into
+``--out DIR`` (atomically).  Exit status (:class:`crossdyn.status.Exit`, the table of every command): 0 PASS,
+every checked entry matches and the structural checks pass; 1 FAIL, something is wrong; 2 the file cannot be
+used (or bad arguments) — then the user's traceback is shown (frames in their file only), never crossdyn's;
+3 INCONCLUSIVE, a MATLAB evaluation did not return within ``--timeout`` (nothing was judged).
+
+With ``--summary``, one row per submission in the CSV, with ``status`` in the same words: PASS (``correct``), FAIL
+(``wrong``, or ``unusable``: in a class the submission is what is judged, and a file that cannot be used fails
+it), INCONCLUSIVE (``timeout`` or ``crashed``: the check could not judge it; a larger ``--timeout`` may); the
+command exits FAIL 1 over INCONCLUSIVE 3 over PASS 0.
 
 Importing this module is cheap (argparse only): :func:`add_parser` runs while
 ``crossdyn --help`` builds its parser; the checker is imported by the handler.
@@ -12,6 +18,8 @@ Importing this module is cheap (argparse only): :func:`add_parser` runs while
 from __future__ import annotations
 
 import sys
+
+from crossdyn.status import Exit, Verdict
 
 DEFAULT_OUT = "reports/check"
 MAX_STATES = 1_000_000
@@ -32,7 +40,9 @@ def add_parser(sub) -> None:
                     "files, p a struct with p.m, p.L, p.Lc, p.J (1-based vectors), p.m1, p.L1, ..., p.g.  Functions "
                     "without p (parameters written as numbers) are checked at the arm's own parameters.  "
                     "With --summary, FILE is a folder of submissions (one file or sub-folder each).  "
-                    "Exit code 0: all match; 1: something is wrong; 2: FILE cannot be used.")
+                    "Exit status: 0 PASS (all match); 1 FAIL (something is wrong); 2 FILE cannot be used; 3 "
+                    "INCONCLUSIVE (did not return within --timeout); with --summary: 1 if a submission FAILs, else "
+                    "3 if one is INCONCLUSIVE, else 0.")
     p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
     p.add_argument("file", metavar="FILE", help="your Python file or MATLAB .m file (or folder of .m function files) "
                    "defining M, C and/or G; with --summary, a folder of submissions")
@@ -92,13 +102,19 @@ def run(args) -> int:
     except checker.UserFileError as e:
         print(f"crossdyn check: cannot use {args.file}", file=sys.stderr)
         print(report.indent(e.report(), "  "), file=sys.stderr)
-        data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file, "verdict": "unusable", "exit_code": 2,
-                "function": e.function, "error": e.message, "where": e.where, "user_traceback": e.user_traceback,
-                "timeout": bool(getattr(e, "timed_out", False))}
+        timed_out = bool(getattr(e, "timed_out", False))  # nothing judged: INCONCLUSIVE, not an input error
+        code = Exit.INCONCLUSIVE if timed_out else Exit.USAGE
+        data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file, "verdict": "unusable",
+                "status": Verdict.INCONCLUSIVE.value if timed_out else None, "checks": {"total": 0},
+                "exit_code": int(code), "function": e.function, "error": e.message, "where": e.where,
+                "user_traceback": e.user_traceback, "timeout": timed_out}
         write_json_atomic(out / "check.json", data)
         write_text_atomic(out / "check.md", report.render_unusable_markdown(data))
         write_text_atomic(out / "check.html", report.render_unusable_html(data))
-        return 2
+        if timed_out:
+            print(f"verdict: INCONCLUSIVE (0 checks: {args.file} did not return within the timeout; raise "
+                  "--timeout to judge it)", file=sys.stderr)
+        return int(code)
     print(report.render_text(result))
     write_json_atomic(out / "check.json", result.to_dict())
     write_text_atomic(out / "check.md", report.render_markdown(result))
@@ -132,12 +148,19 @@ def run_summary(args) -> int:
     subs, skipped = grading.find_submissions(folder)
     if not subs:
         raise UsageError(f"check: {args.file} holds no submissions (.py or .m files, or sub-folders with them)")
+    matlab = [sub.name for sub in subs if sub.language == "matlab"]
+    if matlab:  # without Octave every MATLAB submission would read "unusable" (FAIL) for the machine's sake
+        from crossdyn.equations.octave_session import INSTALL_HINT, find_octave
+
+        if find_octave() is None:
+            raise UsageError(f"check: {args.file} holds MATLAB submissions ({', '.join(matlab)}) and this machine "
+                             f"has no octave-cli: {INSTALL_HINT}")
     timeout = args.timeout or grading.DEFAULT_TIMEOUT
     print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
           f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
 
     def progress(row):
-        print(f"  {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
+        print(f"  {row.status.value:12s} {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
 
     rows, _ = grading.grade(str(args.arm), folder, Path(args.out), jobs=args.jobs, timeout=timeout,
                             states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
@@ -150,6 +173,8 @@ def run_summary(args) -> int:
     print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
           + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))
     print(f"summary: {csv_path}, {html_path}; reports: {args.out}/<submission>/")
-    return 0 if counts["correct"] == len(rows) else 1
+    verdict = Verdict.combine(r.status for r in rows)
+    print(f"verdict: {verdict.value} ({grading.status_line(rows)})")
+    return Exit.of(verdict)
 
 

@@ -423,7 +423,8 @@ MAX_BATCH_VALUES = 60_000_000
 
 def cmd_compare_batch(spec, args) -> int:
     """``compare ARM --batch N``: see :mod:`crossdyn.batch.compare`."""
-    from crossdyn.batch.compare import SAMPLE_INTERVAL_S, BatchOptions, batch_compare, format_table, write_batch_outputs
+    from crossdyn.batch.compare import (SAMPLE_INTERVAL_S, BatchOptions, batch_compare, checks_line, format_table,
+                                        write_batch_outputs)
     from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES
     from crossdyn.batch.sampling import MAX_SPREAD
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
@@ -487,9 +488,11 @@ def cmd_compare_batch(spec, args) -> int:
         return EXIT_INTERRUPTED
     s = result.summary
     print(format_table(s))
-    print(f"verdict: {s['verdict'].upper()}  ({out / 'batch_report.md'})")
+    print(f"verdict: {s['verdict']} ({checks_line(s)})  ({out / 'batch_report.md'})")
     for f in s["failures"]:
         print(f"  FAIL {f}")
+    for line in s["inconclusive"]:
+        print(f"  INCONCLUSIVE {line}")
     for note in s["notes"]:
         print(f"  note: {note}")
     if result.interrupted:

@@ -94,11 +94,8 @@ def run(args) -> int:
         if diag is not None:
             for d in diag[1]:
                 print("  " + d.summary())
-        checks = res.checks()
-        print(f"checks: {checks['parameters_compared_to_truth']} parameters compared to the truth (family-wise "
-              f"intervals), {checks['validation_joints_checked']} joints validated")
     verdict, reason = res.judgement()
-    print(f"verdict: {verdict.value}: {reason}  ({paths['html']})")
+    print(f"verdict: {verdict.value} ({res.checks_line()}): {reason}  ({paths['html']})")
     if not args.quiet:
         for note in res.info.get("notes", []):
             print(f"  note: {note}")

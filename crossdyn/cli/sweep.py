@@ -1,14 +1,18 @@
 """``crossdyn sweep SWEEP.toml --out DIR`` and ``crossdyn sweep report DIR``.
 
-Exit codes: 0 every comparison passed; 1 one did not (a metric out of tolerance, an engine failed or
-diverged); 2 bad usage or input (the sweep file's key and value named); 130 Ctrl-C (finished chunks
-are kept: run the same command again to resume).
+Exit status (:class:`crossdyn.status.Exit`, the table of every command): 0 every comparison PASS (each made
+checks); 1 one FAIL (a metric out of tolerance, an engine failed or diverged) or a chunk of the sweep missing;
+2 bad usage or input (the sweep file's key and value named); 3 none failed but one is INCONCLUSIVE (could not
+be judged: an engine unsupported, a group not exercised; the report says why); 130 Ctrl-C (finished chunks are
+kept: run the same command again to resume).
 """
 from __future__ import annotations
 
 import sys
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from crossdyn.status import Exit
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = Exit.PASS, Exit.FAIL, Exit.USAGE, Exit.INTERRUPTED
 
 
 def add_parser(sub) -> None:
@@ -53,23 +57,27 @@ def _report(args) -> int:
             raise _usage(f"sweep report: --{opt} is for running a sweep, not for its report")
     rep = write_report(args.dir)
     _print_report(rep)
-    return EXIT_OK if rep.missing_chunks == 0 and len(rep.failures) == 0 else EXIT_FAIL
+    return Exit.of(rep.verdict)
 
 
 def _print_report(rep) -> None:
     total = f"{rep.rows}" + (f" of {rep.expected}" if rep.expected else "")
-    print(f"{total} comparisons; {len(rep.failures)} did not pass"
+    c = rep.counts
+    print(f"{total} comparisons: {c['PASS']} PASS, {c['FAIL']} FAIL, {c['INCONCLUSIVE']} INCONCLUSIVE"
           + (f"; {rep.missing_chunks} chunk(s) not run yet" if rep.missing_chunks else ""))
     t = rep.by_engine
     w = max([20, *(len(e) for e in t["engine"])])
-    print(f"{'engine':{w}s} {'dt [s]':>8s} {'n':>5s} {'pass':>6s} {'traj p50':>9s} {'traj p90':>9s} "
-          f"{'compute/sim s':>13s}")
+    print(f"{'engine':{w}s} {'dt [s]':>8s} {'n':>5s} {'pass':>6s} {'fail':>5s} {'inc.':>5s} {'checks':>9s} "
+          f"{'traj p50':>9s} {'traj p90':>9s} {'compute/sim s':>13s}")
     for r in t.itertuples(index=False):
-        print(f"{r.engine:{w}s} {r.dt:8g} {r.comparisons:5d} {r.pass_rate:6.0%} {r.traj_p50:9.2e} "
-              f"{r.traj_p90:9.2e} {r.compute_s_per_sim_s_median:13.3g}")
+        print(f"{r.engine:{w}s} {r.dt:8g} {r.comparisons:5d} {r.pass_rate:6.0%} {r.failed:5d} {r.inconclusive:5d} "
+              f"{r.checks:9d} {r.traj_p50:9.2e} {r.traj_p90:9.2e} {r.compute_s_per_sim_s_median:13.3g}")
+    for f in rep.failures.head(20).itertuples(index=False):
+        print(f"  {f.verdict} {f.arm} {f.engine} dt {f.dt:g} {f.profile}: {f.why}")
+    if len(rep.failures) > 20:
+        print(f"  … and {len(rep.failures) - 20} more (see the report)")
     html = next((f for f in rep.files if f.name == "sweep.html"), None)
-    if html:
-        print(f"report: {html}")
+    print(f"verdict: {rep.verdict.value} ({c['checks']} checks)" + (f"  ({html})" if html else ""))
 
 
 def _run(args) -> int:
@@ -99,11 +107,9 @@ def _run(args) -> int:
               "the same command again to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.no_report:
-        from crossdyn.sweeps.report import chunk_files, connect
+        from crossdyn.sweeps.report import sweep_verdict
 
-        files, missing, _ = chunk_files(args.out)
-        bad = connect(files).execute("SELECT count(*) FROM r WHERE verdict <> 'pass'").fetchone()[0] if files else 0
-        return EXIT_OK if bad == 0 and missing == 0 else EXIT_FAIL
+        return Exit.of(sweep_verdict(args.out)[0])
     rep = write_report(args.out)
     _print_report(rep)
-    return EXIT_OK if len(rep.failures) == 0 and rep.missing_chunks == 0 else EXIT_FAIL
+    return Exit.of(rep.verdict)

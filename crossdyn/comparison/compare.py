@@ -36,7 +36,7 @@ import numpy as np
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.groups.trajectory import ORDER, integration_order, same_integrator
 from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions
-from crossdyn.comparison.phenomena import conclude
+from crossdyn.comparison.phenomena import conclude, refused_combination
 from crossdyn.comparison.phenomenon_contact import CONTACT_OMEGA_DT_NOTE
 from crossdyn.comparison.phenomenon_limits import native_limit_failures, native_limit_variant
 from crossdyn.comparison.pool import run_parallel, run_sequential
@@ -47,6 +47,7 @@ from crossdyn.comparison.start import (check_start, default_start, desired_motio
                                       resolve_profile, start_state)
 from crossdyn.inputs.profile_options import profile_start
 from crossdyn.inputs.start import start_problems
+from crossdyn.errors import InputError
 from crossdyn.models.spec import ArmSpec
 from crossdyn.status import RunStatus, Verdict
 
@@ -73,6 +74,9 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
     from crossdyn.inputs.profiles import make_profile
 
     spec, friction = user_spec, None
+    refused = refused_combination(spec, opt)
+    if refused is not None:
+        raise InputError(refused)
     profile = resolve_profile(opt.profile, spec)
     q0, qd0 = start_state(spec, profile, opt.q0, opt.qd0)
     if not opt.allow_invalid_start:

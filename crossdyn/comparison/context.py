@@ -35,9 +35,12 @@ class Context:
 
     def experiment(self, spec: ArmSpec | None = None, profile: Any = None) -> Experiment:
         """The comparison's run as a native :class:`~crossdyn.native.experiment.Experiment` (of ``spec``, by
-        default the engines' arm; driven by ``profile``, by default the comparison's)."""
-        return Experiment(spec if spec is not None else self.spec, profile if profile is not None else self.profile,
-                          self.q0, self.qd0, self.opt.duration, self.opt.dt)
+        default the engines' arm, with the applied Coulomb law ``friction`` every run of that arm gets; driven by
+        ``profile``, by default the comparison's).  Another ``spec`` (e.g. the arm as given, f_c kept) gets no
+        applied law."""
+        own = spec is None or spec is self.spec
+        return Experiment(self.spec if own else spec, profile if profile is not None else self.profile,
+                          self.q0, self.qd0, self.opt.duration, self.opt.dt, self.friction if own else None)
 
 
 @dataclass

@@ -69,7 +69,7 @@ def _tip_kinematics(engine, job: EngineJob, driven) -> MetricResult | None:
 
 
 def _effort(engine, job: EngineJob, driven) -> MetricResult | None:
-    return effort_group(engine, driven) if job.spec.has_effort else None
+    return effort_group(engine, driven, job.spec, job.q0) if job.spec.has_effort else None
 
 
 CONFIG_STEPS = (_friction_config, _contact_config)
@@ -139,7 +139,8 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
     record.add(static.forward_dynamics_group(st, values, tol, dtype))
     record.add(static.mass_matrix_group(st, values, tol, dtype))
     if "armature" in record.metrics:
-        record.add(with_mass_matrix_errors(record.metrics["armature"], values.M, st.M_ref))
+        record.add(with_mass_matrix_errors(record.metrics["armature"], values.M, st.M_ref,
+                                           record.metrics["mass_matrix"].values["tolerance"]))
 
     energies = energy.evaluate(engine, free, driven, side, record)
     conservative = not (spec.has_damping or spec.has_friction or spec.has_limit_law or spec.has_contact

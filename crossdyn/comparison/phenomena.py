@@ -49,6 +49,41 @@ SECTION_STEPS: tuple[Callable[[Context, Outcome], None], ...] = (
     phenomenon_contact.native_section, phenomenon_friction.section)
 
 
+def refused_combination(spec, opt) -> str | None:
+    """Why this comparison cannot give a native run of one phenomenon every other phenomenon exactly as the
+    reference has it (None: it can).  A native run is of one phenomenon at a time: the others are the applied
+    laws the reference has (:mod:`crossdyn.native`).  Refused (the command exits 2 with this reason):
+
+    * ``native_friction`` (every engine's own friction, the reference's f_c sign(q̇)) with native limits or
+      contact runs (``native``, ``calibrate_limits``, ``calibrate_contact``) on an arm with Coulomb friction and
+      limits/contact: those runs would have two native mechanisms at once, judged against a law reference
+      (event-exact limits, the contact law) that has the sign law instead of the engine's friction;
+    * ``characterise_friction`` on an arm with a limit law or contact: the set-valued stick–slip reference
+      (:func:`crossdyn.analytic.references.stick_slip.simulate_stick_slip`) has neither, while the native
+      friction runs get both applied."""
+    if not spec.has_friction:
+        return None
+    name = spec.name
+    if opt.native_friction:
+        wanted = [flag for flag, on, has in (("--native", opt.native, spec.has_limit_law or spec.has_contact),
+                                             ("--calibrate-limits", opt.calibrate_limits, spec.has_limit_law),
+                                             ("--calibrate-contact", opt.calibrate_contact, spec.has_contact))
+                  if on and has]
+        if wanted:
+            return (f"{name}: {' and '.join(wanted)} with --native-friction: the arm has Coulomb friction, and a "
+                    "native limit or contact run would move under the engine's own friction as well as its own "
+                    "limit/contact, while the law's reference has f_c*sign(qd) instead; run them without "
+                    "--native-friction (every native run then gets the applied friction law, as the reference "
+                    "does), and --native-friction on its own")
+    elif opt.characterise_friction and (spec.has_limit_law or spec.has_contact):
+        what = " and ".join(w for w, has in (("a joint-limit law", spec.has_limit_law),
+                                              ("tip contact", spec.has_contact)) if has)
+        return (f"{name}: --characterise-friction: the arm has {what}, which the native friction runs get "
+                "applied but the set-valued stick-slip reference (simulate_stick_slip) does not have; "
+                "characterise the friction on the arm without them")
+    return None
+
+
 def conclude(ctx: Context, out: Outcome) -> None:
     """Every note step, then every section step, into ``out``."""
     for note_step in NOTE_STEPS:

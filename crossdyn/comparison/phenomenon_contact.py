@@ -1,11 +1,23 @@
 """Tip contact in a comparison: the applied contact law's section and notes (:func:`section`), and the engines'
 own contact (:func:`native_section`: characterised per episode, judged with ``native``; fitted with
-``calibrate_contact``), :mod:`crossdyn.native.contact.runs`, :mod:`crossdyn.native.contact.calibration`."""
+``calibrate_contact``), :mod:`crossdyn.native.contact.runs`, :mod:`crossdyn.native.contact.calibration`.
+
+**Exercised** means the tip touched an obstacle: the reference's run has a contact episode (δ > 0 over an
+interval).  ``summary["contact"]`` carries ``verdict`` and ``checks`` (:func:`crossdyn.comparison.result.judge`).
+A check is a contact episode: in applied mode each reference episode that an engine's run made too (the trajectory
+and tip-kinematics groups judged the motion through it), with ``native`` each quantity of each native episode
+the native verdict compared plus its contact-force probe.  A reference that never touched makes the section
+INCONCLUSIVE, naming each obstacle's closest approach and a start that touches one
+(:mod:`crossdyn.comparison.coverage`); no calibration is spent on it.  An engine whose run never touched while the
+reference did is an INCONCLUSIVE line of its own."""
 from __future__ import annotations
 
 import math
 
 from crossdyn.comparison.context import Context, Outcome
+from crossdyn.comparison.coverage import contact_reason
+from crossdyn.comparison.result import judge
+from crossdyn.status import Verdict
 
 CONTACT_OMEGA_DT_NOTE = 0.1
 """sqrt(k / m_n) dt above which ``compare`` says the held contact law is far from the continuous one (the limit
@@ -83,9 +95,42 @@ def section(ctx: Context, out: Outcome) -> None:
         "friction_mu": law.friction, "radius_m": law.radius, "slip_velocity_m_s": law.slip_velocity,
         "obstacles": [{"point": p.tolist(), "normal": n.tolist()} for p, n in zip(law.points, law.normals, strict=False)],
         "held_law": coarse, "reference": characterise(law, reference), "engines": engines, "energy": ENERGY}
+    _judge_applied(ctx, out.sections["contact"], out)
     out.notes.append(f"contact (applied mode): crossdyn applies the tip contact law ({law.describe()}), computed "
                      "from each " + APPLIED_NOTE)
     out.notes.extend(_coarseness_notes(law, coarse))
+
+
+def _judge_applied(ctx: Context, contact: dict, out: Outcome) -> None:
+    """The section's verdict in applied mode (module docstring): checks = the reference's episodes each engine's
+    run made too; INCONCLUSIVE when the reference never touched."""
+    ref = (contact["reference"] or {}).get("contacts") or 0
+    if not ref:
+        because = contact_reason(ctx.spec, ctx.reference, ctx.q0)
+        out.inconclusive.append(f"contact: {because}")
+        judge(contact, Verdict.INCONCLUSIVE, 0, because)
+        return
+    checks = 0
+    for name, e in contact["engines"].items():
+        n = min(ref, e.get("contacts") or 0)
+        if n == 0 and ctx.runs[name].status == "ok":
+            out.inconclusive.append(f"contact: {name}: its tip never touched while the reference's made {ref} "
+                                    "episode(s): its contact went unchecked")
+        checks += n
+    judge(contact, True, checks)
+
+
+def _judge_native(contact: dict, native: dict) -> None:
+    """Add the native verdicts' checks (with ``native``) to the section's; a departure makes it FAIL."""
+    verdicts = [e["verdict"] for e in native["engines"].values() if "verdict" in e]
+    failed = any(not v["pass"] for v in verdicts) or any(e["status"] != "ok" for e in native["engines"].values())
+    checks = int(contact.get("checks") or 0) + sum(int(v.get("checked", 0)) for v in verdicts)
+    if failed:
+        judge(contact, Verdict.FAIL, checks, "a native contact departs from the law (failures above)")
+    elif contact.get("verdict") == Verdict.INCONCLUSIVE:
+        judge(contact, Verdict.INCONCLUSIVE, checks, contact.get("inconclusive_because"))
+    else:
+        judge(contact, True, checks)
 
 
 def absent_notes(ctx: Context, out: Outcome) -> None:
@@ -105,6 +150,8 @@ def _native_runs(ctx: Context, contact: dict, out: Outcome) -> None:
     out.native_contact_runs = {k: v["trajectory"] for k, v in native["engines"].items() if "trajectory" in v}
     native["judged"] = bool(opt.native)
     contact["native"] = cn.summary_of(native)
+    if opt.native:
+        _judge_native(contact, native)
     for name, e in native["engines"].items():
         if not opt.native:  # characterised and printed; the verdict stays the applied mode's
             continue
@@ -136,6 +183,12 @@ def _calibrate(ctx: Context, contact: dict, reference) -> None:
     contact["calibration"] = cal
 
 
+NATIVE_FRICTION_NOT_RUN = ("with --native-friction every engine runs its own Coulomb friction, so a native contact "
+                           "run would have two native mechanisms while the contact law's reference has "
+                           "f_c*sign(qd); without --native-friction the native contact runs get the applied "
+                           "friction law, as the reference does")
+
+
 def native_section(ctx: Context, out: Outcome) -> None:
     """summary["contact"]["native"] (the engines' own contact, characterised per episode; judged with
     ``native``) and summary["contact"]["calibration"] (``calibrate_contact``); departures become failures
@@ -147,9 +200,18 @@ def native_section(ctx: Context, out: Outcome) -> None:
 
     spec = ctx.spec
     contact = out.sections.setdefault("contact", {})
+    if ctx.friction is None and spec.has_friction:  # --native-friction (--native itself is refused there)
+        contact["native"] = {"not_run": NATIVE_FRICTION_NOT_RUN}
+        out.notes.append("native contact: not run: " + NATIVE_FRICTION_NOT_RUN)
+        return
     ctx.say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
     out.native_contact_reference = cn.reference_run(ctx.experiment())
     if opt.native or opt.contact_characterise:
         _native_runs(ctx, contact, out)
-    if opt.calibrate_contact:
+    if opt.calibrate_contact and contact.get("verdict") == Verdict.INCONCLUSIVE:
+        line = "calibration skipped: no contact episode to calibrate against"
+        contact["calibration_skipped"] = line
+        out.notes.append(f"contact: {line}")
+        ctx.say(f"[{spec.name}] {line}")
+    elif opt.calibrate_contact:
         _calibrate(ctx, contact, out.native_contact_reference)

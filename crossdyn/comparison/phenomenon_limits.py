@@ -1,6 +1,16 @@
 """Joint limits in a comparison: the applied limit law's notes, every run's limit contacts characterised
 (:mod:`crossdyn.native.limits.episodes`), the calibrations (``calibrate_limits``) and, with ``native``, each engine
-run with its own limits and judged per contact (:mod:`crossdyn.native.limits.verdict`)."""
+run with its own limits and judged per contact (:mod:`crossdyn.native.limits.verdict`).
+
+**Exercised** means the limit law acted: the reference's run entered a limit (a limit contact, q_j within
+1e-5 rad of a limit or beyond it).  ``summary["limits"]`` carries ``verdict`` and ``checks``
+(:func:`crossdyn.comparison.result.judge`).  A check is a limit contact: in applied mode each reference contact
+that an engine's run made too (per joint and side; the trajectory group judged the motion through it), with
+``native`` each quantity of each native contact the native verdict compared (and each joint/side whose contact
+count it compared).  A reference that entered no limit makes the section INCONCLUSIVE, naming each joint's range
+against its limits and a start that enters one (:mod:`crossdyn.comparison.coverage`); no calibration and no
+native run is spent on it.  An engine whose run entered no limit while the reference did is an INCONCLUSIVE line
+of its own (its limits went unchecked)."""
 from __future__ import annotations
 
 import math
@@ -12,6 +22,9 @@ from crossdyn.native.limits.runs import native_variant as native_limit_variant
 from crossdyn.native.limits.verdict import departure_lines as native_limit_failures
 from crossdyn.comparison.containment import engine_code, failure_reason
 from crossdyn.comparison.context import Context, Outcome
+from crossdyn.comparison.coverage import limit_reason
+from crossdyn.comparison.result import judge
+from crossdyn.status import Verdict
 from crossdyn.inputs.profiles.base import held
 from crossdyn.errors import EngineError
 from crossdyn.models.spec import ArmSpec
@@ -80,11 +93,57 @@ def section(ctx: Context, out: Outcome) -> None:
     for name, run in ctx.runs.items():
         if run.status == "ok" and run.driven is not None:
             limits["contacts"][name] = lc.characterise(spec, law, run.driven, native=False)
+    out.sections["limits"] = limits
+    if not limits["contacts"]["reference"]:
+        _unexercised(ctx, limits, out)
+        return
+    checks = _applied_checks(limits["contacts"], out)
     if ctx.opt.calibrate_limits:
         _calibrate(ctx, limits, out)
     if ctx.opt.native:
         _native(ctx, law, limits, out)
-    out.sections["limits"] = limits
+    checks += sum(int(v.get("checked", 0)) for v in limits["native"].values())
+    failed = any(not v.get("pass", True) for v in limits["native"].values())
+    judge(limits, not failed, checks, "a native limit departs (failures above)" if failed else None)
+
+
+def _applied_checks(contacts: dict, out: Outcome) -> int:
+    """Reference contacts each engine's applied run made too (per joint and side), summed over the engines; an
+    engine that made none of them is an INCONCLUSIVE line."""
+    def by_key(rows):
+        keys: dict = {}
+        for r in rows:
+            keys[(r["joint"], r["side"])] = keys.get((r["joint"], r["side"]), 0) + 1
+        return keys
+
+    ref = by_key(contacts["reference"])
+    total = 0
+    for name, rows in contacts.items():
+        if name == "reference":
+            continue
+        mine = by_key(rows)
+        n = sum(min(k, mine.get(key, 0)) for key, k in ref.items())
+        if n == 0:
+            out.inconclusive.append(f"limits: {name}: its run entered no limit while the reference entered "
+                                    f"{sum(ref.values())} contact(s): its limits went unchecked")
+        total += n
+    return total
+
+
+def _unexercised(ctx: Context, limits: dict, out: Outcome) -> None:
+    """The reference entered no limit: INCONCLUSIVE with the ranges and a start that enters one; no calibration,
+    no native run."""
+    because = limit_reason(ctx.spec, ctx.reference, ctx.q0)
+    judge(limits, Verdict.INCONCLUSIVE, 0, because)
+    out.inconclusive.append(f"limits: {because}")
+    skipped = [what for what, asked in (("calibration", ctx.opt.calibrate_limits), ("native limits", ctx.opt.native))
+               if asked]
+    if skipped:
+        line = f"{' and '.join(skipped)} skipped: no limit contact to " + \
+               ("calibrate against" if ctx.opt.calibrate_limits else "judge against")
+        limits["skipped"] = line
+        out.notes.append(f"limits: {line}")
+        ctx.say(f"[{ctx.spec.name}] {line}")
 
 
 def _calibrate(ctx: Context, limits: dict, out: Outcome) -> None:

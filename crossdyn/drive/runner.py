@@ -493,8 +493,9 @@ def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:
 
 def _result(engine, profile, Q, QD, TAU, outcome: _Outcome, limit_tau=None) -> Trajectory:
     """The :class:`Trajectory` of a run, with ``info``: the engine, its ``config()`` (and the applied friction law),
-    the profile's ``params()``, and with effort limits the saturated steps per joint (applied torque at the limit,
-    the laws' torque ``limit_tau`` left out: they are not an actuator's)."""
+    the profile's ``params()``, the laws' torque ``limit_tau`` per step (``law_torque``: limit + friction + contact,
+    held over the step; absent when no law applied), and with effort limits the saturated steps per joint (applied
+    torque at the limit, the laws' torque left out: they are not an actuator's)."""
     try:
         config = engine.config()
     except Exception as e:  # noqa: BLE001 — the engine's own description failed: recorded, the run stands
@@ -505,6 +506,8 @@ def _result(engine, profile, Q, QD, TAU, outcome: _Outcome, limit_tau=None) -> T
     params = getattr(profile, "params", None)
     info = {"engine": engine.name, "config": config,
             "profile": params() if params is not None else {"name": getattr(profile, "name", repr(profile))}}
+    if limit_tau is not None:  # the laws' torque (limit + friction + contact) apart: tau − law_torque is commanded
+        info["law_torque"] = limit_tau[: len(TAU)]
     spec = getattr(engine, "spec", None)
     limit = spec.effort_limits() if spec is not None else None
     if spec is not None and limit is not None:  # steps whose applied torque sits at the limit (applied mode)

@@ -112,10 +112,11 @@ def _per_joint_rms(pred: np.ndarray, y: np.ndarray, joint: np.ndarray, n: int) -
     return np.array(out)
 
 
-def validation_error(spec, base, beta, vdata: D.JointData, model: str) -> np.ndarray:
-    """Per joint: the relative RMS torque prediction error of ``beta`` on the validation data ``vdata``."""
+def validation_error(spec, base, beta, vdata: D.JointData, model: str) -> tuple[np.ndarray, int]:
+    """Per joint: the relative RMS torque prediction error of ``beta`` on the validation data ``vdata``; and the
+    number of torque values compared (validation rows, all joints)."""
     rows, y, joint = _validation_rows(spec, base, vdata, model)
-    return _per_joint_rms(rows.W @ beta, y, joint, spec.n)
+    return _per_joint_rms(rows.W @ beta, y, joint, spec.n), int(len(y))
 
 
 def collect(spec: ArmSpec, engine: str | None, trajectory, options: IdentifyOptions, rng,
@@ -176,7 +177,8 @@ def _fit_csv(spec: ArmSpec, base: BaseParameters, csv, validation_csv, o: Identi
         fit_rows, vrows = rows.slice(0, cut), rows.slice(cut, len(rows.y))
     est = estimate(o.estimator, fit_rows, base)
     vrms = _per_joint_rms(vrows.W @ est.beta, vrows.y, vrows.joint, spec.n)
-    vinfo = {"source": str(validation_csv) if validation_csv else "last quarter of the samples held out"}
+    vinfo = {"source": str(validation_csv) if validation_csv else "last quarter of the samples held out",
+             "torque_values": int(len(vrows.y))}
     return _Fit(data, fit_rows, est, vrms, vinfo)
 
 
@@ -193,9 +195,9 @@ def _fit_simulated(spec: ArmSpec, base: BaseParameters, engine: str | None, engi
     est = estimate(o.estimator, rows, base)
     vtraj = random_fourier(bounds, o.harmonics, o.period, o.seed + 1000)
     vdata = collect(spec, engine, vtraj, o, rng, engine_spec)
-    vrms = validation_error(spec, base, est.beta, vdata, rows.model)
+    vrms, compared = validation_error(spec, base, est.beta, vdata, rows.model)
     vinfo = {"source": f"a random Fourier trajectory (seed {o.seed + 1000}) under the same bounds, same source",
-             "trajectory": vtraj.params()}
+             "trajectory": vtraj.params(), "torque_values": compared}
     return _Fit(data, rows, est, vrms, vinfo, excitation, effort_notes(spec, engine, data))
 
 

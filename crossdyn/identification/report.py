@@ -108,11 +108,8 @@ def markdown(res, diagnosis=None) -> str:
     if diagnosis is not None:
         lines += ["", "## Engines identified from their own data", ""]
         lines += [f"- {d.summary()}" for d in diagnosis[1]]
-    checks = res.checks()
-    lines += ["", f"checks: {checks['parameters_compared_to_truth']} parameters compared to the truth "
-              f"(family-wise intervals), {checks['validation_joints_checked']} joints validated", ""]
     verdict, reason = res.judgement()
-    lines += [f"verdict: {verdict.value} ({reason})", ""]
+    lines += ["", f"verdict: {verdict.value} ({res.checks_line()}): {reason}", ""]
     lines += [f"note: {note}" for note in res.info.get("notes", [])] + ([""] if res.info.get("notes") else [])
     return "\n".join(lines)
 

@@ -97,11 +97,21 @@ class IdentificationResult:
 
     def checks(self) -> dict:
         """What the verdict compared: base parameters against the truth (their family-wise intervals), joints'
-        validation errors against the tolerance."""
+        validation errors against the tolerance, the torque values those errors were computed from (validation
+        rows, all joints); ``total`` = parameters compared + torque values compared."""
         r = self.base.r if self.truth is not None else 0
+        values = int(self.validation.get("torque_values", 0))
         return {"parameters_compared_to_truth": r, "intervals_checked": r,
-                "validation_joints_checked": int(len(self.validation_rms)),
-                "truth": "spec" if self.truth is not None else "none"}
+                "validation_joints_checked": int(len(self.validation_rms)), "validation_torque_values": values,
+                "total": r + values, "truth": "spec" if self.truth is not None else "none"}
+
+    def checks_line(self) -> str:
+        """``"4008 checks: 8 parameters compared to the truth (family-wise intervals), 4000 torque values on 2
+        joints validated"``: what the verdict rests on."""
+        c = self.checks()
+        return (f"{c['total']} checks: {c['parameters_compared_to_truth']} parameters compared to the truth "
+                f"(family-wise intervals), {c['validation_torque_values']} torque values on "
+                f"{c['validation_joints_checked']} joints validated")
 
     def parameters(self) -> list[dict]:
         """Per base parameter: name, symbol, true value, estimate, stderr, 95 % interval, relative error."""

@@ -32,10 +32,44 @@ class Experiment:
     qd0: Any
     duration: float
     dt: float = 1e-3
+    friction: Any = None
+    """The applied regularised Coulomb law (:class:`crossdyn.analytic.laws.friction.FrictionLaw`) that every run of
+    the experiment gets, as the reference and the applied runs get it (``spec`` then has f_c = 0), or None."""
 
     def with_profile(self, profile: Any) -> Experiment:
         """The same experiment driven by another profile (e.g. the profile held for dt, for a dt/2 run)."""
-        return Experiment(self.spec, profile, self.q0, self.qd0, self.duration, self.dt)
+        return Experiment(self.spec, profile, self.q0, self.qd0, self.duration, self.dt, self.friction)
+
+    def engine(self, name: str, dt: float | None = None, **options: Any) -> Any:
+        """``make_engine(name, spec, dt)`` (default the experiment's dt) with the experiment's applied Coulomb law
+        attached, so that a native run of one phenomenon gets friction exactly as the reference does."""
+        from crossdyn.engines import make_engine
+
+        eng = make_engine(name, self.spec, self.dt if dt is None else dt, **options)
+        if self.friction is not None:
+            eng.set_applied_friction(self.friction)
+        return eng
+
+    def held_laws(self) -> Callable[[Any, Any], Any] | None:
+        """τ(q, q̇) of the laws the runner applies beside a native contact: the spec's limit law
+        (:class:`crossdyn.analytic.laws.limit.LimitLaw`) plus the applied Coulomb law, from the state at a
+        step's start, held over the step (:mod:`crossdyn.drive.runner`); None when the arm has neither."""
+        limit = None
+        if self.spec.has_limit_law:
+            from crossdyn.analytic.laws.limit import LimitLaw
+
+            limit = LimitLaw.of(self.spec)
+        friction = self.friction
+        if limit is None and friction is None:
+            return None
+
+        import numpy as np
+
+        def torque(q, qd):
+            q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+            out = np.zeros(len(q)) if limit is None else np.asarray(limit.torque(q, qd), dtype=float)
+            return out if friction is None else out + friction.torque(qd)
+        return torque
 
 
 @dataclass(frozen=True, eq=False)

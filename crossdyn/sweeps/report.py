@@ -6,7 +6,12 @@
   Pareto front (points no other point beats on both) marked;
 * the trajectory error against each arm parameter (reach, total mass, centre-of-mass and inertia
   fractions, damping, links);
-* every comparison that did not pass, with its status and reasons.
+* every comparison that did not pass, FAIL and INCONCLUSIVE apart, with its status and reasons.
+
+Verdicts are counted apart: a row is PASS, FAIL or INCONCLUSIVE (``crossdyn.sweep-row/2``; rows of the
+former schema's ``pass``/``fail`` read as PASS/FAIL), and the pass rate is PASS / all rows (an inconclusive
+comparison is not a pass).  :attr:`SweepReport.verdict` is the sweep's: FAIL if any row failed or any chunk is
+missing, else INCONCLUSIVE if any row was, else PASS.
 
 DuckDB reads the chunk files listed in ``DIR/sweep.json`` (all ``results/chunk-*.parquet`` if there is
 none) directly: nothing is loaded into pandas but the small aggregated tables.
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crossdyn.status import Verdict
 from crossdyn.sweeps.execute import SweepUsageError, results_dir
 
 PERCENTILES = (0.5, 0.9, 0.99)
@@ -44,6 +50,15 @@ class SweepReport:
     pareto: Any
     failures: Any
     files: list[Path] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    """Rows per verdict (``PASS``, ``FAIL``, ``INCONCLUSIVE``) and ``checks``, the checks made in all."""
+
+    @property
+    def verdict(self) -> Verdict:
+        """FAIL if a row failed or a chunk is missing, else INCONCLUSIVE if a row was, else PASS."""
+        if self.missing_chunks or self.counts.get("FAIL"):
+            return Verdict.FAIL
+        return Verdict.INCONCLUSIVE if self.counts.get("INCONCLUSIVE") else Verdict.PASS
 
 
 def chunk_files(out) -> tuple[list[Path], int, int | None]:
@@ -64,12 +79,17 @@ def chunk_files(out) -> tuple[list[Path], int, int | None]:
 
 
 def connect(files: list[Path]):
-    """A DuckDB connection with the sweep's rows as view ``r``."""
+    """A DuckDB connection with the sweep's rows as view ``r`` (rows of ``crossdyn.sweep-row/1``, written before
+    the check counts, get ``checks`` and ``inconclusive`` as NULL)."""
     import duckdb
 
     con = duckdb.connect()
     listing = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
-    con.execute(f"CREATE VIEW r AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+    source = f"read_parquet([{listing}], union_by_name = true)"
+    have = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    extra = "".join(f", NULL::{t} AS {c}" for c, t in (("checks", "BIGINT"), ("inconclusive", "VARCHAR"))
+                    if c not in have)
+    con.execute(f"CREATE VIEW r AS SELECT *{extra} FROM {source}")
     return con
 
 
@@ -77,13 +97,24 @@ def _q(p: float) -> str:
     return f"p{round(p * 100)}"
 
 
-BY_ENGINE_SQL = """
+VERDICT = "upper(verdict)"
+"""A row's verdict word (rows of ``crossdyn.sweep-row/1`` said ``pass``/``fail``)."""
+
+COUNTS_SQL = f"""
+SELECT count(*) FILTER (WHERE {VERDICT} = 'PASS'), count(*) FILTER (WHERE {VERDICT} = 'FAIL'),
+       count(*) FILTER (WHERE {VERDICT} = 'INCONCLUSIVE'), coalesce(sum(checks), 0)::BIGINT FROM r
+"""
+
+BY_ENGINE_SQL = f"""
 SELECT engine, coalesce(integrator, '-') AS integrator, dt,
        count(*) AS comparisons,
-       count(*) FILTER (WHERE verdict = 'pass') AS passed,
+       count(*) FILTER (WHERE {VERDICT} = 'PASS') AS passed,
+       count(*) FILTER (WHERE {VERDICT} = 'FAIL') AS failed,
+       count(*) FILTER (WHERE {VERDICT} = 'INCONCLUSIVE') AS inconclusive,
        count(*) FILTER (WHERE status <> 'ok') AS not_ok,
-       count(*) FILTER (WHERE verdict = 'pass') / count(*) AS pass_rate,
-       {traj},
+       count(*) FILTER (WHERE {VERDICT} = 'PASS') / count(*) AS pass_rate,
+       coalesce(sum(checks), 0)::BIGINT AS checks,
+       {{traj}},
        max(trajectory_max_abs_error_rad) AS traj_max,
        quantile_cont(inverse_dynamics_max_abs_error_nm, 0.99) AS id_p99,
        quantile_cont(energy_max_rel_drift, 0.9) AS drift_p90,
@@ -92,11 +123,25 @@ SELECT engine, coalesce(integrator, '-') AS integrator, dt,
 FROM r GROUP BY ALL ORDER BY engine, integrator, dt DESC
 """
 
-FAILURES_SQL = """
-SELECT arm, engine, dt, profile, status, verdict,
-       CASE WHEN status <> 'ok' THEN reason ELSE failures END AS why
-FROM r WHERE verdict <> 'pass' ORDER BY arm, engine, dt DESC, profile
+FAILURES_SQL = f"""
+SELECT arm, engine, dt, profile, status, {VERDICT} AS verdict,
+       CASE WHEN {VERDICT} = 'INCONCLUSIVE' THEN inconclusive WHEN status <> 'ok' THEN reason ELSE failures END AS why
+FROM r WHERE {VERDICT} <> 'PASS' ORDER BY {VERDICT} DESC, arm, engine, dt DESC, profile
 """
+
+
+def sweep_verdict(out) -> tuple[Verdict, dict]:
+    """The sweep's verdict in ``out`` without writing the report (as :attr:`SweepReport.verdict`) and its tally."""
+    files, missing, expected = chunk_files(out)
+    tally = counts(connect(files)) if files else {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0, "checks": 0}
+    rows = sum(v for k, v in tally.items() if k != "checks")
+    return SweepReport(rows, expected, missing, None, None, None, counts=tally).verdict, tally
+
+
+def counts(con) -> dict:
+    """Rows per verdict and the checks made in all."""
+    p, f, i, c = con.execute(COUNTS_SQL).fetchone()
+    return {"PASS": int(p), "FAIL": int(f), "INCONCLUSIVE": int(i), "checks": int(c)}
 
 
 def query(con):
@@ -199,11 +244,9 @@ def write_report(out, quiet: bool = True) -> SweepReport:
                            "version_numpy, version_python FROM r ORDER BY ALL").fetchall()
     plots = _plots(con, pareto, out)
 
+    tally = counts(con)
     md = [f"# Sweep {meta.get('name', out.name)}", ""]
-    done = f"{n_rows} of {expected} comparisons" if expected else f"{n_rows} comparisons"
-    md.append(f"{done}; {int(by_engine['passed'].sum())} pass, {int(by_engine['not_ok'].sum())} did not run to "
-              f"the end (failed, diverged)." + (f" **{missing} chunk(s) not run yet** (re-run the sweep to "
-                                                 "finish)." if missing else ""))
+    md += _summary_lines(n_rows, expected, missing, tally, int(by_engine["not_ok"].sum()))
     if meta:
         md.append(f"Arms: {len(meta.get('arms', []))}; engines: {', '.join(meta.get('engines', []))}; dt: "
                   f"{', '.join(f'{d:g}' for d in meta.get('dt', []))} s; profiles: "
@@ -215,10 +258,10 @@ def write_report(out, quiet: bool = True) -> SweepReport:
            "Trajectory error: max |q − q_ref| over the run [rad], percentiles over arms and profiles; inverse "
            "dynamics: 99th percentile of the max torque error [N m]; energy: 90th percentile of the free-swing "
            "drift (relative); compute: median seconds of compute per simulated second.", ""]
-    cols = ["engine", "integrator", "dt", "comparisons", "passed", "pass_rate"] + \
+    cols = ["engine", "integrator", "dt", "comparisons", "passed", "failed", "inconclusive", "pass_rate", "checks"] + \
         [f"traj_{_q(p)}" for p in PERCENTILES] + ["traj_max", "id_p99", "drift_p90", "us_per_step_median",
                                                   "compute_s_per_sim_s_median"]
-    heads = ["engine", "integrator", "dt [s]", "n", "pass", "pass rate"] + \
+    heads = ["engine", "integrator", "dt [s]", "n", "PASS", "FAIL", "INCONCLUSIVE", "pass rate", "checks"] + \
         [f"traj {_q(p)} [rad]" for p in PERCENTILES] + ["traj max", "ID p99 [N m]", "drift p90", "µs/step",
                                                         "compute s / sim s"]
     md += _md_table(by_engine, cols, heads)
@@ -230,9 +273,10 @@ def write_report(out, quiet: bool = True) -> SweepReport:
                     ["engine", "dt [s]", "compute s / sim s", "traj p90 [rad]", "Pareto-optimal"])
     if len(plots) > 1:
         md += ["", "## Error against the arm's parameters", "", "![parameters](sweep_parameters.png)"]
-    md += ["", f"## Comparisons that did not pass ({len(failures)})", ""]
+    md += ["", f"## Comparisons that did not pass ({len(failures)}: {tally['FAIL']} FAIL, {tally['INCONCLUSIVE']} "
+           "INCONCLUSIVE)", ""]
     if len(failures):
-        md += _md_table(failures.head(500), ["arm", "engine", "dt", "profile", "status", "why"])
+        md += _md_table(failures.head(500), ["arm", "engine", "dt", "profile", "status", "verdict", "why"])
         if len(failures) > 500:
             md.append(f"\n… and {len(failures) - 500} more (query `{results_dir(out)}` for all of them).")
     else:
@@ -241,7 +285,19 @@ def write_report(out, quiet: bool = True) -> SweepReport:
     text = "\n".join(md)
     written = [write_text_atomic(out / "sweep.md", text), write_text_atomic(out / "sweep.html", _html(text, out))]
     con.close()
-    return SweepReport(n_rows, expected, missing, by_engine, pareto, failures, written + plots)
+    return SweepReport(n_rows, expected, missing, by_engine, pareto, failures, written + plots, tally)
+
+
+def _summary_lines(n_rows: int, expected, missing: int, tally: dict, not_ok: int) -> list[str]:
+    """The report's first lines: comparisons per verdict, the checks they made, the verdict."""
+    done = f"{n_rows} of {expected} comparisons" if expected else f"{n_rows} comparisons"
+    verdict = SweepReport(n_rows, expected, missing, None, None, None, counts=tally).verdict
+    return [f"{done}: {tally['PASS']} PASS, {tally['FAIL']} FAIL, {tally['INCONCLUSIVE']} INCONCLUSIVE "
+            f"({tally['checks']} checks: compared samples, states and events); {not_ok} did not run to the end "
+            "(failed, diverged, skipped, unsupported)." + (f" **{missing} chunk(s) not run yet** (re-run the sweep "
+                                                           "to finish)." if missing else ""),
+            f"Verdict: **{verdict.value}** (FAIL if a comparison failed or a chunk is missing, else INCONCLUSIVE if "
+            "one could not be judged, else PASS)."]
 
 
 def _html(markdown: str, out: Path) -> str:

@@ -4,14 +4,28 @@ Rows are plain dicts built from a comparison's summary (see ``summary.schema.jso
 schema :data:`SCHEMA` fixes every column's type, so files of different chunks (and a chunk whose
 metrics are all missing because it failed) always read as one table.  Timing columns are
 :data:`TIMING_COLUMNS`; every other column is a function of the inputs only.
+
+The row's judgement (schema ``crossdyn.sweep-row/2``), taken from the comparison's ``summary.json``
+(``crossdyn.compare/2``), one engine at a time:
+
+* ``verdict``: ``PASS``, ``FAIL`` or ``INCONCLUSIVE`` (:class:`crossdyn.status.Verdict`), the combination (FAIL over
+  INCONCLUSIVE over PASS) of the engine's metric groups' verdicts, of the summary's ``failures`` and
+  ``inconclusive`` lines that name this engine (``ENGINE: …`` or ``ENGINE@option…: …``) and of the lines that name
+  no engine of the chunk (the reference, a phenomenon section: they hold for every engine of the comparison).  An
+  engine that failed or diverged is FAIL; one skipped or unsupported made no check and is INCONCLUSIVE.
+* ``checks``: the checks (compared samples, states, events) the engine's groups made, in all; ``<group>_checks``
+  and ``<group>_verdict`` per metric group of :data:`GROUP_COLUMNS` (null when the group was not judged: e.g.
+  ``armature`` and ``effort`` exist only for arms that declare them); ``<group>_pass`` for :data:`PASS_COLUMNS`.
+* ``failures`` / ``inconclusive``: the lines behind a FAIL / an INCONCLUSIVE, ``; ``-separated (the engine's name
+  dropped from its own lines).
 """
 from __future__ import annotations
 
 import json
 
-from crossdyn.status import RunStatus
+from crossdyn.status import RunStatus, Verdict
 
-ROW_SCHEMA_VERSION = "crossdyn.sweep-row/1"
+ROW_SCHEMA_VERSION = "crossdyn.sweep-row/2"
 
 VERSION_KEYS = ("crossdyn", "python", "numpy", "scipy", "mujoco", "pybullet", "pinocchio")
 LINK_KEYS = ("length", "mass", "com", "inertia", "damping", "friction")
@@ -34,6 +48,8 @@ METRICS = (
     ("us_per_step", ("speed", "us_per_step")),
 )
 PASS_COLUMNS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
+GROUP_COLUMNS = PASS_COLUMNS + ("armature", "effort")
+"""The engine's judged groups with a verdict and a check-count column each (``checks`` totals every group)."""
 
 
 def _schema():
@@ -42,9 +58,10 @@ def _schema():
     f64, s = pa.float64(), pa.string()
     cols = [("chunk", s), ("arm", s), ("arm_source", s), ("dof", pa.int32()), ("profile", s), ("dt", f64),
             ("duration", f64), ("engine", s), ("integrator", s), ("status", s), ("reason", s), ("verdict", s),
-            ("failures", s), ("reference_status", s)]
+            ("failures", s), ("inconclusive", s), ("checks", pa.int64()), ("reference_status", s)]
     cols += [(c, f64) for c, _ in METRICS]
     cols += [(f"{p}_pass", pa.bool_()) for p in PASS_COLUMNS]
+    cols += [(f"{p}_verdict", s) for p in GROUP_COLUMNS] + [(f"{p}_checks", pa.int64()) for p in GROUP_COLUMNS]
     cols += [("compute_s_per_sim_s", f64), ("group_wall_s", f64)]
     cols += [(k, pa.list_(f64)) for k in LINK_KEYS] + [("gravity", pa.list_(f64))]
     cols += [("reach_m", f64), ("total_mass_kg", f64), ("com_fraction_mean", f64), ("inertia_fraction_mean", f64),
@@ -84,12 +101,65 @@ def _base(chunk, group, engine: str) -> dict:
             "schema": ROW_SCHEMA_VERSION, **arm_columns(group.arm)}
 
 
+def _owner(line: str, engines) -> str | None:
+    """The chunk's engine a summary line names (``mujoco: …``, ``mujoco@native_limits=true: …``, ``pybullet limit
+    calibration: …``), else None."""
+    head = line.split(": ", 1)[0].split("@", 1)[0].strip()
+    if head in engines:
+        return head
+    first = head.split(" ", 1)[0]
+    return first if first in engines else None
+
+
+def _lines_for(engine: str, lines, engines) -> list[str]:
+    """The lines that concern ``engine``: its own (its name dropped, options kept) and those naming no engine."""
+    out = []
+    for line in lines:
+        owner = _owner(line, engines)
+        if owner is None:
+            out.append(line)
+        elif owner == engine:
+            out.append(line[len(engine) + 2:] if line.startswith(f"{engine}: ") else line)
+    return out
+
+
+def judgement(engine: str, e: dict, summary: dict, engines) -> dict:
+    """The row's ``verdict``, ``checks``, per-group ``<group>_verdict``/``_checks``/``_pass``, ``failures`` and
+    ``inconclusive`` of one engine of a comparison's summary (see the module docstring)."""
+    out: dict = {}
+    for p in GROUP_COLUMNS:
+        g: dict = e[p] if isinstance(e.get(p), dict) else {}
+        out[f"{p}_verdict"] = None if g.get("verdict") is None else str(g["verdict"])
+        out[f"{p}_checks"] = None if g.get("checks") is None else int(g["checks"])
+        if p in PASS_COLUMNS:
+            out[f"{p}_pass"] = None if g.get("pass") is None else bool(g["pass"])
+    verdicts = [Verdict(g["verdict"]) for g in e.values() if isinstance(g, dict) and g.get("verdict") is not None]
+    checks: dict = e["checks"] if isinstance(e.get("checks"), dict) else {}
+    out["checks"] = sum(int(n) for n in checks.values())
+    failures = _lines_for(engine, summary.get("failures", []), engines)
+    inconclusive = _lines_for(engine, summary.get("inconclusive", []), engines)
+    ref = summary.get("reference", {})
+    if ref.get("status") is not None and str(ref["status"]) != RunStatus.OK and not any(
+            f.startswith("reference: ") for f in failures):
+        failures.insert(0, f"reference: {ref.get('status')}: {ref.get('reason')}")
+    status = str(e.get("status", RunStatus.FAILED))
+    if status in (RunStatus.SKIPPED, RunStatus.UNSUPPORTED):
+        inconclusive.insert(0, f"{status}: {e.get('reason', '')}; no check made")
+    elif status != RunStatus.OK and not failures:
+        failures.append(f"{status}: {e.get('reason', '')}")
+    if status == RunStatus.OK and out["checks"] == 0 and not inconclusive:
+        inconclusive.append("no check was made")
+    verdicts += [Verdict.FAIL] * bool(failures) + [Verdict.INCONCLUSIVE] * bool(inconclusive)
+    out.update(verdict=Verdict.combine(verdicts).value, failures="; ".join(failures),
+               inconclusive="; ".join(inconclusive))
+    return out
+
+
 def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
     """One row per engine of one comparison's summary."""
     versions = summary.get("versions", {})
     ref = summary.get("reference", {})
     ref_status = None if ref.get("status") is None else str(ref["status"])  # RunStatus or its word: the word
-    ref_ok = ref_status == RunStatus.OK
     rows = []
     for engine in chunk.engines:
         e = summary["engines"].get(engine, {})
@@ -97,17 +167,10 @@ def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
         for col, (section, key) in METRICS:
             v = e.get(section, {}).get(key) if isinstance(e.get(section), dict) else None
             row[col] = None if v is None else float(v)
-        for p in PASS_COLUMNS:
-            v = e.get(p, {}).get("pass") if isinstance(e.get(p), dict) else None
-            row[f"{p}_pass"] = None if v is None else bool(v)
-        failures = [f[len(engine) + 2:] for f in summary.get("failures", []) if f.startswith(f"{engine}: ")]
-        if not ref_ok:
-            failures.insert(0, f"reference: {ref.get('status')}: {ref.get('reason')}")
-        status = str(e.get("status", RunStatus.FAILED))
+        row.update(judgement(engine, e, summary, chunk.engines))
         row.update(
-            integrator=(e.get("config") or {}).get("integrator"), status=status, reason=e.get("reason", ""),
-            failures="; ".join(failures),
-            verdict="pass" if status == RunStatus.OK and not failures else "fail", reference_status=ref_status,
+            integrator=(e.get("config") or {}).get("integrator"), status=str(e.get("status", RunStatus.FAILED)),
+            reason=e.get("reason", ""), reference_status=ref_status,
             compute_s_per_sim_s=None if row["us_per_step"] is None else row["us_per_step"] * 1e-6 / group.dt,
             group_wall_s=wall_s, energy_scale_j=summary.get("energy_scale_j"),
             torque_scale_nm=summary.get("torque_scale_nm"),
@@ -131,8 +194,9 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
         row = _base(chunk, group, engine)
         row.update({c: None for c, _ in METRICS})
         row.update({f"{p}_pass": None for p in PASS_COLUMNS})
-        row.update(integrator=None, status=RunStatus.FAILED.value, reason=reason, failures=f"failed: {reason}", verdict="fail",
-                   reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
+        row.update({f"{p}_{k}": None for p in GROUP_COLUMNS for k in ("verdict", "checks")})
+        row.update(integrator=None, status=RunStatus.FAILED.value, reason=reason, failures=f"failed: {reason}",
+                   verdict=Verdict.FAIL.value, inconclusive="", checks=0, reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
                    energy_scale_j=spec.energy_scale(), torque_scale_nm=spec.torque_scale(), engine_config="{}",
                    **{f"version_{k}": versions.get(k) for k in VERSION_KEYS})
         rows.append(row)

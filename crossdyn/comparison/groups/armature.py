@@ -1,13 +1,19 @@
 """Metric group ``armature`` (arms with rotor armature I_a, added to M_ii): does the engine carry it, the I_a it
 holds, and max |M_engine − M_analytic| over the static states; for an engine that cannot, the reason and, as a
-check of it, the deficit I_a − (M_analytic − M_engine)_ii on the diagonal at q0 (0: it lacks all of I_a)."""
+check of it, the deficit I_a − (M_analytic − M_engine)_ii on the diagonal at q0 (0: it lacks all of I_a).
+
+**Exercised** always, where the arm declares I_a > 0: the engine's M is read at the static states whatever the
+motion.  Judged (:func:`with_mass_matrix_errors`): PASS when every diagonal entry of the engine's M is within the
+mass-matrix tolerance of the analytic M, which carries I_a, at every static state (a check is a state); FAIL
+otherwise, naming the joint, the departure and the I_a it would take to explain it.  An engine that cannot carry
+I_a is unsupported (not compared, no verdict)."""
 from __future__ import annotations
 
 import numpy as np
 
 from crossdyn.comparison import metrics
 from crossdyn.comparison.containment import engine_code
-from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.result import MetricResult, judge
 
 
 def armature_group(spec, engine, q0) -> MetricResult:
@@ -36,11 +42,26 @@ def armature_group(spec, engine, q0) -> MetricResult:
     return MetricResult("armature", out)
 
 
-def with_mass_matrix_errors(group: MetricResult, M_e, M_ref) -> MetricResult:
-    """The group with max |M_engine − M_analytic| over the static states, and per diagonal entry."""
-    diag = np.abs(np.diagonal(M_e, axis1=-2, axis2=-1) - np.diagonal(M_ref, axis1=-2, axis2=-1))
-    return MetricResult(group.name, {**group.values, "max_abs_M_error_kgm2": metrics.max_abs(M_e, M_ref),
-                                     "max_abs_diag_error_kgm2": [float(x) for x in np.max(diag, axis=0)]})
+def with_mass_matrix_errors(group: MetricResult, M_e, M_ref, tolerance: float | None = None) -> MetricResult:
+    """The group with max |M_engine − M_analytic| over the static states, and per diagonal entry; judged against
+    ``tolerance`` (the mass-matrix group's, kg m²) when given: a check per state (module docstring)."""
+    signed = np.diagonal(M_ref, axis1=-2, axis2=-1) - np.diagonal(M_e, axis1=-2, axis2=-1)
+    diag = np.abs(signed)
+    values = {**group.values, "max_abs_M_error_kgm2": metrics.max_abs(M_e, M_ref),
+              "max_abs_diag_error_kgm2": [float(x) for x in np.max(diag, axis=0)]}
+    if tolerance is None:
+        return MetricResult(group.name, values)
+    values["tolerance_kgm2"] = float(tolerance)
+    worst = np.unravel_index(int(np.argmax(diag)), diag.shape)
+    j = int(worst[-1])
+    ok = bool(diag.max() <= tolerance)
+    Ia = float(group.values["armature_kgm2"][j])
+    carried = Ia - float(signed[worst])
+    carried = 0.0 if abs(carried) <= tolerance else carried  # within the tolerance of none
+    because = None if ok else (f"M_{j + 1}{j + 1} departs from the analytic M (I_a = {Ia:g} kg m^2 on joint {j + 1}) "
+                               f"by {float(signed[worst]):.3g} kg m^2 (analytic - engine; tolerance {tolerance:.3g}): "
+                               f"the engine carries {carried:.3g} kg m^2 of it")
+    return MetricResult(group.name, judge(values, ok, int(np.asarray(M_e).shape[0]), because))
 
 
 def armature_note(runs) -> str | None:

@@ -1,22 +1,42 @@
 """Metric group ``effort`` (arms with effort limits): the applied-mode saturation of the driven run, and whether
-the engine honours the limit natively (:func:`crossdyn.native.effort.native_effort_check`).  Informational: the
-comparison itself runs in applied mode, so every engine integrates the same saturated torque."""
+the engine honours the limit natively (:func:`crossdyn.native.effort.native_effort_check`).  The comparison itself
+runs in applied mode, so every engine integrates the same saturated torque.
+
+**Exercised** means some joint saturated: a step of the engine's driven run whose applied torque sat at the
+effort limit.  A check is such a step (per joint): the trajectory group compared the engine's motion under the
+saturated torque there.  A run in which no joint saturated is INCONCLUSIVE, naming each joint's largest |τ|
+against its effort and a profile that saturates one (:func:`crossdyn.comparison.coverage.effort_reason`).  Whether
+an engine honours the limit natively is reported beside (``native``), not judged: no engine is driven natively."""
 from __future__ import annotations
 
+import numpy as np
+
 from crossdyn.comparison.containment import engine_code
-from crossdyn.comparison.result import MetricResult
+from crossdyn.comparison.coverage import effort_reason
+from crossdyn.comparison.result import MetricResult, judge
+from crossdyn.status import Verdict
 
 
-def effort_group(engine, driven) -> MetricResult:
+def effort_group(engine, driven, spec=None, q0=None) -> MetricResult:
+    """The group (module docstring); ``spec`` and ``q0`` (the run's arm and start) give the INCONCLUSIVE line's
+    suggestion."""
     from crossdyn.native.effort import native_effort_check
 
     with engine_code():
         native = native_effort_check(engine)
     info = (driven.info or {}).get("effort", {})
-    return MetricResult("effort", {
-        "mode": "applied: crossdyn saturates the commanded torque to [-effort, effort] before every engine",
-        "limit_nm": info.get("limit_nm"), "saturated_steps": info.get("saturated_steps"),
-        "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]})
+    saturated = [int(n) for n in info.get("saturated_steps") or []]
+    tau = np.abs(np.asarray(driven.tau, dtype=float))
+    max_tau = tau.max(axis=0) if tau.size else np.zeros(len(saturated))
+    out = {"mode": "applied: crossdyn saturates the commanded torque to [-effort, effort] before every engine",
+           "limit_nm": info.get("limit_nm"), "saturated_steps": info.get("saturated_steps"),
+           "max_abs_torque_nm": [float(x) for x in max_tau],
+           "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
+    if sum(saturated):
+        return MetricResult("effort", judge(out, True, sum(saturated)))
+    spec = spec if spec is not None else engine.spec
+    because = effort_reason(spec, max_tau, driven.q[0] if q0 is None else q0)
+    return MetricResult("effort", judge(out, Verdict.INCONCLUSIVE, 0, because))
 
 
 def effort_note(runs) -> str | None:

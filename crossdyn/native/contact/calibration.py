@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.engines import make_engine
 from crossdyn.native.contact.reference import reference_run
 from crossdyn.native.contact.runs import run_native
 from crossdyn.native.experiment import Experiment, experiment_form
@@ -35,11 +34,11 @@ def calibrate_mujoco_contact(exp: Experiment, engine: str = "mujoco", reference=
     "solref", "solimp", "residual_rms_rad", "direct_residual_rms_rad" (crossdyn's setting), "literal_residual_rms_rad"
     ((−k, −c), default solimp), "default_residual_rms_rad", "improvement_over_direct", "improvement_over_literal",
     "improvement_over_default", "evaluations"}."""
-    spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
+    spec, profile, q0, qd0, duration = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration
     reference = reference if reference is not None else reference_run(exp)
     c = spec.contact
     name = engine if "native_contact" in engine else f"{engine}@native_contact=true"
-    with make_engine(name, spec, dt) as eng:
+    with exp.engine(name) as eng:  # the applied Coulomb law, if any, as the reference gets it
         direct_ref = tuple(float(x) for x in eng.model.geom_solref[eng.model.geom("tip_sphere").id])
         direct_imp = tuple(float(x) for x in eng.model.geom_solimp[eng.model.geom("tip_sphere").id])
 
@@ -74,11 +73,11 @@ def calibrate_pybullet_contact(exp: Experiment, engine: str = "pybullet", refere
     """Fit PyBullet's contactStiffness/contactDamping to the law's reference (module docstring).  Returns
     {"engine", "contact_stiffness", "contact_damping", "residual_rms_rad", "direct_residual_rms_rad",
     "improvement_over_direct", "evaluations"}."""
-    spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
+    spec, profile, q0, qd0, duration = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration
     reference = reference if reference is not None else reference_run(exp)
     c = spec.contact
     name = engine if "native_contact" in engine else f"{engine}@native_contact=true"
-    with make_engine(name, spec, dt) as eng:
+    with exp.engine(name) as eng:  # the applied Coulomb law, if any, as the reference gets it
         def residual_of(k, b) -> float:
             eng.set_contact(k, b)
             tr = run_native(eng, profile, q0, qd0, duration)

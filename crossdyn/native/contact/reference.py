@@ -5,7 +5,9 @@ The law (:mod:`crossdyn.analytic.contact`): a sphere of radius r at the tip, pen
 per obstacle, normal force F_n = max(0, k δ + c δ̇) while δ > 0.  The reference (:func:`exact_run`): the
 event-exact ``simulate_contact`` of :mod:`crossdyn.analytic.contact` where main has it and the profile is open
 loop; else :func:`law_run`, the analytic model with the law, RK4 at dt/``substeps`` with every switch of the law
-(touch, release, clip) located inside its substep (Brent), the profile's torque held over each dt.
+(touch, release, clip) located inside its substep (Brent), the profile's torque held over each dt.  An arm with a
+joint-limit law or an applied Coulomb law (``Experiment.friction``) takes :func:`law_run`, those laws held over
+each dt as the runner applies them to the native runs.
 """
 from __future__ import annotations
 
@@ -106,7 +108,10 @@ def law_run(exp: Experiment, scheme: str = "rk4", substeps: int = 10, locate: bo
     contact force computed at the step's start (MuJoCo's Euler) or crossdyn's applied mode do.
     ``scheme="implicit-contact"``: semi-implicit Euler with the normal force solved implicitly over the step
     (:func:`implicit_step_force`), as PyBullet's ERP/CFM and Drake's SAP do.  The profile's
-    torque is held over each dt (open loop: sampled; closed loop: from the state at the step's start).
+    torque (saturated to the spec's effort limits, as the runner saturates it) is held over each dt (open loop:
+    sampled; closed loop: from the state at the step's start), and so are
+    the other laws a native contact run gets from the runner (:meth:`Experiment.held_laws`: the spec's limit law,
+    ``exp.friction``), evaluated at the step's start and added to it (the returned ``tau`` is the sum).
     """
     from crossdyn.analytic.codegen import compile_model
 
@@ -120,7 +125,11 @@ def law_run(exp: Experiment, scheme: str = "rk4", substeps: int = 10, locate: bo
     Q, QD = np.zeros((K + 1, n)), np.zeros((K + 1, n))
     Q[0], QD[0] = q0, qd0
     closed = getattr(profile, "closed_loop", False) or not hasattr(profile, "sample")
-    TAU = np.zeros((K, n)) if closed else np.asarray(profile.sample(t[:K]), dtype=float).reshape(K, n)
+    TAU = np.zeros((K, n)) if closed else np.array(profile.sample(t[:K]), dtype=float).reshape(K, n)
+    effort = spec.effort_limits()  # the commanded torque saturated as the runner saturates it (None: no limits)
+    if effort is not None and not closed:
+        np.clip(TAU, -effort, effort, out=TAU)
+    held = exp.held_laws()  # the limit law and applied friction, held over each step as the runner applies them
 
     def acc(q, qd, tau):
         tc = fast.torque(q, qd)
@@ -133,6 +142,10 @@ def law_run(exp: Experiment, scheme: str = "rk4", substeps: int = 10, locate: bo
         q, qd = Q[k].tolist(), QD[k].tolist()
         if closed:
             TAU[k] = profile(t[k], Q[k], QD[k])
+            if effort is not None:
+                np.clip(TAU[k], -effort, effort, out=TAU[k])
+        if held is not None:  # TAU holds the sum, like a runner's Trajectory.tau
+            TAU[k] += held(Q[k], QD[k])
         tau = TAU[k].tolist()
         if scheme == "semi-implicit-euler":
             a = acc(q, qd, tau)
@@ -230,8 +243,8 @@ def implicit_step_force(spec, law: ContactLaw, q, qd, tau, h: float, fd=None):
 def exact_run(exp: Experiment, law: ContactLaw | None = None) -> Trajectory:
     """The law's reference on the dt grid: the event-exact ``simulate_contact`` of
     :mod:`crossdyn.analytic.contact` (DOP853, every touch, clip and release located) for an open-loop profile
-    when main has it, else :func:`law_run` (RK4 at dt/20 in contact, switches located).  ``info["engine"]`` says
-    which."""
+    on an arm with no other law (limit law, applied friction), else :func:`law_run` (RK4 at dt/20 in contact,
+    switches located; the other laws held per step as the engines get them).  ``info["engine"]`` says which."""
     spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
     closed = getattr(profile, "closed_loop", False) or not hasattr(profile, "sample")
     try:
@@ -239,9 +252,11 @@ def exact_run(exp: Experiment, law: ContactLaw | None = None) -> Trajectory:
     except ImportError:
         simulate_contact = None  # type: ignore[assignment]
     default = law is None or law.slip_velocity == spec_law(spec).slip_velocity
-    if simulate_contact is not None and not closed and default:
+    if simulate_contact is not None and not closed and default and exp.held_laws() is None:
         K = n_steps(duration, dt)
         taus = np.asarray(profile.sample(np.arange(K) * dt), dtype=float).reshape(K, spec.n)
+        if spec.has_effort:  # saturated as the runner saturates the engines' commanded torque
+            taus = np.clip(taus, -spec.effort_limits(), spec.effort_limits())
 
         def torque(t):
             return taus[min(int(t / dt + 1e-9), K - 1)]

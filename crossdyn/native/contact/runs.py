@@ -15,6 +15,11 @@ the engine's own contact acts instead:
 - **unsupported**, with the reason (:data:`UNSUPPORTED`): the analytic model, Pinocchio, DART, Drake's
   continuous plant (see there).
 
+Only the contact is native: each run gets every other law as the reference does — the spec's joint-limit law and
+the applied Coulomb law (``exp.friction``), held over each step by the runner
+(:func:`run_native`), and the law's runs (:func:`crossdyn.native.contact.reference.law_run`, the reference and
+the integration-error estimates) get them held over each step the same way.
+
 Each native run is characterised per contact episode (:mod:`crossdyn.native.contact.episodes`).  The whole run's
 episodes are shown beside the reference's with the tip path's deviation from it; each native episode is *judged*
 against the law restarted at the engine's own state just before that touch (the sequence and timing of later
@@ -33,7 +38,6 @@ from typing import Any
 from crossdyn.engines import registry
 from crossdyn.analytic.laws.contact import ContactLaw
 from crossdyn.drive.runner import run_engine
-from crossdyn.engines import make_engine
 from crossdyn.native.contact.episodes import characterise, path_deviation
 from crossdyn.native.contact.reference import reference_run, spec_law
 from crossdyn.native.contact.softness import probe_softness
@@ -93,9 +97,11 @@ def estimate_scheme(engine) -> tuple[str, int, bool]:
 
 
 def run_native(engine, profile, q0, qd0, duration: float):
-    """``run_engine`` with crossdyn's own laws off: the native contact acts alone (and the applied contact law,
-    where the runner has one, ``contact_law=False``)."""
-    return run_engine(engine, profile, q0, qd0, duration, limit_law=False, contact_law=False)
+    """``run_engine`` with the applied contact law off (``contact_law=False``): the engine's own contact acts
+    instead.  Every other law acts as it does on the reference: the spec's joint-limit law (applied from the
+    engine's state, held over the step), the applied Coulomb law the engine was given
+    (:meth:`~crossdyn.native.experiment.Experiment.engine`), effort saturation."""
+    return run_engine(engine, profile, q0, qd0, duration, contact_law=False)
 
 
 @experiment_form("engines", "reference", "say")
@@ -129,14 +135,14 @@ def characterise_native_contact(exp: Experiment, engines, reference=None, say=No
 def _native_entry(exp: Experiment, native: str, law: ContactLaw, reference, ref_eps: list) -> dict:
     """One engine's native contact run, characterised per episode and judged (an engine that fails is
     :attr:`RunStatus.FAILED` with the reason)."""
-    spec, dt = exp.spec, exp.dt
+    spec = exp.spec
     entry: dict = {"status": RunStatus.OK, "reason": ""}
     try:
-        with make_engine(native, spec, dt) as eng:
+        with exp.engine(native) as eng:  # the applied Coulomb law, if any, as the reference gets it
             traj = run_native(eng, exp.profile, exp.q0, exp.qd0, exp.duration)
             cfg = eng.config()
             scheme, substeps, locate = estimate_scheme(eng)
-        with make_engine(native, spec, dt) as probe:
+        with exp.engine(native) as probe:
             soft = probe_softness(probe, spec, law, implicit=scheme == "implicit-contact")
     except Exception as e:  # noqa: BLE001 — an engine's failure is a result (engine_failure); crossdyn's bugs raise
         if not engine_failure(e):
@@ -153,7 +159,7 @@ def _native_entry(exp: Experiment, native: str, law: ContactLaw, reference, ref_
     entry["episode_count"] = {"native": len(entry["episodes"]), "reference": len(ref_eps)}
     entry["path_deviation_m"] = path_deviation(spec, traj, reference)
     softness = soft["relative_force_error_max"] or 0.0
-    run = ContactRun(native, spec, law, exp.profile, traj)
+    run = ContactRun(native, spec, law, exp.profile, traj, exp.friction)
     entry["verdict"] = judge(run, entry["episodes"], Scheme(scheme, traj.dt, substeps, locate), softness)
     entry["trajectory"] = traj
     return entry

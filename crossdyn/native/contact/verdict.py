@@ -54,13 +54,15 @@ class _Shifted:
 @dataclass(frozen=True, eq=False)
 class ContactRun:
     """A run judged against the contact law: the ``engine`` that made it, the arm ``spec``, the ``law``, the
-    ``profile`` that drove it and its Trajectory ``traj``."""
+    ``profile`` that drove it, its Trajectory ``traj`` and the applied Coulomb law it ran with (``friction``, or
+    None), which the law's restarted runs get too."""
 
     engine: str
     spec: Any
     law: ContactLaw
     profile: Any
     traj: Any
+    friction: Any = None
 
 
 class Scheme(NamedTuple):
@@ -95,7 +97,7 @@ def restarted(run: ContactRun, episode: dict, scheme: Scheme, margin_s: float = 
     if T < dt:
         return None
     shifted, T = _Shifted(profile, t0), round(T / dt) * dt
-    exp = Experiment(spec, shifted, traj.q[i0], traj.qd[i0], T, dt)
+    exp = Experiment(spec, shifted, traj.q[i0], traj.qd[i0], T, dt, run.friction)
     law_traj = (exact_run(exp, law) if scheme.name == "exact" else
                 law_run(exp, scheme.name, scheme.substeps, scheme.locate, law))
     eps = [e for e in characterise(spec, law, law_traj, native=inferred) if e["obstacle"] == episode["obstacle"]]

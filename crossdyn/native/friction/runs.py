@@ -19,7 +19,9 @@ still held for dt (its ``half`` rows: the same measures on the dt grid, for the 
 creep its friction mechanism can have at this dt, with its softness settings at their stiffest (MuJoCo: ``solreffriction`` timeconst 2 dt — MuJoCo's own
 lower bound — dampratio 1, ``solimpfriction`` d = 0.9999; engines without such settings as they are).
 
-Only open-loop profiles (the reference needs τ(t) without the state).
+Only open-loop profiles (the reference needs τ(t) without the state), and only arms without a joint-limit law or tip
+contact: the native friction runs would get those applied (:func:`crossdyn.drive.runner.run_engine`'s defaults)
+while the set-valued reference has neither, so such an arm is refused (:class:`~crossdyn.errors.InputError`).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from crossdyn.inputs.profiles import held
 from crossdyn.analytic.references.stick_slip import simulate_stick_slip
 from crossdyn.drive.runner import run_engine
 from crossdyn.engines import make_engine
+from crossdyn.errors import InputError
 from crossdyn.native.experiment import Experiment, engine_failure, experiment_form
 from crossdyn.native.friction.episodes import V_STICK, intervals, measure_joint, stuck_mask
 from crossdyn.native.friction.softness import creep_floor, stiffest_friction
@@ -49,8 +52,18 @@ def characterise_friction(exp: Experiment, engines=("mujoco", "pybullet"), refer
     if getattr(profile, "closed_loop", True):
         raise ValueError(f"friction characterisation needs an open-loop profile, got "
                          f"{getattr(profile, 'name', profile)!r}")
+    if spec.has_limit_law or spec.has_contact:  # the native runs would get them applied, the reference not
+        raise InputError(f"{spec.name}: native friction characterisation: the set-valued stick-slip reference has "
+                         "no joint-limit law or tip contact, which the native friction runs would get applied; "
+                         "characterise the friction on the arm without them")
     if reference is None:
-        reference = simulate_stick_slip(spec, q0, qd0, duration, torque=lambda t: profile.sample(np.array([t]))[0],
+        effort = spec.effort_limits()  # the commanded torque saturated as the runner saturates the engines'
+
+        def commanded(t):
+            tau = profile.sample(np.array([t]))[0]
+            return tau if effort is None else np.clip(tau, -effort, effort)
+
+        reference = simulate_stick_slip(spec, q0, qd0, duration, torque=commanded,
                                         hold=dt, output_dt=dt)
     t = reference.t
     joints = [j for j, link in enumerate(spec.links) if link.friction > 0]

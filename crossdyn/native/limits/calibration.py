@@ -13,13 +13,16 @@ d = dmin = dmax; solimp's
 width 0.001, midpoint 0.5, power 2 kept at MuJoCo's defaults).  Reported with the residual, beside the residual
 of MuJoCo's default limit (solref (0.02, 1), solimp (0.9, 0.95, 0.001, 0.5, 2)) and of the direct form
 (−k, −c) crossdyn writes today.
+
+Only the limits are native in a calibration run: it gets the experiment's applied Coulomb law (``exp.friction``),
+the tip contact law and effort saturation as the reference does, so that the fit sees the limit alone (without the
+friction law a joint that should stick slides, and the fit absorbs that into the limit settings).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from crossdyn.drive.runner import run_engine
-from crossdyn.engines import make_engine
 from crossdyn.native.experiment import Experiment, experiment_form
 from crossdyn.native.fitting import MUJOCO_DEFAULT_SOLIMP, MUJOCO_DEFAULT_SOLREF, fit, head, rms
 
@@ -35,7 +38,7 @@ def _reference(exp: Experiment, reference):
     """``reference``, or the analytic reference engine's run of the experiment."""
     if reference is not None:
         return reference
-    with make_engine("analytic-reference", exp.spec, exp.dt) as ref_eng:
+    with exp.engine("analytic-reference") as ref_eng:
         return run_engine(ref_eng, exp.profile, exp.q0, exp.qd0, exp.duration)
 
 
@@ -59,7 +62,7 @@ def calibrate_mujoco_limits(exp: Experiment, engine: str = "mujoco-rk4", referen
         return [((float(np.exp(a)), float(np.exp(b))), _solimp(min(float(1.0 / (1.0 + np.exp(-c))), 0.9999)))
                 for a, b, c in x]
 
-    with make_engine(f"{engine}@native_limits=true", spec, dt) as eng:
+    with exp.engine(f"{engine}@native_limits=true") as eng:  # the applied Coulomb law, if any, as the reference
         def residual(settings) -> float:
             for j, (solref, solimp) in zip(limited, settings, strict=False):
                 eng.model.jnt_solref[j] = solref
@@ -77,7 +80,7 @@ def calibrate_mujoco_limits(exp: Experiment, engine: str = "mujoco-rk4", referen
         if warm_start_fraction and duration * warm_start_fraction >= 10 * dt:
             # a long run's residual is rugged (small changes early move every later contact): fit the first
             # part of the run first and start the full fit from there too
-            part = Experiment(spec, profile, q0, qd0, duration * warm_start_fraction, dt)
+            part = Experiment(spec, profile, q0, qd0, duration * warm_start_fraction, dt, exp.friction)
             short = calibrate_mujoco_limits(part, engine, reference=head(reference, part.duration, dt),
                                             max_evaluations=max_evaluations, warm_start_fraction=0.0)
             evals += short["evaluations"]
@@ -120,7 +123,7 @@ def calibrate_pybullet_limits(exp: Experiment, engine: str = "pybullet", referen
     "options" (the engine name that reproduces it), "residual_rms_rad", "default_residual_rms_rad" (PyBullet's
     defaults: uncapped, erp 0.2), "improvement_over_default", "evaluations", "model" (what the fitted stop is)}.
     """
-    spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
+    spec, profile, q0, qd0, duration = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration
     reference = _reference(exp, reference)
     limited = [j for j, link in enumerate(spec.links) if link.limit_stiffness > 0 and link.limits is not None]
     name = engine if "native_limits" in engine else f"{engine}@native_limits=true"
@@ -129,7 +132,7 @@ def calibrate_pybullet_limits(exp: Experiment, engine: str = "pybullet", referen
         x = np.asarray(x, dtype=float)
         return [float(np.exp(v)) for v in x[:-1]], float(1.0 / (1.0 + np.exp(-x[-1])))
 
-    with make_engine(name, spec, dt) as eng:
+    with exp.engine(name) as eng:  # the applied Coulomb law, if any, as the reference gets it
         def residual_of(forces, erp) -> float:
             eng.set_limit_settings(limit_force=forces, limit_erp=erp)
             tr = run_engine(eng, profile, q0, qd0, duration, limit_law=False)

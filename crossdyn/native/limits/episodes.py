@@ -88,6 +88,62 @@ def contacts(law: LimitLaw, t, q, qd, tau_lim, merge_s: float = 0.01, touch: flo
     return out
 
 
+def reference_law_torque(spec, traj, friction=None) -> np.ndarray:
+    """Per step k (K rows), the torque of the laws other than the limit as the reference has them, from the run's
+    own state at the step's start: the applied Coulomb law ``friction`` (φ(q̇_k), or none) plus the spec's tip
+    contact law (J_cᵀ F from the analytic kinematics, :meth:`ContactLaw.torque`, its force held for ``traj.dt``)."""
+    from crossdyn.analytic.laws.contact import ContactLaw
+
+    q, qd = np.asarray(traj.q, dtype=float), np.asarray(traj.qd, dtype=float)
+    k = min(len(q) - 1, len(traj.tau))
+    out = np.zeros((k, q.shape[1]))
+    if friction is not None:
+        out += friction.torque(qd[:k])
+    contact = ContactLaw.of(spec, dt=traj.dt) if getattr(spec, "has_contact", False) else None
+    if contact is not None:
+        p = spec.params()
+        for i in range(k):
+            out[i] += contact.torque(p, q[i], qd[i])
+    return out
+
+
+def torque_away_from_limits(spec, law: LimitLaw, traj, friction=None) -> list[float | None]:
+    """Per joint, max |τ_lim| over the steps k whose both ends q_k, q_{k+1} lie inside the joint's limits by more
+    than :data:`TOUCH_RAD` (None: no such step, or no limit on that joint), with τ_lim inferred against the
+    reference's physics: M q̈ + C q̇ + G + B q̇ − τ_cmd − (the other laws' torque from the state,
+    :func:`reference_law_torque`), τ_cmd the commanded torque (the run's ``tau`` less the ``law_torque`` the
+    runner recorded).
+
+    The law acts only at or beyond its bound, so away from it this is the inference's own error — round-off for a
+    semi-implicit Euler step, whose q̈ is what the finite difference recovers — plus whatever departs from the
+    reference's physics there: a native limit run without the applied Coulomb law shows ±f_c (issue 23), and a
+    native stop that acts before its bound shows its torque (Drake's discrete SAP limit brakes a joint over the
+    last few 1e-4 rad: tens of N m on issue 23's case-3 arm)."""
+    q, qd = np.asarray(traj.q, dtype=float), np.asarray(traj.qd, dtype=float)
+    k = min(len(q) - 1, len(traj.tau))
+    if k < 1:
+        return [None] * q.shape[1]
+    from crossdyn import analytic
+
+    commanded = np.asarray(traj.tau, dtype=float)[:k]
+    recorded = (traj.info or {}).get("law_torque")
+    if recorded is not None:
+        commanded = commanded - np.asarray(recorded, dtype=float)[:k]
+    qdd = (qd[1:k + 1] - qd[:k]) / traj.dt
+    tau_lim = (analytic.inverse_dynamics(spec, q[:k], qd[:k], qdd) - commanded
+               - reference_law_torque(spec, traj, friction))
+    out: list[float | None] = []
+    for j in range(q.shape[1]):
+        lo, hi = law.lower[j], law.upper[j]
+        if not (np.isfinite(lo) or np.isfinite(hi)):
+            out.append(None)
+            continue
+        inside = (q[:k + 1, j] > lo + TOUCH_RAD) & (q[:k + 1, j] < hi - TOUCH_RAD)
+        steps = inside[:-1] & inside[1:]
+        out.append(float(np.max(np.abs(tau_lim[steps, j]))) if steps.any() else None)
+    return out
+
+
 def characterise(spec, law: LimitLaw, traj, native: bool) -> list[dict]:
     """The contacts of one engine run (``native``: τ_lim inferred, else the law's torque at the samples)."""
     tau_lim = inferred_torque(spec, traj) if native else law_torque(law, traj.q, traj.qd)

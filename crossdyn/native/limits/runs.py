@@ -5,6 +5,8 @@ natively, MuJoCo gets ``range`` and the direct ``solreflimit = (−k, −c)`` (`
 :func:`crossdyn.models.mjcf.to_mjcf`) and crossdyn's law is left out.  MuJoCo's direct form acts in constraint
 space (mujoco #732: its units are scaled by the constraint's effective mass and ``solimplimit``'s impedance), so
 it is *not* the N m/rad law: :func:`characterise_native` measures the difference instead of assuming it away.
+Only the limits are native: both runs get every other law as the reference does (the applied Coulomb law of
+``exp.friction``, the tip contact law, effort saturation).
 PyBullet (``pybullet@native_limits=true``) gets the URDF ``<limit lower upper>`` and enforces it with its own
 hard limit solver: it has no stiffness or damping to set (its torque cap ``limit_force`` and the world's
 ``limit_erp`` change it: :func:`crossdyn.native.limits.calibration.calibrate_pybullet_limits`).  Per joint: the largest penetration beyond each
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from crossdyn.analytic.laws.limit import LimitLaw
 from crossdyn.engines import registry
 from crossdyn.drive.runner import run_engine
-from crossdyn.engines import make_engine
 from crossdyn.native.experiment import Experiment, experiment_form
+from crossdyn.native.limits.episodes import torque_away_from_limits
 
 
 def native_variant(name: str) -> str | None:
@@ -35,13 +38,18 @@ def _penetration(q: np.ndarray, lo: float, hi: float) -> float:
 @experiment_form("engine")
 def characterise_native(exp: Experiment, engine: str = "mujoco-rk4") -> dict:
     """Applied vs native limits for one engine name (``mujoco…`` or ``pybullet``): per joint with a law,
-    penetrations and the largest angle difference (rad); plus each run's status."""
-    spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
-    with make_engine(engine, spec, dt) as eng:
+    penetrations, the largest angle difference (rad) and the native run's inferred limit torque away from its
+    limits (:func:`crossdyn.native.limits.episodes.torque_away_from_limits`, N m: ~0 when the run has every other
+    law the reference has); plus each run's status."""
+    spec, profile, q0, qd0, duration = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration
+    with exp.engine(engine) as eng:  # both runs get the applied Coulomb law, if any, as the reference does
         applied = run_engine(eng, profile, q0, qd0, duration)
-    with make_engine(f"{engine}@native_limits=true", spec, dt) as eng:
+    with exp.engine(f"{engine}@native_limits=true") as eng:
         native = run_engine(eng, profile, q0, qd0, duration, limit_law=False)
     m = min(len(applied.q), len(native.q))
+    law = LimitLaw.of(spec)
+    assert law is not None  # the arm has a limit law
+    away = torque_away_from_limits(spec, law, native, exp.friction)
     joints = []
     for j, link in enumerate(spec.links):
         if link.limit_stiffness <= 0:
@@ -50,5 +58,6 @@ def characterise_native(exp: Experiment, engine: str = "mujoco-rk4") -> dict:
         joints.append({"joint": j + 1, "k": link.limit_stiffness, "c": link.limit_damping,
                        "penetration_applied_rad": _penetration(applied.q[:, j], lo, hi),
                        "penetration_native_rad": _penetration(native.q[:, j], lo, hi),
-                       "max_angle_difference_rad": float(np.max(np.abs(applied.q[:m, j] - native.q[:m, j])))})
+                       "max_angle_difference_rad": float(np.max(np.abs(applied.q[:m, j] - native.q[:m, j]))),
+                       "native_torque_away_from_limits_nm": away[j]})
     return {"engine": engine, "applied_status": applied.status, "native_status": native.status, "joints": joints}

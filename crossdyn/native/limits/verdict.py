@@ -128,6 +128,8 @@ def judge_native_run(exp: Experiment, law, run: NativeRun, reference: LimitRefer
     verdict = judge(reference.contacts, contacts, half_contacts, inferred, soft, dt, factor)
     verdict["softness"] = soft
     verdict["half_status"] = half.status
+    # shown, not judged: ~0 when the run has every other law the reference has (issue 23: ±f_c without friction)
+    verdict["torque_away_from_limits_nm"] = lc.torque_away_from_limits(spec, law, traj, exp.friction)
     return verdict
 
 

@@ -2,7 +2,7 @@
 --native, calibrated with --calibrate-contact)."""
 from __future__ import annotations
 
-from crossdyn.reporting.blocks.text import fmt, vec
+from crossdyn.reporting.blocks.text import fmt, section_verdict, vec
 
 
 def contact_blocks(summary: dict) -> list[tuple]:
@@ -17,7 +17,9 @@ def contact_blocks(summary: dict) -> list[tuple]:
     for name, e in [("reference", con.get("reference") or {})] + list(con.get("engines", {}).items()):
         rows.append([name] + [str(e.get(k)) if k == "contacts" else fmt(e.get(k)) for k in keys])
     held = con.get("held_law", {})
-    return [("h", 2, "Contact"),
+    verdict = section_verdict(con, "a check is a contact episode: each reference episode an engine's run made too, "
+                                   "and with --native each quantity of each native episode compared")
+    return [("h", 2, "Contact")] + ([("p", verdict)] if verdict else []) + [
             ("p", f"Applied mode: {con['law']}. The force comes from each engine's own tip kinematics at the start of "
                   "every step and is held over it, τ_c = J_cᵀ F (the reference gets it the same way); the engines' "
                   f"own contact is off. sqrt(k / m_n) dt = {fmt(held.get('omega_dt'))} (m_n: the effective mass "
@@ -36,10 +38,12 @@ def contact_native_blocks(summary: dict) -> list[tuple]:
     characterisation of the reference and each engine's own contact, the verdicts, the calibration."""
     contact = summary.get("contact") or {}
     native, cal = contact.get("native"), contact.get("calibration")
-    if not native and not cal:
+    if not native and not cal and not contact.get("calibration_skipped"):
         return []
     b: list[tuple]
     b = [("h", 2, "Native contact")]
+    if contact.get("calibration_skipped"):
+        b.append(("p", f"Calibration: {contact['calibration_skipped'].split(': ', 1)[-1]}: skipped."))
     if native:
         rows = []
         runs = [("reference", native["reference"]["episodes"])] + [(k, v.get("episodes", []))

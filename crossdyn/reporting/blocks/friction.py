@@ -1,18 +1,35 @@
-"""Section "Coulomb friction, native": the set-valued reference's stick intervals and each engine's verdict."""
+"""Sections "Coulomb friction" (applied mode: the law and the section's verdict) and "Coulomb friction, native": the
+set-valued reference's stick intervals and each engine's verdict."""
 from __future__ import annotations
 
-from crossdyn.reporting.blocks.text import fmt
+from crossdyn.reporting.blocks.text import fmt, section_verdict
+
+
+def applied_friction_blocks(summary: dict) -> list[tuple]:
+    """Section "Coulomb friction" (applied mode): the law, the kinetic threshold, and the verdict with its checks
+    (the reference's sliding samples per engine) or why it is INCONCLUSIVE."""
+    fr = summary.get("friction") or {}
+    if fr.get("mode") != "applied":
+        return []
+    verdict = section_verdict(fr, "a check is a sample at which the reference slid on a friction joint, per engine; "
+                                  "with --characterise-friction also each native quantity compared")
+    return [("h", 2, "Coulomb friction"),
+            ("p", f"Applied mode: every engine runs with f_c = 0 and crossdyn applies {fr['law']} with f_c = "
+                  f"{' / '.join(fmt(x) for x in fr['fc_nm'])} N m, v_s = {fmt(fr['v_s_rad_s'])} rad/s. Sliding: "
+                  f"|q̇| above {fmt(fr.get('kinetic_threshold_rad_s'))} rad/s (2 v_s, where the law is within 4 % of "
+                  f"f_c sign(q̇)); the reference slid at {fr.get('sliding_samples', '–')} samples. {verdict}")]
 
 
 def friction_blocks(summary: dict) -> list[tuple]:
-    """Section "Coulomb friction, native" (compare --characterise-friction): per engine its creep floor and every
-    check of the verdict with the terms of its tolerance.  Nothing otherwise."""
+    """Sections "Coulomb friction" (applied mode) and "Coulomb friction, native" (compare --characterise-friction:
+    per engine its creep floor and every check of the verdict with the terms of its tolerance)."""
+    applied = applied_friction_blocks(summary)
     native = (summary.get("friction") or {}).get("native")
     if not native or "verdict" not in native:
-        return []
+        return applied
     ref = {r["joint"]: r for r in native["reference"]["joints"]}
     b: list[tuple]
-    b = [("h", 2, "Coulomb friction, native"),
+    b = applied + [("h", 2, "Coulomb friction, native"),
          ("p", "Each engine with its own friction (MuJoCo frictionloss, PyBullet's velocity motor) against the "
                "set-valued stick–slip reference (event-exact, torque held per step). Stuck: |q̇| below "
                f"{native['v_stick_rad_s']:g} rad/s at both ends of a step. Tolerance per quantity = integration (10 × "

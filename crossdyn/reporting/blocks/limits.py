@@ -1,7 +1,7 @@
 """Section "Joint limits": every limit contact of every run, the calibrations and the native verdicts."""
 from __future__ import annotations
 
-from crossdyn.reporting.blocks.text import fmt
+from crossdyn.reporting.blocks.text import fmt, section_verdict
 
 
 def limit_blocks(summary: dict) -> list[tuple]:
@@ -16,8 +16,12 @@ def limit_blocks(summary: dict) -> list[tuple]:
                          fmt(c["peak_torque_nm"]), fmt(c["time_in_contact_s"]), fmt(c["rebound_ratio"]),
                          fmt(c["energy_absorbed_j"]), fmt(c.get("effective_stiffness_nm_per_rad"))])
     b: list[tuple]
-    b = [("h", 2, "Joint limits"),
-         ("p", "Per limit contact (an interval beyond one limit; gaps under 10 ms merged): the largest "
+    b = [("h", 2, "Joint limits")]
+    verdict = section_verdict(lim, "a check is a limit contact: each reference contact an engine's run made too, "
+                                   "and each quantity a native verdict compared")
+    if verdict:
+        b.append(("p", verdict + (f" {lim['skipped'][0].upper()}{lim['skipped'][1:]}." if lim.get("skipped") else "")))
+    b += [("p", "Per limit contact (an interval beyond one limit; gaps under 10 ms merged): the largest "
                "penetration, the peak limit torque, the time in contact, the rebound velocity ratio |q̇ exit| / "
                "|q̇ entry| and the energy the stop absorbed (−∫ τ_lim q̇ dt). Reference and applied runs: the "
                "law's torque; native runs (compare --native): the engine's own limit, its torque inferred by "

@@ -83,3 +83,14 @@ def profile_parameters(prof: dict) -> str:
         unit = PROFILE_UNITS.get(k, "N m" if k == "amplitude" else "")
         parts.append(f"{k} = {v}" + (f" {unit}" if unit else ""))
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def section_verdict(section: dict, what: str) -> str:
+    """A phenomenon section's verdict sentence: ``Verdict: PASS, 12 checks (limit contacts …).`` with the reason
+    of a FAIL or an INCONCLUSIVE (what the run did not exercise, and how to exercise it); empty if not judged."""
+    verdict = section.get("verdict")
+    if verdict is None:
+        return ""
+    because = section.get("failed_because") or section.get("inconclusive_because")
+    return (f"Verdict: {verdict}, {section.get('checks', 0)} checks ({what})"
+            + (f": {because}." if because else "."))
