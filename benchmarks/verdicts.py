@@ -13,8 +13,9 @@ measured verdict beside it and scores:
   acceptable only where declared "cannot see".
 
 An engine's verdict in a comparison is :meth:`crossdyn.status.Verdict.combine` over its metric groups (``verdict``
-where the group has one, else ``pass``) and over the comparison's failure and inconclusive lines that name it; a run
-that failed or diverged is a FAIL (as in ``compare``'s own verdict).
+where the group has one, else ``pass``), the comparison's failure and inconclusive lines that name it, and every
+phenomenon section (limits, contact, friction) the comparison found INCONCLUSIVE (not exercised: judged for no
+engine); a run that failed or diverged is a FAIL (as in ``compare``'s own verdict).
 
     python benchmarks/verdicts.py [--scenarios free,driven] [--faults mass,delay] [--out DIR]
 
@@ -234,6 +235,12 @@ def engine_verdict(result, name: str) -> Cell:
         if str(line).startswith(own):
             verdicts.append("INCONCLUSIVE")
             lines.append(str(line)[:160])
+    for section, values in (getattr(result, "sections", None) or {}).items():
+        # a phenomenon the comparison could not judge (limits never reached, no contact made) is not judged for any
+        # engine; a section's FAIL comes from native runs, whose lines name their engine (above)
+        if isinstance(values, dict) and str(values.get("verdict", "")).upper() == "INCONCLUSIVE":
+            verdicts.append("INCONCLUSIVE")
+            lines.append(f"{section}: {str(values.get('inconclusive_because', 'not judged'))[:160]}")
     verdict = Verdict.combine(verdicts) if verdicts else Verdict.INCONCLUSIVE
     return Cell(verdict.value, "; ".join(lines) if lines else "no group judged", checks=checks)
 

@@ -74,3 +74,14 @@ def test_limits_hit_fails_a_doubled_limit_stiffness_that_other_scenarios_cannot_
     assert measured["cells"]["limit"]["limits"].verdict == "FAIL"
     assert measured["cells"]["limit"]["driven"].verdict == "PASS"   # planar2r has no limit law
     assert "limit contacts" in measured["evidence"]["limits"]         # the scenario did reach the limits
+
+
+def test_a_scenario_that_never_reaches_the_limits_is_inconclusive_not_a_pass(monkeypatch):
+    # planar2r-limits under its default profile for 0.5 s: no joint reaches a limit, so a doubled limit stiffness is
+    # invisible and the comparison's limits section is INCONCLUSIVE; the benchmark must read it for every engine
+    missed = verdicts.Scenario("limits missed", "planar2r-limits", "compare", {"duration": 0.5})
+    monkeypatch.setitem(verdicts.SCENARIOS, "limits-missed", missed)
+    measured = verdicts.measure(["limits-missed"], ["limit"], ["mujoco-rk4"], say=lambda m: None)
+    for row in ("limit", "mujoco-rk4"):
+        cell = measured["cells"][row]["limits-missed"]
+        assert cell.verdict == "INCONCLUSIVE" and "no joint reached a limit" in cell.detail, cell
