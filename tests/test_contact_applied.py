@@ -180,7 +180,16 @@ def test_compare_reports_applied_contact(short_compare):
     import jsonschema
 
     s = short_compare.summary
-    assert s["verdict"] == "PASS", s["failures"]
+    # the RK4 engine is judged and passes; the semi-implicit Euler ones' own dt/2 reruns differ by a sizeable part of
+    # the motion (sqrt(k / m_n) dt = 0.24): their derived tolerance (0.39 rad) exceeds its bound (5 % of the 1.13
+    # rad the arm moves), so their trajectory is INCONCLUSIVE, not PASS (issue 23)
+    assert s["verdict"] == "INCONCLUSIVE" and not s["failures"], s["failures"]
+    assert s["engines"]["analytic"]["trajectory"]["verdict"] == "PASS"
+    for name in s["engines"]:
+        traj = s["engines"][name]["trajectory"]
+        if name != "analytic":
+            assert traj["verdict"] == "INCONCLUSIVE" and traj["tolerance_rad"] > traj["tolerance_bound_rad"]
+            assert "too sensitive to judge at dt = 0.001 s" in traj["inconclusive_because"]
     con = s["contact"]
     assert con["mode"] == "applied" and "native" not in con  # left to native contact
     assert con["reference"]["first_touch_s"] is not None and con["reference"]["peak_normal_force_n"] > 100

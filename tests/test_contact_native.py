@@ -384,26 +384,28 @@ def test_native_pybullet_leaves_process_global_settings_alone():
 
 
 def test_compare_prints_the_native_characterisation_by_default_without_judging_it(tmp_path, capsys):
-    """`crossdyn compare` on an arm with contact passes on its applied mode and prints each engine's own contact,
+    """`crossdyn compare` on an arm with contact judges its applied mode and prints each engine's own contact,
     per episode, with numbers — characterised, not judged (PyBullet departs on this run: its implicit contact step
     returns less energy, restitution 0.24 against 0.40 in episode 2); --native makes those departures fail, and
-    --no-native-contact leaves the characterisation out."""
+    --no-native-contact leaves the characterisation out.  The applied mode's verdict is INCONCLUSIVE, not PASS:
+    these semi-implicit Euler engines' derived tolerances exceed their bound at dt = 1 ms (tests/test_bounds.py);
+    what matters here is that the native departures do not make it FAIL."""
     import json
 
     from crossdyn.cli import main
 
     args = ["compare", "planar2r-floor", "--engines", "mujoco,pybullet", "--duration", "0.75", "--quiet",
             "--no-plots", "--states", "20"]
-    assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    assert main(args + ["--out", str(tmp_path / "a")]) == 3
     out = capsys.readouterr().out
-    assert "native contact, per episode" in out and "verdict: PASS" in out
+    assert "native contact, per episode" in out and "verdict: INCONCLUSIVE" in out
     assert "pybullet@native_contact=true: departs, not judged" in out
     assert "mujoco@native_contact=true: within tolerance, not judged" in out
     s = json.loads((tmp_path / "a" / "summary.json").read_text())
-    assert s["contact"]["native"]["judged"] is False and s["verdict"] == "PASS"
+    assert s["contact"]["native"]["judged"] is False and s["verdict"] == "INCONCLUSIVE" and not s["failures"]
     assert s["contact"]["native"]["engines"]["pybullet@native_contact=true"]["episodes"][0]["max_penetration_m"] > 0
     assert main(args + ["--native", "--out", str(tmp_path / "b")]) == 1
     out = capsys.readouterr().out
     assert "FAIL pybullet@native_contact=true: native contact departs" in out
-    assert main(args + ["--no-native-contact", "--out", str(tmp_path / "c")]) == 0
+    assert main(args + ["--no-native-contact", "--out", str(tmp_path / "c")]) == 3
     assert "native contact, per episode" not in capsys.readouterr().out

@@ -106,8 +106,9 @@ def test_a_contact_never_touched_is_inconclusive_and_the_suggested_start_touches
     """A wall 1.2 m to the side of a 2R arm that starts in the drop pose and is driven about it."""
     wall = ('\n[contact]\nradius = 0.02\nstiffness = 20000.0\ndamping = 50.0\n\n'
             '[[obstacles]]\npoint = [1.2, 0.0, 0.0]\nnormal = [-1.0, 0.0, 0.0]\n')
+    # mujoco-rk4: judged well inside its bound (semi-implicit Euler at dt = 1 ms is INCONCLUSIVE on this strike)
     arm = _arm(tmp_path, "wall2r", PLANAR3R[:2], [{}, {}], wall)
-    common = ["--engines", "mujoco", "--duration", "0.5", "--no-native-contact"]
+    common = ["--engines", "mujoco-rk4", "--duration", "0.5", "--no-native-contact"]
     code, printed, s = _compare(tmp_path, capsys, arm, common, "before")
     line = _line(printed, "contact:")
     assert code == 3 and s["contact"]["verdict"] == "INCONCLUSIVE" and s["contact"]["checks"] == 0
@@ -117,7 +118,7 @@ def test_a_contact_never_touched_is_inconclusive_and_the_suggested_start_touches
     code, printed, s = _compare(tmp_path, capsys, arm, common + _suggestion(line), "after")
     assert code == 0 and s["verdict"] == "PASS", printed
     assert s["contact"]["verdict"] == "PASS" and s["contact"]["checks"] >= 1
-    assert s["contact"]["reference"]["contacts"] >= 1 and s["contact"]["engines"]["mujoco"]["contacts"] >= 1
+    assert s["contact"]["reference"]["contacts"] >= 1 and s["contact"]["engines"]["mujoco-rk4"]["contacts"] >= 1
 
 
 def test_friction_on_a_joint_that_never_slides_is_inconclusive_and_the_suggested_start_slides(tmp_path, capsys):

@@ -76,35 +76,55 @@ def _run(q, status="ok", message=None):
     return SimpleNamespace(t=np.arange(len(q)) * 1e-3, q=q, status=status, message=message)
 
 
-def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok"):
+def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok", sensitivity=1e-13):
+    """The trajectory group of an engine run ``q_engine`` (a motion over 1 rad, so the tolerance bound is 0.05 rad)
+    whose dt/2 run is ``q_half``, same-scheme run ``q_same``, that run's rerun from a moved start differing from
+    it by ``sensitivity`` (None: the rerun failed)."""
+    q_engine = np.asarray(q_engine, float).copy()
+    q_engine[:, 0] += np.linspace(0.0, 1.0, len(q_engine))  # the joint moves 1 rad over the run
     n = len(q_engine)
-    ref = _run(np.asarray(q_engine, float) - 1e-9 * np.arange(n)[:, None])
+    ref = _run(q_engine - 1e-9 * np.arange(n)[:, None])
+    q_half = np.asarray(q_half, float).copy()
+    q_half[::2, 0] += np.linspace(0.0, 1.0, len(q_engine))[: len(q_half[::2])]
+    q_half[1::2, 0] = q_half[::2, 0][: len(q_half[1::2])]
     half = _run(q_half, half_status, "engine raised: boom" if half_status != "ok" else None)
-    side = trajectory.SideRuns(1, "semi-implicit-euler", half, None, "semi-implicit-euler",
-                               None if q_same is None else _run(q_same), dtype)
+    same = pert = None
+    if q_same is not None:
+        same = np.asarray(q_same, float).copy()
+        same[:, 0] += np.linspace(0.0, 1.0, len(q_engine))
+        pert = _run(same + (sensitivity or 0.0), "ok" if sensitivity is not None else "failed")
+        same = _run(same)
+    side = trajectory.SideRuns(1, "semi-implicit-euler", half, None, "semi-implicit-euler", same, dtype,
+                               pert, 2.2e-13, 1e-3)
     return trajectory.trajectory_group(_run(q_engine), ref, side, Tolerances(),
                                        get_preset("planar2r").params()).values
 
 
 def test_no_tolerance_is_said_with_its_cause_not_as_none():
     q = np.full((11, 2), 1e-3)
-    v = _traj(q, q, None, half_status="failed")
-    assert v["tolerance_rad"] is None and not v["pass"]
-    assert "None" not in v["failed_because"]
-    assert "no error estimate (the dt/2 run failed: engine raised: boom)" in v["failed_because"]
+    v = _traj(q, np.repeat(q, 2, axis=0)[:21], None, half_status="failed")
+    assert v["tolerance_rad"] is None and v["verdict"] == "INCONCLUSIVE"
+    assert "None" not in v["inconclusive_because"]
+    assert "no error estimate (the dt/2 run failed: engine raised: boom)" in v["inconclusive_because"]
 
 
-def test_model_differs_only_above_the_runs_own_error_estimate():
+def test_model_differs_only_above_what_rounding_amplified_by_the_motion_leaves():
+    """The same-scheme error is judged against 1e-8 rad + 10 × the same-scheme run's change from a start moved by
+    the run's accumulated round-off: above it the model differs; a sensitive motion raises it; an unknown
+    sensitivity leaves the difference unseparated (INCONCLUSIVE), never "model differs"."""
     q = np.full((11, 2), 1e-3)
     half = np.repeat(q, 2, axis=0)[:21]
-    # the dt/2 run differs by 1e-4 rad: Richardson estimate 2e-4 rad; same-scheme error 5e-7 rad, below it
-    half[::2] += 1e-4
+    half[::2] += 1e-6  # the dt/2 run differs by 1e-6 rad: Richardson estimate 2e-6, tolerance 2e-5 rad
+    # same-scheme error 5e-7 rad on a motion whose rerun moves 1e-7 rad: within 1e-8 + 1e-6 rad
+    v = _traj(q, half, q + 5e-7, sensitivity=1e-7)
+    assert v["verdict"] == "PASS" and v["same_integrator_tolerance_rad"] == pytest.approx(1e-8 + 1e-6)
+    # the same error on an insensitive motion (rerun moves 1e-13 rad): the model differs
     v = _traj(q, half, q + 5e-7)
-    assert not v["pass"] and "model differs" not in v["failed_because"]
-    assert "not separable" in v["failed_because"] and "estimate at this dt is 0.0002 rad" in v["failed_because"]
-    # same-scheme error 1e-3 rad, five times the estimate: the model differs
-    v = _traj(q, half, q + 1e-3)
-    assert "model differs: above the run's own error estimate 0.0002 rad" in v["failed_because"]
+    assert v["verdict"] == "FAIL" and "model differs" in v["failed_because"]
+    assert "differing by 1e-13 rad" in v["failed_because"]
+    # the rerun failed: sensitivity unknown, so the difference is not called a model difference
+    v = _traj(q, half, q + 5e-7, sensitivity=None)
+    assert v["verdict"] == "INCONCLUSIVE" and "not separable" in v["inconclusive_because"]
 
 
 def test_trajectory_float32_round_off_is_part_of_both_tolerances():

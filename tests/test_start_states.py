@@ -78,7 +78,7 @@ def test_floor_arm_default_profile_starts_clear_of_its_floor(tmp_path, capsys):
     rc = main(["compare", arm, "--profile", "multisine-motion", "--engines", "mujoco", "--duration", "0.6",
                "--no-native-contact", "--states", "20", "--out", str(out)])
     err = capsys.readouterr().err
-    assert rc in (0, 1)
+    assert rc in (0, 1, 3)  # it ran (not refused, exit 2); its verdict is not this test's subject (tests/test_bounds.py)
     summary = json.loads((out / "summary.json").read_text())
     q0 = np.array(summary["start"]["q0"])
     assert _tip_penetration(q0) <= 1e-9
@@ -104,7 +104,7 @@ def test_allow_invalid_start_runs_from_inside_the_floor(tmp_path):
     arm, out = _arm(tmp_path, FLOOR_ARM), tmp_path / "out"
     rc = main(["compare", arm, "--engines", "mujoco", "--duration", "0.05", "--no-native-contact", "--states", "20",
                "--q0=-1.5708,0", "--allow-invalid-start", "--out", str(out)])
-    assert rc in (0, 1)
+    assert rc in (0, 1, 3)  # it ran (not refused, exit 2); its verdict is not this test's subject (tests/test_bounds.py)
     start = json.loads((out / "summary.json").read_text())["start"]
     assert start["q0"] == pytest.approx([-1.5708, 0.0])
     assert "inside obstacle 1" in start["invalid"][0]

@@ -158,4 +158,5 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
                               "compute_s_per_sim_s": costs}
         with engine_code():
             error_controlled = bool(engine.error_controlled)
-        record.add(convergence.convergence_group(opt.convergence_dts, errs, costs, side.order, error_controlled))
+        record.add(convergence.convergence_group(opt.convergence_dts, errs, costs, side.order, error_controlled,
+                                                 convergence.study(job)))

@@ -65,17 +65,47 @@ def energy_drift(E: np.ndarray, scale: float) -> float:
     return float(np.max(np.abs(E - E[0]))) / scale
 
 
+GAUSS_NODES = (0.5 - math.sqrt(15) / 10, 0.5, 0.5 + math.sqrt(15) / 10)
+GAUSS_WEIGHTS = (5 / 18, 8 / 18, 5 / 18)
+"""Three-point Gauss–Legendre rule on [0, 1] (exact for polynomials of degree 5)."""
+
+
+def dissipated_energy(q: np.ndarray, qd: np.ndarray, dt: float, damping: np.ndarray,
+                      friction: np.ndarray) -> np.ndarray:
+    """∫₀ᵗ (b q̇² + f_c |q̇|) dt at every sample (J), step by step.
+
+    Within step k the velocity is taken as the quadratic in u = (t − t_k)/dt that matches both end velocities
+    q̇_k, q̇_{k+1} and the step's mean velocity (q_{k+1} − q_k)/dt — q̇(u) = a + (6m − 4a − 2c) u + (3a + 3c − 6m) u²
+    (a, c the end velocities, m the mean) — and the power is integrated by three-point Gauss–Legendre.  The
+    trapezoid rule on the samples, used before, is second order in dt and its error is not the engine's: where a
+    held contact force gives q̈ of ~10³ rad/s² it left 5.1e-6 of E_scale in the balance of an RK4 run on a damped
+    contact arm (0.1/0.05 N m s/rad, k = 2e4 N/m, dt = 1 ms; 3.1e-5, 1.2e-6, 2.9e-7 at dt = 2, 0.5, 0.25 ms, the
+    same for analytic-rk4 and mujoco-rk4), above RK4's 1e-6; this rule leaves 4.8e-10 there (1.4e-8, 2.4e-11,
+    1.4e-12 at the other steps).
+    """
+    K = len(q) - 1
+    if K <= 0:
+        return np.zeros(len(q))
+    a, c = qd[:K], qd[1 : K + 1]
+    m = np.diff(q[: K + 1], axis=0) / dt
+    lin, quad = 6 * m - 4 * a - 2 * c, 3 * a + 3 * c - 6 * m
+    step = np.zeros(K)
+    for u, w in zip(GAUSS_NODES, GAUSS_WEIGHTS, strict=True):
+        v = a + lin * u + quad * u * u
+        step += w * np.sum(damping * v**2 + friction * np.abs(v), axis=1)
+    return np.concatenate([[0.0], np.cumsum(step * dt)])
+
+
 def work_energy_residual(q: np.ndarray, qd: np.ndarray, tau: np.ndarray, E: np.ndarray, dt: float,
                          damping: np.ndarray, friction: np.ndarray) -> np.ndarray:
     """E(t) − E(0) − ∫τ·q̇ dt + ∫(b q̇² + f_c |q̇|) dt at every sample (J).
 
     The torque is a zero-order hold, so ∫τ·q̇ dt over step k is exactly τ_k·(q_{k+1} − q_k);
-    the dissipation integral uses the trapezoid rule.
+    the dissipation integral is :func:`dissipated_energy`.
     """
     K = min(len(tau), len(q) - 1)
     work = np.concatenate([[0.0], np.cumsum(np.sum(tau[:K] * np.diff(q[: K + 1], axis=0), axis=1))])
-    power = np.sum(damping * qd[: K + 1] ** 2 + friction * np.abs(qd[: K + 1]), axis=1)
-    dissipated = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * dt)])
+    dissipated = dissipated_energy(q[: K + 1], qd[: K + 1], dt, damping, friction)
     return (E[: K + 1] - E[0]) - work + dissipated
 
 

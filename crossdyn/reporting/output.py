@@ -15,7 +15,7 @@ import numpy as np
 
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 from crossdyn.reporting.blocks import report_blocks
-from crossdyn.reporting.plots import make_plots
+from crossdyn.reporting.plots import PLOTS, make_plots
 from crossdyn.reporting.render import render_html, render_markdown
 
 
@@ -77,6 +77,9 @@ def write_outputs(cmp, out_dir: str | Path, plots: bool = True, animation: bool 
         images = make_plots(cmp, animation=animation) if plots else {}
     for name, data in images.items():
         written[name] = write_bytes_atomic(out_dir / name, data)
+    for name in PLOTS:  # a figure an earlier run left here, of a study this run did not make, would mislead
+        if name not in images:
+            (out_dir / name).unlink(missing_ok=True)
     blocks = report_blocks(cmp.summary, list(images))
     written["report.md"] = write_text_atomic(out_dir / "report.md", render_markdown(blocks))
     written["report.html"] = write_text_atomic(out_dir / "report.html", render_html(blocks, images))

@@ -1,15 +1,27 @@
 """Metric groups ``trajectory`` and ``tracking``: the driven run against the reference.
 
 Tolerance: ``trajectory_factor`` × the engine's own Richardson estimate |q(dt) − q(dt/2)|·2ᵖ/(2ᵖ − 1) (the dt/2
-run keeps the torque held for dt) + ``trajectory_floor_rad``; and, where an analytic integrator performs the
+run keeps the torque and every applied law — contact, limits, friction — held for dt, as the reference does, so
+that it integrates the same held system: with the limit law evaluated every dt/2, RK4 on planar2r-limits
+"estimated" 4.9e-3 rad for an error of 1.8e-9 rad) + ``trajectory_floor_rad``; and, where an analytic integrator performs the
 same arithmetic, |q − q_analytic,same scheme| ≤ ``trajectory_same_integrator_rad`` (model error alone).  An engine
 computing in a narrower dtype than float64 (MJX's float32) gets its measured round-off growth added to both
 (:func:`crossdyn.engines.precision.trajectory_roundoff`; the summary states it under ``precision``).
 
-Wording of a failure (:func:`failure_reasons`): a same-scheme error is called "model differs" only when it exceeds
-the run's own error estimate (Richardson, dt vs dt/2): integration and rounding of the same scheme cannot leave
-more than that, so the excess is the model.  Below it the difference cannot be told from the motion's sensitivity,
-and the line says so with both figures.  A missing tolerance (no dt/2 run) is stated with its cause.
+**Sensitivity of the same-scheme comparison.**  The engine and the analytic model with its scheme round
+differently; a sensitive motion (a stiff contact) amplifies that.  Its own error estimate: the same-scheme run
+again from a start moved by δ = N·ε₆₄·max(1, max|q0|) rad on every joint (N steps, ε₆₄ = 2.2e-16: the run's
+accumulated float64 round-off, linearly summed), and its largest change; the same-scheme tolerance adds
+``trajectory_factor`` × that change.  An error above it is more than rounding amplified by this motion can leave,
+so the line says "model differs" (separated); where the perturbed run did not complete, the difference cannot be
+told from sensitivity and the check is INCONCLUSIVE, saying so.
+
+**Upper bound** (:mod:`crossdyn.comparison.tolerances`): a derived tolerance — against the reference or the same
+scheme — above ``trajectory_bound_fraction`` (5 %) of the reference's largest joint range over the run (that range
+at least ``trajectory_bound_floor_rad``, 0.02 rad) judges nothing: that part is INCONCLUSIVE ("the run is too
+sensitive to judge at dt = …: its own dt/2 rerun differs by … rad"), never PASS, and a departure beyond such a
+tolerance is not called a FAIL either (the estimate itself is then unreliable).  A FAIL quotes only measured
+figures (:func:`failure_reasons`); a missing tolerance (no dt/2 run) is stated with its cause.
 """
 from __future__ import annotations
 
@@ -73,6 +85,16 @@ class SideRuns:
     same: Any
     dtype: str = "float64"
     """The engine's floating-point type (:attr:`crossdyn.engines.base.Engine.dtype`)."""
+    perturbed: Any = None
+    """The same-scheme run from the start moved by ``perturbation_rad`` (its sensitivity to round-off), or None."""
+    perturbation_rad: float = 0.0
+    dt: float | None = None
+
+
+def perturbation(q0, dt: float, duration: float) -> float:
+    """δ = N·ε₆₄·max(1, max|q0|): the accumulated float64 round-off of an N-step run, summed linearly (rad)."""
+    steps = max(int(round(duration / dt)), 1)
+    return steps * float(np.finfo(np.float64).eps) * max(1.0, float(np.max(np.abs(q0))) if len(q0) else 1.0)
 
 
 def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
@@ -88,7 +110,7 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
     order = integration_order(engine)
     with engine_code(), build_engine(name, spec, opt.dt / 2, job.friction) as half_engine:
         half = run_engine(half_engine, held(job.profile, opt.dt), job.q0, job.qd0, opt.duration,
-                          contact_hold=opt.dt)
+                          contact_hold=opt.dt, law_hold=opt.dt)
     tight = None
     if engine.error_controlled and engine.accuracy:
         tighter = engine.accuracy / 10
@@ -98,14 +120,17 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
         scheme = same_integrator(engine)
         integrator = str(engine.integrator)
         dtype = str(getattr(engine, "dtype", "float64"))  # a user's engine may predate the attribute
-    same = None
+    same = perturbed = None
+    delta = perturbation(job.q0, opt.dt, opt.duration)
     if scheme is not None:
         if scheme not in same_cache:
             ana = build_engine(SAME_SCHEME_ENGINE[scheme], spec, opt.dt, job.friction)
             with engine_code():
-                same_cache[scheme] = run_engine(ana, job.profile, job.q0, job.qd0, opt.duration)
-        same = same_cache[scheme]
-    return SideRuns(order, integrator, half, tight, scheme, same, dtype)
+                same_cache[scheme] = (run_engine(ana, job.profile, job.q0, job.qd0, opt.duration),
+                                      run_engine(ana, job.profile, np.asarray(job.q0, float) + delta, job.qd0,
+                                                 opt.duration))
+        same, perturbed = same_cache[scheme]
+    return SideRuns(order, integrator, half, tight, scheme, same, dtype, perturbed, delta, opt.dt)
 
 
 def _tolerance(tol: Tolerances, estimate: float | None) -> float | None:
@@ -140,69 +165,134 @@ def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
                                 "origin": precision.trajectory_origin(side.dtype, duration)}}
 
 
+def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
+    """(the reference's largest joint range over the compared run, the bound on a derived tolerance) in rad:
+    ``trajectory_bound_fraction`` × max(range, ``trajectory_bound_floor_rad``) (module docstring)."""
+    k = min(len(driven.q), len(reference.q))
+    q = np.asarray(reference.q[:k], float)
+    q = q[np.all(np.isfinite(q), axis=1)] if q.ndim == 2 else q
+    rng = float(np.max(np.ptp(q, axis=0))) if len(q) else 0.0
+    return rng, tol.trajectory_bound_fraction * max(rng, tol.trajectory_bound_floor_rad)
+
+
+def _sensitivity(driven, side: SideRuns) -> float | None:
+    """The same-scheme run's largest change when its start moves by δ (rad); None without a completed rerun."""
+    same, pert = side.same, side.perturbed
+    if same is None or pert is None or pert.status != "ok" or same.status != "ok":
+        return None
+    k = min(len(same.q), len(pert.q), len(driven.q))
+    return metrics.max_abs(same.q[:k], pert.q[:k])
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """Which parts of the group hold (``ok_*``), and which tolerances exceed their bound (``wide_*``)."""
+
+    ok_ref: bool
+    ok_same: bool
+    wide_ref: bool
+    wide_same: bool
+    same_tol: float
+
+
 def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, params) -> MetricResult:
-    """Metric group ``trajectory``: errors against the reference, their tolerance, the same-scheme error."""
+    """Metric group ``trajectory``: errors against the reference, their tolerance, the same-scheme error; each
+    part PASS, FAIL or — past its bound or without an estimate — INCONCLUSIVE (module docstring)."""
     traj = metrics.trajectory_errors(driven.t, driven.q, reference.q, params, tol.divergence_rad)
     self_cons, estimate, accuracy = _estimates(driven, side)
     roundoff, extra = _roundoff(driven, side)
     traj_tol = _tolerance(tol, estimate)
     if traj_tol is not None and extra:
         traj_tol += roundoff
-    same_tol = tol.trajectory_same_integrator_rad + roundoff
+    sens = _sensitivity(driven, side)
+    same_tol = tol.trajectory_same_integrator_rad + roundoff + tol.trajectory_factor * (sens or 0.0)
+    rng, bound = tolerance_bound(driven, reference, tol)
     traj.update(self_consistency_rad=self_cons, richardson_estimate_rad=estimate, integration_order=side.order,
-                accuracy_estimate_rad=accuracy, tolerance_rad=traj_tol)
+                accuracy_estimate_rad=accuracy, tolerance_rad=traj_tol, reference_range_rad=rng,
+                tolerance_bound_rad=bound,
+                tolerance_bound_origin=f"{100 * tol.trajectory_bound_fraction:g} % of the reference's largest joint "
+                                       f"range over the run, {rng:.3g} rad, taken as at least "
+                                       f"{tol.trajectory_bound_floor_rad:g} rad")
     scheme = side.scheme
     traj["same_integrator"] = scheme
     if side.same is not None:
         same = side.same
         traj["same_integrator_error_rad"] = metrics.max_abs(driven.q[: len(same.q)], same.q[: len(driven.q)])
         traj["same_integrator_tolerance_rad"] = same_tol
+        traj["same_integrator_sensitivity_rad"] = sens
+        traj["same_integrator_perturbation_rad"] = side.perturbation_rad
     else:
         traj["same_integrator_error_rad"] = None
     traj.update(extra)
-    ok_ref = _within(traj["max_abs_error_rad"], traj_tol)
-    ok_same = scheme is None or _within(traj["same_integrator_error_rad"], same_tol)
+    j = _Judged(same_tol=same_tol, ok_ref=_within(traj["max_abs_error_rad"], traj_tol),
+                ok_same=scheme is None or _within(traj["same_integrator_error_rad"], same_tol),
+                wide_ref=tol.trajectory_abs_rad is None and traj_tol is not None and traj_tol > bound,
+                wide_same=side.same is not None and (same_tol > bound or (sens is None and not _within(
+                    traj["same_integrator_error_rad"], same_tol))))
     checks = min(len(driven.q), len(reference.q))  # samples compared with the reference
-    if ok_ref and ok_same and driven.status == "ok":
-        return MetricResult("trajectory", judge(traj, True, checks))
-    if traj_tol is None and ok_same and driven.status == "ok" and traj["max_abs_error_rad"] is not None:
-        # nothing departed, but there is no error estimate to judge the error against: cannot tell
-        return MetricResult("trajectory", judge(traj, Verdict.INCONCLUSIVE, checks, "; ".join(
-            failure_reasons(traj, driven, side, ok_ref, ok_same, same_tol))))
-    return MetricResult("trajectory", judge(traj, False, checks, "; ".join(
-        failure_reasons(traj, driven, side, ok_ref, ok_same, same_tol))))
+    failed = failure_reasons(traj, driven, side, j)
+    if failed:
+        return MetricResult("trajectory", judge(traj, False, checks, "; ".join(failed)))
+    unjudged = inconclusive_reasons(traj, side, j)
+    if unjudged:
+        return MetricResult("trajectory", judge(traj, Verdict.INCONCLUSIVE, checks, "; ".join(unjudged)))
+    return MetricResult("trajectory", judge(traj, True, checks))
 
 
-def failure_reasons(traj: dict, driven, side: SideRuns, ok_ref: bool, ok_same: bool, same_tol: float) -> list[str]:
-    """What a failed trajectory group says, quoting only what was measured (see the module docstring)."""
+def inconclusive_reasons(traj: dict, side: SideRuns, j: _Judged) -> list[str]:
+    """Why a part of the group could not be judged: no tolerance, a tolerance past its bound, or a same-scheme
+    error whose sensitivity is unknown (module docstring)."""
+    why = []
+    err, traj_tol, bound = traj["max_abs_error_rad"], traj["tolerance_rad"], traj["tolerance_bound_rad"]
+    dt = f"{side.dt:g} s" if side.dt else "this dt"
+    scale = traj["tolerance_bound_origin"]
+    if traj_tol is None and err is not None:
+        half = side.half
+        cause = f"the dt/2 run {half.status}" + (f": {half.message}" if getattr(half, "message", None) else "")
+        why.append(f"max error vs reference {err:.3g} rad, no tolerance to judge it by: no error estimate "
+                   f"({cause})")
+    elif j.wide_ref:
+        rerun = traj["self_consistency_rad"]
+        moved = (f"its own dt/2 rerun differs by {rerun:.3g} rad" if rerun is not None
+                 else f"its error estimate is {traj['richardson_estimate_rad']:.3g} rad")
+        why.append(f"the run is too sensitive to judge at dt = {dt}: {moved}, so its tolerance "
+                   f"{traj_tol:.3g} rad exceeds the bound {bound:.3g} rad = {scale}; the error vs reference "
+                   f"{err:.3g} rad is not judged; lower dt or choose a less sensitive motion")
+    same_err, sens = traj["same_integrator_error_rad"], traj.get("same_integrator_sensitivity_rad")
+    if side.scheme is not None and same_err is None:
+        why.append(f"no error vs analytic {side.scheme} (its run did not complete)")
+    elif j.wide_same and same_err is not None and sens is None:
+        why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad: model difference or sensitivity of the "
+                   f"motion not separable (its rerun from a start moved by {side.perturbation_rad:.2g} rad did not "
+                   f"complete)")
+    elif j.wide_same and same_err is not None:
+        why.append(f"the motion is too sensitive to judge against analytic {side.scheme} at dt = {dt}: its rerun "
+                   f"from a start moved by {side.perturbation_rad:.2g} rad differs by {sens:.3g} rad, so the "
+                   f"tolerance {j.same_tol:.3g} rad exceeds the bound {bound:.3g} rad = {scale}; the error "
+                   f"{same_err:.3g} rad is not judged")
+    return why
+
+
+def failure_reasons(traj: dict, driven, side: SideRuns, j: _Judged) -> list[str]:
+    """What a failed trajectory group says, quoting only what was measured (see the module docstring); empty
+    when nothing failed."""
     why = []
     origin = traj.get("precision", {}).get("origin")
     incl = f", incl. {origin}" if origin else ""
     if driven.status != "ok":
         why.append(f"run {driven.status}")
-    err, traj_tol, estimate = traj["max_abs_error_rad"], traj["tolerance_rad"], traj["richardson_estimate_rad"]
-    if not ok_ref and err is None:
+    err, traj_tol = traj["max_abs_error_rad"], traj["tolerance_rad"]
+    if not j.ok_ref and err is None:
         why.append("no error vs reference (the run produced no finite samples)")
-    elif not ok_ref and traj_tol is None:
-        half = side.half
-        cause = f"the dt/2 run {half.status}" + (f": {half.message}" if getattr(half, "message", None) else "")
-        why.append(f"max error vs reference {err:.3g} rad, no tolerance to judge it by: no error estimate "
-                   f"({cause})")
-    elif not ok_ref:
+    elif not j.ok_ref and traj_tol is not None and not j.wide_ref:
         why.append(f"max error vs reference {err:.3g} rad > tolerance {traj_tol:.3g} rad{incl}")
-    same_err = traj["same_integrator_error_rad"]
-    if not ok_same and same_err is None:
-        why.append(f"no error vs analytic {side.scheme} (its run did not complete)")
-    elif not ok_same:
-        line = f"error vs analytic {side.scheme} {same_err:.3g} rad > {same_tol:g} rad{incl}"
-        if estimate is not None and same_err > estimate:
-            line += f" (model differs: above the run's own error estimate {estimate:.3g} rad)"
-        elif estimate is not None:
-            line += (f" (model difference or sensitivity of the motion: not separable, the run's own error "
-                     f"estimate at this dt is {estimate:.3g} rad)")
-        else:
-            line += " (model difference or sensitivity of the motion: not separable, no error estimate)"
-        why.append(line)
+    same_err, sens = traj["same_integrator_error_rad"], traj.get("same_integrator_sensitivity_rad")
+    if not j.ok_same and same_err is not None and not j.wide_same:
+        why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad > {j.same_tol:.3g} rad{incl} (model "
+                   f"differs: above what rounding amplified by this motion leaves, its rerun from a start moved by "
+                   f"{side.perturbation_rad:.2g} rad differing by {sens:.3g} rad)")
+    if why:
+        why += [f"also not judged: {w}" for w in inconclusive_reasons(traj, side, j)]
     return why
 
 

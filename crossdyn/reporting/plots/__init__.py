@@ -14,7 +14,9 @@ from crossdyn.reporting.plots.motion import angles_plot, energy_plot, error_plot
 PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
          "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png", "contact.png", "tip_path.png",
          "native_contact.png")
-"""Every figure a report may hold (tracking.png for closed-loop profiles only)."""
+"""Every figure a report may hold (tracking.png for closed-loop profiles only; energy.png, id_error_hist.png and
+convergence.png only where their study ran: no convergence figure on an arm with contact, limits or applied
+friction, whose convergence study is not run)."""
 
 
 def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
@@ -32,9 +34,10 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     if desired is not None:
         out["tracking.png"] = tracking_plot(cmp, runs, looks)
     out["error.png"] = error_plot(cmp, runs, looks)
-    out["energy.png"] = energy_plot(cmp, looks)
-    out["id_error_hist.png"] = id_error_plot(cmp, looks)
-    out["convergence.png"] = convergence_plot(cmp, looks)
+    for name, figure in (("energy.png", energy_plot(cmp, looks)), ("id_error_hist.png", id_error_plot(cmp, looks)),
+                         ("convergence.png", convergence_plot(cmp, looks))):
+        if figure is not None:  # a study that was not run (or nothing it could draw) gets no figure
+            out[name] = figure
     if animation:
         out["animation.gif"] = animation_gif(cmp, runs, looks)
     out.update(limit_plots(cmp))

@@ -8,10 +8,13 @@ from crossdyn.reporting import figures
 from crossdyn.reporting.figures import EngineLooks, legend_outside
 
 
-def id_error_plot(cmp, looks: EngineLooks) -> bytes:
+def id_error_plot(cmp, looks: EngineLooks) -> bytes | None:
     """``id_error_hist.png``: histogram of log10 |τ_engine − τ_analytic| per engine (exact zeros counted in the
-    legend and drawn at −18)."""
+    legend and drawn at −18); None when no engine was evaluated at the random states."""
     import matplotlib.pyplot as plt
+
+    if all(r.id_errors is None for r in cmp.runs.values()):
+        return None
 
     fig, ax = plt.subplots(figsize=(9, 3.6))
     zeros = {}
@@ -30,11 +33,15 @@ def id_error_plot(cmp, looks: EngineLooks) -> bytes:
     return figures.png(fig)
 
 
-def convergence_plot(cmp, looks: EngineLooks) -> bytes:
+def convergence_plot(cmp, looks: EngineLooks) -> bytes | None:
     """``convergence.png``: max |q − q_exact| against dt (log–log; the slope is the empirical order) and against
-    the compute time per simulated second, each point labelled with its dt."""
+    the compute time per simulated second, each point labelled with its dt; None when the study was not run (an
+    arm with contact, limits or applied friction, no ``convergence_dts``) or no engine produced a point."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
+
+    if not any(e for r in cmp.runs.values() for e in (r.convergence or {}).get("max_abs_error_rad", [])):
+        return None
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
     for name, r in cmp.runs.items():

@@ -68,16 +68,23 @@ def error_plot(cmp, runs: dict, looks: EngineLooks) -> bytes:
     return figures.png(fig)
 
 
-def energy_plot(cmp, looks: EngineLooks) -> bytes:
-    """``energy.png``: E(t) − E(0) of every engine's free-motion run."""
+def energy_plot(cmp, looks: EngineLooks) -> bytes | None:
+    """``energy.png``: E(t) − E(0) of every engine's free-motion run; None when no engine ran it.  On an arm
+    that does not conserve energy (damping, friction, a limit law, contact) the title says the drift is not
+    judged: the curve is the physics, not an error."""
     import matplotlib.pyplot as plt
 
+    if all(r.free_energy is None for r in cmp.runs.values()):
+        return None
+    spec = cmp.spec
+    dissipative = spec.has_damping or spec.has_friction or spec.has_limit_law or spec.has_contact
     fig, ax = plt.subplots(figsize=(9, 3.6))
     for name, r in cmp.runs.items():
         if r.free_energy is not None:
             t = r.free.t[: len(r.free_energy)]
             ax.plot(t, r.free_energy - r.free_energy[0], **looks.kw(name, len(t), looks.same_free))
     ax.set(xlabel="t [s]", ylabel="E(t) − E(0) [J]",
-           title=f"energy in free motion (scale {cmp.spec.energy_scale():.4g} J)")
+           title=f"energy in free motion (scale {cmp.spec.energy_scale():.4g} J)"
+           + ("; not judged: the arm does not conserve energy" if dissipative else ""))
     legend_outside(ax)
     return figures.png(fig)
