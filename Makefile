@@ -55,6 +55,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/excitation.py
 	$(PY) benchmarks/contact.py
 	$(PY) benchmarks/identification_coverage.py
+	$(PY) benchmarks/verdicts.py --out benchmarks
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis
