@@ -20,9 +20,7 @@ def add_parser(sub) -> None:
 
 def examples_dir() -> Path | None:
     """The installed examples (``crossdyn/examples`` in a wheel), else a checkout's ``examples/``, else None."""
-    import crossdyn
-
-    here = Path(crossdyn.__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the crossdyn package (this file is crossdyn/cli/examples.py)
     for folder in (here / "examples", here.parent / "examples"):
         if (folder / "check").is_dir():
             return folder

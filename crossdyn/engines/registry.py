@@ -68,11 +68,6 @@ class EngineEntry:
         """Why the engine is not available and what to run: "not installed: pip install 'crossdyn[drake]'"."""
         return f"not installed: pip install 'crossdyn[{self.extra}]'" if self.extra else "not installed"
 
-    def require(self) -> None:
-        """Raise :class:`EngineError` (exit 2) naming the ``pip`` command when the library is missing."""
-        if not self.available():
-            raise EngineError(f"engine {self.name!r} needs {self.library} ({self.install_hint()})")
-
     def native_option(self, phenomenon: str) -> str | None:
         """The option that runs ``phenomenon`` natively on this engine, or None."""
         return self.native.get(phenomenon)
@@ -208,7 +203,9 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     if name not in _REGISTRY:
         raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
     e = _REGISTRY[name]
-    e.require()
+    if not e.available():
+        raise EngineError(f"engine {name!r} is {e.install_hint()}; available engines: "
+                          f"{', '.join(available_engines())}")
     try:
         factory = e.adapter()
     except ImportError as err:
