@@ -171,3 +171,34 @@ def test_pytest_plugin_imports_with_the_base_install(base_venv):
                                "print(sorted(m for m in ('mujoco', 'pybullet', 'pandas', 'jax') if m in sys.modules))"],
                    tmp, env)
     assert plugins.returncode == 0 and plugins.stdout.strip() == "[]", plugins.stdout + plugins.stderr
+
+
+def test_every_extra_and_alias_resolves_offline(base_venv):
+    """pip resolves [all] and today's names ([engines], [jax], [sweep], [identify], [latex], [bench]) against this
+    environment's installed packages (linked into a fresh venv, crossdyn itself left out), without the network; the
+    same request against the base-only venv fails naming an engine, so the dry run does check the dependencies."""
+    import sysconfig
+
+    tmp, env = base_venv["tmp"], base_venv["env"]
+    wheel_dir = tmp / "dist"
+    site = Path(sysconfig.get_path("purelib"))
+    full = tmp / "full-site"
+    full.mkdir()
+    for item in site.iterdir():
+        if not item.name.startswith(("crossdyn", "__editable__", "pip")) and item.suffix != ".pth":
+            (full / item.name).symlink_to(item)
+    venv = tmp / "venv-full"
+    assert _run([sys.executable, "-m", "venv", "--without-pip", venv], tmp, env).returncode == 0
+    purelib = _run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                   tmp, env).stdout.strip()
+    Path(purelib, "full.pth").write_text(str(full) + "\n")
+    wanted = "crossdyn[all,engines,jax,sweep,identify,latex,bench,mujoco,pybullet,pinocchio,dart,drake,mjx,parquet]"
+
+    def dry_run(python: Path) -> subprocess.CompletedProcess:
+        return _run([sys.executable, "-m", "pip", "--python", python, "install", "--dry-run", "--no-index",
+                     "--no-cache-dir", "--disable-pip-version-check", "--find-links", wheel_dir, wanted], tmp, env)
+
+    ok = dry_run(venv / "bin" / "python")
+    assert ok.returncode == 0 and "Would install crossdyn-" in ok.stdout, ok.stdout + ok.stderr
+    bare = dry_run(base_venv["py"])
+    assert bare.returncode != 0 and "No matching distribution" in bare.stderr, bare.stdout + bare.stderr
