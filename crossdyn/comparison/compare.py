@@ -35,7 +35,7 @@ import numpy as np
 
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.groups.trajectory import ORDER, integration_order, same_integrator
-from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions
+from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions, left_out_note
 from crossdyn.comparison.phenomena import conclude, refused_combination
 from crossdyn.comparison.phenomenon_contact import CONTACT_OMEGA_DT_NOTE
 from crossdyn.comparison.phenomenon_limits import native_limit_failures, native_limit_variant
@@ -198,6 +198,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
                   job.friction, job.dense, say)
     conclude(ctx, out)
+    note = None if opt.engines else left_out_note(available_engines())
+    if note is not None:
+        out.notes.append(note)
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
                       _header(user_spec, job, reference_free), out.sections, tuple(out.notes), tuple(out.failures),
                       verdict_of(out), tuple(out.inconclusive), interrupted, out.native_limit_runs,
