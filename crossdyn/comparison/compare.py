@@ -188,7 +188,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     user_spec = arm if isinstance(arm, ArmSpec) else load_arm(arm)
     opt = _options(options, kwargs)
     say = opt.progress or (lambda msg: None)
-    engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in available_engines())
+    installed = available_engines()
+    engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
     job, reference_free = _prepare(user_spec, opt, say)
     if opt.jobs > 1 and len(engines) > 1:
         runs, interrupted = run_parallel(engines, job, opt.jobs, say)
@@ -198,7 +199,7 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
                   job.friction, job.dense, say)
     conclude(ctx, out)
-    note = None if opt.engines else left_out_note(available_engines())
+    note = None if opt.engines else left_out_note(installed)
     if note is not None:
         out.notes.append(note)
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
