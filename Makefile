@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "crossdyn needs Python >= 3.11, found " + sys.version)'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,bench,identify,engines,sweep,jax,latex]'
+	$(PY) -m pip install --quiet -e '.[all,dev,bench,latex]'  # [all]: every engine and feature extra, so CI exercises them
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -55,6 +55,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/excitation.py
 	$(PY) benchmarks/contact.py
 	$(PY) benchmarks/identification_coverage.py
+	$(PY) benchmarks/verdicts.py --out benchmarks
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

@@ -410,6 +410,7 @@ def cmd_compare(args) -> int:
     spec = load_arm(args.arm)
     if args.batch is not None:
         return cmd_compare_batch(spec, args)
+    check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     if args.update_baseline and not args.baseline:
         raise _usage("--update-baseline needs --baseline FILE (where to write it)")
     out = Path(args.out) if args.out else Path("crossdyn-report") / spec.name
@@ -417,9 +418,55 @@ def cmd_compare(args) -> int:
     return code
 
 
+def check_installed(engines: str | None, say=None) -> None:
+    """Before any work: exit 2 naming the ``pip`` command when ``--engines`` names an engine whose extra is missing,
+    or (no ``--engines``) when no default simulation engine is installed; ``say`` gets one line per default engine
+    left out ("left out drake (not installed: pip install 'crossdyn[drake]')").  A comparison writes its time series
+    with pandas, which every engine extra installs."""
+    from crossdyn.comparison.options import DEFAULT_ENGINES
+    from crossdyn.engines.registry import entry
+    from crossdyn.extras import ENGINE_EXTRAS, COMPARE_NEEDS, require_modules
+
+    if engines is None:
+        entries = [entry(e) for e in DEFAULT_ENGINES]
+        gone = [e for e in entries if not e.available()]
+        if not [e for e in entries if e.library is not None and e.available()]:
+            extras = sorted({e.extra for e in gone if e.extra}, key=ENGINE_EXTRAS.index)
+            raise _usage("compare: none of the default engines is installed (" + ", ".join(e.name for e in gone)
+                         + "); install one: " + ", ".join(f"pip install 'crossdyn[{x}]'" for x in extras)
+                         + " (every engine: pip install 'crossdyn[all]')")
+        for e in gone if say else ():
+            say(f"compare: left out default engine {e.name} ({e.install_hint()})")
+        extra = "mujoco"
+    else:
+        named = [entry(n) for n in (x.strip() for x in engines.split(",")) if n and _known(n)]
+        for e in named:
+            if not e.available():
+                raise _usage(f"--engines: engine {e.name!r} is {e.install_hint()}")
+        extra = next((e.extra for e in named if e.extra), "mujoco")
+    require_modules(COMPARE_NEEDS, "compare (its time series)", extra)
+
+
+def _known(name: str) -> bool:
+    from crossdyn.engines.registry import engine_names
+
+    return name.split("@", 1)[0] in engine_names()
+
+
 MAX_BATCH = 10_000_000
 MAX_BATCH_VALUES = 60_000_000
 """Most saved joint angles per engine (N × samples × n, 8 bytes each, q and q̇ kept): bounds memory."""
+
+
+def _check_batch_installed(names: str | None, engines: dict) -> None:
+    """``--batch``: the reference runs on JAX (the [jax] extra), and each named engine's library must be there."""
+    from crossdyn.extras import require
+
+    require("jax", "compare --batch (its reference, jax-rk4)")
+    for name in (names or "").split(","):
+        library = getattr(engines.get(name.strip()), "library", "numpy")
+        if library in ("mujoco", "mjx"):
+            require(library, f"--batch engine {name.strip()}")
 
 
 def cmd_compare_batch(spec, args) -> int:
@@ -461,6 +508,7 @@ def cmd_compare_batch(spec, args) -> int:
         if getattr(args, flag):
             raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch")
     engines = DEFAULT_ENGINES
+    _check_batch_installed(args.engines, ENGINES)
     if args.engines is not None:
         engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
         bad = [e for e in engines if e not in ENGINES]

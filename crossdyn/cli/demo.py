@@ -40,6 +40,9 @@ def cmd_demo(args) -> int:
     out = Path(args.out)
     if args.jobs is not None and args.jobs < 1:
         raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
+    from crossdyn.cli.compare import check_installed
+
+    check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     for arm in DEMO_ARMS:  # every option checked here, before any process starts
         spec = get_preset(arm)
         _options(args, spec)

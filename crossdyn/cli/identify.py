@@ -57,6 +57,10 @@ def run(args) -> int:
     from crossdyn.identification.report import table_lines, write_outputs
     from crossdyn.models import load_arm
 
+    if args.estimator == "consistent":
+        from crossdyn.extras import require
+
+        require("identify", "identify --estimator consistent (a convex program)")
     spec = load_arm(args.arm)
     for name in ("duration", "rate", "tolerance"):
         v = getattr(args, name)

@@ -17,8 +17,11 @@ def add_parser(sub) -> None:
     p = sub.add_parser("arms", help="list the preset arms")
     p.set_defaults(func=cmd_arms)
 
-    p = sub.add_parser("info", help="print the analytic and generated-model summary of arms")
-    p.add_argument("arms", metavar="ARM", nargs="+", help="preset names or TOML spec paths")
+    p = sub.add_parser("info", help="print the analytic and generated-model summary of arms; --engines: every "
+                                    "engine, installed or not, its version and its pip extra")
+    p.add_argument("arms", metavar="ARM", nargs="*", help="preset names or TOML spec paths")
+    p.add_argument("--engines", action="store_true",
+                   help="list every engine: installed (with its library's version) or the pip command to install it")
     p.set_defaults(func=cmd_info)
 
 
@@ -35,9 +38,35 @@ def cmd_arms(args) -> int:
     return EXIT_OK
 
 
+def engine_lines() -> list[str]:
+    """One line per registered engine: name, extra, and "installed (LIBRARY VERSION)" or the pip command."""
+    from crossdyn.engines.registry import engine_names, entry
+    from crossdyn.extras import version
+    from crossdyn.version import __version__
+
+    lines = [f"{'engine':24s} {'extra':12s} status"]
+    for name in engine_names():
+        e = entry(name)
+        if e.library is None:
+            status = f"installed (crossdyn {__version__}, base install)"
+        elif e.available():
+            status = f"installed ({e.library} {(version(e.extra) if e.extra else None) or '?'})"
+        else:
+            status = e.install_hint()
+        lines.append(f"{name:24s} {'[' + e.extra + ']' if e.extra else '-':12s} {status}")
+    return lines
+
+
 def cmd_info(args) -> int:
+    from crossdyn.errors import UsageError
     from crossdyn.models import load_arm
 
+    if not args.arms and not args.engines:
+        raise UsageError("info: give an ARM (a preset name or a TOML spec path), or --engines")
+    if args.engines:
+        print("\n".join(engine_lines()))
+        if args.arms:
+            print()
     for arm in args.arms:
         print(describe(load_arm(arm)))
         print()

@@ -42,6 +42,9 @@ def _usage(msg: str):
 
 
 def cmd_sweep(args) -> int:
+    from crossdyn.extras import require
+
+    require("sweep", "crossdyn sweep")  # before any work: no empty output folder left behind
     if args.file == "report":
         return _report(args)
     return _run(args)

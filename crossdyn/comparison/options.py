@@ -105,8 +105,10 @@ def check_engines(engines: Any, label: str = "engines", shown: str | None = None
             raise InputError(f"{label}: unknown engine {base!r}; valid engines: {', '.join(known)}, user:FILE "
                              "(options after @, e.g. pybullet@link_damping=0.04)", label, e)
         if base not in installed:
-            raise InputError(f"{label}: engine {base!r} is not installed; installed: {', '.join(installed)}",
-                             label, e)
+            from crossdyn.engines.registry import entry
+
+            raise InputError(f"{label}: engine {base!r} is {entry(base).install_hint()} (installed engines: "
+                             f"{', '.join(installed)})", label, e)
     return names
 
 

@@ -56,8 +56,17 @@ class EngineEntry:
         object.__setattr__(self, "native", MappingProxyType(dict(self.native)))
 
     def available(self) -> bool:
-        """True when the adapter's library imports (without importing it)."""
-        return self.library is None or importlib.util.find_spec(self.library) is not None
+        """True when the adapter's library imports (without importing it; a dotted name imports its parent)."""
+        if self.library is None:
+            return True
+        try:
+            return importlib.util.find_spec(self.library) is not None
+        except (ImportError, ValueError):  # mujoco.mjx without mujoco
+            return False
+
+    def install_hint(self) -> str:
+        """Why the engine is not available and what to run: "not installed: pip install 'crossdyn[drake]'"."""
+        return f"not installed: pip install 'crossdyn[{self.extra}]'" if self.extra else "not installed"
 
     def native_option(self, phenomenon: str) -> str | None:
         """The option that runs ``phenomenon`` natively on this engine, or None."""
@@ -194,10 +203,13 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     if name not in _REGISTRY:
         raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
     e = _REGISTRY[name]
+    if not e.available():
+        raise EngineError(f"engine {name!r} is {e.install_hint()}; available engines: "
+                          f"{', '.join(available_engines())}")
     try:
         factory = e.adapter()
     except ImportError as err:
-        raise EngineError(f"engine {name!r} is not installed ({err}); available engines: "
+        raise EngineError(f"engine {name!r} is not installed ({err}; {e.install_hint()}); available engines: "
                           f"{', '.join(available_engines())}") from None
     valid, takes_any = option_names(factory)
     unknown = [] if takes_any else [k for k in options if k not in valid and k != "options"]
@@ -220,31 +232,31 @@ def _builtin() -> None:
         ("analytic-euler", an, "AnalyticEngine", {"integrator": "semi-implicit-euler"}, None, None, {}),
         ("analytic-explicit-euler", an, "AnalyticEngine", {"integrator": "euler"}, None, None, {}),
         ("analytic-reference", an, "AnalyticEngine", {"integrator": "reference"}, None, None, {}),
-        ("pybullet", pb, "PyBulletEngine", {}, "pybullet", None, both),
-        ("mujoco", mj, "MuJoCoEngine", {"integrator": "Euler"}, "mujoco", None, both),
-        ("mujoco-euler", mj, "MuJoCoEngine", {"integrator": "Euler"}, "mujoco", None, both),
-        ("mujoco-rk4", mj, "MuJoCoEngine", {"integrator": "RK4"}, "mujoco", None, both),
+        ("pybullet", pb, "PyBulletEngine", {}, "pybullet", "pybullet", both),
+        ("mujoco", mj, "MuJoCoEngine", {"integrator": "Euler"}, "mujoco", "mujoco", both),
+        ("mujoco-euler", mj, "MuJoCoEngine", {"integrator": "Euler"}, "mujoco", "mujoco", both),
+        ("mujoco-rk4", mj, "MuJoCoEngine", {"integrator": "RK4"}, "mujoco", "mujoco", both),
         # the implicit integrators' native contact is not characterised (the estimate needs the engine's scheme)
-        ("mujoco-implicit", mj, "MuJoCoEngine", {"integrator": "implicit"}, "mujoco", None, limits),
-        ("mujoco-implicitfast", mj, "MuJoCoEngine", {"integrator": "implicitfast"}, "mujoco", None, limits),
-        ("mjx", mx, "MJXEngine", {"integrator": "Euler"}, "mujoco.mjx", "jax", {}),
-        ("mjx-euler", mx, "MJXEngine", {"integrator": "Euler"}, "mujoco.mjx", "jax", {}),
-        ("mjx-rk4", mx, "MJXEngine", {"integrator": "RK4"}, "mujoco.mjx", "jax", {}),
-        ("pinocchio", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", None, {}),
-        ("pinocchio-rk4", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", None, {}),
-        ("pinocchio-euler", pin, "PinocchioEngine", {"integrator": "semi-implicit-euler"}, "pinocchio", None, {}),
+        ("mujoco-implicit", mj, "MuJoCoEngine", {"integrator": "implicit"}, "mujoco", "mujoco", limits),
+        ("mujoco-implicitfast", mj, "MuJoCoEngine", {"integrator": "implicitfast"}, "mujoco", "mujoco", limits),
+        ("mjx", mx, "MJXEngine", {"integrator": "Euler"}, "mujoco.mjx", "mjx", {}),
+        ("mjx-euler", mx, "MJXEngine", {"integrator": "Euler"}, "mujoco.mjx", "mjx", {}),
+        ("mjx-rk4", mx, "MJXEngine", {"integrator": "RK4"}, "mujoco.mjx", "mjx", {}),
+        ("pinocchio", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}),
+        ("pinocchio-rk4", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}),
+        ("pinocchio-euler", pin, "PinocchioEngine", {"integrator": "semi-implicit-euler"}, "pinocchio", "pinocchio", {}),
         # DART's limit constraint runs in World.step only (not under dart-rk4)
-        ("dart", dart, "DartEngine", {"integrator": "semi-implicit-euler"}, "dartpy", "engines",
+        ("dart", dart, "DartEngine", {"integrator": "semi-implicit-euler"}, "dartpy", "dart",
          {"limits": "enforce_limits"}),
-        ("dart-rk4", dart, "DartEngine", {"integrator": "rk4"}, "dartpy", "engines", {}),
+        ("dart-rk4", dart, "DartEngine", {"integrator": "rk4"}, "dartpy", "dart", {}),
         # continuous plants ignore joint limits and have Hunt-Crossley contact: native modes on the discrete plant
-        ("drake", drake, "DrakeEngine", {"integrator": "rk3-adaptive"}, "pydrake", "engines", {}),
-        ("drake-rk2", drake, "DrakeEngine", {"integrator": "rk2"}, "pydrake", "engines", {}),
-        ("drake-rk3", drake, "DrakeEngine", {"integrator": "rk3"}, "pydrake", "engines", {}),
-        ("drake-rk5", drake, "DrakeEngine", {"integrator": "rk5"}, "pydrake", "engines", {}),
-        ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "engines", {}),
-        ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "engines", {}),
-        ("drake-discrete", drake, "DrakeEngine", {"integrator": "discrete"}, "pydrake", "engines", both),
+        ("drake", drake, "DrakeEngine", {"integrator": "rk3-adaptive"}, "pydrake", "drake", {}),
+        ("drake-rk2", drake, "DrakeEngine", {"integrator": "rk2"}, "pydrake", "drake", {}),
+        ("drake-rk3", drake, "DrakeEngine", {"integrator": "rk3"}, "pydrake", "drake", {}),
+        ("drake-rk5", drake, "DrakeEngine", {"integrator": "rk5"}, "pydrake", "drake", {}),
+        ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "drake", {}),
+        ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "drake", {}),
+        ("drake-discrete", drake, "DrakeEngine", {"integrator": "discrete"}, "pydrake", "drake", both),
     ]
     for name, module, cls, kwargs, library, extra, native in table:
         register_entry(EngineEntry(name, module, cls, kwargs, library, extra, native))

@@ -127,6 +127,7 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
     """
     from crossdyn.drive.runner import run_engine
     from crossdyn.engines import make_engine
+    from crossdyn.inputs.start import check_start
 
     engine = make_engine(engine_name, engine_spec or spec, dt)
     reasons = engine.unsupported()
@@ -137,6 +138,7 @@ def simulate(spec: ArmSpec, engine_name: str, trajectory, duration: float, dt: f
     try:
         profile = TrackingProfile(spec, trajectory, dt, duration)
         q0, qd0, _ = trajectory.evaluate([0.0])
+        check_start(spec, q0[0], "the excitation's start q(0)")  # inside the limits by construction: checked
         run = run_engine(engine, cast(Any, profile), q0[0], qd0[0], duration)  # a Profile by its interface
         config = engine.config()
         integrator = engine.integrator
