@@ -31,12 +31,13 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([REPO, *filter(None, [os.envi
        "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"}
 KEYS = ["arm", "profile", "dt", "engine"]
 
-# 4 arms x 2 dt x 2 engines = 16 comparisons in 4 chunks (one per arm: 2 groups of ~0.12 s estimated each)
+# 4 arms x 2 dt x 2 engines = 16 comparisons in 4 chunks (one per arm).  RK4 engines: 0.3 s of these arms moves too
+# little to judge semi-implicit Euler at dt = 2 ms (its tolerance would exceed 5 % of the joint range: INCONCLUSIVE)
 SWEEP = """\
 name = "test-sweep"
 arms = ["planar2r"]
 random_arms = { count = 3, links = [2, 3], seed = 3 }
-engines = ["mujoco", "pinocchio"]
+engines = ["mujoco-rk4", "pinocchio"]
 dt = [0.002, 0.001]
 duration = 0.3
 states = 50
@@ -200,7 +201,7 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
 @pytest.mark.slow
 def test_engine_that_kills_its_worker_is_retried_once_then_recorded_failed(scheduler, tmp_path):
     (tmp_path / "crash.py").write_text(CRASHING_ENGINE)
-    (tmp_path / "crash.toml").write_text('arms = ["planar2r"]\nengines = ["mujoco", "user:crash.py"]\n'
+    (tmp_path / "crash.toml").write_text('arms = ["planar2r"]\nengines = ["mujoco-rk4", "user:crash.py"]\n'
                                          "dt = [0.002]\nduration = 0.1\nstates = 20\n")
     out = tmp_path / "out"
     proc = subprocess.run(_sweep_cmd(tmp_path / "crash.toml", "--out", out, "--scheduler", scheduler),
@@ -208,7 +209,8 @@ def test_engine_that_kills_its_worker_is_retried_once_then_recorded_failed(sched
     assert proc.returncode == 1, proc.stderr  # a comparison failed
     got = pd.read_parquet(out / "results").set_index("engine")
     assert len(got) == 2 and len(list((out / "results").glob("chunk-*.parquet"))) == 1
-    assert got.loc["mujoco", "status"] == "ok" and got.loc["mujoco", "verdict"] == "PASS", got.loc["mujoco", "reason"]  # fails only itself
+    ok = got.loc["mujoco-rk4"]
+    assert ok["status"] == "ok" and ok["verdict"] == "PASS", ok["inconclusive"]  # fails only itself
     user = got.loc[f"user:{tmp_path / 'crash.py'}"]
     assert user["status"] == "failed" and user["verdict"] == "FAIL" and user["checks"] == 0
     assert "died 2 times (retried 1" in user["reason"]
