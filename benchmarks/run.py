@@ -293,9 +293,21 @@ def plot_speed_accuracy(points: dict, path: Path) -> None:
 
 
 def raw_analytic():
-    """The generated float-only RK4 called directly (what the adapter wraps)."""
+    """The step the adapter wraps, called directly: the numba kernel on one (q, q̇) array where numba is
+    installed (crossdyn.analytic.compiled), else the generated float-only RK4 on tuples."""
+    from crossdyn.analytic import compiled
     from crossdyn.analytic.codegen import compile_model
 
+    if compiled.AVAILABLE:
+        kernel, P, W = compiled.STEPS["rk4"], compiled.pack(get_preset(ARM)), compiled.workspace(3)
+        tau_a = TAU.copy()
+
+        def run_compiled(steps):
+            x = np.concatenate([Q0, np.zeros(3)])
+            for _ in range(steps):
+                kernel(x, tau_a, P, 3, 1e-3, W)
+                x[:3].copy(), x[3:].copy()
+        return run_compiled
     rk4 = compile_model(get_preset(ARM)).rk4
     tau = TAU.tolist()
 
