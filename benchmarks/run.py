@@ -36,15 +36,44 @@ Q0 = np.array([-1.3, 0.2, -0.1])
 TAU = np.array([0.5, -0.2, 0.1])
 
 
-def alternate(loops: dict, steps: int, blocks: int) -> dict:
-    """Median µs per step of each loop, measured in alternating blocks."""
-    times = {k: [] for k in loops}
+def alternate_blocks(loops: dict, steps: int, blocks: int) -> dict:
+    """µs per step of each loop in every block, the loops measured in alternating blocks."""
+    times: dict = {k: [] for k in loops}
     for _ in range(blocks):
         for name, fn in loops.items():
             t = time.perf_counter()
             fn(steps)
             times[name].append((time.perf_counter() - t) / steps * 1e6)
-    return {k: statistics.median(v) for k, v in times.items()}
+    return times
+
+
+def alternate(loops: dict, steps: int, blocks: int) -> dict:
+    """Median µs per step of each loop, measured in alternating blocks."""
+    return {k: statistics.median(v) for k, v in alternate_blocks(loops, steps, blocks).items()}
+
+
+def side_by_side(a, b, steps: int, blocks: int) -> dict:
+    """Loops ``a`` and ``b`` in alternating blocks: the median µs/step of each and the ratio a/b of each block
+    pair — its median (the figure accepted on) and its spread (min, max) over the ``blocks`` pairs."""
+    t = alternate_blocks({"a": a, "b": b}, steps, blocks)
+    ratios = [x / y for x, y in zip(t["a"], t["b"], strict=True)]
+    return {"a_us": statistics.median(t["a"]), "b_us": statistics.median(t["b"]), "ratio": statistics.median(ratios),
+            "spread": [min(ratios), max(ratios)], "blocks": blocks}
+
+
+def cpu_name() -> str:
+    """The CPU model (from /proc/cpuinfo where there is one) and the logical CPUs: named beside every figure."""
+    import platform
+
+    name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} logical CPUs"
 
 
 # ------------------------------------------------------------------ adapter vs raw loops
@@ -348,8 +377,9 @@ def batched_vs_rollout(N: int, nstep: int, blocks: int) -> dict:
         simulate(spec, q0, np.zeros((N, 3)), torque=lambda t, q, qd: tau, dt=1e-3, duration=nstep * 1e-3,
                  method="rk4")
 
-    us = alternate({"rollout": run_rollout, "batched": run_batched}, 1, blocks)
-    return {k: v / (N * nstep) for k, v in us.items()}  # µs per trajectory-step
+    r = side_by_side(run_batched, run_rollout, 1, blocks)
+    per = N * nstep  # µs per trajectory-step
+    return {"batched": r["a_us"] / per, "rollout": r["b_us"] / per, "ratio": r["ratio"], "spread": r["spread"]}
 
 
 def states_per_s(name: str, fn: str, N: int = 100_000, reps: int = 10) -> float:
@@ -438,7 +468,8 @@ def main() -> int:
     args = ap.parse_args()
     steps, blocks = (500, 3) if args.quick else (3000, 7)
     spec = get_preset(ARM)
-    results: dict = {"arm": ARM, "dt": 1e-3, "steps_per_block": steps, "blocks": blocks}
+    results: dict = {"arm": ARM, "dt": 1e-3, "steps_per_block": steps, "blocks": blocks, "cpu": cpu_name(),
+                     "load_average_at_start": os.getloadavg()[0]}
 
     pairs = {
         "analytic": (make_engine("analytic", spec, 1e-3), raw_analytic()),
@@ -458,24 +489,27 @@ def main() -> int:
     per_engine = {}
     for name, (engine, raw) in pairs.items():
         # Drake's error-controlled RK3 at accuracy 1e-10 takes ~12 substeps per ms: a tenth of the steps
-        us = alternate({"adapter": adapter_loop(engine), "raw": raw}, steps // 10 if name == "drake" else steps, blocks)
-        per_engine[name] = {"adapter_us_per_step": us["adapter"], "raw_us_per_step": us["raw"],
-                            "ratio": us["adapter"] / us["raw"]}
+        r = side_by_side(adapter_loop(engine), raw, steps // 10 if name == "drake" else steps, blocks)
+        per_engine[name] = {"adapter_us_per_step": r["a_us"], "raw_us_per_step": r["b_us"],
+                            "ratio": r["ratio"], "ratio_spread": r["spread"]}
     results["engines"] = per_engine
     results["adapter_overhead"] = {k: v["ratio"] for k, v in per_engine.items()}
-    mj = alternate({"analytic": adapter_loop(pairs["analytic"][0]), "mujoco_rk4": raw_mujoco("RK4")}, steps, blocks)
-    results["analytic_rk4_us_per_step"] = mj["analytic"]
-    results["mujoco_rk4_us_per_step"] = mj["mujoco_rk4"]
-    results["analytic_rk4_vs_mujoco_rk4"] = mj["analytic"] / mj["mujoco_rk4"]
+    mj = side_by_side(adapter_loop(pairs["analytic"][0]), raw_mujoco("RK4"), steps, blocks)
+    results["analytic_rk4_us_per_step"] = mj["a_us"]
+    results["mujoco_rk4_us_per_step"] = mj["b_us"]
+    results["analytic_rk4_vs_mujoco_rk4"] = mj["ratio"]
+    results["analytic_rk4_vs_mujoco_rk4_spread"] = mj["spread"]
+    results["analytic_compiled_numba"] = pairs["analytic"][0].config()["compiled_numba"]
 
     results["effort_applied_overhead"] = effort_overhead(steps, blocks)
     results["friction_applied_overhead"] = friction_overhead(steps, blocks)
     results["limit_applied_overhead"] = limit_overhead(steps, blocks)
 
-    b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3)
+    b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3 if args.quick else 7)
     results["batched_rk4_us_per_traj_step"] = b["batched"]
     results["rollout_rk4_us_per_traj_step"] = b["rollout"]
-    results["batched_rk4_vs_rollout"] = b["batched"] / b["rollout"]
+    results["batched_rk4_vs_rollout"] = b["ratio"]
+    results["batched_rk4_vs_rollout_spread"] = b["spread"]
     results["batched_id_states_per_s"] = {a: states_per_s(a, "inverse_dynamics") for a in ("planar2r", "planar3r")}
     results["batched_fd_states_per_s"] = {a: states_per_s(a, "forward_dynamics") for a in ("planar2r", "planar3r")}
 
@@ -501,14 +535,21 @@ def main() -> int:
     results["check_matlab_vs_python"] = matlab_vs_python()
     (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
-    print(f"crossdyn benchmarks ({ARM}, dt = 1 ms; medians of {blocks} alternating blocks of {steps} steps)")
-    print(f"{'engine':14s} {'adapter us/step':>16s} {'raw us/step':>12s} {'ratio':>6s}")
+    print(f"crossdyn benchmarks ({ARM}, dt = 1 ms; medians of {blocks} alternating blocks of {steps} steps; "
+          f"ratio = median of the per-block ratios [min - max]) on {results['cpu']}, load average "
+          f"{results['load_average_at_start']:.1f} at start")
+    print(f"{'engine':14s} {'adapter us/step':>16s} {'raw us/step':>12s} {'ratio':>6s}  spread")
     for name, v in per_engine.items():
-        print(f"{name:14s} {v['adapter_us_per_step']:16.2f} {v['raw_us_per_step']:12.2f} {v['ratio']:6.2f}")
-    print(f"analytic RK4 / MuJoCo RK4 mj_step: {results['analytic_rk4_us_per_step']:.2f} / "
-          f"{results['mujoco_rk4_us_per_step']:.2f} us = {results['analytic_rk4_vs_mujoco_rk4']:.2f}")
-    print(f"batched analytic RK4 / mujoco.rollout RK4 (N = 1000, per trajectory-step): "
-          f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f}")
+        lo, hi = v["ratio_spread"]
+        print(f"{name:14s} {v['adapter_us_per_step']:16.2f} {v['raw_us_per_step']:12.2f} {v['ratio']:6.2f}  "
+              f"[{lo:.2f} - {hi:.2f}]")
+    lo, hi = results["analytic_rk4_vs_mujoco_rk4_spread"]
+    print(f"analytic RK4 ({'numba' if results['analytic_compiled_numba'] else 'generated Python'}) / MuJoCo RK4 "
+          f"mj_step: {results['analytic_rk4_us_per_step']:.2f} / {results['mujoco_rk4_us_per_step']:.2f} us = "
+          f"{results['analytic_rk4_vs_mujoco_rk4']:.2f} [{lo:.2f} - {hi:.2f}]")
+    lo, hi = results["batched_rk4_vs_rollout_spread"]
+    print(f"batched analytic RK4 (NumPy) / mujoco.rollout RK4 (N = 1000, per trajectory-step): "
+          f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f} [{lo:.2f} - {hi:.2f}]")
     print("effort limits, applied mode (closed loop, saturated every step) / no limits: " + ", ".join(
         f"{k} {v['ratio']:.2f}" for k, v in results["effort_applied_overhead"].items()))
     print("Coulomb friction, applied mode (closed loop, -fc*tanh(qd/v_s) every step) / none: " + ", ".join(
