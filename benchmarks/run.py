@@ -54,7 +54,9 @@ def alternate(loops: dict, steps: int, blocks: int) -> dict:
 
 def side_by_side(a, b, steps: int, blocks: int) -> dict:
     """Loops ``a`` and ``b`` in alternating blocks: the median µs/step of each and the ratio a/b of each block
-    pair — its median (the figure accepted on) and its spread (min, max) over the ``blocks`` pairs."""
+    pair — its median (the figure accepted on) and its spread (min, max) over the ``blocks`` pairs.  One short
+    untimed block of each first."""
+    alternate_blocks({"a": a, "b": b}, min(steps, 100), 1)  # warm-up, not timed (numba's cache load, first calls)
     t = alternate_blocks({"a": a, "b": b}, steps, blocks)
     ratios = [x / y for x, y in zip(t["a"], t["b"], strict=True)]
     return {"a_us": statistics.median(t["a"]), "b_us": statistics.median(t["b"]), "ratio": statistics.median(ratios),
