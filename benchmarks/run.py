@@ -336,7 +336,7 @@ def raw_analytic():
         def run_compiled(steps):
             x = np.concatenate([Q0, np.zeros(3)])
             for _ in range(steps):
-                kernel(x, tau_a, P, 3, 1e-3, W)
+                kernel(x, P, 3, 1e-3, W, tau_a)
                 x[:3].copy(), x[3:].copy()
         return run_compiled
     rk4 = compile_model(get_preset(ARM)).rk4

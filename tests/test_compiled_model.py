@@ -40,7 +40,7 @@ rate = st.floats(-20.0, 20.0)
 def _both(spec: ArmSpec, scheme: str, q, qd, tau, dt=1e-3):
     n = spec.n
     x = np.array(list(q) + list(qd), dtype=float)
-    compiled.STEPS[scheme](x, np.array(tau, dtype=float), compiled.pack(spec), n, dt, compiled.workspace(n))
+    compiled.STEPS[scheme](x, compiled.pack(spec), n, dt, compiled.workspace(n), np.array(tau, dtype=float))
     q2, qd2 = getattr(codegen.compile_model(spec), GENERATED[scheme])(tuple(q), tuple(qd), list(tau), dt)
     return x, np.array(list(q2) + list(qd2))
 
@@ -149,3 +149,12 @@ def test_batched_generated_step_equals_the_numpy_model_and_the_float_model(spec,
             q, qd = step(q, qd, list(tau(k * 1e-3, np.array(q), np.array(qd))), 1e-3)
             x, want = np.concatenate([fast.q[k + 1, i], fast.qd[k + 1, i]]), np.array(q + qd)
             assert np.max(np.abs(x - want)) <= 1e-14 * np.max(np.abs(want))
+
+
+def test_engine_rejects_a_torque_of_the_wrong_length():
+    """The compiled kernel's loops do not check bounds: it checks len(tau) = n first (ValueError; the generated
+    Python raises IndexError by itself)."""
+    with make_engine("analytic", get_preset("planar3r"), 1e-3) as eng:
+        eng.reset(np.zeros(3), np.zeros(3))
+        with pytest.raises((ValueError, IndexError)):
+            eng.step(np.zeros(2))

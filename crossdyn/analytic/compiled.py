@@ -12,7 +12,9 @@ One kernel serves every arm (the constants are data, not code), compiled once pe
 steps with the generated Python (:mod:`crossdyn.analytic.codegen`); nothing else changes.  Setting the
 environment variable ``CROSSDYN_NUMBA=0`` forces that fallback.
 
-State layout: ``x`` = (q1 … qn, q̇1 … q̇n), updated in place; ``tau`` (n,) held over the step.
+State layout: ``x`` = (q1 … qn, q̇1 … q̇n), updated in place; ``tau`` (n,) held over the step.  A step is
+``STEPS[scheme](x, P, n, dt, W, tau)`` with the torque last, so that everything before it can be bound once
+(``functools.partial``) and a step is one call.
 """
 from __future__ import annotations
 
@@ -160,8 +162,10 @@ def _solve(c, r, K, diag, off, n, W, out):
         out[i] = x[i] - x[i - 1]
 
 
-def _rk4(x, tau, P, n, dt, W):
+def _rk4(x, P, n, dt, W, tau):
     """One RK4 step of x = (q, q̇) in place: the generated ``rk4`` of codegen, operation for operation."""
+    if tau.shape[0] != n or x.shape[0] != 2 * n:  # the loops below do not check bounds
+        raise ValueError("tau must have n values and x 2n")
     base = 4 * n * n + 7 * n
     a1 = W[base:base + n]
     a2 = W[base + n:base + 2 * n]
@@ -193,8 +197,10 @@ def _rk4(x, tau, P, n, dt, W):
         v[i] = v[i] + k * (a1[i] + 2.0 * a2[i] + 2.0 * a3[i] + a4[i])
 
 
-def _semi_implicit_euler(x, tau, P, n, dt, W):
+def _semi_implicit_euler(x, P, n, dt, W, tau):
     """q̇' = q̇ + dt q̈(q, q̇), q' = q + dt q̇' (codegen's ``semi_implicit_euler``)."""
+    if tau.shape[0] != n or x.shape[0] != 2 * n:  # the loops below do not check bounds
+        raise ValueError("tau must have n values and x 2n")
     a = W[4 * n * n + 7 * n:4 * n * n + 8 * n]
     _fd(x[:n], x[n:], tau, P, n, W, a)
     for i in range(n):
@@ -202,8 +208,10 @@ def _semi_implicit_euler(x, tau, P, n, dt, W):
         x[i] = x[i] + dt * x[n + i]
 
 
-def _euler(x, tau, P, n, dt, W):
+def _euler(x, P, n, dt, W, tau):
     """q' = q + dt q̇, q̇' = q̇ + dt q̈(q, q̇) (codegen's ``euler``)."""
+    if tau.shape[0] != n or x.shape[0] != 2 * n:  # the loops below do not check bounds
+        raise ValueError("tau must have n values and x 2n")
     a = W[4 * n * n + 7 * n:4 * n * n + 8 * n]
     _fd(x[:n], x[n:], tau, P, n, W, a)
     for i in range(n):
@@ -214,7 +222,7 @@ def _euler(x, tau, P, n, dt, W):
 def _rk4_batch(X, T, P, n, dt, W):
     """RK4 on every row of X (N, 2n) in place, torques T (N, n)."""
     for j in range(X.shape[0]):
-        _rk4(X[j], T[j], P, n, dt, W)
+        _rk4(X[j], P, n, dt, W, T[j])
 
 
 if numba is not None:  # compiled once per machine (numba's on-disk cache); the plain functions above otherwise

@@ -15,6 +15,8 @@ on the state held in one array ``(q, q̇)``; ``CROSSDYN_NUMBA=0`` or no numba: t
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from crossdyn import analytic
@@ -49,10 +51,12 @@ class AnalyticEngine(Engine):
         self._q = (0.0,) * self.n
         self._qd = (0.0,) * self.n
         # the compiled kernel (numba): constants packed once, state x = (q, q̇) stepped in place
-        self._kernel = None
+        self._kernel: functools.partial | None = None
         if self._fast_step is not None and compiled.AVAILABLE:
-            self._kernel = compiled.STEPS[integrator]
-            self._packed, self._work, self._x = compiled.pack(spec), compiled.workspace(self.n), np.zeros(2 * self.n)
+            self._x = np.zeros(2 * self.n)
+            # everything but τ bound once: a step is one call into the kernel (x is updated in place)
+            self._kernel = functools.partial(compiled.STEPS[integrator], self._x, compiled.pack(spec), self.n,
+                                             self.dt, compiled.workspace(self.n))
 
     def _fd(self, q, qd, tau):
         if self._compiled is not None:
@@ -60,15 +64,15 @@ class AnalyticEngine(Engine):
         return analytic.forward_dynamics(self.params, q, qd, tau, self.method)
 
     def reset(self, q, qd) -> None:
-        if self._kernel is not None:
-            self._x = np.concatenate([np.asarray(q, dtype=float).reshape(self.n),
-                                      np.asarray(qd, dtype=float).reshape(self.n)])
+        if self._kernel is not None:  # in place: the bound kernel holds this array
+            self._x[:self.n] = np.asarray(q, dtype=float).reshape(self.n)
+            self._x[self.n:] = np.asarray(qd, dtype=float).reshape(self.n)
         self._q = tuple(np.asarray(q, dtype=float).reshape(self.n).tolist())
         self._qd = tuple(np.asarray(qd, dtype=float).reshape(self.n).tolist())
 
     def step(self, tau) -> None:
         if self._kernel is not None:
-            self._kernel(self._x, np.ascontiguousarray(tau, dtype=float), self._packed, self.n, self.dt, self._work)
+            self._kernel(np.ascontiguousarray(tau, dtype=float))  # checks len(tau) == n (ValueError)
             return
         tau = tau.tolist() if isinstance(tau, np.ndarray) else [float(x) for x in tau]
         if self._fast_step is not None:
