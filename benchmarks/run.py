@@ -12,6 +12,7 @@ import argparse
 import importlib.util
 import json
 import os
+import platform
 import resource
 import statistics
 import subprocess
@@ -37,7 +38,7 @@ TAU = np.array([0.5, -0.2, 0.1])
 
 
 def alternate_blocks(loops: dict, steps: int, blocks: int) -> dict:
-    """µs per step of each loop in every block, the loops measured in alternating blocks."""
+    """µs per step of each loop in every block, the loops alternated block by block."""
     times: dict = {k: [] for k in loops}
     for _ in range(blocks):
         for name, fn in loops.items():
@@ -52,30 +53,34 @@ def alternate(loops: dict, steps: int, blocks: int) -> dict:
     return {k: statistics.median(v) for k, v in alternate_blocks(loops, steps, blocks).items()}
 
 
-def side_by_side(a, b, steps: int, blocks: int) -> dict:
-    """Loops ``a`` and ``b`` in alternating blocks: the median µs/step of each and the ratio a/b of each block
-    pair — its median (the figure accepted on) and its spread (min, max) over the ``blocks`` pairs.  One short
-    untimed block of each first."""
-    alternate_blocks({"a": a, "b": b}, min(steps, 100), 1)  # warm-up, not timed (numba's cache load, first calls)
-    t = alternate_blocks({"a": a, "b": b}, steps, blocks)
-    ratios = [x / y for x, y in zip(t["a"], t["b"], strict=True)]
-    return {"a_us": statistics.median(t["a"]), "b_us": statistics.median(t["b"]), "ratio": statistics.median(ratios),
-            "spread": [min(ratios), max(ratios)], "blocks": blocks}
+def ratio_of(a: str, b: str, loops: dict, steps: int, blocks: int) -> dict:
+    """a/b side by side: the median of the per-block ratios (a's block and b's next to it), its spread (min,
+    max over the blocks) and each loop's median µs per step."""
+    alternate_blocks(loops, min(steps, 100), 1)  # one untimed warm-up block each (numba's cache load, first calls)
+    times = alternate_blocks(loops, steps, blocks)
+    ratios = [x / y for x, y in zip(times[a], times[b], strict=True)]
+    return {"ratio": statistics.median(ratios), "spread": [min(ratios), max(ratios)],
+            a: statistics.median(times[a]), b: statistics.median(times[b])}
 
 
 def cpu_name() -> str:
-    """The CPU model (from /proc/cpuinfo where there is one) and the logical CPUs: named beside every figure."""
-    import platform
-
-    name = platform.processor() or platform.machine()
+    """The CPU's model name, its core count and the load average now (named beside every figure)."""
+    name = platform.processor() or "unknown CPU"
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
     except OSError:
         pass
-    return f"{name}, {os.cpu_count()} logical CPUs"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{name}, {os.cpu_count()} cores, load {load:.1f}"
+
+
+def wall_runs(argv: list[str], runs: int = 3) -> dict:
+    """A crossdyn command run ``runs`` times in fresh processes: median wall seconds, the spread (min, max) and
+    the peak RSS (MiB, the largest)."""
+    walls, peaks = zip(*(wall_and_memory(argv) for _ in range(runs)), strict=True)
+    return {"median_s": statistics.median(walls), "spread_s": [min(walls), max(walls)], "peak_mib": max(peaks),
+            "runs": runs, "cpu": cpu_name()}
 
 
 # ------------------------------------------------------------------ adapter vs raw loops
@@ -379,9 +384,8 @@ def batched_vs_rollout(N: int, nstep: int, blocks: int) -> dict:
         simulate(spec, q0, np.zeros((N, 3)), torque=lambda t, q, qd: tau, dt=1e-3, duration=nstep * 1e-3,
                  method="rk4")
 
-    r = side_by_side(run_batched, run_rollout, 1, blocks)
-    per = N * nstep  # µs per trajectory-step
-    return {"batched": r["a_us"] / per, "rollout": r["b_us"] / per, "ratio": r["ratio"], "spread": r["spread"]}
+    r = ratio_of("batched", "rollout", {"rollout": run_rollout, "batched": run_batched}, 1, blocks)
+    return {**r, "batched": r["batched"] / (N * nstep), "rollout": r["rollout"] / (N * nstep)}  # per traj-step
 
 
 def states_per_s(name: str, fn: str, N: int = 100_000, reps: int = 10) -> float:
@@ -470,8 +474,7 @@ def main() -> int:
     args = ap.parse_args()
     steps, blocks = (500, 3) if args.quick else (3000, 7)
     spec = get_preset(ARM)
-    results: dict = {"arm": ARM, "dt": 1e-3, "steps_per_block": steps, "blocks": blocks, "cpu": cpu_name(),
-                     "load_average_at_start": os.getloadavg()[0]}
+    results: dict = {"arm": ARM, "dt": 1e-3, "steps_per_block": steps, "blocks": blocks}
 
     pairs = {
         "analytic": (make_engine("analytic", spec, 1e-3), raw_analytic()),
@@ -488,17 +491,20 @@ def main() -> int:
     if importlib.util.find_spec("pydrake") is not None:
         for name in ("drake-discrete", "drake-rk3", "drake"):
             pairs[name] = (make_engine(name, spec, 1e-3), raw_drake(name))
+    results["cpu"] = cpu_name()
     per_engine = {}
     for name, (engine, raw) in pairs.items():
         # Drake's error-controlled RK3 at accuracy 1e-10 takes ~12 substeps per ms: a tenth of the steps
-        r = side_by_side(adapter_loop(engine), raw, steps // 10 if name == "drake" else steps, blocks)
-        per_engine[name] = {"adapter_us_per_step": r["a_us"], "raw_us_per_step": r["b_us"],
-                            "ratio": r["ratio"], "ratio_spread": r["spread"]}
+        r = ratio_of("adapter", "raw", {"adapter": adapter_loop(engine), "raw": raw},
+                     steps // 10 if name == "drake" else steps, blocks)
+        per_engine[name] = {"adapter_us_per_step": r["adapter"], "raw_us_per_step": r["raw"],
+                            "ratio": r["ratio"], "spread": r["spread"]}
     results["engines"] = per_engine
     results["adapter_overhead"] = {k: v["ratio"] for k, v in per_engine.items()}
-    mj = side_by_side(adapter_loop(pairs["analytic"][0]), raw_mujoco("RK4"), steps, blocks)
-    results["analytic_rk4_us_per_step"] = mj["a_us"]
-    results["mujoco_rk4_us_per_step"] = mj["b_us"]
+    mj = ratio_of("analytic", "mujoco_rk4", {"analytic": adapter_loop(pairs["analytic"][0]),
+                                             "mujoco_rk4": raw_mujoco("RK4")}, steps, blocks)
+    results["analytic_rk4_us_per_step"] = mj["analytic"]
+    results["mujoco_rk4_us_per_step"] = mj["mujoco_rk4"]
     results["analytic_rk4_vs_mujoco_rk4"] = mj["ratio"]
     results["analytic_rk4_vs_mujoco_rk4_spread"] = mj["spread"]
     results["analytic_compiled_numba"] = pairs["analytic"][0].config()["compiled_numba"]
@@ -507,7 +513,7 @@ def main() -> int:
     results["friction_applied_overhead"] = friction_overhead(steps, blocks)
     results["limit_applied_overhead"] = limit_overhead(steps, blocks)
 
-    b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3 if args.quick else 7)
+    b = batched_vs_rollout(N=1000, nstep=100 if args.quick else 300, blocks=3 if args.quick else 5)
     results["batched_rk4_us_per_traj_step"] = b["batched"]
     results["rollout_rk4_us_per_traj_step"] = b["rollout"]
     results["batched_rk4_vs_rollout"] = b["ratio"]
@@ -526,9 +532,12 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         results["help_wall_s"] = min(wall_and_memory(["--help"])[0] for _ in range(3))
-        results["compare_planar3r_wall_s"], results["compare_planar3r_peak_mib"] = wall_and_memory(
-            ["compare", "planar3r", "--quiet", "--out", tmp + "/c"])
-        results["demo_wall_s"], results["demo_peak_mib"] = wall_and_memory(["demo", "--quiet", "--out", tmp + "/d"])
+        n_runs = 1 if args.quick else 3  # the issue's protocol: the median of 3 runs, each in a fresh process
+        results["compare_planar3r"] = wall_runs(["compare", "planar3r", "--quiet", "--out", tmp + "/c"], n_runs)
+        results["demo"] = wall_runs(["demo", "--quiet", "--out", tmp + "/d"], n_runs)
+        results["compare_planar3r_wall_s"] = results["compare_planar3r"]["median_s"]
+        results["compare_planar3r_peak_mib"] = results["compare_planar3r"]["peak_mib"]
+        results["demo_wall_s"], results["demo_peak_mib"] = results["demo"]["median_s"], results["demo"]["peak_mib"]
 
     for name in pairs:
         pairs[name][0].close()
@@ -537,21 +546,22 @@ def main() -> int:
     results["check_matlab_vs_python"] = matlab_vs_python()
     (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
+    cpu = results["cpu"]
     print(f"crossdyn benchmarks ({ARM}, dt = 1 ms; medians of {blocks} alternating blocks of {steps} steps; "
-          f"ratio = median of the per-block ratios [min - max]) on {results['cpu']}, load average "
-          f"{results['load_average_at_start']:.1f} at start")
+          f"ratio: median of the per-block ratios [min - max])  CPU: {cpu}")
     print(f"{'engine':14s} {'adapter us/step':>16s} {'raw us/step':>12s} {'ratio':>6s}  spread")
     for name, v in per_engine.items():
-        lo, hi = v["ratio_spread"]
         print(f"{name:14s} {v['adapter_us_per_step']:16.2f} {v['raw_us_per_step']:12.2f} {v['ratio']:6.2f}  "
-              f"[{lo:.2f} - {hi:.2f}]")
+              f"[{v['spread'][0]:.2f} - {v['spread'][1]:.2f}]")
     lo, hi = results["analytic_rk4_vs_mujoco_rk4_spread"]
     print(f"analytic RK4 ({'numba' if results['analytic_compiled_numba'] else 'generated Python'}) / MuJoCo RK4 "
-          f"mj_step: {results['analytic_rk4_us_per_step']:.2f} / {results['mujoco_rk4_us_per_step']:.2f} us = "
-          f"{results['analytic_rk4_vs_mujoco_rk4']:.2f} [{lo:.2f} - {hi:.2f}]")
+          f"mj_step: {results['analytic_rk4_us_per_step']:.2f} / "
+          f"{results['mujoco_rk4_us_per_step']:.2f} us = {results['analytic_rk4_vs_mujoco_rk4']:.2f} "
+          f"[{lo:.2f} - {hi:.2f}]  ({cpu})")
     lo, hi = results["batched_rk4_vs_rollout_spread"]
     print(f"batched analytic RK4 (NumPy) / mujoco.rollout RK4 (N = 1000, per trajectory-step): "
-          f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f} [{lo:.2f} - {hi:.2f}]")
+          f"{b['batched']:.3f} / {b['rollout']:.3f} us = {results['batched_rk4_vs_rollout']:.2f} "
+          f"[{lo:.2f} - {hi:.2f}]  ({cpu})")
     print("effort limits, applied mode (closed loop, saturated every step) / no limits: " + ", ".join(
         f"{k} {v['ratio']:.2f}" for k, v in results["effort_applied_overhead"].items()))
     print("Coulomb friction, applied mode (closed loop, -fc*tanh(qd/v_s) every step) / none: " + ", ".join(
@@ -560,9 +570,12 @@ def main() -> int:
         f"{k} {v['ratio']:.2f}" for k, v in results["limit_applied_overhead"].items()))
     for key in ("batched_id_states_per_s", "batched_fd_states_per_s"):
         print(f"{key}: " + ", ".join(f"{a} {v / 1e6:.2f} M/s" for a, v in results[key].items()))
-    print(f"crossdyn --help: {results['help_wall_s']:.3f} s; compare planar3r: {results['compare_planar3r_wall_s']:.1f} s, "
-          f"{results['compare_planar3r_peak_mib']:.0f} MiB; demo (2R + 3R): {results['demo_wall_s']:.1f} s, "
-          f"{results['demo_peak_mib']:.0f} MiB")
+    print(f"crossdyn --help: {results['help_wall_s']:.3f} s")
+    for key, what in (("demo", "demo (make demo: planar2r + planar3r)"),
+                      ("compare_planar3r", "compare planar3r (default engines)")):
+        w = results[key]
+        print(f"{what}: {w['median_s']:.1f} s, median of {w['runs']} [{w['spread_s'][0]:.1f} - "
+              f"{w['spread_s'][1]:.1f} s], peak {w['peak_mib']:.0f} MiB  ({w['cpu']})")
     print("speed-accuracy (error after 1 s [rad] @ compute s per simulated s), dt = "
           + ", ".join(f"{p['dt_s'] * 1e3:g}" for p in next(iter(results["speed_accuracy"].values()))) + " ms:")
     for name, pts in results["speed_accuracy"].items():

@@ -22,10 +22,20 @@ from functools import lru_cache
 
 import numpy as np
 
-from crossdyn.analytic import closed_form, rnea as _rnea, symbolic
+from crossdyn.analytic import closed_form, rnea as _rnea
 from crossdyn.models.spec import ArmParams, ArmSpec
 
 SYMBOLIC_MAX_N = 8
+
+
+def _symbolic():
+    """:mod:`crossdyn.analytic.symbolic`, imported when first used: it imports SymPy (~0.2-0.3 s), which the
+    closed form (2R/3R) and Newton–Euler never need."""
+    from crossdyn.analytic import symbolic
+
+    return symbolic
+
+
 METHODS = ("auto", "closed", "symbolic", "rnea")
 CHUNK = 8192
 """Large batches are evaluated in chunks of this many states, so temporaries stay in cache (~1.7× faster)."""
@@ -95,7 +105,7 @@ def mass_matrix(arm, q, method: str = "auto") -> np.ndarray:
     if how == "closed":
         return closed_form.CLOSED_FORM[p.n][0](p, q)
     if how == "symbolic":
-        return symbolic.mass_matrix(p, q)
+        return _symbolic().mass_matrix(p, q)
     return _rnea.crba(p, q)
 
 
@@ -108,7 +118,7 @@ def coriolis_matrix(arm, q, qd, method: str = "auto") -> np.ndarray:
     if how == "rnea" and p.n > SYMBOLIC_MAX_N:
         raise ValueError(f"the C matrix is derived symbolically, up to {SYMBOLIC_MAX_N} links; "
                          f"this arm has {p.n} (C q̇ is available: coriolis())")
-    return symbolic.coriolis_matrix(p, q, qd)
+    return _symbolic().coriolis_matrix(p, q, qd)
 
 
 def gravity(arm, q, method: str = "auto") -> np.ndarray:
@@ -118,7 +128,7 @@ def gravity(arm, q, method: str = "auto") -> np.ndarray:
     if how == "closed":
         return closed_form.CLOSED_FORM[p.n][2](p, q)
     if how == "symbolic":
-        return symbolic.gravity(p, q)
+        return _symbolic().gravity(p, q)
     q = np.asarray(q, float)
     z = np.zeros_like(q)
     return _rnea.rnea(p, q, z, z)

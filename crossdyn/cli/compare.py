@@ -62,8 +62,9 @@ def _common(p) -> None:
     p.add_argument("--duration", type=float, default=3.0, metavar="S", help="seconds simulated (default 3)")
     p.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step in seconds (default 0.001)")
     p.add_argument("--engines", metavar="A,B,...",
-                   help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart — "
-                        "those installed); user:FILE runs your own equations")
+                   help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart, "
+                        "drake-discrete — those installed; drake, the slow error-controlled one, when named); "
+                        "user:FILE runs your own equations")
     p.add_argument("--native-friction", action="store_true",
                    help="Coulomb friction: compare each engine's own (MuJoCo frictionloss, PyBullet's velocity motor, "
                         "DART's constraint) instead of applying the regularised law -fc*tanh(qd/v_s) to all (default)")

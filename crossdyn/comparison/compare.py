@@ -35,7 +35,7 @@ import numpy as np
 
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.groups.trajectory import ORDER, integration_order, same_integrator
-from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions
+from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions, left_out_note
 from crossdyn.comparison.phenomena import conclude, refused_combination
 from crossdyn.comparison.phenomenon_contact import CONTACT_OMEGA_DT_NOTE
 from crossdyn.comparison.phenomenon_limits import native_limit_failures, native_limit_variant
@@ -188,7 +188,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     user_spec = arm if isinstance(arm, ArmSpec) else load_arm(arm)
     opt = _options(options, kwargs)
     say = opt.progress or (lambda msg: None)
-    engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in available_engines())
+    installed = available_engines()
+    engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
     job, reference_free = _prepare(user_spec, opt, say)
     if opt.jobs > 1 and len(engines) > 1:
         runs, interrupted = run_parallel(engines, job, opt.jobs, say)
@@ -198,6 +199,9 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
                   job.friction, job.dense, say)
     conclude(ctx, out)
+    note = None if opt.engines else left_out_note(installed)
+    if note is not None:
+        out.notes.append(note)
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
                       _header(user_spec, job, reference_free), out.sections, tuple(out.notes), tuple(out.failures),
                       verdict_of(out), tuple(out.inconclusive), interrupted, out.native_limit_runs,

@@ -14,9 +14,26 @@ from typing import Any, Callable
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.errors import InputError
 
-DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart", "drake", "drake-discrete")
+DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart", "drake-discrete")
 """Engines of a default comparison (those installed): MuJoCo with Euler and RK4, DART (semi-implicit Euler),
-Drake continuous (error-controlled RK3) and discrete."""
+Drake's discrete plant.  Each library that can step the arm is in it once at least; a default ``compare
+planar3r`` measures them all in a few seconds."""
+
+ON_REQUEST = {"drake": "error-controlled RK3 at accuracy 1e-10, ~0.5-0.7 ms a step, 50-100x MuJoCo's: alone it "
+                       "tripled a default comparison's time"}
+"""Engines left out of :data:`DEFAULT_ENGINES` by choice, with the reason (printed as a note by a default
+comparison): each runs when named (``--engines``)."""
+
+
+def left_out_note(available: tuple[str, ...] | list[str]) -> str | None:
+    """The note of a default comparison naming the installed engines left out by choice (:data:`ON_REQUEST`)
+    and how to add them; None when none of them is installed."""
+    out = [name for name in ON_REQUEST if name in available]
+    if not out:
+        return None
+    asked = ",".join([e for e in DEFAULT_ENGINES if e in available] + out)
+    return (f"left out of the default engines by choice: {'; '.join(f'{n}, {ON_REQUEST[n]}' for n in out)}; "
+            f"add with --engines {asked}")
 
 MAX_STEPS = 2_000_000
 """Most time steps one run may take (duration / dt): every run keeps its whole trajectory in memory."""

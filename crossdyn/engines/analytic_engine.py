@@ -107,6 +107,11 @@ class AnalyticEngine(Engine):
     def energy(self, q, qd):
         return float(analytic.kinetic_energy(self.params, q, qd)), float(analytic.potential_energy(self.params, q))
 
+    def energies(self, q, qd) -> np.ndarray:
+        """E = T + V at every row of q, q̇ (K × n): :meth:`energy`'s functions, batched (one call for K states)."""
+        return np.asarray(analytic.kinetic_energy(self.params, q, qd) + analytic.potential_energy(self.params, q),
+                          float)
+
     def config(self) -> dict:
         cfg = {
             "engine": "analytic", "version": __version__, "integrator": self.integrator, "dt": self.dt,

@@ -98,8 +98,12 @@ def animation_gif(cmp, runs: dict, looks: EngineLooks, frames: int = 40) -> byte
             ax.draw_artist(trace)
             ax.draw_artist(line)
         rgba = np.asarray(canvas.buffer_rgba())
-        images.append(Image.fromarray(rgba[..., :3].copy()).quantize(colors=64, method=Image.Quantize.MEDIANCUT))
+        images.append(Image.fromarray(rgba[..., :3].copy()))
     plt.close(fig)
+    # one 64-colour palette, from the last frame (every artist and the longest traces: every colour drawn),
+    # each frame mapped to it without dithering: a median cut per frame was most of the animation's time
+    palette = images[-1].quantize(colors=64, method=Image.Quantize.MEDIANCUT)
+    images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     buf = io.BytesIO()
     images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=80, loop=0)
     return buf.getvalue()
