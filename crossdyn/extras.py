@@ -24,6 +24,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "sweep": ("dask", "distributed", "duckdb", "pyarrow", "pandas"),
     "identify": ("cvxpy", "clarabel"),
     "parquet": ("pyarrow",),
+    "numba": ("numba",),  # optional speed: the analytic engine compiled (crossdyn.analytic.compiled)
     "latex": ("antlr4",),
 }
 """Extra → the import names it installs (those crossdyn imports).  The engine extras also bring pandas (a comparison

@@ -13,7 +13,10 @@ Methods (one step from (q, q̇) with held torque τ, a(q, q̇) = forward dynamic
 * ``reference``           — SciPy's adaptive DOP853 (rtol = atol = 1e-12 by default),
   restarted at every hold interval so the torque discontinuities are never stepped across.
 
-States may be batched (shape (N, n)) for the fixed-step methods.
+States may be batched (shape (N, n)) for the fixed-step methods.  A batch of an :class:`ArmSpec` with the default
+forward dynamics steps with the generated model on one array per joint (:func:`crossdyn.analytic.codegen.compile_batch`:
+the float model's operations on (N,) arrays, ~2.5× fewer NumPy calls than the (N, n) model; equal to it to 1e-14
+relative, tested).
 """
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ from typing import Callable, TypedDict, Unpack
 import numpy as np
 from scipy.integrate import DOP853
 
+from crossdyn.analytic import codegen
 from crossdyn.analytic.dynamics import forward_dynamics
+from crossdyn.models.spec import ArmSpec
 
 METHODS = ("euler", "semi-implicit-euler", "rk4", "reference")
 ORDERS = {"euler": 1, "semi-implicit-euler": 1, "rk4": 4, "reference": 8}
@@ -136,6 +141,21 @@ def n_steps(duration: float, dt: float) -> int:
     return k
 
 
+_GENERATED = {"rk4": "rk4", "semi-implicit-euler": "semi_implicit_euler", "euler": "euler"}
+
+
+def batched_generated_step(spec: ArmSpec, method: str):
+    """``step(fd, q, q̇, τ, dt)`` on (N, n) batches through the generated model of ``spec`` (one (N,) array per joint;
+    ``fd`` is ignored: it is the analytic model's)."""
+    gen = getattr(codegen.compile_batch(spec), _GENERATED[method])
+
+    def step(_fd, q, qd, tau, dt):
+        tau_cols = tuple(np.broadcast_to(tau, q.shape).T)
+        qs, vs = gen(tuple(q.T), tuple(qd.T), tau_cols, dt)
+        return np.column_stack(qs), np.column_stack(vs)
+    return step
+
+
 @dataclass(frozen=True)
 class SimulateOptions:
     """The keywords of :func:`simulate` beyond the step: ``fd(q, q̇, τ)`` overrides the forward dynamics (default:
@@ -173,10 +193,13 @@ def simulate(arm, q0, qd0, torque: TorqueFn | None = None, dt: float = 1e-3, dur
     if not dt > 0:
         raise ValueError(f"dt must be > 0, got {dt!r}")
     steps = n_steps(duration, dt)
+    step = STEPS[method]
+    if fd is None and isinstance(arm, ArmSpec) and method in _GENERATED and np.ndim(q0) == 2 \
+            and arm.n <= codegen.MAX_N:
+        step = batched_generated_step(arm, method)
     if fd is None:
         fd = lambda q, qd, tau: forward_dynamics(arm, q, qd, tau)  # noqa: E731
     torque = torque or zero_torque
-    step = STEPS[method]
     kwargs = {"rtol": opts.rtol, "atol": opts.atol} if method == "reference" else {}
     q = np.array(q0, dtype=float)
     qd = np.array(qd0, dtype=float)

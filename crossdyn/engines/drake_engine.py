@@ -335,22 +335,25 @@ class DrakeEngine(Engine):
         self._u.GetMutableData().set_value(np.asarray(tau, dtype=float))
         if self.explicit_damping:  # explicit damping: −B q̇ at the step's start, held over the step
             self._applied.GetMutableData().set_value(self._extra - self._b * self.plant.GetVelocities(self._ctx))
-        elif self._extra.any() or self._extra_set:
+        elif self._extra_any or self._extra_set:  # a Python flag: no NumPy call per plain step
             self._applied.GetMutableData().set_value(self._extra)
-            self._extra_set = bool(self._extra.any())
+            self._extra_set = self._extra_any
         self._k += 1
         self.simulator.AdvanceTo(self._k * self.dt)
 
-    _extra_set = False
+    _extra_set = False  # the applied port holds a non-zero torque (zeroed at the next plain step)
+    _extra_any = False  # the torque step_applied is applying now is non-zero
 
     def step_applied(self, tau, extra) -> None:
         """One step with the actuators given τ (clamped to their effort limits by Drake) and ``extra`` applied
         around them through the applied generalized force port (the runner's limit and friction torques)."""
         self._extra = np.asarray(extra, dtype=float)
+        self._extra_any = bool(self._extra.any())
         try:
             self.step(tau)
         finally:
             self._extra = np.zeros(self.n)
+            self._extra_any = False
 
     def state(self):
         x = self.plant.GetPositionsAndVelocities(self._ctx)

@@ -226,7 +226,6 @@ class PyBulletEngine(Engine):
         self.coulomb_friction = coulomb_friction
         self.clamped_at = None
         """Time at which a joint speed first reached the clamp (None: never)."""
-        self.time = 0.0
         self._k = 0
         self._params = spec.params()
         self._b = self._params.b
@@ -401,22 +400,27 @@ class PyBulletEngine(Engine):
             p.resetJointState(self._body, j, q[k], qd[k], physicsClientId=self._cid)
         self._set_motors()
         self._k = 0
-        self.time = 0.0
         self.clamped_at = None
 
-    def step(self, tau) -> None:
-        forces = tau.tolist() if isinstance(tau, np.ndarray) else [float(x) for x in tau]  # plain floats only
-        p.setJointMotorControlArray(self._body, self._joints, p.TORQUE_CONTROL, forces=forces,
-                                    physicsClientId=self._cid)
-        p.stepSimulation(physicsClientId=self._cid)
-        self._k += 1
-        self.time = self._k * self.dt
+    @property
+    def time(self) -> float:
+        return self._k * self.dt
 
-    def state(self):
-        states = p.getJointStates(self._body, self._joints, physicsClientId=self._cid)
+    # PyBullet's functions bound as defaults: the per-step path does no module attribute lookups
+    def step(self, tau, _set=p.setJointMotorControlArray, _step=p.stepSimulation, _torque=p.TORQUE_CONTROL,
+             _ndarray=np.ndarray) -> None:
+        forces = tau.tolist() if isinstance(tau, _ndarray) else [float(x) for x in tau]  # plain floats only
+        cid = self._cid
+        _set(self._body, self._joints, _torque, forces=forces, physicsClientId=cid)
+        _step(physicsClientId=cid)
+        self._k += 1
+
+    def state(self, _get=p.getJointStates, _array=np.array):
+        states = _get(self._body, self._joints, physicsClientId=self._cid)
         qd = [s[1] for s in states]
-        self._check_clamp(qd)
-        return np.array([s[0] for s in states]), np.array(qd)
+        if self.clamped_at is None and max(map(abs, qd)) >= self._clamp_threshold:  # inline: runs every step
+            self.clamped_at = self.time
+        return _array([s[0] for s in states]), _array(qd)
 
     def read_state_into(self, q_out: np.ndarray, qd_out: np.ndarray) -> None:
         """Write the current state into preallocated rows (the runner's fast path)."""
@@ -424,7 +428,8 @@ class PyBulletEngine(Engine):
         q_out[:] = [s[0] for s in states]
         qd = [s[1] for s in states]
         qd_out[:] = qd
-        self._check_clamp(qd)
+        if self.clamped_at is None and max(map(abs, qd)) >= self._clamp_threshold:
+            self.clamped_at = self.time
 
     def _check_clamp(self, qd) -> None:
         """Record the first time any |q̇| reaches PyBullet's clamp (plain floats: this runs every step)."""
