@@ -77,7 +77,7 @@ def test_instances_narrow_their_class_capabilities_to_the_variant():
 
 
 def test_registry_entries_name_library_extra_and_native_options():
-    assert registry.entry("drake-discrete").extra == "engines" and registry.entry("mjx-rk4").extra == "jax"
+    assert registry.entry("drake-discrete").extra == "drake" and registry.entry("mjx-rk4").extra == "mjx"  # issue 24: one extra per engine
     assert registry.entry("analytic").library is None and registry.entry("pybullet@link_damping=1").name == "pybullet"
     assert registry.entry("user:my_arm.py").cls == "UserModelEngine"
     assert registry.native_variant("mujoco-rk4", "limits") == "mujoco-rk4@native_limits=true"
