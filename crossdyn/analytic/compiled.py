@@ -30,7 +30,7 @@ try:  # the optional extra: crossdyn[numba]
         raise ImportError("disabled by CROSSDYN_NUMBA=0")
     import numba
 except ImportError:
-    numba = None
+    numba = None  # type: ignore[assignment]  # the fallback: generated Python
 
 AVAILABLE = numba is not None
 
