@@ -202,3 +202,37 @@ def test_every_extra_and_alias_resolves_offline(base_venv):
     assert ok.returncode == 0 and "Would install crossdyn-" in ok.stdout, ok.stdout + ok.stderr
     bare = dry_run(base_venv["py"])
     assert bare.returncode != 0 and "No matching distribution" in bare.stderr, bare.stdout + bare.stderr
+
+
+def _extra_requirements(wheel: Path, extra: str) -> list[str]:
+    """The wheel's Requires-Dist lines of ``extra``, without their marker."""
+    with zipfile.ZipFile(wheel) as z:
+        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        text = z.read(meta).decode()
+    reqs = [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Requires-Dist:")]
+    return [r.split(";", 1)[0].strip() for r in reqs if re.search(rf"extra\s*==\s*['\"]{extra}['\"]", r)]
+
+
+def test_the_wheel_with_its_mujoco_extra_compares(base_venv):
+    """The same wheel in a fresh venv that sees the base packages plus the [mujoco] extra's (and nothing else):
+    ``compare`` with MuJoCo runs and passes (issue 24: ``--version``, ``check`` and, with [mujoco], ``compare``)."""
+    tmp, env = base_venv["tmp"], base_venv["env"]
+    wheel = next((tmp / "dist").glob("crossdyn-*.whl"))
+    extra = _extra_requirements(wheel, "mujoco")
+    assert any(_norm(r).startswith("mujoco") for r in extra), extra
+    dists = _closure(base_venv["base"] + extra)
+    assert "pybullet" not in dists and "pin" not in dists and "jax" not in dists
+    _link_site(dists, tmp / "mujoco-site")
+    venv = tmp / "venv-mujoco"
+    assert _run([sys.executable, "-m", "venv", "--without-pip", venv], tmp, env).returncode == 0
+    py = venv / "bin" / "python"
+    purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp, env).stdout.strip()
+    Path(purelib, "crossdyn_test_mujoco.pth").write_text(str(tmp / "mujoco-site") + "\n")
+    installed = _run([sys.executable, "-m", "pip", "--python", py, "install", "--no-index", "--no-cache-dir",
+                      "--disable-pip-version-check", wheel], tmp, env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    out = tmp / "cmp-mujoco"
+    cmp = _run([venv / "bin" / "crossdyn", "compare", "planar2r", "--engines", "mujoco-rk4", "--duration", "0.5",
+                "--states", "20", "--no-plots", "--out", out], tmp, env, timeout=300)
+    assert cmp.returncode == 0, cmp.stdout + cmp.stderr
+    assert "verdict: PASS (" in cmp.stdout and (out / "summary.json").exists()
