@@ -236,3 +236,17 @@ def test_the_wheel_with_its_mujoco_extra_compares(base_venv):
                 "--states", "20", "--no-plots", "--out", out], tmp, env, timeout=300)
     assert cmp.returncode == 0, cmp.stdout + cmp.stderr
     assert "verdict: PASS (" in cmp.stdout and (out / "summary.json").exists()
+
+
+def test_an_install_without_its_examples_says_what_to_do(base_venv):
+    """A wheel whose package data lost ``crossdyn/examples`` (a repackaging that dropped it): exit 2 with the
+    advice, no traceback.  Run on a copy of the installed package, so the other tests keep theirs."""
+    tmp, py, env = base_venv["tmp"], base_venv["py"], base_venv["env"]
+    where = _run([py, "-c", "import crossdyn, os; print(os.path.dirname(crossdyn.__file__))"], tmp, env).stdout.strip()
+    stripped = tmp / "stripped"
+    shutil.copytree(where, stripped / "crossdyn", ignore=shutil.ignore_patterns("examples", "__pycache__"))
+    run = _run([py, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from crossdyn.cli import main; "
+                "sys.exit(main(['examples', sys.argv[2]]))", stripped, tmp / "ex-none"], tmp, env)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "has no example files" in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp / "ex-none").exists()
