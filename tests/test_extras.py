@@ -83,3 +83,14 @@ def test_feature_commands_without_their_extra_exit_2_before_any_work(monkeypatch
     out = tmp_path / "out"
     assert main([str(out) if a == "OUT" else a for a in argv]) == 2
     assert f"pip install 'crossdyn[{extra}]'" in capsys.readouterr().err and not out.exists()
+
+
+def test_compare_with_an_engine_but_without_pandas_exits_2_naming_the_extra(monkeypatch, tmp_path, capsys):
+    """An environment with MuJoCo but not pandas (installed by hand, not through an extra): the comparison would
+    fail writing its time series after all its work, so it is refused first, naming the pip command."""
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    out = tmp_path / "r"
+    assert main(["compare", "planar2r", "--engines", "mujoco-rk4", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "compare (its time series) needs pandas (not installed): pip install 'crossdyn[mujoco]'" in err, err
+    assert "Traceback" not in err and not out.exists()
