@@ -105,16 +105,22 @@ def base_venv(tmp_path_factory):
     dists = _closure(base)
     assert not set(dists) & set(OPTIONAL), f"base install pulls optional packages: {sorted(set(dists) & set(OPTIONAL))}"
     _link_site(dists, tmp / "base-site")
-    venv = tmp / "venv"
-    made = _run([sys.executable, "-m", "venv", "--without-pip", venv], tmp, env)
+    venv = _venv_with(wheel, tmp / "base-site", tmp / "venv", env)
+    return {"tmp": tmp, "venv": venv, "py": venv / "bin" / "python", "env": env, "base": base, "dists": dists}
+
+
+def _venv_with(wheel: Path, site: Path, venv: Path, env: dict) -> Path:
+    """A fresh venv (no pip, no system site-packages) that sees only ``site`` (a .pth), with ``wheel`` installed
+    by pip resolving offline: the install succeeds only if ``site`` holds every requirement."""
+    made = _run([sys.executable, "-m", "venv", "--without-pip", venv], venv.parent, env)
     assert made.returncode == 0, made.stderr
     py = venv / "bin" / "python"
-    purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp, env).stdout.strip()
-    Path(purelib, "crossdyn_test_base.pth").write_text(str(tmp / "base-site") + "\n")
+    purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], venv.parent, env).stdout.strip()
+    Path(purelib, f"crossdyn_test_{site.name}.pth").write_text(str(site) + "\n")
     installed = _run([sys.executable, "-m", "pip", "--python", py, "install", "--no-index", "--no-cache-dir",
-                      "--disable-pip-version-check", wheel], tmp, env)
+                      "--disable-pip-version-check", wheel], venv.parent, env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    return {"tmp": tmp, "venv": venv, "py": py, "env": env, "base": base, "dists": dists}
+    return venv
 
 
 def test_base_requirements_are_the_light_ones(base_venv):
@@ -223,14 +229,7 @@ def test_the_wheel_with_its_mujoco_extra_compares(base_venv):
     dists = _closure(base_venv["base"] + extra)
     assert "pybullet" not in dists and "pin" not in dists and "jax" not in dists
     _link_site(dists, tmp / "mujoco-site")
-    venv = tmp / "venv-mujoco"
-    assert _run([sys.executable, "-m", "venv", "--without-pip", venv], tmp, env).returncode == 0
-    py = venv / "bin" / "python"
-    purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp, env).stdout.strip()
-    Path(purelib, "crossdyn_test_mujoco.pth").write_text(str(tmp / "mujoco-site") + "\n")
-    installed = _run([sys.executable, "-m", "pip", "--python", py, "install", "--no-index", "--no-cache-dir",
-                      "--disable-pip-version-check", wheel], tmp, env)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
+    venv = _venv_with(wheel, tmp / "mujoco-site", tmp / "venv-mujoco", env)
     out = tmp / "cmp-mujoco"
     cmp = _run([venv / "bin" / "crossdyn", "compare", "planar2r", "--engines", "mujoco-rk4", "--duration", "0.5",
                 "--states", "20", "--no-plots", "--out", out], tmp, env, timeout=300)
