@@ -121,7 +121,9 @@ def _options(args, spec):
     check_counts(args.states, args.seed, jobs, label="--", states_name="states")
     engines = None
     if args.engines is not None:
-        engines = check_engines([e.strip() for e in args.engines.split(",") if e.strip()], label="--engines",
+        from crossdyn.engines.registry import split_engine_list
+
+        engines = check_engines(split_engine_list(args.engines), label="--engines",
                                 shown=args.engines)
         for e in engines:
             if e.startswith("user:") or "@" in e:
@@ -300,6 +302,8 @@ def contact_native_lines(summary: dict) -> list[str]:
                          f"contactDamping {cal['contact_damping']:.4g} N s/m: RMS {cal['residual_rms_rad']:.3g} rad "
                          f"against {cal['direct_residual_rms_rad']:.3g} with (k, c) "
                          f"({cal['improvement_over_direct']:.3g}x); {cal['evaluations']} runs")
+        if cal.get("options"):  # the fitted values as an engine name, to paste after compare ARM --native
+            lines.append(f'  rerun with: --engines "{cal["options"]}"')
     return lines
 
 
@@ -439,7 +443,9 @@ def check_installed(engines: str | None, say=None) -> None:
             say(f"compare: left out default engine {e.name} ({e.install_hint()})")
         extra = "mujoco"
     else:
-        named = [entry(n) for n in (x.strip() for x in engines.split(",")) if n and _known(n)]
+        from crossdyn.engines.registry import split_engine_list
+
+        named = [entry(n) for n in split_engine_list(engines) if _known(n)]
         for e in named:
             if not e.available():
                 raise _usage(f"--engines: engine {e.name!r} is {e.install_hint()}")

@@ -22,7 +22,37 @@ def add_parser(sub) -> None:
                         "them, solref (-k A0, -c A0); URDF: limits and the tip's collision sphere; a URDF cannot hold "
                         "the obstacles). Default: the files of applied mode, limits and contact off (crossdyn applies "
                         "the laws)")
+    p.add_argument("--calibrated", metavar="SUMMARY",
+                   help="with --native: the MJCF with MuJoCo's contact solref/solimp as fitted by compare "
+                        "--calibrate-contact (SUMMARY: its output folder or summary.json; the same arm and --dt), "
+                        "exactly what its printed engine string runs")
     p.set_defaults(func=cmd_export)
+
+
+def _calibrated(args, spec, native: bool) -> str | None:
+    """``--calibrated SUMMARY``: the MuJoCo engine string of its contact calibration (None without the option);
+    exit 2 naming the option and value where it does not apply."""
+    path = getattr(args, "calibrated", None)
+    if path is None:
+        return None
+    if not (native and spec.has_contact and args.mjcf):
+        raise UsageError(f"export: --calibrated {path}: writes the MJCF of the native contact: needs --native, "
+                         "--mjcf FILE and an arm with [contact]")
+    from crossdyn.native.contact.calibration import calibrated_engines
+
+    from crossdyn.errors import InputError
+
+    try:
+        engines = calibrated_engines(path, spec, args.dt)
+    except InputError as e:
+        raise UsageError(f"export: {e}") from None
+    if "pybullet" in engines:
+        print(f"export: note: PyBullet's calibrated contact is an engine string, not a file: {engines['pybullet']}",
+              file=sys.stderr)
+    if "mujoco" not in engines:
+        raise UsageError(f"export: --calibrated {path}: holds no MuJoCo contact calibration (compare "
+                         "--calibrate-contact with a mujoco engine)")
+    return engines["mujoco"]
 
 
 def cmd_export(args) -> int:
@@ -47,10 +77,19 @@ def cmd_export(args) -> int:
         raise UsageError(f"export: --native: arm {spec.name!r} has no limit law (limit_stiffness) and no [contact]: "
                          "its files have nothing native to add")
 
+    calibrated = _calibrated(args, spec, native)
+
     def mjcf() -> str:
         if not native:
             return to_mjcf(spec, timestep=args.dt)
         from crossdyn.engines.mujoco_engine import MuJoCoEngine
+
+        if calibrated:  # the calibration's engine string (its integrator, solref, solimp), with the native limits
+            from crossdyn.engines import make_engine
+
+            name = calibrated + ("@native_limits=true" if spec.has_limit_law else "")
+            with make_engine(name, spec, args.dt) as eng:
+                return eng.mjcf
 
         # the MuJoCo adapter writes it: the contact's solref needs A0 of the compiled model (compiled twice)
         with MuJoCoEngine(spec, args.dt, native_limits=spec.has_limit_law, native_contact=spec.has_contact) as eng:

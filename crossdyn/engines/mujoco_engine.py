@@ -42,7 +42,9 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
   B = −solref[1]/d: viscous c·impratio inside the cone) and its cone projection couples normal and friction
   force while sliding — measured, not assumed (:mod:`crossdyn.drive.contact_events`).
   ``contact_impedance`` (d), ``contact_mass_scaled=false`` (literal (−k, −c)) and ``contact_cone`` are
-  switches for showing what they change.
+  switches for showing what they change; ``contact_solref``/``contact_solimp`` set the two geoms' values
+  themselves (``mujoco@native_contact=true@contact_solref=-32620,-95.15@contact_solimp=0.84,0.84,0.001,0.5,2``:
+  what ``compare --calibrate-contact`` prints), checked against MuJoCo's valid ranges.
 
 ``self.model`` and ``self.data`` are public (the stepping pair), e.g. for
 ``mujoco.rollout``.
@@ -51,13 +53,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import mujoco  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import numpy as np
 
 from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.inertia import engine_inertias
-from crossdyn.models.mjcf import to_mjcf
+from crossdyn.models.mjcf import check_contact_solimp, check_contact_solref, to_mjcf
 from crossdyn.models.spec import ArmSpec
 
 _INTEGRATORS = {"euler": "Euler", "rk4": "RK4", "implicit": "implicit", "implicitfast": "implicitfast"}
@@ -108,6 +111,11 @@ class MuJoCoOptions:
     """solref = (−k A0, −c A0), A0 the tip body's ``body_invweight0`` (False: the literal (−k, −c))."""
     contact_cone: str = "elliptic"
     """The friction cone: ``elliptic`` or ``pyramidal``."""
+    contact_solref: Any = None
+    """The native contact's ``solref`` on the tip sphere and the planes, "TIMECONST,DAMPRATIO" (both > 0) or the
+    direct "-STIFFNESS,-DAMPING" (what ``compare --calibrate-contact`` fits); None: (−k A0, −c A0)."""
+    contact_solimp: Any = None
+    """The native contact's ``solimp``, "DMIN,DMAX,WIDTH,MIDPOINT,POWER"; None: d = ``contact_impedance``."""
 
 
 class MuJoCoEngine(Engine):
@@ -133,6 +141,7 @@ class MuJoCoEngine(Engine):
         if contact_cone not in ("elliptic", "pyramidal"):
             raise EngineError(f"mujoco contact_cone: must be elliptic or pyramidal, got {contact_cone!r}")
         self.contact_impedance = float(contact_impedance)
+        self.contact_solref, self.contact_solimp = self._given_contact(opt, dt)
         self.contact_mass_scaled = bool(opt.contact_mass_scaled)
         self.contact_cone = contact_cone
         self.contact_invweight = 1.0
@@ -151,14 +160,15 @@ class MuJoCoEngine(Engine):
             self.mjcf = to_mjcf(spec, timestep=self.dt, integrator=self.mujoco_integrator, eulerdamp=self.eulerdamp,
                                 native_limits=self.native_limits, native_contact=self.native_contact,
                                 contact_invweight=self.contact_invweight, contact_impedance=self.contact_impedance,
-                                contact_cone=self.contact_cone)
+                                contact_cone=self.contact_cone, contact_solref=self.contact_solref,
+                                contact_solimp=self.contact_solimp)
             try:
                 return mujoco.MjModel.from_xml_string(self.mjcf)
             except ValueError as e:
                 raise EngineError(f"mujoco: could not build {spec.name!r}: {e}") from None
 
         self.model = build()
-        if self.native_contact and self.contact_mass_scaled:
+        if self.native_contact and self.contact_mass_scaled and self.contact_solref is None:
             # A0 = the tip body's body_invweight0 (MuJoCo's diagonal approximation of J M^-1 J^T for contacts),
             # known only once compiled; the file is written again with solref = (-k A0, -c A0)
             self.contact_invweight = float(self.model.body_invweight0[self.n, 0])
@@ -181,6 +191,27 @@ class MuJoCoEngine(Engine):
         self._state_offsets = (mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_TIME),
                                mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_TIME | mujoco.mjtState.mjSTATE_QPOS))
         self.reset(np.zeros(self.n), np.zeros(self.n))
+
+    def _given_contact(self, opt: MuJoCoOptions, dt: float) -> tuple:
+        """The options ``contact_solref``/``contact_solimp`` as floats (None when not given), checked: they need
+        ``native_contact=true``, MuJoCo's valid ranges (:func:`crossdyn.models.mjcf.check_contact_solref`), and
+        do not combine with the knobs they replace (``contact_mass_scaled=false``, ``contact_impedance``)."""
+        given = {k: getattr(opt, k) for k in ("contact_solref", "contact_solimp") if getattr(opt, k) is not None}
+        for key, value in given.items():
+            if not self.native_contact:
+                raise EngineError(f"mujoco {key}={value}: needs native_contact=true (the native contact's setting)")
+        if "contact_solref" in given and not opt.contact_mass_scaled:
+            raise EngineError(f"mujoco contact_solref={given['contact_solref']}: gives the solref itself; "
+                              "contact_mass_scaled=false (the literal (-k, -c)) cannot be combined with it")
+        if "contact_solimp" in given and opt.contact_impedance != MuJoCoOptions.contact_impedance:
+            raise EngineError(f"mujoco contact_solimp={given['contact_solimp']}: gives the impedance itself; "
+                              f"contact_impedance={opt.contact_impedance} cannot be combined with it")
+        try:
+            solref = None if opt.contact_solref is None else check_contact_solref(opt.contact_solref, float(dt))
+            solimp = None if opt.contact_solimp is None else check_contact_solimp(opt.contact_solimp)
+        except ValueError as e:
+            raise EngineError(f"mujoco {e}") from None
+        return solref, solimp
 
     # ------------------------------------------------------------------ simulation
     def reset(self, q, qd) -> None:
@@ -355,12 +386,14 @@ class MuJoCoEngine(Engine):
             "contact_law": f"k = {c.stiffness:g} N/m, c = {c.damping:g} N s/m, mu = {c.friction:g}, r = {c.radius:g} m",
             "contact_solref": [float(x) for x in m.geom_solref[sphere]],
             "contact_solimp": [float(x) for x in m.geom_solimp[sphere]],
-            "contact_solref_form": ("direct (-k A0, -c A0), A0 = body_invweight0 of the tip body = "
+            "contact_solref_form": ("given (contact_solref option)" if self.contact_solref is not None else
+                                    "direct (-k A0, -c A0), A0 = body_invweight0 of the tip body = "
                                     f"{self.contact_invweight:.9g} 1/kg: force = k d + c d' to O(impedance)"
                                     if self.contact_mass_scaled else
                                     "direct literal (-k, -c) (contact_mass_scaled=false): force = (k d + c d' - "
                                     "imp a0) / (imp A + (1 - imp) A0), not N/m"),
-            "contact_impedance": self.contact_impedance,
+            "contact_impedance": (self.contact_impedance if self.contact_solimp is None else
+                                  "given (contact_solimp option)"),
             "contact_condim": int(m.geom_condim[sphere]),
             "contact_friction": [float(x) for x in m.geom_friction[sphere]],
             "contact_margin": float(m.geom_margin[sphere]), "contact_gap": float(m.geom_gap[sphere]),

@@ -92,6 +92,7 @@ from typing import Any
 import numpy as np
 
 from crossdyn.engines.base import Capabilities, Engine, EngineError
+from crossdyn.engines.contact_options import tip_contact
 from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.spec import ArmSpec
 from crossdyn.models.urdf import to_urdf
@@ -181,6 +182,10 @@ class PyBulletOptions:
     """jointLimitForce, N m: one for every limited joint or one each ("F1,F2"); None: PyBullet's (uncapped)."""
     limit_erp: float | None = None
     """The world's erp for the limit constraints (world-global; None: PyBullet's 0.2)."""
+    contact_stiffness: float | None = None
+    """The tip's contactStiffness, N/m (> 0; None: the spec's k), e.g. a calibrated one; needs native_contact."""
+    contact_damping: float | None = None
+    """The tip's contactDamping, N s/m (>= 0; None: the spec's c); needs native_contact."""
 
 
 class PyBulletEngine(Engine):
@@ -206,6 +211,7 @@ class PyBulletEngine(Engine):
         self.native_contact = bool(opt.native_contact)
         if self.native_contact and not spec.has_contact:
             raise EngineError(f"pybullet native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
+        self.tip_contact = tip_contact(spec, self.native_contact, opt.contact_stiffness, opt.contact_damping)
         self.obstacle_contact_damping = float(opt.obstacle_contact_damping)
         self.obstacle_lateral_friction = float(opt.obstacle_lateral_friction)
         self._obstacles: list[int] = []
@@ -335,7 +341,8 @@ class PyBulletEngine(Engine):
         for j in range(-1, p.getNumJoints(body, physicsClientId=cid)):
             p.setCollisionFilterGroupMask(body, j, 1 if j == self._tip else 0, 2 if j == self._tip else 0,
                                           physicsClientId=cid)
-        p.changeDynamics(body, self._tip, contactStiffness=c.stiffness, contactDamping=c.damping, restitution=0.0,
+        k, b, _ = self.tip_contact
+        p.changeDynamics(body, self._tip, contactStiffness=k, contactDamping=b, restitution=0.0,
                          lateralFriction=c.friction, rollingFriction=0.0, spinningFriction=0.0, physicsClientId=cid)
         for ob in self.spec.obstacles:
             shape = p.createCollisionShape(p.GEOM_PLANE, planeNormal=[ob.normal[0], ob.normal[1], 0.0],
@@ -365,8 +372,9 @@ class PyBulletEngine(Engine):
                                    "contact_stiffness": o[9]} for o in obs],
             "contact_pair": "stiffness 1/(1/k_tip + 1/k_obstacle), damping c_tip + c_obstacle, friction mu_tip * "
                             "mu_obstacle; ERP = h k/(h k + c), CFM = 1/(h k + c) per contact",
-            "contact_erp": self.dt * c.stiffness / (self.dt * c.stiffness + c.damping + self.obstacle_contact_damping),
-            "contact_cfm": 1.0 / (self.dt * c.stiffness + c.damping + self.obstacle_contact_damping),
+            "contact_tip_source": self.tip_contact[2],
+            "contact_erp": self.dt * dyn[9] / (self.dt * dyn[9] + dyn[8] + self.obstacle_contact_damping),
+            "contact_cfm": 1.0 / (self.dt * dyn[9] + dyn[8] + self.obstacle_contact_damping),
             "contact_breaking_threshold": "0.02 m, Bullet's default, left alone: process-global "
                                           "(gContactBreakingThreshold), so changing it would change every client",
             "obstacle_contact_damping": self.obstacle_contact_damping,

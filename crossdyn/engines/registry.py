@@ -169,6 +169,20 @@ def split_options(name: str) -> tuple[str, dict]:
     return base, options
 
 
+def split_engine_list(text: str) -> list[str]:
+    """``--engines A,B,...`` as engine names.  A comma followed by a number (a digit, a sign or a point) continues
+    the option value before it, so that ``"pybullet@limit_force=1,2,mujoco@native_contact=true@contact_solref=
+    -3e4,-95"`` is two engines, each with its list-valued option, as the calibrations print them."""
+    names: list[str] = []
+    for part in text.split(","):
+        piece = part.strip()
+        if names and "=" in names[-1] and piece[:1] in tuple("0123456789+-."):
+            names[-1] += "," + piece
+        elif piece:
+            names.append(piece)
+    return names
+
+
 def option_names(factory) -> tuple[list[str], bool]:
     """(the options ``factory`` takes besides spec and dt, whether it takes any keyword at all): its constructor's
     named keywords, then the fields of its options dataclass (``factory.Options``) in declaration order."""

@@ -33,6 +33,7 @@ that Euler is plain semi-implicit Euler like PyBullet and the analytic model.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from xml.sax.saxutils import quoteattr
 
@@ -50,6 +51,51 @@ def contact_solref(stiffness: float, damping: float, invweight: float, impedance
     ``impedance``.  ``invweight = 1`` gives the literal (−k, −c)."""
     d = float(impedance)
     return (-float(stiffness) * invweight, -float(damping) * invweight), (d, d, 0.001, 0.5, 2.0)
+
+
+def _typed(raw) -> str:
+    """A value as the user typed it after ``key=``: "A,B" for a sequence."""
+    return ",".join(map(str, raw)) if isinstance(raw, (list, tuple)) else str(raw)
+
+
+def _numbers(raw, count: int, name: str, what: str) -> tuple[float, ...]:
+    """``raw`` ("A,B,..." as on the command line, or a sequence) as ``count`` finite floats; ValueError naming
+    ``name`` and the value."""
+    parts = raw.split(",") if isinstance(raw, str) else (list(raw) if isinstance(raw, (list, tuple)) else [raw])
+    try:
+        values = tuple(float(v) for v in parts)
+    except (TypeError, ValueError):
+        values = ()
+    if len(values) != count or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"{name}={_typed(raw)}: must be {count} comma-separated finite numbers ({what})")
+    return values
+
+
+def check_contact_solref(raw, timestep: float, name: str = "contact_solref") -> tuple[float, float]:
+    """The native contact's ``solref`` given by the user, checked: the standard form (timeconst ≥ 2 timestep —
+    MuJoCo raises a smaller one to 2 timestep (``refsafe``) — and dampratio > 0) or the direct form (−stiffness < 0,
+    −damping ≤ 0).  Mixed signs (which MuJoCo accepts and reads as neither) are refused: ValueError naming ``name``
+    and the value."""
+    a, b = _numbers(raw, 2, name, "TIMECONST,DAMPRATIO both > 0, or the direct -STIFFNESS,-DAMPING both <= 0")
+    if a > 0 and b > 0:
+        if a < 2 * timestep:
+            raise ValueError(f"{name}={_typed(raw)}: timeconst {a!r} s is below 2 timestep = {2 * timestep!r} s, "
+                             "which MuJoCo silently raises it to")
+    elif not (a < 0 and b <= 0):
+        raise ValueError(f"{name}={_typed(raw)}: must be TIMECONST,DAMPRATIO (both > 0) or the direct "
+                         "-STIFFNESS,-DAMPING (first < 0, second <= 0)")
+    return a, b
+
+
+def check_contact_solimp(raw, name: str = "contact_solimp") -> tuple[float, float, float, float, float]:
+    """The native contact's ``solimp`` (dmin, dmax, width, midpoint, power) given by the user, checked against the
+    ranges MuJoCo silently clamps to: dmin, dmax in [1e-4, 0.9999], width > 0, midpoint in (0, 1), power ≥ 1;
+    ValueError naming ``name`` and the value."""
+    d0, d1, width, mid, power = _numbers(raw, 5, name, "DMIN,DMAX,WIDTH,MIDPOINT,POWER")
+    if not (1e-4 <= d0 <= 0.9999 and 1e-4 <= d1 <= 0.9999 and width > 0 and 0 < mid < 1 and power >= 1):
+        raise ValueError(f"{name}={_typed(raw)}: needs dmin and dmax in [1e-4, 0.9999], width > 0, midpoint in "
+                         "(0, 1) and power >= 1 (MuJoCo clamps other values silently)")
+    return d0, d1, width, mid, power
 
 
 def _f(x: float) -> str:
@@ -87,7 +133,8 @@ class MjcfOptions:
     links with a limit law (:func:`_limit`); ``native_contact``: MuJoCo's own contact between the tip sphere and
     the obstacles, with :func:`contact_solref` of ``contact_invweight`` (the tip body's ``body_invweight0``, which
     only a compiled model knows: :class:`crossdyn.engines.mujoco_engine.MuJoCoEngine` compiles once to read it)
-    and ``contact_impedance``; ``contact_cone`` elliptic or pyramidal.
+    and ``contact_impedance``; ``contact_cone`` elliptic or pyramidal; ``contact_solref``/``contact_solimp``
+    (:func:`check_contact_solref`, :func:`check_contact_solimp`), when given, written instead (e.g. calibrated ones).
     """
 
     timestep: float = 0.001
@@ -99,6 +146,8 @@ class MjcfOptions:
     contact_invweight: float = 1.0
     contact_impedance: float = CONTACT_IMPEDANCE
     contact_cone: str = "elliptic"
+    contact_solref: tuple[float, float] | None = None
+    contact_solimp: tuple[float, float, float, float, float] | None = None
 
     def check(self, spec: ArmSpec) -> None:
         """ValueError naming the option that cannot be written for ``spec``."""
@@ -110,6 +159,10 @@ class MjcfOptions:
             raise ValueError(f"native_contact: arm {spec.name!r} has no [contact] and [[obstacles]]")
         if self.contact_cone not in ("elliptic", "pyramidal"):
             raise ValueError(f"contact_cone: must be elliptic or pyramidal, got {self.contact_cone!r}")
+        if self.contact_solref is not None:
+            check_contact_solref(self.contact_solref, self.timestep)
+        if self.contact_solimp is not None:
+            check_contact_solimp(self.contact_solimp)
 
 
 def _contact_attrs(spec: ArmSpec, o: MjcfOptions) -> str:
@@ -118,6 +171,10 @@ def _contact_attrs(spec: ArmSpec, o: MjcfOptions) -> str:
         return ""
     c = spec.contact
     solref, solimp = contact_solref(c.stiffness, c.damping, o.contact_invweight, o.contact_impedance)
+    if o.contact_solref is not None:  # checked by MjcfOptions.check; the given values, as floats
+        solref = check_contact_solref(o.contact_solref, o.timestep)
+    if o.contact_solimp is not None:
+        solimp = check_contact_solimp(o.contact_solimp)
     friction = f' condim="3" friction="{_f(c.friction)} 0 0"' if c.friction > 0 else ' condim="1"'
     return (f'{friction} margin="0" gap="0" solref="{" ".join(map(_f, solref))}" '
             f'solimp="{" ".join(map(_f, solimp))}"')

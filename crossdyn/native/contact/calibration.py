@@ -11,7 +11,11 @@ native engine against the law's reference, RMS joint-angle difference over the r
 - **PyBullet** (:func:`calibrate_pybullet_contact`): ``contactStiffness`` and ``contactDamping`` (log each),
   beside the residual of the direct setting (k, c).
 
-The improvement factor is the direct setting's residual over the fitted one (and over the default's).
+The improvement factor is the direct setting's residual over the fitted one (and over the default's).  Each result
+carries ``options``: the engine name that runs the fitted values (``mujoco@native_contact=true@contact_solref=
+-32620,-95.15@contact_solimp=0.84,0.84,0.001,0.5,2``, ``pybullet@native_contact=true@contact_stiffness=K@
+contact_damping=C``), every number at full precision (``repr``), so that running it reproduces
+``residual_rms_rad`` — MuJoCo's compiled model then holds exactly the fitted floats (tested).
 """
 from __future__ import annotations
 
@@ -23,6 +27,21 @@ from crossdyn.native.experiment import Experiment, experiment_form
 from crossdyn.native.fitting import MUJOCO_DEFAULT_SOLIMP, MUJOCO_DEFAULT_SOLREF, fit, rms
 
 
+def _csv(values) -> str:
+    """Numbers as an option value, each at full precision: "a,b,..."."""
+    return ",".join(repr(float(v)) for v in values)
+
+
+def mujoco_contact_options(name: str, solref, solimp) -> str:
+    """The engine name that runs MuJoCo's native contact with ``solref``/``solimp`` (``name`` the native engine)."""
+    return f"{name}@contact_solref={_csv(solref)}@contact_solimp={_csv(solimp)}"
+
+
+def pybullet_contact_options(name: str, stiffness: float, damping: float) -> str:
+    """The engine name that runs PyBullet's native contact with the tip's contactStiffness/contactDamping."""
+    return f"{name}@contact_stiffness={float(stiffness)!r}@contact_damping={float(damping)!r}"
+
+
 def _ratio(a: float, b: float) -> float:
     return float(a / b) if b > 0 else float("inf")
 
@@ -31,8 +50,8 @@ def _ratio(a: float, b: float) -> float:
 def calibrate_mujoco_contact(exp: Experiment, engine: str = "mujoco", reference=None,
                              max_evaluations: int = 150) -> dict:
     """Fit MuJoCo's contact solref/solimp to the law's reference (module docstring).  Returns {"engine",
-    "solref", "solimp", "residual_rms_rad", "direct_residual_rms_rad" (crossdyn's setting), "literal_residual_rms_rad"
-    ((−k, −c), default solimp), "default_residual_rms_rad", "improvement_over_direct", "improvement_over_literal",
+    "solref", "solimp", "options" (the engine name that runs them), "residual_rms_rad", "direct_residual_rms_rad"
+    (crossdyn's setting), "literal_residual_rms_rad" ((−k, −c), default solimp), "default_residual_rms_rad", "improvement_over_direct", "improvement_over_literal",
     "improvement_over_default", "evaluations"}."""
     spec, profile, q0, qd0, duration = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration
     reference = reference if reference is not None else reference_run(exp)
@@ -60,6 +79,7 @@ def calibrate_mujoco_contact(exp: Experiment, engine: str = "mujoco", reference=
         best, evals = fit(lambda x: residual_of(*unpack(x)), starts, max_evaluations)
         solref, solimp = unpack(best.x)
     return {"engine": name, "solref": list(solref), "solimp": list(solimp), "residual_rms_rad": float(best.fun),
+            "options": mujoco_contact_options(name, solref, solimp),
             "direct_solref": list(direct_ref), "direct_solimp": list(direct_imp),
             "direct_residual_rms_rad": direct, "literal_residual_rms_rad": literal,
             "default_residual_rms_rad": default,
@@ -71,7 +91,7 @@ def calibrate_mujoco_contact(exp: Experiment, engine: str = "mujoco", reference=
 def calibrate_pybullet_contact(exp: Experiment, engine: str = "pybullet", reference=None,
                                max_evaluations: int = 80) -> dict:
     """Fit PyBullet's contactStiffness/contactDamping to the law's reference (module docstring).  Returns
-    {"engine", "contact_stiffness", "contact_damping", "residual_rms_rad", "direct_residual_rms_rad",
+    {"engine", "contact_stiffness", "contact_damping", "options", "residual_rms_rad", "direct_residual_rms_rad",
     "improvement_over_direct", "evaluations"}."""
     spec, profile, q0, qd0, duration = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration
     reference = reference if reference is not None else reference_run(exp)
@@ -87,6 +107,38 @@ def calibrate_pybullet_contact(exp: Experiment, engine: str = "pybullet", refere
         starts = [[np.log(c.stiffness), np.log(max(c.damping, 1e-3))]]
         best, evals = fit(lambda x: residual_of(float(np.exp(x[0])), float(np.exp(x[1]))), starts, max_evaluations,
                           xatol=1e-3)
-    return {"engine": name, "contact_stiffness": float(np.exp(best.x[0])), "contact_damping": float(np.exp(best.x[1])),
+    k, b = float(np.exp(best.x[0])), float(np.exp(best.x[1]))
+    return {"engine": name, "contact_stiffness": k, "contact_damping": b, "options": pybullet_contact_options(name, k, b),
             "residual_rms_rad": float(best.fun), "direct_residual_rms_rad": direct,
             "improvement_over_direct": _ratio(direct, best.fun), "evaluations": int(evals + 1)}
+
+
+def calibrated_engines(path, spec, dt: float) -> dict[str, str]:
+    """The engine names that run the contact calibration in ``path`` (a ``compare --calibrate-contact`` output
+    folder or its ``summary.json``): {"mujoco": …, "pybullet": …}, those that were calibrated.  :class:`InputError`
+    naming the file and the value when it cannot be read, holds no contact calibration, was fitted on another arm
+    (``spec`` differs from the summary's) or at another time step than ``dt`` (the fit is for that step)."""
+    import json
+    from pathlib import Path
+
+    from crossdyn.errors import InputError
+
+    file = Path(path)
+    file = file / "summary.json" if file.is_dir() else file
+    try:
+        summary = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise InputError(f"--calibrated {path}: cannot read a compare summary.json from {file} ({e})", "--calibrated",
+                         str(path)) from None
+    cal = ((summary.get("contact") or {}).get("calibration") or {}) if isinstance(summary, dict) else {}
+    engines = {k: v["options"] for k, v in cal.items() if isinstance(v, dict) and isinstance(v.get("options"), str)}
+    if not engines:
+        raise InputError(f"--calibrated {path}: {file} holds no contact calibration with its engine string (run "
+                         "crossdyn compare ARM --calibrate-contact first)", "--calibrated", str(path))
+    if summary.get("spec") != json.loads(json.dumps(spec.to_dict())):
+        raise InputError(f"--calibrated {path}: the calibration was fitted on arm {summary.get('arm')!r} as written "
+                         f"in {file}, which differs from {spec.name!r} as given", "--calibrated", str(path))
+    if summary.get("dt") != dt:
+        raise InputError(f"--calibrated {path}: the calibration was fitted at dt = {summary.get('dt')!r} s, not "
+                         f"{dt!r} s: give --dt {summary.get('dt')!r}", "--calibrated", str(path))
+    return engines
