@@ -33,16 +33,17 @@ def _floor():
 
 
 def _residual(name: str, spec, prof, ref) -> float:
-    with make_engine(name, spec, 1e-3) as eng:
+    """The RMS joint-angle residual of ``name``'s native contact run (``…@native_contact=true``, as compare adds)."""
+    with make_engine(cn.native_contact_variant(name), spec, 1e-3) as eng:
         return rms(cn.run_native(eng, prof, FLOOR_Q0, np.zeros(2), DURATION).q, ref.q)
 
 
 def _printed(cal: dict, key: str) -> str:
-    """The engine string compare prints after 'rerun with: --engines' for calibration ``key``."""
+    """The engine string compare prints after 'rerun with: --native --engines' for calibration ``key``."""
     from crossdyn.cli.compare import contact_native_lines
 
     lines = contact_native_lines({"contact": {"calibration": {key: cal}}})
-    found = [m.group(1) for line in lines if (m := re.fullmatch(r'  rerun with: --engines "(.*)"', line))]
+    found = [m.group(1) for line in lines if (m := re.fullmatch(r'  rerun with: --native --engines "(.*)"', line))]
     assert len(found) == 1, lines
     return found[0]
 
@@ -58,6 +59,9 @@ def test_mujoco_contact_solref_solimp_options_are_applied_and_listed():
             assert m.geom_solimp[m.geom(geom).id].tolist() == [0.8, 0.9, 0.002, 0.4, 3.0]
         assert cfg["contact_solref"] == [0.004, 1.1] and cfg["contact_solimp"] == [0.8, 0.9, 0.002, 0.4, 3.0]
         assert cfg["contact_solref_form"] == "given (contact_solref option)"
+    with make_engine("mujoco@contact_solref=0.004,1.1", spec, 1e-3) as eng:  # applied mode: they wait, and say so
+        assert "native contact only" in eng.config()["contact_solref_solimp"]
+        assert eng.model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CONTACT
     with make_engine("mujoco@native_contact=true", spec, 1e-3) as eng:  # without them: the direct (-k A0, -c A0)
         default = eng.config()["contact_solref"]
     assert default[0] < 0 and default[0] == pytest.approx(-20000 * eng.contact_invweight, rel=1e-12)
@@ -72,10 +76,12 @@ def test_pybullet_contact_stiffness_damping_options_are_applied_and_listed():
     assert cfg["contact_erp"] == pytest.approx(1e-3 * 12345.5 / (1e-3 * 12345.5 + 7.25), rel=1e-12)
     with make_engine("pybullet@native_contact=true", spec) as eng:
         assert eng.config()["contact_tip"]["contact_stiffness"] == 20000.0  # the spec's k
+    with make_engine("pybullet@contact_stiffness=12345.5", spec) as eng:  # applied mode: it waits, and says so
+        assert eng.config()["contact_tip_source"].endswith("used by the native contact only (native_contact=true)")
 
 
 BAD = [
-    ("mujoco@contact_solref=0.02,1", "contact_solref=0.02,1", "needs native_contact=true"),
+    ("mujoco@contact_solref=-1e4,-20", "contact_solref=-1e4,-20", "has no [contact]"),
     ("mujoco@native_contact=true@contact_solref=0.02", "contact_solref=0.02", "2 comma-separated"),
     ("mujoco@native_contact=true@contact_solref=0.02,1,3", "contact_solref=0.02,1,3", "2 comma-separated"),
     ("mujoco@native_contact=true@contact_solref=stiff", "contact_solref=stiff", "2 comma-separated"),
@@ -90,7 +96,7 @@ BAD = [
      "power >= 1"),
     ("mujoco@native_contact=true@contact_impedance=0.5@contact_solimp=0.9,0.95,0.001,0.5,2",
      "contact_solimp=0.9,0.95,0.001,0.5,2", "contact_impedance=0.5 cannot be combined"),
-    ("pybullet@contact_stiffness=1000", "contact_stiffness=1000", "needs native_contact=true"),
+    ("pybullet@contact_stiffness=1000", "contact_stiffness=1000", "needs an arm with [contact]"),
     ("pybullet@native_contact=true@contact_stiffness=-5", "contact_stiffness=-5", "> 0 N/m"),
     ("pybullet@native_contact=true@contact_damping=soft", "contact_damping=soft", ">= 0 N s/m"),
 ]
@@ -98,7 +104,8 @@ BAD = [
 
 @pytest.mark.parametrize("engine,named,why", BAD, ids=[b[1] for b in BAD])
 def test_a_bad_contact_option_is_exit_2_naming_option_and_value(engine, named, why, tmp_path, capsys):
-    rc = main(["compare", "planar2r-floor", "--engines", engine, "--duration", "0.01", "--out", str(tmp_path / "o")])
+    arm = "planar2r" if "has no" in why or "needs an arm" in why else "planar2r-floor"  # planar2r: no contact
+    rc = main(["compare", arm, "--engines", engine, "--duration", "0.01", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert rc == 2 and named in err and why in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()  # refused before any work
@@ -149,19 +156,31 @@ def test_the_printed_pybullet_string_reproduces_the_fit_and_the_uncalibrated_run
     assert uncalibrated > 2 * again
 
 
-# ---------------------------------------------------------------------------------------------- export --calibrated
+# ---------------------------------------------------------------------------------------------- compare, export
 @pytest.mark.slow
-def test_cli_calibration_prints_the_string_and_export_writes_an_mjcf_that_simulates_as_it_runs(tmp_path, capsys):
-    """compare --native --calibrate-contact --engines mujoco (CLI, 0.45 s): prints 'rerun with: --engines "S"' and
-    writes S into summary.json; export --native --calibrated OUT --mjcf FILE writes an MJCF whose geoms hold the
-    fitted solref/solimp exactly; stepped by MuJoCo itself (zero control), it follows the engine string's native
-    run to 1e-9 rad (measured identical) and so gives the fitted residual."""
+def test_cli_calibration_string_reruns_in_compare_and_export_writes_an_mjcf_that_simulates_as_it_runs(tmp_path,
+                                                                                                    capsys):
+    """compare --native --calibrate-contact --engines mujoco (CLI, 0.45 s): prints 'rerun with: --native --engines
+    "S"' and writes S into summary.json.  compare --native --engines S: S's applied-mode run is the plain engine's
+    (no failure), its native run holds the fitted solref/solimp and gives the fitted residual against the same
+    reference (to 1e-9 relative).  export --native --calibrated OUT --mjcf FILE: the geoms hold the fitted values
+    exactly; stepped by MuJoCo itself (zero control) the model follows S's native run to 1e-9 rad (measured
+    identical)."""
+    from crossdyn.comparison.compare import compare
+
     out = tmp_path / "cal"
     assert main(["compare", "planar2r-floor", "--native", "--calibrate-contact", "--engines", "mujoco",
-                 "--q0=-0.6,0", "--profile", "zero", "--duration", str(DURATION), "--out", str(out), "--quiet"]) in (0, 1, 3)
-    printed = re.findall(r'^  rerun with: --engines "(.*)"$', capsys.readouterr().out, re.M)
+                 "--q0=-0.6,0", "--profile", "zero", "--duration", str(DURATION), "--out", str(out), "--quiet"]) != 2
+    printed = re.findall(r'^  rerun with: --native --engines "(.*)"$', capsys.readouterr().out, re.M)
     cal = json.loads((out / "summary.json").read_text())["contact"]["calibration"]["mujoco"]
     assert printed == [cal["options"]]
+    native = cn.native_contact_variant(printed[0])
+    again = compare("planar2r-floor", duration=DURATION, engines=split_engine_list(printed[0]), native=True,
+                    convergence_dts=(), n_states=20, q0=tuple(FLOOR_Q0), profile="zero")
+    assert not any(f.startswith(f"{printed[0]}: ") for f in again.summary["failures"])
+    assert again.summary["contact"]["native"]["engines"][native]["config"]["contact_solref"] == cal["solref"]
+    assert rms(again.native_contact_runs[native].q, again.native_contact_reference.q) == \
+        pytest.approx(cal["residual_rms_rad"], rel=REPRODUCED)
     xml = tmp_path / "calibrated.xml"
     assert main(["export", "planar2r-floor", "--native", "--calibrated", str(out), "--mjcf", str(xml)]) == 0
     m = mujoco.MjModel.from_xml_string(xml.read_text())
@@ -174,20 +193,22 @@ def test_cli_calibration_prints_the_string_and_export_writes_an_mjcf_that_simula
     for _ in range(round(DURATION / m.opt.timestep)):
         mujoco.mj_step(m, d)
         q.append(d.qpos.copy())
-    spec, prof, ref = _floor()
-    with make_engine(cal["options"], spec, 1e-3) as eng:
-        run = cn.run_native(eng, prof, FLOOR_Q0, np.zeros(2), DURATION)
-    assert np.max(np.abs(np.array(q) - run.q[1:])) <= 1e-9
-    assert rms(run.q, ref.q) == pytest.approx(cal["residual_rms_rad"], rel=REPRODUCED)
+    assert np.max(np.abs(np.array(q) - again.native_contact_runs[native].q[1:])) <= 1e-9
 
 
 def test_export_calibrated_refuses_what_it_cannot_write(tmp_path, capsys):
     summary = tmp_path / "summary.json"
     summary.write_text(json.dumps({"arm": "planar2r-floor", "dt": 0.001,
                                    "spec": get_preset("planar2r-floor").to_dict(), "contact": {}}))
+    fitted = tmp_path / "fitted.json"  # a calibration block as compare writes it
+    fitted.write_text(json.dumps({"arm": "planar2r-floor", "dt": 0.001, "spec": get_preset("planar2r-floor").to_dict(),
+                                  "contact": {"calibration": {"mujoco": {"options": "mujoco@contact_solref=0.004,1"}}}}))
     cases = [(["planar2r-floor", "--calibrated", str(summary), "--mjcf", "-"], "needs --native"),
              (["planar2r-floor", "--native", "--calibrated", str(tmp_path / "none"), "--mjcf", "-"], "cannot read"),
-             (["planar2r-floor", "--native", "--calibrated", str(summary), "--mjcf", "-"], "no contact calibration")]
+             (["planar2r-floor", "--native", "--calibrated", str(summary), "--mjcf", "-"], "no contact calibration"),
+             (["planar3r-wall", "--native", "--calibrated", str(fitted), "--mjcf", "-"], "differs from 'planar3r-wall'"),
+             (["planar2r-floor", "--native", "--calibrated", str(fitted), "--mjcf", "-", "--dt", "0.002"],
+              "fitted at dt = 0.001 s")]
     for args, why in cases:
         assert main(["export", *args]) == 2
         err = capsys.readouterr().err

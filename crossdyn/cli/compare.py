@@ -302,8 +302,8 @@ def contact_native_lines(summary: dict) -> list[str]:
                          f"contactDamping {cal['contact_damping']:.4g} N s/m: RMS {cal['residual_rms_rad']:.3g} rad "
                          f"against {cal['direct_residual_rms_rad']:.3g} with (k, c) "
                          f"({cal['improvement_over_direct']:.3g}x); {cal['evaluations']} runs")
-        if cal.get("options"):  # the fitted values as an engine name, to paste after compare ARM --native
-            lines.append(f'  rerun with: --engines "{cal["options"]}"')
+        if cal.get("options"):  # the fitted values as an engine name: compare --native runs it natively with them
+            lines.append(f'  rerun with: --native --engines "{cal["options"]}"')
     return lines
 
 

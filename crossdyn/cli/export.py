@@ -87,7 +87,7 @@ def cmd_export(args) -> int:
         if calibrated:  # the calibration's engine string (its integrator, solref, solimp), with the native limits
             from crossdyn.engines import make_engine
 
-            name = calibrated + ("@native_limits=true" if spec.has_limit_law else "")
+            name = calibrated + "@native_contact=true" + ("@native_limits=true" if spec.has_limit_law else "")
             with make_engine(name, spec, args.dt) as eng:
                 return eng.mjcf
 

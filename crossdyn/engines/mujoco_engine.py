@@ -193,13 +193,15 @@ class MuJoCoEngine(Engine):
         self.reset(np.zeros(self.n), np.zeros(self.n))
 
     def _given_contact(self, opt: MuJoCoOptions, dt: float) -> tuple:
-        """The options ``contact_solref``/``contact_solimp`` as floats (None when not given), checked: they need
-        ``native_contact=true``, MuJoCo's valid ranges (:func:`crossdyn.models.mjcf.check_contact_solref`), and
+        """The options ``contact_solref``/``contact_solimp`` as floats (None when not given), checked: they need an
+        arm with contact (without ``native_contact=true`` they wait for the native run, e.g. the one ``compare``
+        adds: ``config()`` says so), MuJoCo's valid ranges (:func:`crossdyn.models.mjcf.check_contact_solref`), and
         do not combine with the knobs they replace (``contact_mass_scaled=false``, ``contact_impedance``)."""
         given = {k: getattr(opt, k) for k in ("contact_solref", "contact_solimp") if getattr(opt, k) is not None}
         for key, value in given.items():
-            if not self.native_contact:
-                raise EngineError(f"mujoco {key}={value}: needs native_contact=true (the native contact's setting)")
+            if not self.spec.has_contact:
+                raise EngineError(f"mujoco {key}={value}: arm {self.spec.name!r} has no [contact] and [[obstacles]] "
+                                  "(a setting of the native contact)")
         if "contact_solref" in given and not opt.contact_mass_scaled:
             raise EngineError(f"mujoco contact_solref={given['contact_solref']}: gives the solref itself; "
                               "contact_mass_scaled=false (the literal (-k, -c)) cannot be combined with it")
@@ -441,7 +443,10 @@ class MuJoCoEngine(Engine):
                if self.native_limits else {}),
             "joint_limited": [bool(x) for x in m.jnt_limited],
             **(self._contact_config() if self.native_contact else
-               {"contacts": "disabled (flag contact=disable, contype=conaffinity=0)"}),
+               {"contacts": "disabled (flag contact=disable, contype=conaffinity=0)",
+                **({"contact_solref_solimp": f"given ({self.contact_solref}, {self.contact_solimp}): used by the "
+                                             "native contact only (native_contact=true)"}
+                   if (self.contact_solref, self.contact_solimp) != (None, None) else {})}),
             "masses": [float(x) for x in m.body_mass[1:]],
             "body_inertia": [[float(v) for v in row] for row in m.body_inertia[1:]],
             "com_offsets": [[float(v) for v in row] for row in m.body_ipos[1:]],

@@ -183,9 +183,9 @@ class PyBulletOptions:
     limit_erp: float | None = None
     """The world's erp for the limit constraints (world-global; None: PyBullet's 0.2)."""
     contact_stiffness: float | None = None
-    """The tip's contactStiffness, N/m (> 0; None: the spec's k), e.g. a calibrated one; needs native_contact."""
+    """The tip's contactStiffness, N/m (> 0; None: the spec's k), e.g. a calibrated one; used with native_contact."""
     contact_damping: float | None = None
-    """The tip's contactDamping, N s/m (>= 0; None: the spec's c); needs native_contact."""
+    """The tip's contactDamping, N s/m (>= 0; None: the spec's c); used with native_contact."""
 
 
 class PyBulletEngine(Engine):
@@ -578,7 +578,8 @@ class PyBulletEngine(Engine):
                                    "left alone)"}
                if self.native_limits else {}),
             "self_collision": False,
-            **(self._contact_config() if self.native_contact else {"contacts": "none (no other bodies)"}),
+            **(self._contact_config() if self.native_contact else {"contacts": "none (no other bodies)",
+                                                                   "contact_tip_source": self.tip_contact[2]}),
             "query_args": "plain lists of Python floats",
         }
 

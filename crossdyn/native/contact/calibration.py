@@ -12,10 +12,11 @@ native engine against the law's reference, RMS joint-angle difference over the r
   beside the residual of the direct setting (k, c).
 
 The improvement factor is the direct setting's residual over the fitted one (and over the default's).  Each result
-carries ``options``: the engine name that runs the fitted values (``mujoco@native_contact=true@contact_solref=
--32620,-95.15@contact_solimp=0.84,0.84,0.001,0.5,2``, ``pybullet@native_contact=true@contact_stiffness=K@
-contact_damping=C``), every number at full precision (``repr``), so that running it reproduces
-``residual_rms_rad`` — MuJoCo's compiled model then holds exactly the fitted floats (tested).
+carries ``options``: the engine name with the fitted values (``mujoco@contact_solref=-32620,-95.15@contact_solimp=
+0.84,0.84,0.001,0.5,2``, ``pybullet@contact_stiffness=K@contact_damping=C``), every number at full precision
+(``repr``), for ``compare ARM --native --engines NAME``: its native run (``NAME@native_contact=true``) reproduces
+``residual_rms_rad`` — MuJoCo's compiled model holds exactly the fitted floats (tested) — while its applied-mode run
+is the plain engine's (the values wait for the native contact).
 """
 from __future__ import annotations
 
@@ -32,14 +33,19 @@ def _csv(values) -> str:
     return ",".join(repr(float(v)) for v in values)
 
 
+def _base(name: str) -> str:
+    return name.replace("@native_contact=true", "")
+
+
 def mujoco_contact_options(name: str, solref, solimp) -> str:
-    """The engine name that runs MuJoCo's native contact with ``solref``/``solimp`` (``name`` the native engine)."""
-    return f"{name}@contact_solref={_csv(solref)}@contact_solimp={_csv(solimp)}"
+    """The engine name (``name`` without ``@native_contact=true``) with MuJoCo's native contact set to
+    ``solref``/``solimp``: ``compare --native`` runs it natively with them (and in applied mode as it is)."""
+    return f"{_base(name)}@contact_solref={_csv(solref)}@contact_solimp={_csv(solimp)}"
 
 
 def pybullet_contact_options(name: str, stiffness: float, damping: float) -> str:
-    """The engine name that runs PyBullet's native contact with the tip's contactStiffness/contactDamping."""
-    return f"{name}@contact_stiffness={float(stiffness)!r}@contact_damping={float(damping)!r}"
+    """The engine name with PyBullet's native contact set to the tip's contactStiffness/contactDamping."""
+    return f"{_base(name)}@contact_stiffness={float(stiffness)!r}@contact_damping={float(damping)!r}"
 
 
 def _ratio(a: float, b: float) -> float:
