@@ -64,7 +64,8 @@ def _common(p) -> None:
     p.add_argument("--engines", metavar="A,B,...",
                    help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart, "
                         "drake-discrete — those installed; drake, the slow error-controlled one, when named); "
-                        "user:FILE runs your own equations")
+                        "user:FILE runs your own equations; options after @ (NAME@key=value), a list value's "
+                        "commas kept: pybullet@limit_force=1,2")
     p.add_argument("--native-friction", action="store_true",
                    help="Coulomb friction: compare each engine's own (MuJoCo frictionloss, PyBullet's velocity motor, "
                         "DART's constraint) instead of applying the regularised law -fc*tanh(qd/v_s) to all (default)")
@@ -94,8 +95,10 @@ def _common(p) -> None:
                         "report them with the residual (with --native the calibrated limits are run and judged too)")
     p.add_argument("--calibrate-contact", action="store_true",
                    help="arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/"
-                        "contactDamping to the law and report them with the residual and the improvement over the "
-                        "direct setting")
+                        "contactDamping to the law and report them with the residual, the improvement over the "
+                        "direct setting and the engine string that reruns them (rerun with: --native --engines "
+                        "\"mujoco@contact_solref=...@contact_solimp=...\"; export --native --calibrated OUT writes "
+                        "the MJCF)")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

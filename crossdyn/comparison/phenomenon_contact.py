@@ -35,7 +35,8 @@ ENERGY = ("work-energy residual with the held contact torque among the applied t
           "E_arm + V + D; the free-swing drift is not measured (the arm strikes the obstacles)")
 NATIVE_NOTE = ("each engine's own contact (MuJoCo: direct solref (-k A0, -c A0), solimp "
                "d = 1e-4; PyBullet: contactStiffness k, contactDamping c; drake-discrete: SAP with relaxation "
-               "time c/k); each episode judged against the law restarted at the engine's own pre-contact state, "
+               "time c/k; an engine's contact_solref/contact_solimp or contact_stiffness/contact_damping options "
+               "replace them: its config); each episode judged against the law restarted at the engine's own pre-contact state, "
                "tolerance = integration-error estimate (the law with the engine's scheme at dt) + the engine's "
                "measured contact-force departure from the law in that scheme + the dt grid's resolution; the "
                "whole run's tip path is compared with the reference, not judged")
