@@ -43,8 +43,9 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
   force while sliding — measured, not assumed (:mod:`crossdyn.drive.contact_events`).
   ``contact_impedance`` (d), ``contact_mass_scaled=false`` (literal (−k, −c)) and ``contact_cone`` are
   switches for showing what they change; ``contact_solref``/``contact_solimp`` set the two geoms' values
-  themselves (``mujoco@native_contact=true@contact_solref=-32620,-95.15@contact_solimp=0.84,0.84,0.001,0.5,2``:
-  what ``compare --calibrate-contact`` prints), checked against MuJoCo's valid ranges.
+  themselves, checked against MuJoCo's valid ranges (``mujoco@contact_solref=-5374,-14.6@contact_solimp=
+  0.00021,0.00021,0.001,0.5,2``, the kind of string ``compare --calibrate-contact`` prints: ``compare --native``
+  adds ``@native_contact=true``; without it they wait, and ``config()`` says so).
 
 ``self.model`` and ``self.data`` are public (the stepping pair), e.g. for
 ``mujoco.rollout``.
