@@ -7,8 +7,9 @@ The conventions (``docs/reference/writing-docs.md`` states them for writers):
 - ```` ```console ```` blocks: each line starting with ``$ `` is a command run by ``bash -o pipefail`` in the page's
   folder; the lines after it, up to the next ``$ ``, are its expected output (stdout and stderr together),
   compared by :func:`output_differences` (``tests/printed_numbers.py``'s rule: text equal after whitespace runs
-  collapse, each number within one unit of its last printed digit; ``...`` alone on a line matches any number of
-  lines, ``...`` inside a line any text).  The status must be 0 unless ``<!-- docs: exit N -->`` says otherwise.
+  collapse, each number within one unit of its last printed digit, an integer exactly; ``...`` alone on a line
+  matches any number of lines, ``...`` inside a line any text).  The status must be 0 unless
+  ``<!-- docs: exit N -->`` says otherwise.
 - ``<!-- docs: slow -->``: the example carries ``@pytest.mark.slow``; ``<!-- docs: skip REASON -->``: not run (a
   missing reason fails the collection); ``<!-- docs: file NAME -->`` before a block: the block's text is written
   to ``NAME`` in the page's folder when the page reaches it; ``<!-- docs: timeout S -->``: the commands' limit.
@@ -175,6 +176,12 @@ def line_pattern(shown: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+def tolerance(shown: str) -> float:
+    """How far a printed number may be from the shown one: one unit of the shown number's last digit
+    (:func:`printed_numbers.resolution`), but an integer (a count, a status, a version part) exactly."""
+    return resolution(shown) if re.search(r"[.eE]", shown) else 0.0
+
+
 def line_matches(printed: str, shown: str) -> bool:
     """One printed line against one shown line: the text equal, each number within its printed resolution."""
     m = line_pattern(shown).fullmatch(printed)
@@ -182,7 +189,7 @@ def line_matches(printed: str, shown: str) -> bool:
         return False
     shown_numbers = [t for piece in shown.split("...") for t in NUMBER.findall(piece)]
     for p, s in zip(m.groups(), shown_numbers):
-        if abs(float(p) - float(s)) > resolution(s) * (1 + 1e-9):
+        if abs(float(p) - float(s)) > tolerance(s) * (1 + 1e-9):
             return False
     return True
 
