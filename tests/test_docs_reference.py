@@ -42,3 +42,24 @@ def test_api_page_documents_every_public_name():
         obj = getattr(crossdyn, name)
         where = obj.__name__ if name == "analytic" else f"{obj.__module__}.{obj.__qualname__}"
         assert where in documented or obj.__module__ in modules, f"{name} ({where}) is not on docs/reference/api.md"
+
+
+def test_engines_page_lists_exactly_each_adapters_knobs():
+    """Every option an engine takes (``name@key=value``: its constructor's keywords and options dataclass,
+    :func:`crossdyn.engines.registry.option_names`) has a row in docs/reference/engines.md's knob table, and
+    no row names a knob the engine does not take."""
+    from crossdyn.engines.registry import engine_names, entry, option_names
+
+    rows = table_rows((DOCS / "engines.md").read_text(), "Engines")
+    listed: dict[str, set[str]] = {}
+    for family, knob, *_ in rows:
+        listed.setdefault(family.strip("`").rstrip("*"), set()).add(knob.strip("`"))
+    for name in engine_names():
+        family = next((f for f in listed if name == f or name.startswith(f + "-")), None)
+        takes, _ = option_names(entry(name).adapter())
+        if not takes:
+            continue
+        assert family is not None, f"engine {name}: no rows in docs/reference/engines.md's knob table"
+        assert set(takes) == listed[family], (
+            f"engine {name}: docs/reference/engines.md lists {sorted(listed[family])}, the adapter takes "
+            f"{sorted(takes)}: add the missing rows (knob, crossdyn's setting, the engine's default)")
