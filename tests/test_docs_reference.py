@@ -63,3 +63,15 @@ def test_engines_page_lists_exactly_each_adapters_knobs():
         assert set(takes) == listed[family], (
             f"engine {name}: docs/reference/engines.md lists {sorted(listed[family])}, the adapter takes "
             f"{sorted(takes)}: add the missing rows (knob, crossdyn's setting, the engine's default)")
+
+
+def test_schema_page_lists_every_top_level_field():
+    import json
+
+    schema = json.loads((DOCS.parent.parent / "crossdyn" / "comparison" / "summary.schema.json").read_text())
+    rows = table_rows((DOCS / "schema.md").read_text(), "Field")
+    page = {r[0].strip("`"): (r[1], r[2] == "yes") for r in rows}
+    json_type = {"verdict": "string", "schema": "string"}  # a $ref to the verdict enum; a const
+    truth = {name: (prop.get("type") or json_type[name], name in schema["required"])
+             for name, prop in schema["properties"].items()}
+    assert page == truth
