@@ -11,8 +11,8 @@ The conventions (``docs/reference/writing-docs.md`` states them for writers):
   matches any number of lines, ``...`` inside a line any text).  The status must be 0 unless
   ``<!-- docs: exit N -->`` says otherwise.
 - ``<!-- docs: slow -->``: the example carries ``@pytest.mark.slow``; ``<!-- docs: skip REASON -->``: not run (a
-  missing reason fails the collection); ``<!-- docs: file NAME -->`` before a block: the block's text is written
-  to ``NAME`` in the page's folder when the page reaches it; ``<!-- docs: timeout S -->``: the commands' limit.
+  missing reason fails the collection); ``<!-- docs: file NAME -->`` before a block (toml, python, ...): the
+  block's text is written to ``NAME`` in the page's folder when the page reaches it, and not run; ``<!-- docs: timeout S -->``: the commands' limit.
 - The page's folder is a fresh temporary directory holding a copy of the repository's ``examples/``; Python
   blocks run with it as the working directory too.  Commands find the venv's ``crossdyn`` first on ``PATH`` and
   import the checkout under test (``PYTHONPATH``).  Each command ends, with its whole process group, after its
@@ -148,9 +148,10 @@ def check_fits(name: str, block: Block, where: str) -> None:
         raise DocsSyntaxError(f"{where}: <!-- docs: {name} --> applies to a console block, not {block.language!r}")
     if name == "slow" and block.language not in ("console", "python"):
         raise DocsSyntaxError(f"{where}: <!-- docs: slow --> applies to a console or python block")
-    if name == "file" and block.language in ("console", "python"):
-        raise DocsSyntaxError(f"{where}: <!-- docs: file --> applies to a block showing a file, "
-                              f"not {block.language!r}")
+    if name == "file" and block.language == "console":
+        raise DocsSyntaxError(f"{where}: <!-- docs: file --> applies to a block showing a file, not a console")
+    if name == "slow" and "file" in block.directives or name == "file" and block.slow:
+        raise DocsSyntaxError(f"{where}: a file block is always written (it cannot be slow)")
 
 
 # --- comparing output --------------------------------------------------------------------------------------------
@@ -344,11 +345,11 @@ def parse_page(document: Document) -> Iterator[Region]:
     attach_directives(document.text, blocks, document.path)
     for region in PYTHON(document):
         block = next((b for b in blocks if b.start <= region.start < b.end), None)
-        if block is not None and block.language == "python" and not block.skipped:
+        if block is not None and block.language == "python" and not block.skipped and "file" not in block.directives:
             yield Region(region.start, region.end, region.parsed, Step(region.evaluator, block.slow),
                          region.lexemes)
     for block in blocks:
-        if block.skipped or block.language == "python":
+        if block.skipped or (block.language == "python" and "file" not in block.directives):
             continue
         if block.language == "console":
             yield Region(block.start, block.end, block, Step(console_evaluator(block, document.path), block.slow))

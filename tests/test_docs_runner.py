@@ -34,8 +34,10 @@ PAGES = {
                            "```console\n$ cat sub/arm.toml; ls examples/check\npreset = \"planar2r\"\n...\n"
                            "my_2r.py\n...\n```\n\n```python\nfrom pathlib import Path\n"
                            "text = Path('sub/arm.toml').read_text()\n```\n\n```python\n>>> len(text.split())\n3\n"
-                           ">>> 2 / 3\n0.667\n```\n\n```python\nassert 'planar2r' in text\n```\n",
-                           ["passed"] * 6),
+                           ">>> 2 / 3\n0.667\n```\n\n```python\nassert 'planar2r' in text\n```\n\n"
+                           "<!-- docs: file show.py -->\n```python\nprint(f'{2 / 3:.4f}')\nraise SystemExit(3)\n```\n\n"
+                           "<!-- docs: exit 3 -->\n```console\n$ python show.py\n0.6667\n```\n",
+                           ["passed"] * 8),
     "python-fails.md": ("```python\nx = 0.25\nassert abs(x - 0.2) <= 1e-3  # 3 digits\n```\n", ["failed"]),
     "nested.md": ("````markdown\n```console\n$ false\n```\n<!-- docs: slow -->\n````\n", []),
     "slow.md": ("<!-- docs: slow -->\n```console\n$ echo slow\nslow\n```\n\n```console\n$ echo fast\nfast\n```\n",
