@@ -40,8 +40,9 @@ PAGES = {
                            ["passed"] * 8),
     "python-fails.md": ("```python\nx = 0.25\nassert abs(x - 0.2) <= 1e-3  # 3 digits\n```\n", ["failed"]),
     "nested.md": ("````markdown\n```console\n$ false\n```\n<!-- docs: slow -->\n````\n", []),
-    "slow.md": ("<!-- docs: slow -->\n```console\n$ echo slow\nslow\n```\n\n```console\n$ echo fast\nfast\n```\n",
-                ["passed", "passed"]),
+    "slow.md": ("<!-- docs: file a.txt -->\n```text\nfirst\n```\n\n<!-- docs: file a.txt -->\n```text\nsecond\n```\n\n"
+                "<!-- docs: slow -->\n```console\n$ cat a.txt\nsecond\n```\n\n```console\n$ echo fast\nfast\n```\n",
+                ["passed"] * 4),
 }
 BAD_PAGES = {
     "bare-skip.md": "<!-- docs: skip -->\n```console\n$ pip install x\n```\n",
@@ -90,11 +91,12 @@ def test_runner_passes_and_fails_what_it_should(tmp_path):
 
 def test_slow_blocks_run_only_in_the_slow_tier(tmp_path):
     outcomes, output, _ = run_pages(tmp_path, {"slow.md": PAGES["slow.md"][0]}, "-m", "not slow")
-    assert "1 passed, 1 deselected" in output, output
+    assert "3 passed, 1 deselected" in output, output
     shutil.rmtree(tmp_path / "docs")
     (tmp_path / "tests").unlink()
     outcomes, output, _ = run_pages(tmp_path, {"slow.md": PAGES["slow.md"][0]}, "-m", "slow")
-    assert "1 passed, 1 deselected" in output, output
+    # the slow block alone, yet it finds the file the page showed before it, in its last version
+    assert "1 passed, 3 deselected" in output, output
 
 
 @pytest.mark.parametrize("name", sorted(BAD_PAGES))
