@@ -24,12 +24,12 @@ PAGES = {
     "ellipsis.md": ("```console\n$ crossdyn --help\nusage: crossdyn ...\n...\nexit status (every command):\n"
                     "...\n  141  broken pipe ...\n```\n", ["passed"]),
     "missing-line.md": ("```console\n$ printf 'a\\nb\\n'\na\n```\n", ["failed"]),
-    "exit-wrong.md": ("```console\n$ crossdyn check planar3r no_such_file.py\n...\n```\n", ["failed"]),
+    "exit-wrong.md": ("```console\n$ echo done; exit 2\ndone\n```\n", ["failed"]),
     "exit-right.md": ("<!-- docs: exit 2 -->\n```console\n$ crossdyn check planar3r no_such_file.py\n"
                       "...no_such_file.py...\n...\n```\n", ["passed"]),
     "pipefail.md": ("```console\n$ false | cat\n```\n", ["failed"]),
     "skip-reason.md": ("<!-- docs: skip installs packages -->\n```console\n$ pip install nothing-at-all\n```\n", []),
-    "timeout.md": ("<!-- docs: timeout 2 -->\n```console\n$ sleep 50 & sleep 50\n```\n", ["failed"]),
+    "timeout.md": ("<!-- docs: timeout 1 -->\n```console\n$ sleep 50 & sleep 50\n```\n", ["failed"]),
     "file-and-python.md": ("<!-- docs: file sub/arm.toml -->\n```toml\npreset = \"planar2r\"\n```\n\n"
                            "```console\n$ cat sub/arm.toml; ls examples/check\npreset = \"planar2r\"\n...\n"
                            "my_2r.py\n...\n```\n\n```python\nfrom pathlib import Path\n"
@@ -83,9 +83,10 @@ def test_runner_passes_and_fails_what_it_should(tmp_path):
     outcomes, output, seconds = run_pages(tmp_path, {k: v[0] for k, v in PAGES.items()})
     for name, (_, expected) in PAGES.items():
         assert outcomes.get(name.removesuffix(".md") + ".md", []) == expected, (name, outcomes, output)
-    # the timeout ended the command's whole process group (two sleeps of 50 s) after its 2 s
-    assert seconds < 60, seconds
-    assert "ran past its 2 s timeout" in output
+    # the timeout ended the command's whole process group (two sleeps of 50 s) after its 1 s
+    assert seconds < 45, seconds
+    assert "ran past its 1 s timeout" in output
+    assert "exited 2, the page expects 0" in output and "exited 1, the page expects 0" in output  # exit-wrong, pipefail
     assert "+x = 0.2142" in output and "-x = 0.2144" in output  # the failure shows the printed and shown lines
 
 
