@@ -4,7 +4,8 @@ A README example prints physical values rounded to a few digits; on another CPU 
 SIMD paths) the last bit of a float can move and a value that sits on a rounding boundary prints one unit
 differently in its last digit.  So the text around the numbers must match exactly, and each number must agree
 within **one unit in the last digit shown** (``0.214235`` → 1e-6; ``2.30e-03`` → 1e-5; ``52.3`` → 0.1;
-an integer → 0).  Examples print no solver internals (step counts) and no round-off-level figures, so this is
+an integer → 1, as it may be a rounded value; the docs runner, tests/docs_runner.py, takes integers
+exactly).  Examples print no solver internals (step counts) and no round-off-level figures, so this is
 the whole tolerance.
 """
 from __future__ import annotations
