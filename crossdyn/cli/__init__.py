@@ -91,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         with _warnings.catch_warnings():
             _warnings.simplefilter("default", SpecWarning)  # each distinct warning once
             _warnings.showwarning = _warning_printer(_warnings.showwarning)
-            return args.func(args)
+            from crossdyn.cli.common import run_command
+
+            return run_command(args)
     except InputError as e:  # every input kind: UsageError, SpecError, DataError, the sweep's and the files' errors
         if args.debug:
             raise
