@@ -63,6 +63,7 @@ def test_the_exit_line_agrees_with_the_exit_table():
     assert "crossdyn --help" in line
     top = " ".join(build_parser().format_help().split())
     assert "exit status (every command):" in top and "3 INCONCLUSIVE" in top
+    assert " ".join(common.GRAMMAR.split()) in top  # the grammar, once, before the table
 
 
 def test_the_default_out_scheme():
@@ -200,3 +201,22 @@ def test_quiet_keeps_the_verdict_line_and_drops_progress(command, tmp_path, caps
         assert "[planar2r] mujoco: done (ok)" in loud.err
     else:  # check and identify: the verdict line alone
         assert quiet.out.strip() == verdicts[0]
+
+
+def test_bad_input_leaves_no_default_folder_behind(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "class").mkdir()
+    assert main(["identify", "planar2r", "--noise", "bogus=1"]) == 2
+    assert main(["check", "planar2r", "class", "--summary", "g.csv"]) == 2  # a folder without submissions
+    assert "no submissions" in capsys.readouterr().err
+    assert main(["compare", "planar2r", "--engines", "mujoco", "--dt", "0"]) == 2
+    assert main(["demo", "--jobs", "0"]) == 2
+    assert not (tmp_path / "crossdyn-report").exists()
+
+
+def test_check_quiet_names_what_failed(tmp_path, capsys):
+    assert main(["check", "planar3r", str(ROOT / "examples/check/my_3r_buggy.py"), "--states", "50",
+                 "--random-params", "2", "--quiet", "--out", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("WRONG: 2 entries wrong: M11, M12") and \
+        lines[1].startswith("verdict: FAIL ("), lines

@@ -37,12 +37,18 @@ def _warning_printer(previous):
     return show
 
 
+def _grammar() -> str:
+    from crossdyn.cli.common import GRAMMAR
+
+    return GRAMMAR
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crossdyn",
         description="Cross-validate planar robot-arm dynamics: the analytic Lagrangian model against "
                     "PyBullet, MuJoCo and Pinocchio.  Units SI, angles in radians; see README for conventions.",
-        epilog=EXIT_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_grammar() + "\n\n" + EXIT_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     from crossdyn.version import __version__

@@ -121,7 +121,9 @@ def run(args) -> int:
                   "--timeout to judge it)", file=sys.stderr)
         return int(code)
     text = report.render_text(result)
-    print("\n".join(line for line in text.splitlines() if line.startswith("verdict: ")) if args.quiet else text)
+    if args.quiet:  # the verdict line, and the line naming what is wrong
+        text = "\n".join(line for line in text.splitlines() if line.startswith(("WRONG:", "verdict: ")))
+    print(text)
     publish(args, write_json_atomic(out / "check.json", document(result.to_dict())))
     write_text_atomic(out / "check.md", report.render_markdown(result))
     write_text_atomic(out / "check.html", report.render_html(result))
@@ -155,7 +157,6 @@ def run_summary(args) -> int:
     check_out_file(csv_path, "check: --summary")
     spec = load_arm(args.arm)        # a bad arm is one error, not one per submission
     out = out_dir(args, "check", spec.name)
-    check_out_dir(out, "check: --out")
     try:
         checker.parse_names(args.names)
     except ValueError as e:
@@ -170,6 +171,7 @@ def run_summary(args) -> int:
         if find_octave() is None:
             raise UsageError(f"check: {args.file} holds MATLAB submissions ({', '.join(matlab)}) and this machine "
                              f"has no octave-cli: {INSTALL_HINT}")
+    check_out_dir(out, "check: --out")  # after every check of the input: bad input leaves no folder behind
     timeout = args.timeout or grading.DEFAULT_TIMEOUT
     if not args.quiet:
         print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "

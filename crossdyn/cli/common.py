@@ -65,6 +65,15 @@ JSON_HELP = ("print the result document ({document}, schema {schema}: `crossdyn 
              "unchanged")
 
 
+GRAMMAR = ("judging commands (" + ", ".join(JUDGING_COMMANDS) + ") share three options:\n"
+           "  --out DIR  where the reports go (default crossdyn-report/COMMAND/ARM; sweep: crossdyn-report/sweep/NAME,\n"
+           "             demo: crossdyn-report/demo)\n"
+           "  --quiet    no progress lines; the verdict line is still printed\n"
+           "  --json     the result document alone on standard output (schema: crossdyn info --schema COMMAND)\n"
+           "derive, export, info and examples produce output (standard output or the file named) and judge nothing.")
+"""The paragraph ``crossdyn --help`` prints before the exit table."""
+
+
 def default_out_text(command: str) -> str:
     """The default ``--out`` of ``command`` as its help shows it: ``crossdyn-report/compare/ARM``."""
     subject = SUBJECT[command]

@@ -69,13 +69,13 @@ def run(args) -> int:
             raise UsageError(f"identify: --{name}: must be a positive number, got {v!r}")
     if args.validation_data and not args.data:
         raise UsageError("identify: --validation-data needs --data")
-    out = out_dir(args, "identify", spec.name)
-    check_out_dir(out, "identify: --out")
     engine = args.engine or "analytic"
     diag_engines = [e.strip() for e in args.diagnose_engines.split(",") if e.strip()]
     for option, name in [("--engine", engine)] * (engine != "exact") + [("--diagnose-engines", e) for e in diag_engines]:
         _check_engine(option, name, spec)
     noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message
+    out = out_dir(args, "identify", spec.name)
+    check_out_dir(out, "identify: --out")  # after the options' checks: bad input leaves no folder behind
     options = IdentifyOptions(estimator=args.estimator, noise=noise, seed=args.seed, duration=args.duration,
                               rate=args.rate, model=args.model, optimise=not args.no_optimise,
                               validation_tolerance=args.tolerance or VALIDATION_TOLERANCE,
