@@ -12,14 +12,9 @@ import numpy as np
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 
-SCHEMA = "crossdyn.identify/1"
-"""``identify.json``'s ``schema`` word (its JSON Schema: ``crossdyn/cli/schemas/identify.schema.json``)."""
-
-
 def to_dict(res, diagnosis=None) -> dict:
-    """``identify.json``: ``schema`` (:data:`SCHEMA`), then
-    :meth:`~crossdyn.identification.result.IdentificationResult.to_summary`."""
-    return {"schema": SCHEMA, **res.to_summary(diagnosis)}
+    """``identify.json``: :meth:`~crossdyn.identification.result.IdentificationResult.to_summary`."""
+    return res.to_summary(diagnosis)
 
 
 def table_lines(res) -> list[str]:
