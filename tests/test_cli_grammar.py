@@ -48,7 +48,8 @@ def test_every_judging_command_has_the_shared_options_with_one_meaning():
         assert out.help.startswith("where the reports go (default: crossdyn-report/" + name), out.help
         assert quiet.help == common.QUIET_HELP and quiet.default is False, name
         assert js.default is False and js.help == common.JSON_HELP.format(
-            document=common.DOCUMENTS[name], schema=common.SCHEMA_IDS[name], command=name), name
+            document=common.DOCUMENTS[name], schema=common.SCHEMA_IDS[name], command=name) + common.JSON_ALSO.get(
+            name, ""), name
         text = " ".join(p.format_help().split())  # the printed --help, however argparse wraps it
         for flag in ("--out DIR", "--quiet", "--json"):
             assert flag in text, (name, flag)
@@ -86,7 +87,8 @@ def test_commands_whose_output_is_the_product_take_no_judging_options_and_say_wh
 
 
 def test_each_published_schema_is_valid_and_names_its_document():
-    for name in common.JUDGING_COMMANDS:
+    assert set(common.JUDGING_COMMANDS) <= set(common.SCHEMAS) == set(common.SCHEMA_IDS) == set(common.DOCUMENTS)
+    for name in common.SCHEMAS:
         schema = json.loads(common.schema_text(name))
         jsonschema.Draft202012Validator.check_schema(schema)
         assert schema["$id"] == common.SCHEMA_IDS[name], name
@@ -169,11 +171,20 @@ def test_demo_json(tmp_path):
     assert err.strip().splitlines()[-1].startswith(f"verdict: {doc['verdict']} (planar2r ")
 
 
+@pytest.mark.slow  # JAX compiles its reference: about 10 s
+def test_compare_batch_json(tmp_path):
+    pytest.importorskip("jax")
+    code, out, err = _run_json(tmp_path, ["compare", "planar2r", "--batch", "4", "--engines", "numpy-rk4",
+                                          "--duration", "0.2"])
+    doc = _check_document("compare-batch", code, out, err,
+                          tmp_path / "crossdyn-report/compare/planar2r-batch/batch_summary.json")
+    assert code == Exit.of(doc["verdict"]) == 0 and doc["checks"]["numpy-rk4"] == doc["checks"]["total"] > 0
+
+
 def test_json_refuses_what_has_no_document(tmp_path, capsys):
     d = str(tmp_path / "o")
-    assert main(["compare", "planar2r", "--batch", "4", "--json", "--out", d]) == 2
-    assert "--json" in capsys.readouterr().err
     assert main(["compare", "--list-profiles", "--json"]) == 2
+    assert "--list-profiles" in capsys.readouterr().err
     assert main(["check", "planar2r", str(tmp_path), "--summary", str(tmp_path / "g.csv"), "--json", "--out", d]) == 2
     assert "--summary" in capsys.readouterr().err
     assert not Path(d).exists()

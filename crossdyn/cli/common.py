@@ -47,11 +47,13 @@ SCHEMAS = {
     "identify": ("crossdyn.cli", "schemas/identify.schema.json"),
     "sweep": ("crossdyn.cli", "schemas/sweep-report.schema.json"),
     "demo": ("crossdyn.cli", "schemas/demo.schema.json"),
+    "compare-batch": ("crossdyn.cli", "schemas/batch.schema.json"),
 }
-"""Per judging command, the package and file name of the JSON Schema its ``--json`` document follows."""
+"""Per judging command, the package and file name of the JSON Schema its ``--json`` document follows
+(``compare-batch``: ``compare --batch``'s)."""
 
 DOCUMENTS = {"compare": "summary.json", "check": "check.json", "identify": "identify.json",
-             "sweep": "sweep-report.json", "demo": "demo.json"}
+             "sweep": "sweep-report.json", "demo": "demo.json", "compare-batch": "batch_summary.json"}
 """Per judging command, the file in ``--out`` that ``--json`` prints."""
 
 EXIT_LINE = "exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage or input error, 130 interrupted; see crossdyn --help"
@@ -72,6 +74,11 @@ GRAMMAR = ("judging commands (" + ", ".join(JUDGING_COMMANDS) + ") share three o
            "  --json     the result document alone on standard output (schema: crossdyn info --schema COMMAND)\n"
            "derive, export, info and examples produce output (standard output or the file named) and judge nothing.")
 """The paragraph ``crossdyn --help`` prints before the exit table."""
+
+
+JSON_ALSO = {"compare": " (with --batch: batch_summary.json, schema crossdyn.batch/2: `crossdyn info --schema "
+                        "compare-batch`)"}
+"""What a command's ``--json`` help adds: another document it prints in another mode."""
 
 
 def default_out_text(command: str) -> str:
@@ -103,7 +110,7 @@ def schema_text(command: str) -> str:
 
 
 SCHEMA_IDS = {"compare": "crossdyn.compare/2", "check": "crossdyn.check/1", "identify": "crossdyn.identify/1",
-              "sweep": "crossdyn.sweep-report/1", "demo": "crossdyn.demo/1"}
+              "sweep": "crossdyn.sweep-report/1", "demo": "crossdyn.demo/1", "compare-batch": "crossdyn.batch/2"}
 """The ``schema`` word each document carries (equal to its schema's ``$id``; a test holds them equal)."""
 
 
@@ -117,7 +124,7 @@ def add_judging_options(parser, command: str, quiet: bool = True) -> None:
         parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     parser.add_argument("--json", action="store_true",
                         help=JSON_HELP.format(document=DOCUMENTS[command], schema=SCHEMA_IDS[command],
-                                              command=command))
+                                              command=command) + JSON_ALSO.get(command, ""))
     parser.epilog = ((parser.epilog + "\n\n") if parser.epilog else "") + EXIT_LINE
     parser.set_defaults(judging=command)
 

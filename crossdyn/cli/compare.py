@@ -412,9 +412,6 @@ def cmd_compare(args) -> int:
         raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
     spec = load_arm(args.arm)
     if args.batch is not None:
-        if args.json:
-            raise _usage(f"compare --batch {args.batch}: --json is not available with --batch yet (its document, "
-                         "batch_summary.json in --out, has no published schema); drop --json and read that file")
         return cmd_compare_batch(spec, args)
     check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     if args.update_baseline and not args.baseline:
@@ -538,6 +535,7 @@ def cmd_compare_batch(spec, args) -> int:
     result = batch_compare(spec, opt)
     try:
         write_batch_outputs(result, out)
+        publish(args, out / "batch_summary.json")
     except KeyboardInterrupt:
         print(f"crossdyn: interrupted (Ctrl-C) while writing the outputs to {out}: every file there is complete "
               "(written atomically), but some may be missing or left from an earlier run", file=sys.stderr)

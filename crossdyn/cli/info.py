@@ -27,10 +27,10 @@ def add_parser(sub) -> None:
     p.add_argument("arms", metavar="ARM", nargs="*", help="preset names or TOML spec paths")
     p.add_argument("--engines", action="store_true",
                    help="list every engine: installed (with its library's version) or the pip command to install it")
-    from crossdyn.cli.common import JUDGING_COMMANDS
+    from crossdyn.cli.common import SCHEMAS
 
-    p.add_argument("--schema", metavar="COMMAND", choices=JUDGING_COMMANDS,
-                   help="print the JSON Schema of COMMAND's --json document (" + ", ".join(JUDGING_COMMANDS) + ")")
+    p.add_argument("--schema", metavar="COMMAND", choices=tuple(SCHEMAS),
+                   help="print the JSON Schema of COMMAND's --json document (" + ", ".join(SCHEMAS) + ")")
     p.set_defaults(func=cmd_info)
 
 
