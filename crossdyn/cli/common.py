@@ -68,12 +68,13 @@ JSON_HELP = ("print the result document ({document}, schema {schema}: `crossdyn 
 
 
 GRAMMAR = ("judging commands (" + ", ".join(JUDGING_COMMANDS) + ") share three options:\n"
-           "  --out DIR  where the reports go (default crossdyn-report/COMMAND/ARM; sweep: crossdyn-report/sweep/NAME,\n"
-           "             demo: crossdyn-report/demo)\n"
+           "  --out DIR  where the reports go: crossdyn-report/COMMAND/ARM unless given (sweep/NAME, demo)\n"
            "  --quiet    no progress lines; the verdict line is still printed\n"
            "  --json     the result document alone on standard output (schema: crossdyn info --schema COMMAND)\n"
+           "\n"
            "derive, export, info and examples produce output (standard output or the file named) and judge nothing.")
-"""The paragraph ``crossdyn --help`` prints before the exit table."""
+"""The paragraph ``crossdyn --help`` prints before the exit table (one line per option: the docs render it as
+reStructuredText, where a wrapped line would end the list)."""
 
 
 JSON_ALSO = {"compare": " (with --batch: batch_summary.json, schema crossdyn.batch/2: `crossdyn info --schema "
