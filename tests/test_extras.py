@@ -72,7 +72,7 @@ def test_examples_copies_them_and_never_overwrites(tmp_path, capsys):
     assert sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file()) == shipped
     assert main(["examples", str(dest)]) == 2
     assert "already exists" in capsys.readouterr().err
-    assert main(["check", "planar2r", str(dest / "check" / "my_2r.py")]) == 0
+    assert main(["check", "planar2r", str(dest / "check" / "my_2r.py"), "--out", str(tmp_path / "ck")]) == 0
 
 
 @pytest.mark.parametrize("argv,extra", [(["sweep", "x.toml", "--out", "OUT"], "sweep"),

@@ -446,11 +446,14 @@ def test_the_base_sweep_file_is_accepted(tmp_path):
     assert load_sweep(path).profiles == ("sine@amplitude=0.5", "zero")
 
 
-def test_bad_usage_exits_2(tmp_path, capsys):
+def test_bad_usage_exits_2(tmp_path, capsys, monkeypatch):
     (tmp_path / "ok.toml").write_text(BASE)
-    assert main(["sweep", str(tmp_path / "ok.toml")]) == 2
-    assert "--out" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)  # --out has a default now (crossdyn-report/sweep/NAME): bad usage must not create it
+    assert main(["sweep", str(tmp_path / "ok.toml"), "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err and not (tmp_path / "crossdyn-report").exists()
     assert main(["sweep", str(tmp_path / "ok.toml"), "--out", str(tmp_path / "o"), "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
+    assert main(["sweep", str(tmp_path / "ok.toml"), "--no-report", "--json"]) == 2
+    assert "--no-report" in capsys.readouterr().err and not (tmp_path / "crossdyn-report").exists()
     assert main(["sweep", "report", str(tmp_path / "nothing")]) == 2
     assert re.search(r"nothing: no such sweep directory", capsys.readouterr().err)

@@ -37,12 +37,18 @@ def _warning_printer(previous):
     return show
 
 
+def _grammar() -> str:
+    from crossdyn.cli.common import GRAMMAR
+
+    return GRAMMAR
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crossdyn",
         description="Cross-validate planar robot-arm dynamics: the analytic Lagrangian model against "
                     "PyBullet, MuJoCo and Pinocchio.  Units SI, angles in radians; see README for conventions.",
-        epilog=EXIT_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_grammar() + "\n\n" + EXIT_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     from crossdyn.version import __version__
@@ -91,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         with _warnings.catch_warnings():
             _warnings.simplefilter("default", SpecWarning)  # each distinct warning once
             _warnings.showwarning = _warning_printer(_warnings.showwarning)
-            return args.func(args)
+            from crossdyn.cli.common import run_command
+
+            return run_command(args)
     except InputError as e:  # every input kind: UsageError, SpecError, DataError, the sweep's and the files' errors
         if args.debug:
             raise

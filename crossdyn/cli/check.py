@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import sys
 
+from crossdyn.cli.common import add_judging_options, out_dir, publish
 from crossdyn.status import Exit, Verdict
 
-DEFAULT_OUT = "reports/check"
 MAX_STATES = 1_000_000
 MAX_RANDOM_PARAMS = 1_000
 
@@ -52,19 +52,19 @@ def add_parser(sub) -> None:
                    help="random parameter sets besides the arm's own (default 20; 0 tests the arm's own only)")
     p.add_argument("--names", metavar="M=...,C=...,G=...", help="names of your functions if not M/C/G")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"report folder (default {DEFAULT_OUT})")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="seconds a MATLAB evaluation may run before Octave is stopped (default 60); with --summary, "
                         "seconds per submission (default 120)")
     p.add_argument("--summary", metavar="CSV", help="FILE is a folder of submissions: check each (in parallel) and "
-                   "write one row per submission to CSV, with an HTML table beside it (same name, .html)")
+                   "write one row per submission to CSV, with an HTML table beside it (same name, .html); each "
+                   "submission's reports go to --out/SUBMISSION")
+    add_judging_options(p, "check")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --summary: submissions checked at once (default: the number of cores)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from pathlib import Path
 
     from crossdyn.io import UsageError
     from crossdyn.checking import checker, report
@@ -87,13 +87,18 @@ def run(args) -> int:
     if args.jobs is not None and not args.summary:
         raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
     if args.summary:
+        if args.json:
+            raise UsageError(f"check: --json prints one file's check.json; with --summary {args.summary} the result "
+                             "is that CSV (drop --json, or check one FILE)")
         return run_summary(args)
     try:
         names = checker.parse_names(args.names)
     except ValueError as e:
         raise UsageError(f"check: {e}") from None
-    out = Path(args.out)
     from crossdyn.io import check_out_dir
+    from crossdyn.models import load_arm
+
+    out = out_dir(args, "check", load_arm(args.arm).name)
 
     check_out_dir(out, "check: --out")  # before the check runs, not after
     try:
@@ -108,19 +113,30 @@ def run(args) -> int:
                 "status": Verdict.INCONCLUSIVE.value if timed_out else None, "checks": {"total": 0},
                 "exit_code": int(code), "function": e.function, "error": e.message, "where": e.where,
                 "user_traceback": e.user_traceback, "timeout": timed_out}
-        write_json_atomic(out / "check.json", data)
+        publish(args, write_json_atomic(out / "check.json", document(data)))
         write_text_atomic(out / "check.md", report.render_unusable_markdown(data))
         write_text_atomic(out / "check.html", report.render_unusable_html(data))
         if timed_out:
             print(f"verdict: INCONCLUSIVE (0 checks: {args.file} did not return within the timeout; raise "
                   "--timeout to judge it)", file=sys.stderr)
         return int(code)
-    print(report.render_text(result))
-    write_json_atomic(out / "check.json", result.to_dict())
+    text = report.render_text(result)
+    if args.quiet:  # the verdict line, and the line naming what is wrong
+        text = "\n".join(line for line in text.splitlines() if line.startswith(("WRONG:", "verdict: ")))
+    print(text)
+    publish(args, write_json_atomic(out / "check.json", document(result.to_dict())))
     write_text_atomic(out / "check.md", report.render_markdown(result))
     write_text_atomic(out / "check.html", report.render_html(result))
-    print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
+    if not args.quiet:
+        print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
     return result.exit_code
+
+
+def document(data: dict) -> dict:
+    """``check.json``: ``data`` with ``schema`` (``crossdyn.check/1``) first."""
+    from crossdyn.cli.common import SCHEMA_IDS
+
+    return {"schema": SCHEMA_IDS["check"], **{k: v for k, v in data.items() if k != "schema"}}
 def run_summary(args) -> int:
     """``check ARM FOLDER --summary grades.csv``: every submission in FOLDER, one row each."""
     from pathlib import Path
@@ -139,12 +155,12 @@ def run_summary(args) -> int:
     if csv_path.suffix.lower() != ".csv":
         raise UsageError(f"check: --summary {args.summary}: give a .csv file name (the HTML table goes beside it)")
     check_out_file(csv_path, "check: --summary")
-    check_out_dir(Path(args.out), "check: --out")
+    spec = load_arm(args.arm)        # a bad arm is one error, not one per submission
+    out = out_dir(args, "check", spec.name)
     try:
         checker.parse_names(args.names)
     except ValueError as e:
         raise UsageError(f"check: {e}") from None
-    spec = load_arm(args.arm)        # a bad arm is one error, not one per submission
     subs, skipped = grading.find_submissions(folder)
     if not subs:
         raise UsageError(f"check: {args.file} holds no submissions (.py or .m files, or sub-folders with them)")
@@ -155,24 +171,28 @@ def run_summary(args) -> int:
         if find_octave() is None:
             raise UsageError(f"check: {args.file} holds MATLAB submissions ({', '.join(matlab)}) and this machine "
                              f"has no octave-cli: {INSTALL_HINT}")
+    check_out_dir(out, "check: --out")  # after every check of the input: bad input leaves no folder behind
     timeout = args.timeout or grading.DEFAULT_TIMEOUT
-    print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
-          f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
+    if not args.quiet:
+        print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
+              f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
 
     def progress(row):
-        print(f"  {row.status.value:12s} {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
+        if not args.quiet:
+            print(f"  {row.status.value:12s} {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
 
-    rows, _ = grading.grade(str(args.arm), folder, Path(args.out), jobs=args.jobs, timeout=timeout,
+    rows, _ = grading.grade(str(args.arm), folder, out, jobs=args.jobs, timeout=timeout,
                             states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
                             progress=progress)
     html_path = csv_path.with_suffix(".html")
     write_text_atomic(csv_path, grading.to_csv(rows, spec.n))
     write_text_atomic(html_path, grading.to_html(rows, spec.n, f"crossdyn check {spec.name}: {folder.name}",
-                                                 reports=Path(args.out), html_dir=html_path.parent))
+                                                 reports=out, html_dir=html_path.parent))
     counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
-    print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
-          + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))
-    print(f"summary: {csv_path}, {html_path}; reports: {args.out}/<submission>/")
+    if not args.quiet:
+        print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
+              + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))
+        print(f"summary: {csv_path}, {html_path}; reports: {out}/<submission>/")
     verdict = Verdict.combine(r.status for r in rows)
     print(f"verdict: {verdict.value} ({grading.status_line(rows)})")
     return Exit.of(verdict)

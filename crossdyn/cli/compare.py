@@ -11,6 +11,7 @@ import math
 import sys
 from pathlib import Path
 
+from crossdyn.cli.common import add_judging_options, out_dir, publish
 from crossdyn.status import Exit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = Exit.PASS, Exit.FAIL, Exit.USAGE
@@ -25,6 +26,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("compare", help="compare engines against the analytic model on one arm",
                        description="Compare every engine against the analytic reference on ARM and write "
                                    "summary.json, time series, plots and report.md/report.html into --out.")
+    add_judging_options(p, "compare")
     p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path")
     _common(p)
     p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
@@ -37,7 +39,6 @@ def add_parser(sub) -> None:
                    help="list every profile with its parameters, units and defaults, and exit")
     p.add_argument("--baseline", metavar="FILE", help="compare with a stored baseline; regressions fail")
     p.add_argument("--update-baseline", action="store_true", help="write this run's metrics to --baseline FILE")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: crossdyn-report/ARM)")
     p.add_argument("--identify", action="store_true",
                    help="also identify each engine's base parameters from its own data and name those that "
                         "differ from the spec's (identification.json, identification.md)")
@@ -101,7 +102,6 @@ def _common(p) -> None:
                         "the MJCF)")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
 def _usage(msg: str):
@@ -410,6 +410,9 @@ def cmd_compare(args) -> int:
     if args.list_profiles:
         from crossdyn.inputs.profile_options import format_profile_list
 
+        if args.json:
+            raise _usage("compare: --json prints a comparison's document; --list-profiles prints a list (drop one)")
+
         print(format_profile_list())
         return EXIT_OK
     if args.arm is None:
@@ -420,8 +423,9 @@ def cmd_compare(args) -> int:
     check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     if args.update_baseline and not args.baseline:
         raise _usage("--update-baseline needs --baseline FILE (where to write it)")
-    out = Path(args.out) if args.out else Path("crossdyn-report") / spec.name
+    out = out_dir(args, "compare", spec.name)
     code, _ = run_one(spec, args, out, args.baseline, args.update_baseline)
+    publish(args, out / "summary.json")
     return code
 
 
@@ -531,7 +535,7 @@ def cmd_compare_batch(spec, args) -> int:
             raise _usage(f"--profile {args.profile}: closed-loop profiles are not batched; with --batch use an "
                          "open-loop profile (zero, constant, step, sine, chirp, multisine) or a CSV file")
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
-    out = Path(args.out) if args.out else Path("crossdyn-report") / f"{spec.name}-batch"
+    out = out_dir(args, "compare", f"{spec.name}-batch")
     _check_out_dir(out)
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     opt = BatchOptions(N=N, duration=args.duration, dt=args.dt, engines=engines, seed=args.seed, spread=args.spread,
@@ -540,6 +544,7 @@ def cmd_compare_batch(spec, args) -> int:
     result = batch_compare(spec, opt)
     try:
         write_batch_outputs(result, out)
+        publish(args, out / "batch_summary.json")
     except KeyboardInterrupt:
         print(f"crossdyn: interrupted (Ctrl-C) while writing the outputs to {out}: every file there is complete "
               "(written atomically), but some may be missing or left from an earlier run", file=sys.stderr)

@@ -5,14 +5,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from crossdyn.cli.common import add_judging_options, out_dir, publish
 from crossdyn.cli.compare import _check_out_dir, _common, _options, _resolve_profile, _usage, run_one
 
 
 def add_parser(sub) -> None:
     """Register ``demo`` (imports nothing heavy)."""
-    p = sub.add_parser("demo", help="the default comparison of planar2r and planar3r (what `make demo` runs)")
+    p = sub.add_parser("demo", help="the default comparison of planar2r and planar3r (what `make demo` runs)",
+                       description="Compare planar2r and planar3r (one process each) and write each one's report "
+                                   "into --out/ARM, index.md linking both, and demo.json (both summaries and the "
+                                   "combined verdict).")
     _common(p)
-    p.add_argument("--out", default="reports/demo", metavar="DIR", help="output directory (default reports/demo)")
+    add_judging_options(p, "demo")
     p.set_defaults(func=cmd_demo)
 
 
@@ -37,7 +41,7 @@ def cmd_demo(args) -> int:
 
     from crossdyn.models import get_preset
 
-    out = Path(args.out)
+    out = out_dir(args, "demo")
     if args.jobs is not None and args.jobs < 1:
         raise _usage(f"--jobs: must be >= 1, got {args.jobs}")
     from crossdyn.cli.compare import check_installed
@@ -74,9 +78,32 @@ def cmd_demo(args) -> int:
         print()
         index.append(f"- [{arm}]({arm}/report.html): **{verdict.upper()}**")
     write_text_atomic(out / "index.md", "\n".join(index) + "\n")
-    if any(code == 130 for code, _, _ in results):
-        print(f"interrupted: wrote what finished to {out}", file=sys.stderr)
-        return 130
     from crossdyn.status import Exit, Verdict
 
-    return Exit.of(Verdict.combine(verdict.upper() for _, verdict, _ in results))
+    verdict = Verdict.combine(verdict.upper() for _, verdict, _ in results)
+    interrupted = any(code == 130 for code, _, _ in results)
+    code = 130 if interrupted else int(Exit.of(verdict))
+    publish(args, _write_document(out, verdict, code, [code for code, _, _ in results]))
+    print(f"verdict: {verdict.value} (" + ", ".join(f"{arm} {v.upper()}" for arm, (_, v, _) in zip(DEMO_ARMS, results,
+                                                                                             strict=True))
+          + f")  ({out / 'index.md'})")
+    if interrupted:
+        print(f"interrupted: wrote what finished to {out}", file=sys.stderr)
+    return code
+
+
+def _write_document(out: Path, verdict, code: int, codes: list[int]) -> Path:
+    """``demo.json`` (schema ``crossdyn.demo/1``): the combined verdict (FAIL over INCONCLUSIVE over PASS), the exit
+    status, and per arm its exit status and its ``summary.json`` (schema ``crossdyn.compare/2``) as written."""
+    import json
+
+    from crossdyn.cli.common import SCHEMA_IDS
+    from crossdyn.io import write_json_atomic
+
+    arms = {}
+    for arm, arm_code in zip(DEMO_ARMS, codes, strict=True):
+        path = out / arm / "summary.json"
+        arms[arm] = {"exit_code": arm_code, "report": f"{arm}/report.html",
+                     "summary": json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None}
+    return write_json_atomic(out / "demo.json", {"schema": SCHEMA_IDS["demo"], "verdict": verdict.value,
+                                                 "exit_code": code, "arms": arms})

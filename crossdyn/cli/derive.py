@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
         description="Print the correct mass matrix M, the Christoffel Coriolis matrix C and the gravity vector G "
                     "(M qdd + C qd + G = tau) of an arm, in symbols grouped in the textbook a1...aK form with the "
                     "groups defined, or with the arm's numbers.  The MATLAB and Python outputs pass "
-                    "'crossdyn check'.")
+                    "'crossdyn check'.  The output is the product: it goes to standard output, or to --out FILE; "
+                    "derive judges nothing (no verdict, exit 0 or 2).")
     p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path (at most 8 links)")
     p.add_argument("--format", default="text", choices=FORMATS, help="output format (default text)")
     mode = p.add_mutually_exclusive_group()

@@ -13,7 +13,9 @@ from crossdyn.status import Exit
 
 def add_parser(sub) -> None:
     """Register ``examples`` (imports nothing heavy)."""
-    p = sub.add_parser("examples", help="copy the example files (the README's examples/) into DIR")
+    p = sub.add_parser("examples", help="copy the example files (the README's examples/) into DIR",
+                       description="Copy the example files into DIR (the output is the product; no verdict, "
+                                   "exit 0 or 2).")
     p.add_argument("dir", metavar="DIR", help="where to copy them (created; existing files are not overwritten)")
     p.set_defaults(func=cmd_examples)
 

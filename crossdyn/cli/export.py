@@ -10,7 +10,10 @@ EXIT_OK = 0
 
 def add_parser(sub) -> None:
     """Register ``export`` (imports nothing heavy)."""
-    p = sub.add_parser("export", help="write the URDF, MJCF and/or TOML of an arm")
+    p = sub.add_parser("export", help="write the URDF, MJCF and/or TOML of an arm",
+                       description="Write the URDF, MJCF and/or TOML of an arm.  The output is the product: each goes "
+                                   "to the FILE named (- for standard output); export judges nothing (no verdict, "
+                                   "exit 0 or 2).")
     p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
     p.add_argument("--urdf", metavar="FILE", help="the URDF (- for standard output)")
     p.add_argument("--mjcf", metavar="FILE", help="the MJCF (- for standard output)")

@@ -7,13 +7,15 @@
 
 Exit statuses: 0 PASS (validation within tolerance and every true value inside its family-wise interval);
 1 FAIL (one is not); 2 usage or input error; 3 INCONCLUSIVE (no true values to compare against: CSV data
-without ``--truth spec``).  ``--quiet`` prints the verdict line only.
+without ``--truth spec``).  ``--quiet`` prints the verdict line only; ``--out`` and ``--json`` as every judging
+command's (:mod:`crossdyn.cli.common`).
 """
 from __future__ import annotations
 
 import math
 import sys
 
+from crossdyn.cli.common import add_judging_options, out_dir, publish
 from crossdyn.status import Exit
 
 EXIT_OK, EXIT_FAIL, EXIT_INCONCLUSIVE = Exit.PASS, Exit.FAIL, Exit.INCONCLUSIVE
@@ -45,8 +47,7 @@ def add_parser(sub) -> None:
                    help="what the estimate is judged against: 'spec' the arm file's base parameters, 'none' nothing "
                         "(verdict INCONCLUSIVE, exit 3, unless validation fails); default spec for simulated data, "
                         "none for --data")
-    p.add_argument("--out", metavar="DIR", default="reports/identify")
-    p.add_argument("--quiet", action="store_true", help="print the verdict line only")
+    add_judging_options(p, "identify")
     p.set_defaults(func=run)
 
 
@@ -68,12 +69,13 @@ def run(args) -> int:
             raise UsageError(f"identify: --{name}: must be a positive number, got {v!r}")
     if args.validation_data and not args.data:
         raise UsageError("identify: --validation-data needs --data")
-    check_out_dir(args.out)
     engine = args.engine or "analytic"
     diag_engines = [e.strip() for e in args.diagnose_engines.split(",") if e.strip()]
     for option, name in [("--engine", engine)] * (engine != "exact") + [("--diagnose-engines", e) for e in diag_engines]:
         _check_engine(option, name, spec)
     noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message
+    out = out_dir(args, "identify", spec.name)
+    check_out_dir(out, "identify: --out")  # after the options' checks: bad input leaves no folder behind
     options = IdentifyOptions(estimator=args.estimator, noise=noise, seed=args.seed, duration=args.duration,
                               rate=args.rate, model=args.model, optimise=not args.no_optimise,
                               validation_tolerance=args.tolerance or VALIDATION_TOLERANCE,
@@ -83,7 +85,8 @@ def run(args) -> int:
     diag = None
     if args.diagnose_engines:
         diag = diagnose_engines(spec, diag_engines, seed=args.seed)
-    paths = write_outputs(res, args.out, diag)
+    paths = write_outputs(res, out, diag)
+    publish(args, paths["json"])
     if not args.quiet:
         print(f"{spec.name} ({spec.n}R): {res.data.source}, rows {res.rows.model}, estimator {res.estimator}, "
               f"{len(res.rows.y)} equations, {res.base.r} base parameters")

@@ -18,10 +18,19 @@ def add_parser(sub) -> None:
     p.set_defaults(func=cmd_arms)
 
     p = sub.add_parser("info", help="print the analytic and generated-model summary of arms; --engines: every "
-                                    "engine, installed or not, its version and its pip extra")
+                                    "engine, installed or not, its version and its pip extra; --schema: a judging "
+                                    "command's JSON Schema",
+                       description="Print, on standard output (the output is the product: no --out, no verdict), "
+                                   "the analytic and generated-model summary of each ARM; with --engines every "
+                                   "engine, installed or not; with --schema COMMAND the JSON Schema of that judging "
+                                   "command's --json document.")
     p.add_argument("arms", metavar="ARM", nargs="*", help="preset names or TOML spec paths")
     p.add_argument("--engines", action="store_true",
                    help="list every engine: installed (with its library's version) or the pip command to install it")
+    from crossdyn.cli.common import SCHEMAS
+
+    p.add_argument("--schema", metavar="COMMAND", choices=tuple(SCHEMAS),
+                   help="print the JSON Schema of COMMAND's --json document (" + ", ".join(SCHEMAS) + ")")
     p.set_defaults(func=cmd_info)
 
 
@@ -61,8 +70,15 @@ def cmd_info(args) -> int:
     from crossdyn.errors import UsageError
     from crossdyn.models import load_arm
 
+    if args.schema:
+        from crossdyn.cli.common import schema_text
+
+        if args.arms or args.engines:
+            raise UsageError("info: --schema prints one schema; give it without ARM or --engines")
+        print(schema_text(args.schema), end="")
+        return EXIT_OK
     if not args.arms and not args.engines:
-        raise UsageError("info: give an ARM (a preset name or a TOML spec path), or --engines")
+        raise UsageError("info: give an ARM (a preset name or a TOML spec path), or --engines, or --schema COMMAND")
     if args.engines:
         print("\n".join(engine_lines()))
         if args.arms:

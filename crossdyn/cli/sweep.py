@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from crossdyn.cli.common import add_judging_options, out_dir, publish
 from crossdyn.status import Exit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = Exit.PASS, Exit.FAIL, Exit.USAGE, Exit.INTERRUPTED
@@ -21,17 +22,17 @@ def add_parser(sub) -> None:
         description="Run every comparison of SWEEP.toml (arms × engines × dt × profiles, metrics only) on a "
                     "Dask cluster, one Parquet file per chunk of comparisons in DIR/results/, then write "
                     "DIR/sweep.md and DIR/sweep.html.  Re-running skips chunks already written.  "
-                    "`crossdyn sweep report DIR` rewrites the report from DIR's results.")
+                    "`crossdyn sweep report DIR` rewrites the report from DIR's results.  The report's verdict and "
+                    "tables are also written as DIR/sweep-report.json (what --json prints).")
     p.add_argument("file", metavar="SWEEP.toml|report", help="the sweep file, or `report` followed by DIR")
     p.add_argument("dir", metavar="DIR", nargs="?", help="(with `report`) the sweep's output directory")
-    p.add_argument("--out", metavar="DIR", help="output directory (results/, sweep.json, the report)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a local cluster)")
     p.add_argument("--workers", type=int, metavar="N",
                    help="local cluster: N worker processes (default: one per core); with --scheduler: wait for "
                         "N workers before starting")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    add_judging_options(p, "sweep")
     p.set_defaults(func=cmd_sweep)
 
 
@@ -59,6 +60,7 @@ def _report(args) -> int:
         if getattr(args, opt) is not None:
             raise _usage(f"sweep report: --{opt} is for running a sweep, not for its report")
     rep = write_report(args.dir)
+    publish(args, write_document(rep, args.dir))
     _print_report(rep)
     return Exit.of(rep.verdict)
 
@@ -92,13 +94,14 @@ def _run(args) -> int:
     if args.dir:
         raise _usage(f"sweep: unexpected argument {args.dir!r} (run: crossdyn sweep SWEEP.toml --out DIR; "
                      "report: crossdyn sweep report DIR)")
-    if not args.out:
-        raise _usage("sweep: give --out DIR (where the results and the report go)")
+    if args.json and args.no_report:
+        raise _usage("sweep: --json prints the report's document (sweep-report.json); drop --no-report")
     if args.workers is not None and args.workers < 1:
         raise _usage(f"--workers: must be >= 1, got {args.workers}")
     sweep = load_sweep(args.file)
-    check_out_dir(args.out, "--out")
-    run = run_sweep(sweep, args.out, scheduler=args.scheduler, workers=args.workers, quiet=args.quiet)
+    out = out_dir(args, "sweep", sweep.name)
+    check_out_dir(out, "--out")
+    run = run_sweep(sweep, out, scheduler=args.scheduler, workers=args.workers, quiet=args.quiet)
     for note in run.notes:
         print(f"crossdyn: note: {note}", file=sys.stderr)
     n = len(run.chunks)
@@ -106,13 +109,41 @@ def _run(args) -> int:
     print(f"sweep {sweep.name}: {sweep.comparisons} comparisons in {n} chunks: {run.written} run now, "
           f"{run.skipped} already written; {run.wall_s:.1f} s {where}")
     if run.interrupted:
-        print(f"crossdyn: interrupted: {run.skipped + run.written} of {n} chunks are in {args.out}/results; run "
+        print(f"crossdyn: interrupted: {run.skipped + run.written} of {n} chunks are in {out}/results; run "
               "the same command again to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.no_report:
         from crossdyn.sweeps.report import sweep_verdict
 
-        return Exit.of(sweep_verdict(args.out)[0])
-    rep = write_report(args.out)
+        return Exit.of(sweep_verdict(out)[0])
+    rep = write_report(out)
+    publish(args, write_document(rep, out))
     _print_report(rep)
     return Exit.of(rep.verdict)
+
+
+def write_document(rep, out):
+    """``DIR/sweep-report.json`` (schema ``crossdyn.sweep-report/1``): the sweep's verdict (FAIL if a comparison
+    failed or a chunk is missing, else INCONCLUSIVE if one was, else PASS), the counts behind it, the per-engine
+    table and the comparisons that did not pass, as the report shows them; the settings are ``sweep.json``'s."""
+    import json
+    from pathlib import Path
+
+    from crossdyn.cli.common import SCHEMA_IDS
+    from crossdyn.io import write_json_atomic
+
+    out = Path(out)
+    manifest = out / "sweep.json"
+    settings = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else None
+
+    def records(frame) -> list:
+        return json.loads(frame.to_json(orient="records")) if frame is not None else []
+
+    c = rep.counts
+    doc = {"schema": SCHEMA_IDS["sweep"], "name": (settings or {}).get("name"), "verdict": rep.verdict.value,
+           "comparisons": int(rep.rows), "expected": None if rep.expected is None else int(rep.expected),
+           "missing_chunks": int(rep.missing_chunks),
+           "counts": {k: int(c.get(k, 0)) for k in ("PASS", "FAIL", "INCONCLUSIVE", "checks")},
+           "by_engine": records(rep.by_engine), "failures": records(rep.failures),
+           "files": [f.name for f in rep.files], "settings": settings}
+    return write_json_atomic(out / "sweep-report.json", doc)

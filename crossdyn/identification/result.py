@@ -136,7 +136,7 @@ class IdentificationResult:
         :func:`~crossdyn.identification.diagnosis.diagnose_engines`, added as ``engine_diagnosis``)."""
         ex = self.excitation
         out = {
-            "arm": self.spec.name, "dof": self.spec.n, "source": self.data.source, "estimator": self.estimator,
+            "schema": SCHEMA, "arm": self.spec.name, "dof": self.spec.n, "source": self.data.source, "estimator": self.estimator,
             "model": self.rows.model, "seed": self.seed, "noise": self.noise.as_dict(),
             "samples": int(len(self.rows.y)), "base_parameters": self.base.r, "numerical_rank": self.numerical_rank,
             "parameters": self.parameters(),
@@ -159,6 +159,9 @@ class IdentificationResult:
             out["engine_diagnosis"] = [d.as_dict(base) for d in diags]
         return out
 
+
+SCHEMA = "crossdyn.identify/1"
+"""``identify.json``'s ``schema`` word (its JSON Schema: ``crossdyn/cli/schemas/identify.schema.json``)."""
 
 Result = IdentificationResult
 """The name it had before (``crossdyn.identification.identify.Result``)."""
