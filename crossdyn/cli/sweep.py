@@ -60,6 +60,7 @@ def _report(args) -> int:
             raise _usage(f"sweep report: --{opt} is for running a sweep, not for its report")
     rep = write_report(args.dir)
     _print_report(rep)
+    print("\n".join(rep.recovery))
     return Exit.of(rep.verdict)
 
 
@@ -105,6 +106,10 @@ def _run(args) -> int:
     where = f"on {run.workers} worker(s)" if run.workers else "(nothing to run)"
     print(f"sweep {sweep.name}: {sweep.comparisons} comparisons in {n} chunks: {run.written} run now, "
           f"{run.skipped} already written; {run.wall_s:.1f} s {where}")
+    if run.workers:
+        from crossdyn.sweeps.recovery import lines
+
+        print("\n".join(lines([run.recovery.to_dict()])))
     if run.interrupted:
         print(f"crossdyn: interrupted: {run.skipped + run.written} of {n} chunks are in {args.out}/results; run "
               "the same command again to finish", file=sys.stderr)
