@@ -30,6 +30,9 @@ What :func:`check` does, one module per step
 5. :mod:`~crossdyn.checking.entry_diagnosis` (with :mod:`~crossdyn.checking.diagnosis` and
    :mod:`~crossdyn.checking.general_sets`): for every other wrong entry, the terms whose coefficients are off,
    the polynomial their error follows across the parameter sets, and the parameters it depends on wrongly.
+6. :mod:`~crossdyn.checking.friction`: a friction function ``F(qd, p)`` (or ``friction``) the file defines is
+   compared entry by entry with crossdyn's F_i = b_i q̇_i + f_c,i sign(q̇_i); an arm with friction checked against
+   a file without one gets a note saying friction was not checked.
 
 A file written for another number of links (it fails at the arm's n but runs, with k-sized results, at k links)
 is reported as such, naming both counts.  A file that cannot be used — import error, missing or non-callable

@@ -150,6 +150,12 @@ def _octave_values(model, name: str, k: int, sets: list[ParamSet], Q, QD) -> np.
     return out
 
 
+def _sets(sample: Sample, k: int, seed: int) -> list[ParamSet]:
+    """The parameter sets F is compared at: the arm's own alone for F(qd) (its numbers written in), else
+    :func:`friction_sets` (drawn from their own generator: the check's other draws do not change)."""
+    return [sample.own] if k == 1 else friction_sets(sample, np.random.default_rng([seed, 7]))
+
+
 def friction_sets(sample: Sample, rng: np.random.Generator) -> list[ParamSet]:
     """The sample's parameter sets with ``b`` and ``f_c`` drawn anew for every random set (module docstring)."""
     out = [sample.sets[0]]
@@ -224,14 +230,14 @@ def check_friction(model, sample: Sample, sink: io.StringIO, names: dict[str, st
         if found_m is None:
             return _absent(has_friction)
         name, k = found_m
-        sets = friction_sets(sample, np.random.default_rng([seed, 7]))
+        sets = _sets(sample, k, seed)
         user = _octave_values(model, name, k, sets, sample.Q, sample.QD)
     else:
         found = _find_python(model, names)
         if found is None:
             return _absent(has_friction)
         name, fn, k = found
-        sets = friction_sets(sample, np.random.default_rng([seed, 7]))
+        sets = _sets(sample, k, seed)
         user = _python_values(model.path, name, fn, k, sets, sample.Q, sample.QD, sink)
     ref = np.stack([analytic.dynamics.friction(ps.arm, sample.QD) for ps in sets])
     cmp_ = compare("F", user, ref)
@@ -245,8 +251,9 @@ def check_friction(model, sample: Sample, sink: io.StringIO, names: dict[str, st
             msg = _reading(user[k_worst, :, j], sample.QD[:, j], sets[k_worst], j)
             findings.append(dataclasses.replace(finding, messages=[msg]))
     sig = name + ARGS[k]
-    note = (f"{sig} compared with crossdyn's friction F_i = b_i*qd_i + fc_i*sign(qd_i) at every state and parameter "
-            f"set (b and fc drawn anew for the {len(sets) - 1} random sets)")
+    note = f"{sig} compared with crossdyn's friction F_i = b_i*qd_i + fc_i*sign(qd_i) at every state and " + (
+        f"parameter set (b and fc drawn anew for the {len(sets) - 1} random sets)" if len(sets) > 1 else
+        "the arm's own parameters" + (" only: it does not read p" if k == 1 else ""))
     return FrictionCheck(sig, rows, findings, cmp_, note)
 
 

@@ -94,7 +94,7 @@ def parse_names(text: str | None) -> dict[str, str]:
         if not item:
             continue
         if "=" not in item:
-            raise ValueError(f"--names: expected ROLE=NAME (ROLE one of M, C, G), got {item!r}")
+            raise ValueError(f"--names: expected ROLE=NAME (ROLE one of M, C, G, F), got {item!r}")
         role, name = (s.strip() for s in item.split("=", 1))
         if role.upper() not in (*ROLE_NAMES, "F"):
             raise ValueError(f"--names: unknown role {role!r}; roles are M, C, G and F (friction)")
