@@ -282,6 +282,12 @@ def test_local_cluster_ctrl_c_then_kill_then_resume_gives_the_same_rows(sweep_fi
     assert f"{4 - len(kept)} run now, {len(kept)} already written" in proc.stdout
     assert all((out / "results" / p).stat().st_mtime_ns == t for p, t in mtimes.items())  # not redone
     pd.testing.assert_frame_equal(rows(out), direct_rows)  # 1 worker, interrupted and resumed == direct
+    # every run that ran something is recorded (the SIGKILLed client could not): no worker lost, nothing re-run
+    runs = json.loads((out / "sweep.json").read_text())["runs"]
+    assert runs[0]["interrupted"] is True and all(not r["lost_workers"] and not r["rerun_chunks"] for r in runs)
+    if len(kept) < 4:
+        assert len(runs) == 2 and runs[1]["chunks_written"] == 4 - len(kept) and not runs[1]["interrupted"]
+        assert "Workers lost: 0; chunks re-run: 0 (every chunk ran once)." in proc.stdout
 
     proc = subprocess.run(_sweep_cmd(sweep_file, "--out", out, "--no-report"), env=ENV, capture_output=True,
                           text=True, timeout=120)
