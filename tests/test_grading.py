@@ -218,3 +218,13 @@ def test_grades_csv_keeps_the_whole_diagnosis(tmp_path):
     import html as html_mod
     page = grades.with_suffix(".html").read_text()
     assert f"<summary>{html_mod.escape(short)}</summary><pre class='full'>{html_mod.escape(full)}</pre>" in page
+
+
+def test_friction_entries_get_columns_after_g():
+    """A class checked on an arm with friction: F1…Fn (the files' friction functions) get columns after G."""
+    from crossdyn.checking.grading import GradeRow, GradeVerdict, to_csv
+
+    rows = [GradeRow("a.py", "python", GradeVerdict.WRONG, "F1: …", entries={"M11": True, "G1": True, "F1": False}),
+            GradeRow("b.py", "python", GradeVerdict.CORRECT, "all match", entries={"M11": True, "G1": True})]
+    head, a, b = (line.split(",") for line in to_csv(rows, 1).splitlines())
+    assert head[5:8] == ["M11", "G1", "F1"] and a[5:8] == ["pass", "pass", "fail"] and b[7] == ""

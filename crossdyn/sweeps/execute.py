@@ -323,6 +323,7 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
         client, cluster = _start_client(scheduler, workers, run.notes)
     run.workers = len(client.scheduler_info().get("workers", {}))
     since = scheduler_time(client)
+    run.recovery.offset = since - time.time()
     threads = sum(client.nthreads().values()) or 1
     driver = _Scheduler(client, out, run, bar, todo, in_flight or 2 * threads + 2)
     try:

@@ -37,15 +37,19 @@ class Recovery:
     """Lost workers and re-run chunks of one run (what ``runs[i]`` of ``sweep.json`` holds, with the run's figures)."""
 
     lost_workers: list[LostWorker] = field(default_factory=list)
-    rerun: dict[str, list[str]] = field(default_factory=dict)
-    """Chunk file name -> why it was run again (one entry per re-run, in order)."""
+    rerun: dict[str, list[tuple[float, str]]] = field(default_factory=dict)
+    """Chunk file name -> (when, on the scheduler's clock; what happened to it), one entry per event."""
+    offset: float = 0.0
+    """The scheduler's clock minus this process's (crossdyn's own entries are stamped on the scheduler's)."""
 
-    def add(self, chunk_file: str, why: str) -> None:
-        self.rerun.setdefault(chunk_file, []).append(why)
+    def add(self, chunk_file: str, why: str, at: float | None = None) -> None:
+        self.rerun.setdefault(chunk_file, []).append((time.time() + self.offset if at is None else at, why))
 
     def to_dict(self) -> dict:
+        """``lost_workers`` and ``rerun_chunks`` (each chunk's events in the order they happened)."""
         return {"lost_workers": [asdict(w) for w in self.lost_workers],
-                "rerun_chunks": [{"chunk": c, "why": w} for c, w in self.rerun.items()]}
+                "rerun_chunks": [{"chunk": c, "why": [w for _, w in sorted(ev, key=lambda e: e[0])]}
+                                 for c, ev in self.rerun.items()]}
 
 
 def _iso(t: float) -> str:
@@ -67,10 +71,10 @@ def read_lost_workers(client, since: float, tasks: dict[str, str], rec: Recovery
         running = [k for k in msg.get("processing-tasks", ()) if k in tasks]
         held = [k for k in msg.get("lost-computed-tasks", ()) if k in tasks]
         rec.lost_workers.append(LostWorker(worker, _iso(t), len(running) + len(held)))
-        for k in running:
-            rec.add(tasks[k], f"its worker {worker} died with it running or queued there: Dask ran it again")
+        for k in running:  # Dask runs it again unless that was one death too many (then: KilledWorker, below)
+            rec.add(tasks[k], f"its worker {worker} died with it running or queued there", t)
         for k in held:
-            rec.add(tasks[k], f"its worker {worker} died holding its unfetched result: Dask computed it again")
+            rec.add(tasks[k], f"its worker {worker} died holding its unfetched result: Dask computed it again", t)
 
 
 def append_run(out: Path, run_record: dict) -> None:
@@ -99,7 +103,7 @@ def lines(runs: list[dict]) -> list[str]:
         return ["Workers lost and chunks re-run: not recorded (no run record in sweep.json)."]
     lost = [w for r in runs for w in r.get("lost_workers", [])]
     rerun = [c for r in runs for c in r.get("rerun_chunks", [])]
-    head = (f"Workers lost: {len(lost)}" + (" (" + ", ".join(f"{w['worker']} at {w['at']}" for w in lost) + ")"
-                                            if lost else "")
+    named = ", ".join(f"{w['worker']} at {w['at']}" for w in lost[:4]) + (", …" if len(lost) > 4 else "")
+    head = (f"Workers lost: {len(lost)}" + (f" ({named})" if lost else "")
             + f"; chunks re-run: {len(rerun)}" + (":" if rerun else " (every chunk ran once)."))
     return [head] + [f"- {c['chunk']}: {'; '.join(c['why'])}" for c in rerun]
