@@ -20,7 +20,8 @@ from crossdyn.equations.octave_session import find_octave
 
 FAST = {"states": 150, "random_params": 3}
 needs_octave = pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
-PRESETS = ["planar1r", "planar2r", "planar3r", "planar2r-pointmass", "planar3r-general", "planar3r-geared"]
+PRESETS = ["planar1r", "planar2r", "planar3r", "planar2r-pointmass", "planar3r-general", "planar3r-geared",
+           "planar3r-friction"]
 
 
 def random_arm(tmp_path, n=4, seed=7, gravity=(0.0, -9.81, 0.0)):
@@ -100,6 +101,7 @@ def test_python_output_passes_check(tmp_path, capsys, arm):
         assert r.verdict == "correct", [f.messages for f in r.findings]
         assert (r.random_params == 0) == numeric          # numbers written in: the arm's own parameters only
         assert {s.status for s in r.structure} <= {"ok", "skipped"}   # C is the Christoffel matrix
+        _friction_checked(r, arm)
 
 
 @needs_octave
@@ -110,6 +112,18 @@ def test_matlab_output_passes_check_through_octave(tmp_path, capsys, arm):
         r = check(arm, _write(tmp_path, arm, "matlab", numeric, capsys), **FAST)
         assert r.verdict == "correct", [f.messages for f in r.findings]
         assert r.language == "matlab" and (r.random_params == 0) == numeric
+        _friction_checked(r, arm)
+
+
+def _friction_checked(r, arm) -> None:
+    """An arm with friction: the derived F was found and compared (n entries at every state and set), else none."""
+    n = load_arm(arm).n
+    if arm == "planar3r-friction":
+        assert r.functions["F"] in ("F(qd, p)", "F(qd)") and r.friction["checked"], r.friction
+        assert r.checks["F"] == n * FAST["states"] * (r.random_params + 1)
+        assert [e["entry"] for e in r.entries if e["quantity"] == "F"] == [f"F{i + 1}" for i in range(n)]
+    else:
+        assert "F" not in r.functions and not r.friction["checked"]
 
 
 # ----------------------------------------------------------------------------- LaTeX and SymPy outputs
@@ -188,3 +202,56 @@ def test_bad_input_exits_2(tmp_path, capsys):
         main(["derive", "planar2r", "--symbols", "--numeric"])
     assert main(["derive", "planar2r", "--out", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- friction F(qd)
+
+def test_every_format_has_friction_for_an_arm_with_friction_and_none_without(capsys):
+    """Issue 25: planar3r-friction's F_i = d_i qd_i + fc_i sign(qd_i) (d = damping, p.b_i) in all five formats;
+    planar3r (no friction) has none."""
+    outs = {}
+    for arm in ("planar3r-friction", "planar3r"):
+        for fmt in dv.FORMATS:
+            assert main(["derive", arm, "--format", fmt]) == 0
+            outs[arm, fmt] = capsys.readouterr().out
+    text = outs["planar3r-friction", "text"]
+    assert [ln for ln in text.splitlines() if ln.startswith("F")] == [
+        f"F{i} = d{i}*qd{i} + fc{i}*sign(qd{i})" for i in (1, 2, 3)]
+    tex = outs["planar3r-friction", "latex"]
+    assert r"\subsection*{Joint friction}" in tex and tex.count(r"\begin{align*}") == 5
+    assert r"F_{3} &= d_{3} \dot{q}_{3} + f_{c3} \operatorname{sign}{\left(\dot{q}_{3} \right)}" in tex
+    assert "function out = F(qd, p)" in outs["planar3r-friction", "matlab"]
+    assert "  d2 = p.b2;" in outs["planar3r-friction", "matlab"]
+    assert "def F(qd, p):" in outs["planar3r-friction", "python"]
+    assert "F = Matrix([d1*qd1 + fc1*sign(qd1), " in outs["planar3r-friction", "sympy"]
+    for fmt in dv.FORMATS:
+        assert "friction" not in outs["planar3r", fmt] and "F1" not in outs["planar3r", fmt], fmt
+
+
+@pytest.mark.parametrize("numeric", [False, True])
+def test_derived_python_friction_is_crossdyns_friction(tmp_path, capsys, numeric):
+    """The derived F(qd[, p]) evaluated at random velocities and parameters equals
+    crossdyn.analytic.dynamics.friction to rounding (1e-12 relative); the SymPy script's F is the derivation's."""
+    from crossdyn.analytic.dynamics import friction
+    from crossdyn.equations.params import ParamSet
+
+    spec = load_arm("planar3r-friction")
+    ns: dict = {}
+    exec(_write(tmp_path, "planar3r-friction", "python", numeric, capsys).read_text(), ns)
+    rng = np.random.default_rng(3)
+    own = spec.params()
+    for _ in range(20):
+        qd = rng.uniform(-2, 2, 3)
+        if numeric:
+            ps, got = None, ns["F"](qd)
+        else:
+            ps = ParamSet(1, own.L, own.m, own.Lc, own.J, rng.uniform(0, 1, 3), rng.uniform(0, 2, 3), spec.gravity)
+            got = ns["F"](qd, ps.user)
+        want = friction(spec if ps is None else ps.arm, qd)
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-14), (got, want)
+    if not numeric:
+        d = dv.derive(spec)
+        assert main(["derive", "planar3r-friction", "--format", "sympy"]) == 0
+        sym: dict = {}
+        exec(capsys.readouterr().out, sym)
+        assert (sym["F"] - d.F.subs({s: sym[str(s)] for s in d.F.free_symbols})).applyfunc(sp.expand) == sp.zeros(3, 1)

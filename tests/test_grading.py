@@ -157,8 +157,74 @@ def test_a_timed_out_matlab_submission_leaves_no_process_behind(tmp_path):
     assert proc.returncode == 3, proc.stderr                  # the only submission could not be judged
     rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
     assert [(r["verdict"], r["status"], r["checks"]) for r in rows] == [("timeout", "INCONCLUSIVE", "0")]
+    assert rows[0]["diagnosis"].startswith("timed out in M(q, p): "), rows[0]   # issue 25: Octave says where it was
     time.sleep(0.5)  # a killed process is reaped by init: let it go
     left = tagged_pids(tag, variable="CROSSDYN_TEST_TAG")
     for pid in left:  # do not leave them for the next test either
         os.kill(pid, 9)
     assert not left, f"processes left running after the command returned: {left}"
+
+
+def _class_folder(tmp_path, files: dict) -> Path:
+    sub = tmp_path / "submissions"
+    sub.mkdir()
+    for name, text in files.items():
+        (sub / name).write_text(text)
+    return sub
+
+
+def test_a_timed_out_row_names_the_call_that_was_running(tmp_path, capsys):
+    """Issue 25: a Python submission whose C never returns is stopped at the timeout and its row says it was in C
+    (the check writes the call it is in to a file the grader reads after killing it); one that never finishes
+    importing says so; neither leaves its progress file in the reports."""
+    textbook = (FILES / "textbook_2r.py").read_text()
+    sub = _class_folder(tmp_path, {
+        "in_c.py": textbook.replace("def C(q, qd, p):\n", "def C(q, qd, p):\n    while True:\n        pass\n"),
+        "at_import.py": "while True:\n    pass\n" + textbook})
+    grades = tmp_path / "grades.csv"
+    code = main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "reports"),
+                 "--timeout", "3", "--states", "10", "--random-params", "1", "--jobs", "2"])
+    assert code == 3                                             # nothing judged: INCONCLUSIVE
+    rows = {r["submission"]: r for r in csv.DictReader(grades.open())}
+    assert rows["in_c.py"]["verdict"] == rows["at_import.py"]["verdict"] == "timeout"
+    assert rows["in_c.py"]["diagnosis"] == "timed out in C(q, qd, p): did not finish within 3 s (stopped)"
+    assert rows["at_import.py"]["diagnosis"] == ("timed out in importing at_import.py: did not finish within 3 s "
+                                                 "(stopped)")
+    assert "in_c.py: timed out in C(q, qd, p)" in capsys.readouterr().out
+    assert not list((tmp_path / "reports").rglob(".running"))
+
+
+def test_grades_csv_keeps_the_whole_diagnosis(tmp_path):
+    """Issue 25: a submission with nine wrong entries has a diagnosis longer than the 240-character column: the
+    ``diagnosis_full`` column holds all of it (every failing entry named), the HTML table shows it under the line."""
+    text = (FILES / "textbook_2r.py").read_text()
+    for old, new in (("m11 = p.J1 + p.J2 + p.m1", "m11 = p.J1 + p.m1"), ("m22 = p.J2 + p.m2", "m22 = p.m2"),
+                     ("p.Lc2 * sin(q[1])", "p.L2 * cos(q[1])"), ("g2 = p.m2 * p.g * p.Lc2", "g2 = p.m2 * p.g * p.L2"),
+                     ("(p.m1 * p.Lc1 + p.m2 * p.L1) * p.g * c1 + g2", "(p.m1 * p.L1 + p.m2 * p.L1) * p.g * c1")):
+        assert old in text
+        text = text.replace(old, new)
+    sub = _class_folder(tmp_path, {"many.py": text})
+    grades = tmp_path / "grades.csv"
+    assert main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "reports"),
+                 "--states", "20", "--random-params", "1"]) == 1
+    (row,) = csv.DictReader(grades.open())
+    failing = [c for c in row if c[:1] in "MCG" and (c[1:2].isdigit() or c.startswith("Cqd")) and row[c] == "fail"]
+    assert len(failing) >= 9, failing
+    short, full = row["diagnosis"], row["diagnosis_full"]
+    assert len(short) == 240 and short.endswith("…") and full.startswith(short[:-1]) and len(full) > 400
+    assert all(f"{c}: " in full for c in failing), (failing, full)   # every failing entry, not only the first five
+    assert not all(f"{c}: " in short for c in failing)
+    assert "failed: M positive definite" in full                        # the structural checks, at the end
+    import html as html_mod
+    page = grades.with_suffix(".html").read_text()
+    assert f"<summary>{html_mod.escape(short)}</summary><pre class='full'>{html_mod.escape(full)}</pre>" in page
+
+
+def test_friction_entries_get_columns_after_g():
+    """A class checked on an arm with friction: F1…Fn (the files' friction functions) get columns after G."""
+    from crossdyn.checking.grading import GradeRow, GradeVerdict, to_csv
+
+    rows = [GradeRow("a.py", "python", GradeVerdict.WRONG, "F1: …", entries={"M11": True, "G1": True, "F1": False}),
+            GradeRow("b.py", "python", GradeVerdict.CORRECT, "all match", entries={"M11": True, "G1": True})]
+    head, a, b = (line.split(",") for line in to_csv(rows, 1).splitlines())
+    assert head[5:8] == ["M11", "G1", "F1"] and a[5:8] == ["pass", "pass", "fail"] and b[7] == ""

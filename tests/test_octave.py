@@ -226,6 +226,7 @@ def test_endless_loop_is_stopped_after_the_timeout(tmp_path, capsys):
     assert main(["check", "planar2r", f, "--timeout", "3", "--out", str(out)]) == 3   # INCONCLUSIVE: nothing judged
     err = capsys.readouterr().err
     assert "did not return within 3 s and was stopped" in err and "verdict: INCONCLUSIVE (0 checks" in err
+    assert f"{f}: M(q, p) did not return within 3 s" in err  # issue 25: the function the batch was in
     data = json.loads((out / "check.json").read_text())
     assert data["timeout"] is True and data["status"] == "INCONCLUSIVE" and data["exit_code"] == 3
 

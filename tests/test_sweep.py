@@ -178,6 +178,15 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
     assert proc.returncode == 0, stderr
     assert "16 comparisons in 4 chunks: 4 run now, 0 already written" in stdout
     assert busy, "the killed worker was running no chunk: nothing was retried"
+    # the run says what it recovered from: one worker lost, the chunk(s) it was running (or holding) run again
+    run = json.loads((out / "sweep.json").read_text())["runs"]
+    assert len(run) == 1 and [w["worker"] for w in run[0]["lost_workers"]] == [victim], run
+    rerun = run[0]["rerun_chunks"]
+    assert 1 <= len(rerun) == run[0]["lost_workers"][0]["tasks"], run
+    assert all(c["chunk"] in json.loads((out / "sweep.json").read_text())["chunks"] for c in rerun)
+    assert all(f"its worker {victim} died" in w for c in rerun for w in c["why"])
+    assert f"Workers lost: 1 ({victim} at " in stdout and f"chunks re-run: {len(rerun)}:" in stdout
+    assert f"- {rerun[0]['chunk']}: its worker {victim} died" in stdout
     got = rows(out)
     assert (got["status"] == "ok").all() and (got["verdict"] == "PASS").all()
     pd.testing.assert_frame_equal(got, direct_rows)  # 2 workers, one killed mid-chunk == no Dask at all
@@ -186,6 +195,7 @@ def test_scheduler_and_two_worker_processes_survive_a_killed_worker(scheduler, s
     # the report: DuckDB's pass rates and percentiles against the same numbers computed with pandas
     assert main(["sweep", "report", str(out)]) == 0
     md = (out / "sweep.md").read_text()
+    assert f"Workers lost: 1 ({victim} at " in md and f"- {rerun[0]['chunk']}: its worker {victim} died" in md
     full = pd.read_parquet(out / "results")
     for (engine, dt), g in full.groupby(["engine", "dt"]):
         p90 = g["trajectory_max_abs_error_rad"].quantile(0.9)  # linear interpolation = DuckDB quantile_cont
@@ -214,6 +224,13 @@ def test_engine_that_kills_its_worker_is_retried_once_then_recorded_failed(sched
     user = got.loc[f"user:{tmp_path / 'crash.py'}"]
     assert user["status"] == "failed" and user["verdict"] == "FAIL" and user["checks"] == 0
     assert "died 2 times (retried 1" in user["reason"]
+    # what was lost and re-run: the workers the crashing comparison killed, its chunk split, then its second run
+    run = json.loads((out / "sweep.json").read_text())["runs"][0]
+    assert len(run["lost_workers"]) >= 2, run  # twice as the whole chunk, twice again as a single comparison
+    (chunk,) = run["rerun_chunks"]
+    assert any("split into 2 single comparisons" in w for w in chunk["why"]), chunk
+    assert f"Workers lost: {len(run['lost_workers'])} (" in proc.stdout and "chunks re-run: 1:" in proc.stdout
+    assert f"- {chunk['chunk']}: " in proc.stdout and "split into 2 single comparisons" in proc.stdout
     # the arm's parameters are recorded for the failed comparison too
     assert list(user["length"]) == [1.0, 0.8] and user["dt"] == 0.002
 
@@ -265,6 +282,12 @@ def test_local_cluster_ctrl_c_then_kill_then_resume_gives_the_same_rows(sweep_fi
     assert f"{4 - len(kept)} run now, {len(kept)} already written" in proc.stdout
     assert all((out / "results" / p).stat().st_mtime_ns == t for p, t in mtimes.items())  # not redone
     pd.testing.assert_frame_equal(rows(out), direct_rows)  # 1 worker, interrupted and resumed == direct
+    # every run that ran something is recorded (the SIGKILLed client could not): no worker lost, nothing re-run
+    runs = json.loads((out / "sweep.json").read_text())["runs"]
+    assert runs[0]["interrupted"] is True and all(not r["lost_workers"] and not r["rerun_chunks"] for r in runs)
+    if len(kept) < 4:
+        assert len(runs) == 2 and runs[1]["chunks_written"] == 4 - len(kept) and not runs[1]["interrupted"]
+        assert "Workers lost: 0; chunks re-run: 0 (every chunk ran once)." in proc.stdout
 
     proc = subprocess.run(_sweep_cmd(sweep_file, "--out", out, "--no-report"), env=ENV, capture_output=True,
                           text=True, timeout=120)

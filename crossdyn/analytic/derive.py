@@ -21,6 +21,15 @@ The expansion of the groups is checked against :mod:`crossdyn.analytic.symbolic`
 Euler–Lagrange derivation (an independent path) in the tests, and the generated MATLAB and
 Python files pass ``crossdyn check`` (round trip).
 
+An arm with joint friction (some ``damping`` b or Coulomb ``friction`` f_c) gets the friction torques too, on the
+left-hand side with M, C, G (crossdyn's convention, :func:`crossdyn.analytic.dynamics.friction`):
+
+    M q̈ + C q̇ + G + F(q̇) = τ,    F_i = d_i q̇_i + fc_i sign(q̇_i)
+
+with d_i the viscous damping (``p.b1`` … in the MATLAB and Python outputs: the symbol is d, since b1 … name the
+gravity groups) and fc_i the Coulomb level (``p.fc1`` …); ``F(qd, p)`` (``F(qd)`` with the arm's numbers) is what
+``crossdyn check`` compares with its own friction (:mod:`crossdyn.checking.friction`).
+
 Formats: ``text``, ``latex`` (a standalone document), ``matlab`` (a script of local functions
 for Octave/MATLAB), ``python`` and ``sympy`` (a script that builds the SymPy matrices).
 ``symbols=True`` keeps m1, L1, Lc1, J1, g, … (the equations of every arm with this many
@@ -56,6 +65,8 @@ class Derivation:
     G: sp.Matrix
     params: list            # parameter symbols used by the definitions, in order
     gravity_mode: str       # "g" (gravity along -y), "gxgy" or "none"
+    F: sp.Matrix | None = None   # joint friction d ⊙ q̇ + fc ⊙ sign(q̇) (n×1), for an arm with friction only
+    friction_params: tuple = ()  # (d1 … dn, fc1 … fcn) symbols in F (with symbols=True)
 
 
 def _pairs(n: int) -> list[tuple[int, int]]:
@@ -185,7 +196,40 @@ def derive(spec: ArmSpec, symbols: bool = True) -> Derivation:
     groups = [grp for grp in groups if grp[0] in used] if symbols else groups
     params = [s for s in (*m, *L, *Lc, *J) if any(d.has(s) for _, d, _ in groups)]
     gsyms = {"g": [g], "gxgy": [gx, gy], "none": []}[mode]
-    return Derivation(spec, symbols, q, qd, groups, M, C, G, params + armature + (gsyms if symbols else []), mode)
+    F, fparams = _friction(spec, qd, symbols)
+    return Derivation(spec, symbols, q, qd, groups, M, C, G, params + armature + (gsyms if symbols else []), mode,
+                      F, fparams)
+
+
+def has_friction(spec: ArmSpec) -> bool:
+    """The arm has joint friction: some link's viscous damping or Coulomb friction is not 0."""
+    return any(link.damping or link.friction for link in spec.links)
+
+
+def _friction(spec: ArmSpec, qd, symbols: bool) -> tuple[sp.Matrix | None, tuple]:
+    """(F, its parameter symbols): F_i = d_i q̇_i + fc_i sign(q̇_i), symbols d_i, fc_i or the arm's numbers;
+    (None, ()) for an arm without friction."""
+    if not has_friction(spec):
+        return None, ()
+    n = spec.n
+    if symbols:
+        d = sp.symbols(f"d1:{n + 1}", nonnegative=True)
+        fc = sp.symbols(f"fc1:{n + 1}", nonnegative=True)
+    else:
+        d = tuple(sp.Float(repr(float(link.damping))) if link.damping else sp.Integer(0) for link in spec.links)
+        fc = tuple(sp.Float(repr(float(link.friction))) if link.friction else sp.Integer(0) for link in spec.links)
+    F = sp.Matrix(n, 1, lambda i, _: d[i] * qd[i] + fc[i] * sp.sign(qd[i]))
+    return F, ((*d, *fc) if symbols else ())
+
+
+def _p_attr(s) -> str:
+    """The attribute of crossdyn's ``p`` a symbol reads: d1 (viscous damping) is ``p.b1``, the others their name."""
+    t = str(s)
+    return "b" + t[1:] if t[:1] == "d" and t[1:].isdigit() else t
+
+
+FRICTION_HEAD = ("friction F(qd) = d .* qd + fc .* sign(qd) on the left-hand side (M qdd + C qd + G + F = tau): "
+                 "d viscous damping (p.b1 ...), fc Coulomb friction (p.fc1 ...)")
 
 
 # =============================================================================== rendering
@@ -224,6 +268,8 @@ def _text(d: Derivation) -> str:
         out.append("")
     for i in range(n):
         out.append(f"G{i + 1} = {sp.sstr(d.G[i])}")
+    if d.F is not None:
+        out += ["", f"# {FRICTION_HEAD}"] + [f"F{i + 1} = {sp.sstr(d.F[i])}" for i in range(n)]
     return "\n".join(out) + "\n"
 
 
@@ -246,6 +292,9 @@ def _latex_names(d: Derivation) -> dict:
             names[s] = f"I_{{a{t[2:]}}}"
         elif t in ("gx", "gy"):
             names[s] = f"g_{t[1]}"
+    for s in d.friction_params:
+        t = str(s)
+        names[s] = f"f_{{c{t[2:]}}}" if t.startswith("fc") else f"d_{{{t[1:]}}}"
     for i, s in enumerate(d.q):
         names[s] = f"q_{{{i + 1}}}"
     for i, s in enumerate(d.qd):
@@ -290,6 +339,13 @@ def _latex(d: Derivation) -> str:
     out.append(r"\begin{align*}")
     out.append(" \\\\\n".join(f"G_{{{i + 1}}} &= {tex(d.G[i])}" for i in range(n)))
     out.append(r"\end{align*}")
+    if d.F is not None:
+        out.append(r"\subsection*{Joint friction}")
+        out.append(r"On the left-hand side too, $M\ddot q + C\dot q + G + F(\dot q) = \tau$: $d_i$ is joint $i$'s "
+                   r"viscous damping, $f_{ci}$ its Coulomb friction.")
+        out.append(r"\begin{align*}")
+        out.append(" \\\\\n".join(f"F_{{{i + 1}}} &= {tex(d.F[i])}" for i in range(n)))
+        out.append(r"\end{align*}")
     out.append(r"\end{document}")
     return "\n".join(out) + "\n"
 
@@ -300,7 +356,7 @@ def _used(d: Derivation, exprs) -> tuple[list, list, list, list]:
     free = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
     groups = [(s, defn) for s, defn, _ in d.groups if s in free]
     gfree = set().union(*(defn.free_symbols for _, defn in groups)) if groups else set()
-    params = [s for s in d.params if s in free or s in gfree]
+    params = [s for s in (*d.params, *d.friction_params) if s in free or s in gfree]
     return ([s for s in d.q if s in free], [s for s in d.qd if s in free], groups, params)
 
 
@@ -319,7 +375,7 @@ def _matlab(d: Derivation) -> str:
         lines = [f"function out = {name}({args})"]
         lines += [f"  {s} = q({d.q.index(s) + 1});" for s in qs]
         lines += [f"  {s} = qd({d.qd.index(s) + 1});" for s in qds]
-        lines += [f"  {s} = p.{s};" for s in params]
+        lines += [f"  {s} = p.{_p_attr(s)};" for s in params]
         lines += [f"  {s} = {_octave(defn)};" for s, defn in groups]
         lines.append(f"  out = zeros({rows}, {cols});")
         for i in range(rows):
@@ -334,6 +390,8 @@ def _matlab(d: Derivation) -> str:
     out += body(d.M, n, n, "M", "q" + p_arg) + [""]
     out += body(d.C, n, n, "C", "q, qd" + p_arg) + [""]
     out += body(d.G, n, 1, "G", "q" + p_arg)
+    if d.F is not None:
+        out += ["", f"% {FRICTION_HEAD}"] + body(d.F, n, 1, "F", "qd" + p_arg)
     return "\n".join(out) + "\n"
 
 
@@ -357,7 +415,7 @@ def _python(d: Derivation) -> str:
         lines = ["", f"def {name}({args}):"]
         lines += [f"    {s} = q[{d.q.index(s)}]" for s in qs]
         lines += [f"    {s} = qd[{d.qd.index(s)}]" for s in qds]
-        lines += [f"    {s} = p.{s}" for s in params]
+        lines += [f"    {s} = p.{_p_attr(s)}" for s in params]
         lines += [f"    {s} = {printer.doprint(defn)}" for s, defn in groups]
         if cols == 1:
             lines.append("    return [" + ", ".join(printer.doprint(X[i, 0]) for i in range(rows)) + "]")
@@ -371,16 +429,19 @@ def _python(d: Derivation) -> str:
     out += body(d.M, n, n, "M", "q" + p_arg) + [""]
     out += body(d.C, n, n, "C", "q, qd" + p_arg) + [""]
     out += body(d.G, n, 1, "G", "q" + p_arg)
+    if d.F is not None:
+        out += ["", "", f"# {FRICTION_HEAD}"] + body(d.F, n, 1, "F", "qd" + p_arg)[1:]
+        out[out.index("from math import cos, sin")] = "from math import copysign, cos, sin"
     return "\n".join(out) + "\n"
 
 
 def _sympy(d: Derivation) -> str:
     n = d.spec.n
-    syms = [*d.q, *d.qd] + ([s for s, _, _ in d.groups] + d.params if d.symbols else [])
+    syms = [*d.q, *d.qd] + ([s for s, _, _ in d.groups] + d.params + list(d.friction_params) if d.symbols else [])
     out = [f'"""{d.spec.name}: M, C (Christoffel), G as SymPy matrices, written by '
            f"'crossdyn derive --format sympy{'' if d.symbols else ' --numeric'}'.",
            "", "M(q) qdd + C(q, qd) qd + G(q) = tau, G on the left-hand side.",
-           '"""', "from sympy import Float, Matrix, Rational, cos, sin, symbols", ""]
+           '"""', "from sympy import Float, Matrix, Rational, cos, sign, sin, symbols", ""]
     names = [str(s) for s in syms]
     out.append(f"{', '.join(names)}, = symbols({' '.join(names)!r}, real=True)")
     if d.symbols:
@@ -396,6 +457,9 @@ def _sympy(d: Derivation) -> str:
             out.append("    [" + ", ".join(sp.sstr(X[i, j]) for j in range(n)) + "],")
         out.append("])")
     out.append("G = Matrix([" + ", ".join(sp.sstr(d.G[i]) for i in range(n)) + "])")
+    if d.F is not None:
+        out.append(f"# {FRICTION_HEAD}")
+        out.append("F = Matrix([" + ", ".join(sp.sstr(d.F[i]) for i in range(n)) + "])")
     return "\n".join(out) + "\n"
 
 
@@ -417,7 +481,8 @@ def _tidy_floats(d: Derivation, digits: int | None) -> Derivation:
     if d.symbols:
         return d
     return Derivation(d.spec, d.symbols, d.q, d.qd, d.groups, d.M.applyfunc(one), d.C.applyfunc(one),
-                      d.G.applyfunc(one), d.params, d.gravity_mode)
+                      d.G.applyfunc(one), d.params, d.gravity_mode, None if d.F is None else d.F.applyfunc(one),
+                      d.friction_params)
 
 
 def render(d: Derivation, fmt: str = "text") -> str:

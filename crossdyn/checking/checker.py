@@ -30,6 +30,9 @@ What :func:`check` does, one module per step
 5. :mod:`~crossdyn.checking.entry_diagnosis` (with :mod:`~crossdyn.checking.diagnosis` and
    :mod:`~crossdyn.checking.general_sets`): for every other wrong entry, the terms whose coefficients are off,
    the polynomial their error follows across the parameter sets, and the parameters it depends on wrongly.
+6. :mod:`~crossdyn.checking.friction`: a friction function ``F(qd, p)`` (or ``friction``) the file defines is
+   compared entry by entry with crossdyn's F_i = b_i q̇_i + f_c,i sign(q̇_i); an arm with friction checked against
+   a file without one gets a note saying friction was not checked.
 
 A file written for another number of links (it fails at the arm's n but runs, with k-sized results, at k links)
 is reported as such, naming both counts.  A file that cannot be used — import error, missing or non-callable
@@ -52,6 +55,7 @@ from crossdyn.checking.entries import entry_name, entry_summary, evaluate_and_co
 from crossdyn.checking.entry_diagnosis import diagnose_findings
 from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations, check_link_count, roles_ignoring_p
 from crossdyn.checking.explanations import attach, explanations
+from crossdyn.checking.friction import check_friction
 from crossdyn.checking.general_sets import GENERAL_MAX_STATES, GENERAL_SETS, GeneralSets, free_list
 from crossdyn.checking.options import DEFAULT_RANDOM_PARAMS, DEFAULT_STATES, CheckKeywords, CheckOptions
 from crossdyn.checking.results import (
@@ -122,16 +126,21 @@ def run_check(arm: str | ArmSpec | Any, file: Any, options: CheckOptions) -> Che
     if options.compare_arms:              # the quick check of the wrong-arm search diagnoses nothing
         findings, general = diagnose_findings(model, sink, sample, values.compared, findings, options.seed)
 
+    fr = check_friction(model, sample, sink, options.function_names, options.seed)
+    summary, findings = summary + fr.rows, findings + fr.findings
     failed = any(s.status == CheckStatus.FAILED for s in structure)
     wrong = any(f.status == EntryStatus.WRONG for f in findings) or failed
     return CheckResult(
-        arm=spec.name, arm_spec=spec.to_dict(), file=str(file), n=spec.n, functions=model.describe(),
+        arm=spec.name, arm_spec=spec.to_dict(), file=str(file), n=spec.n,
+        functions=model.describe() | ({"F": fr.signature} if fr.signature else {}),
         c_form=model.c_kind, states=options.states, random_params=len(sample.sets) - 1, seed=options.seed,
         verdict=CheckVerdict.WRONG if wrong else CheckVerdict.CORRECT, findings=findings, entries=summary,
-        structure=structure, notes=values.notes + _notes(model, sink, sample, findings, general, params_note),
+        structure=structure, notes=values.notes + _notes(model, sink, sample, findings, general, params_note)
+        + ([fr.note] if fr.note else []),
         hints=[], param_sets=[ps.to_dict() for ps in sample.sets], runtime_s=time.perf_counter() - t0,
         explanations=found, params_note=params_note, language=getattr(model, "language", "python"),
-        checks=count_checks(values.compared, structure))
+        checks=count_checks(values.compared | ({"F": fr.compared} if fr.compared else {}), structure),
+        friction=fr.to_dict())
 
 
 def count_checks(compared: dict, structure) -> dict[str, int]:

@@ -135,7 +135,7 @@ def _entry(cmp_: Compared, idx: tuple[int, ...], sample: Sample, symmetric_m: bo
     return row, EntryFinding(
         entry=name, quantity=quantity, index=idx, status=status, unit=UNITS[quantity],
         max_abs_error=max_abs, max_rel_error=rel, worst_param_set=int(k), worst_q=sample.Q[i].tolist(),
-        worst_qd=sample.QD[i].tolist() if quantity in ("Cqd", "C") else None,
+        worst_qd=sample.QD[i].tolist() if quantity in ("Cqd", "C", "F") else None,
         wrong_param_sets=wrong_sets, n_param_sets=S, mirror=mirror,
         hidden_by_own_params=0 not in wrong_sets and S > 1)
 

@@ -5,8 +5,11 @@ sub-folder, each — is checked by ``crossdyn check`` in a process of its own, s
 (``jobs``, default: the number of cores).  A submission that cannot be used, crashes the
 check or does not finish within ``timeout`` seconds (its process group is killed) is recorded
 as such and does not stop the others.  One row per submission: the verdict, pass/fail per
-entry of M, C q̇, C (when a matrix is returned) and G, the structural checks, and a one-line
-diagnosis; written as CSV and as an HTML table beside it (atomically).
+entry of M, C q̇, C (when a matrix is returned) and G, the structural checks, a one-line
+diagnosis (``diagnosis``, cut at 240 characters) and the whole of it (``diagnosis_full``: every finding, the
+user's traceback, the end of a crashed check's output); written as CSV and as an HTML table beside it
+(atomically).  A submission stopped at the timeout names the call that was running when it was stopped
+(``timed out in C(q, qd, p): …``), which the check writes as it goes (:mod:`crossdyn.equations.progress`).
 
 Verdicts: ``correct`` (exit 0), ``wrong`` (1), ``unusable`` (2: the file cannot be used —
 syntax error, missing functions, wrong shapes, an exception inside a function …), ``timeout``,
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from crossdyn import processes
+from crossdyn.equations import progress
 from crossdyn.status import Verdict
 
 DEFAULT_TIMEOUT = 120.0
@@ -98,6 +102,7 @@ class GradeRow:
     runtime_s: float = 0.0
     file: str = ""
     checks: int = 0                                 # values compared + structural checks (check.json's total)
+    diagnosis_full: str = ""                        # the whole diagnosis (``diagnosis`` is its first 240 chars)
 
     @property
     def status(self) -> Verdict:
@@ -152,13 +157,19 @@ def _one_line(text: str, limit: int = 240) -> str:
 
 
 def diagnosis_line(data: dict) -> str:
-    """The one-line diagnosis of a ``check.json``."""
+    """The one-line diagnosis of a ``check.json`` (:func:`diagnosis_text` cut to 240 characters)."""
+    return _one_line(diagnosis_text(data))
+
+
+def diagnosis_text(data: dict) -> str:
+    """The whole diagnosis of a ``check.json``: every finding (a file that cannot be used: the error, where, and the
+    user's traceback on the lines after it)."""
     verdict = data.get("verdict")
     if verdict == "unusable":
         s = data.get("error", "cannot be used")
         if data.get("where"):
             s += f" ({data['where']})"
-        return _one_line(s)
+        return s + (f"\n{data['user_traceback'].rstrip()}" if data.get("user_traceback") else "")
     if verdict == "correct":
         notes = [s["name"] for s in data.get("structure", []) if s.get("status") == "note"]
         n = len(data.get("entries", []))
@@ -178,6 +189,8 @@ def diagnosis_line(data: dict) -> str:
         if t is not None:
             what = "constant term" if t["term"] == "1" else f"{t['term']} term"
             reading = f"{what}: {t['reading']}"
+        if reading is None and f.get("quantity") == "F" and f.get("messages"):   # the friction law it follows
+            reading = f["messages"][0]
         if reading is None and f.get("terms"):
             t = f["terms"][0]
             what = "constant term" if t["term"] == "1" else f"{t['term']} term"
@@ -188,7 +201,7 @@ def diagnosis_line(data: dict) -> str:
     failed = [s["name"] for s in data.get("structure", []) if s.get("status") == "failed"]
     if failed:
         parts.append("failed: " + ", ".join(failed))
-    return _one_line("; ".join(parts) or "wrong")
+    return "; ".join(parts) or "wrong"
 
 
 def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -> GradeRow:
@@ -204,14 +217,17 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
     t0 = time.perf_counter()
     row = GradeRow(sub.name, sub.language, GradeVerdict.CRASHED, "", file=str(sub.path))
     tag = processes.new_tag()  # carried by the check and everything it starts (Octave, a student's system())
+    running = progress.create(out_dir / ".running")  # the call the check is in, if it has to be stopped
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                                env=processes.tagged(dict(os.environ, PYTHONUNBUFFERED="1"), tag))
+                                env=processes.tagged(dict(os.environ, PYTHONUNBUFFERED="1",
+                                                          **{progress.ENV: str(running)}), tag))
         try:
             rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             processes.end_group(proc)
-            row.verdict, row.diagnosis = GradeVerdict.TIMEOUT, f"did not finish within {timeout:g} s (stopped)"
+            _timed_out(row, timeout, progress.read(running))
+            running.unlink(missing_ok=True)
             row.runtime_s = time.perf_counter() - t0
             return row
         except BaseException:
@@ -221,6 +237,7 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
             processes.end_tagged(tag)  # nothing started for this submission outlives it (Octave's own session too)
         log.seek(0)
         err = log.read().decode("utf-8", "replace")
+    running.unlink(missing_ok=True)
     row.runtime_s = time.perf_counter() - t0
     data = None
     try:
@@ -229,18 +246,28 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
         pass
     if rc not in (0, 1, 2, 3) or data is None or data.get("exit_code") != rc:
         tail = [line for line in err.splitlines() if line.strip()]
-        row.diagnosis = _one_line(f"the check process ended with exit code {rc}"
-                                  + (f": {tail[-1]}" if tail else ""))
+        head = f"the check process ended with exit code {rc}"
+        row.diagnosis = _one_line(head + (f": {tail[-1]}" if tail else ""))
+        row.diagnosis_full = head + (":\n" + "\n".join(tail[-40:]) if tail else "")
         return row
     if data.get("timeout"):
-        row.verdict, row.diagnosis = GradeVerdict.TIMEOUT, _one_line(data.get("error", "timed out"))
+        row.verdict, row.diagnosis_full = GradeVerdict.TIMEOUT, data.get("error", "timed out")
+        row.diagnosis = _one_line(row.diagnosis_full)
         return row
     row.verdict = {0: GradeVerdict.CORRECT, 1: GradeVerdict.WRONG, 2: GradeVerdict.UNUSABLE}[rc]
-    row.diagnosis = diagnosis_line(data)
+    row.diagnosis_full = diagnosis_text(data)
+    row.diagnosis = _one_line(row.diagnosis_full)
     row.checks = int((data.get("checks") or {}).get("total", 0))
     row.entries = {e["entry"]: bool(e["ok"]) for e in data.get("entries", [])}
     row.structure = {s["name"]: s["status"] for s in data.get("structure", [])}
     return row
+
+
+def _timed_out(row: GradeRow, timeout: float, running: str) -> None:
+    """A row stopped at the timeout: which call was running then (the progress file), if any."""
+    row.verdict = GradeVerdict.TIMEOUT
+    where = f"timed out in {running}: " if running else ""
+    row.diagnosis = row.diagnosis_full = f"{where}did not finish within {timeout:g} s (stopped)"
 
 
 def grade(arm: str, folder: str | Path, out_dir: str | Path, options: GradeOptions | None = None, *,
@@ -271,14 +298,15 @@ def _safe(name: str) -> str:
 # ============================================================================ tables
 
 def columns(rows: list[GradeRow], n: int) -> tuple[list[str], list[str]]:
-    """(entry columns, structure columns) in a fixed order: M11…Mnn, Cqd1…, C11…, G1…; checks."""
+    """(entry columns, structure columns) in a fixed order: M11…Mnn, Cqd1…, C11…, G1…, F1…; checks."""
     sep = "," if n >= 10 else ""
     M = [f"M{i}{sep}{j}" for i in range(1, n + 1) for j in range(1, n + 1)]
     Cqd = [f"Cqd{i}" for i in range(1, n + 1)]
     C = [f"C{i}{sep}{j}" for i in range(1, n + 1) for j in range(1, n + 1)]
     G = [f"G{i}" for i in range(1, n + 1)]
+    F = [f"F{i}" for i in range(1, n + 1)]       # the file's friction F(qd), when it defines one
     present = set().union(*(r.entries for r in rows)) if rows else set()
-    entries = [c for c in M + Cqd + C + G if c in present]
+    entries = [c for c in M + Cqd + C + G + F if c in present]
     checks = [s for s in STRUCTURE if any(s in r.structure for r in rows)]
     return entries, checks
 
@@ -301,17 +329,19 @@ def to_csv(rows: list[GradeRow], n: int) -> str:
     entries, checks = columns(rows, n)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["submission", "language", "verdict", "status", "checks", *entries, *checks, "diagnosis", "runtime_s"])
+    w.writerow(["submission", "language", "verdict", "status", "checks", *entries, *checks, "diagnosis", "runtime_s",
+                "diagnosis_full"])
     for r in rows:
         w.writerow([r.submission, r.language, r.verdict, r.status.value, r.checks, *(_cell(r.entries.get(e)) for e in entries),
-                    *(_cell(r.structure.get(c)) for c in checks), r.diagnosis, f"{r.runtime_s:.2f}"])
+                    *(_cell(r.structure.get(c)) for c in checks), r.diagnosis, f"{r.runtime_s:.2f}",
+                    r.diagnosis_full or r.diagnosis])
     return buf.getvalue()
 
 
 _CSS = ("body{font-family:system-ui,sans-serif;margin:2rem;line-height:1.35}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:left;vertical-align:top;font-size:.9rem}"
         ".pass,.correct{background:#e3f4e6;color:#176f2c}.fail,.wrong{background:#fbe3e6;color:#b00020}"
-        ".unusable,.timeout,.crashed{background:#fff0d0;color:#8a5a00}.note{color:#8a5a00}")
+        ".unusable,.timeout,.crashed{background:#fff0d0;color:#8a5a00}.note{color:#8a5a00}pre.full{white-space:pre-wrap}")
 
 
 def to_html(rows: list[GradeRow], n: int, title: str, reports: str | Path = ".", html_dir: str | Path = ".") -> str:
@@ -336,7 +366,16 @@ def to_html(rows: list[GradeRow], n: int, title: str, reports: str | Path = ".",
         for c in checks:
             v = _cell(r.structure.get(c))
             cells.append(f"<td class='{e(v)}'>{e(v)}</td>")
-        cells.append(f"<td>{e(r.diagnosis)}</td><td>{r.runtime_s:.1f}</td>")
+        cells.append(f"<td>{_diagnosis_cell(r)}</td><td>{r.runtime_s:.1f}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table></body></html>")
     return "\n".join(out) + "\n"
+
+
+def _diagnosis_cell(r: GradeRow) -> str:
+    """The one-line diagnosis; the whole one under it (collapsed) when the line is not all of it."""
+    e = html.escape
+    full = r.diagnosis_full or r.diagnosis
+    if full == r.diagnosis:
+        return e(full)
+    return f"<details><summary>{e(r.diagnosis)}</summary><pre class='full'>{e(full)}</pre></details>"

@@ -23,7 +23,7 @@ RTOL = 1e-6
 """An entry is wrong when its error exceeds RTOL × the quantity's largest magnitude at that parameter set."""
 ATOL = 1e-12
 
-UNITS = {"M": "kg m^2", "Cqd": "N m", "C": "N m s", "G": "N m"}
+UNITS = {"M": "kg m^2", "Cqd": "N m", "C": "N m s", "G": "N m", "F": "N m"}
 
 
 class _Words(str, enum.Enum):
@@ -141,6 +141,7 @@ class CheckResult:
     params_note: str = ""        # set when the functions do not read p (then only the arm's own parameters)
     language: str = "python"     # "python" | "matlab" (run by GNU Octave)
     checks: dict[str, int] = field(default_factory=dict)  # values compared per quantity, structure, total
+    friction: dict[str, Any] = field(default_factory=dict)  # the file's F(qd): found? checked? (checking.friction)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", CheckVerdict(self.verdict))
@@ -178,4 +179,5 @@ class CheckResult:
             "structure": [s.to_dict() for s in self.structure], "notes": self.notes, "hints": self.hints,
             "param_sets": self.param_sets, "runtime_s": self.runtime_s, "explanations": self.explanations,
             "params_note": self.params_note, "language": self.language,
+            "friction": self.friction or {"function": None, "checked": False, "note": "", "wrong_entries": []},
         }

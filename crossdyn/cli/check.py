@@ -50,7 +50,8 @@ def add_parser(sub) -> None:
                    "(default 1000)")
     p.add_argument("--random-params", type=int, default=20, metavar="K",
                    help="random parameter sets besides the arm's own (default 20; 0 tests the arm's own only)")
-    p.add_argument("--names", metavar="M=...,C=...,G=...", help="names of your functions if not M/C/G")
+    p.add_argument("--names", metavar="M=...,C=...,G=...", help="names of your functions if not M/C/G (and F: "
+                   "your joint friction F(qd, p), compared when the file defines one)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="seconds a MATLAB evaluation may run before Octave is stopped (default 60); with --summary, "

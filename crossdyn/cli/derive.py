@@ -1,5 +1,6 @@
 """``crossdyn derive ARM``: print the correct M, C (Christoffel) and G of an arm.
 
+An arm with joint friction also gets F(qd) = d ⊙ qd + fc ⊙ sign(qd) (every format).
 ``--format text|latex|matlab|python|sympy``; ``--symbols`` (default: m1, L1, Lc1, J1, g, … with the
 textbook a1…aK groups defined) or ``--numeric`` (the arm's numbers written in; the functions then
 take no p).  The MATLAB and Python outputs are valid input to ``crossdyn check``.  ``--out FILE``
@@ -16,7 +17,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "derive", help="print the correct M, C and G of an arm (text, LaTeX, MATLAB, Python or SymPy)",
         description="Print the correct mass matrix M, the Christoffel Coriolis matrix C and the gravity vector G "
-                    "(M qdd + C qd + G = tau) of an arm, in symbols grouped in the textbook a1...aK form with the "
+                    "(M qdd + C qd + G = tau) of an arm, and for an arm with joint friction F(qd) = d .* qd + fc .* sign(qd) "
+                    "(M qdd + C qd + G + F = tau), in symbols grouped in the textbook a1...aK form with the "
                     "groups defined, or with the arm's numbers.  The MATLAB and Python outputs pass "
                     "'crossdyn check'.  The output is the product: it goes to standard output, or to --out FILE; "
                     "derive judges nothing (no verdict, exit 0 or 2).")

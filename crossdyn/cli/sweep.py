@@ -62,6 +62,7 @@ def _report(args) -> int:
     rep = write_report(args.dir)
     publish(args, write_document(rep, args.dir))
     _print_report(rep)
+    print("\n".join(rep.recovery))
     return Exit.of(rep.verdict)
 
 
@@ -108,6 +109,10 @@ def _run(args) -> int:
     where = f"on {run.workers} worker(s)" if run.workers else "(nothing to run)"
     print(f"sweep {sweep.name}: {sweep.comparisons} comparisons in {n} chunks: {run.written} run now, "
           f"{run.skipped} already written; {run.wall_s:.1f} s {where}")
+    if run.workers:
+        from crossdyn.sweeps.recovery import lines
+
+        print("\n".join(lines([run.recovery.to_dict()])))
     if run.interrupted:
         print(f"crossdyn: interrupted: {run.skipped + run.written} of {n} chunks are in {out}/results; run "
               "the same command again to finish", file=sys.stderr)

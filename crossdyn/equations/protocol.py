@@ -25,6 +25,9 @@ from crossdyn.io import InputError
 
 ROLE_NAMES = {"M": ("M", "mass_matrix"), "C": ("C", "coriolis", "bias"), "G": ("G", "gravity")}
 """role → the function names looked for, in order."""
+FRICTION_NAMES = ("F", "friction")
+"""The names looked for, in order, for the optional joint friction F(qd, p) (``--names F=NAME`` maps another;
+checked by :mod:`crossdyn.checking.friction`, not one of the roles every caller evaluates)."""
 ROLE_ARGS = {"M": "(q, p)", "C": "(q, qd, p)", "G": "(q, p)"}
 ROLE_ARGS_NO_P = {"M": "(q)", "C": "(q, qd)", "G": "(q)"}
 
@@ -91,10 +94,10 @@ def parse_names(text: str | None) -> dict[str, str]:
         if not item:
             continue
         if "=" not in item:
-            raise ValueError(f"--names: expected ROLE=NAME (ROLE one of M, C, G), got {item!r}")
+            raise ValueError(f"--names: expected ROLE=NAME (ROLE one of M, C, G, F), got {item!r}")
         role, name = (s.strip() for s in item.split("=", 1))
-        if role.upper() not in ROLE_NAMES:
-            raise ValueError(f"--names: unknown role {role!r}; roles are M, C and G")
+        if role.upper() not in (*ROLE_NAMES, "F"):
+            raise ValueError(f"--names: unknown role {role!r}; roles are M, C, G and F (friction)")
         if not name.isidentifier():
             raise ValueError(f"--names: {name!r} is not a Python name")
         out[role.upper()] = name

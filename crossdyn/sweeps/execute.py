@@ -15,6 +15,8 @@
   comparison that Dask gives up on only because it sat on workers another one killed gets one more run of its
   own before it is recorded failed.
 * **Ctrl-C**: the finished chunks are on disk; running ones are cancelled; ``interrupted`` is set.
+* **Record**: the workers lost during the run and the chunks run again, and why (:mod:`crossdyn.sweeps.recovery`),
+  are in :attr:`SweepRun.recovery` and appended to ``runs`` in ``DIR/sweep.json``.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from crossdyn.errors import UsageError
 from crossdyn.sweeps.plan import Chunk, plan_chunks, run_chunk
+from crossdyn.sweeps.recovery import Recovery, append_run, earlier_runs, read_lost_workers, scheduler_time
 
 SWEEP_SCHEMA = "crossdyn.sweep/1"
 ALLOWED_FAILURES = 1
@@ -60,6 +63,7 @@ class SweepRun:
     wall_s: float = 0.0
     workers: int = 0
     notes: list[str] = field(default_factory=list)
+    recovery: Recovery = field(default_factory=Recovery)
 
     @property
     def complete(self) -> bool:
@@ -176,7 +180,8 @@ def _prepare(sweep, out: Path) -> tuple[list[Chunk], set[str]]:
     for stale in results_dir(out).glob(".chunk-*.tmp"):  # a write cut short by a killed client: never counted
         if time.time() - stale.stat().st_mtime > 600:  # (a younger one may be another client's write)
             stale.unlink(missing_ok=True)
-    write_json_atomic(out / "sweep.json", manifest(sweep, chunks))
+    runs = earlier_runs(out)
+    write_json_atomic(out / "sweep.json", {**manifest(sweep, chunks), **({"runs": runs} if runs else {})})
     return chunks, {p.name for p in results_dir(out).glob("chunk-*.parquet")}
 
 
@@ -193,11 +198,13 @@ class _Scheduler:
         self.parts: dict = {}  # parent key -> {"rows": {index: rows}, "n": int}
         self.ac = as_completed()
         self.second_chance: set = set()  # (parent key, index) of singles resubmitted once after a KilledWorker
+        self.tasks: dict[str, str] = {}  # Dask key of every task submitted -> its chunk's file name
 
     def submit(self, chunk: Chunk, parent: Chunk | None = None, index: int | None = None) -> None:
         fut = self.client.submit(run_chunk, chunk, pure=False,
                                  key=f"crossdyn-sweep-{chunk.key}-{time.monotonic_ns()}")
         self.futures[fut] = (parent or chunk, chunk, index)
+        self.tasks[fut.key] = (parent or chunk).file_name
         self.ac.add(fut)
 
     def fill(self) -> None:
@@ -250,6 +257,7 @@ class _Scheduler:
         if index is None and chunk.comparisons > 1:
             singles = [(g, e) for g in chunk.groups for e in chunk.engines]
             self.parts[chunk.key] = {"rows": {}, "n": len(singles)}
+            self.run.recovery.add(chunk.file_name, f"{_reason(err)}: split into {len(singles)} single comparisons")
             for i, (g, e) in enumerate(singles):
                 self.submit(chunk.single(g, e), parent=chunk, index=i)
             return True
@@ -258,6 +266,8 @@ class _Scheduler:
             # (Dask marks every task processing there as suspicious): one more run on its own, as a new task,
             # tells a bystander (it finishes) from the crasher (it kills its worker twice again)
             self.second_chance.add((parent.key, index))
+            self.run.recovery.add(parent.file_name, f"comparison {index + 1} of the split chunk was killed with its "
+                                                    "worker: run once more on its own")
             self.submit(chunk, parent=parent, index=index)
             return True
         return False
@@ -312,6 +322,8 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
     if own:
         client, cluster = _start_client(scheduler, workers, run.notes)
     run.workers = len(client.scheduler_info().get("workers", {}))
+    since = scheduler_time(client)
+    run.recovery.offset = since - time.time()
     threads = sum(client.nthreads().values()) or 1
     driver = _Scheduler(client, out, run, bar, todo, in_flight or 2 * threads + 2)
     try:
@@ -322,12 +334,24 @@ def run_sweep(sweep, out, scheduler: str | None = None, workers: int | None = No
     finally:
         bar.close()
         driver.cancel()
+        _read_recovery(client, since, driver.tasks, run)
         if own:
             _close_quietly(client)
         if cluster is not None:
             _close_quietly(cluster)
     run.wall_s = time.perf_counter() - t0
+    append_run(out, {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - run.wall_s)),
+                     "wall_s": round(run.wall_s, 3), "workers": run.workers, "chunks_written": run.written,
+                     "interrupted": run.interrupted, **run.recovery.to_dict()})
     return run
+
+
+def _read_recovery(client, since: float, tasks: dict[str, str], run: SweepRun) -> None:
+    """The workers lost and chunks Dask re-ran, from the scheduler's event log (a note if it cannot be read)."""
+    try:
+        read_lost_workers(client, since, tasks, run.recovery)
+    except Exception as e:  # noqa: BLE001 — a scheduler gone after Ctrl-C: the rows on disk still count
+        run.notes.append(f"could not read the scheduler's event log for lost workers: {type(e).__name__}: {e}")
 
 
 def _killed(err: BaseException) -> bool:

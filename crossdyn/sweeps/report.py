@@ -6,7 +6,8 @@
   Pareto front (points no other point beats on both) marked;
 * the trajectory error against each arm parameter (reach, total mass, centre-of-mass and inertia
   fractions, damping, links);
-* every comparison that did not pass, FAIL and INCONCLUSIVE apart, with its status and reasons.
+* every comparison that did not pass, FAIL and INCONCLUSIVE apart, with its status and reasons;
+* the workers lost and the chunks run again in every run of the sweep (``runs`` of ``sweep.json``).
 
 Verdicts are counted apart: a row is PASS, FAIL or INCONCLUSIVE (``crossdyn.sweep-row/2``; rows of the
 former schema's ``pass``/``fail`` read as PASS/FAIL), and the pass rate is PASS / all rows (an inconclusive
@@ -27,6 +28,7 @@ from typing import Any
 
 from crossdyn.status import Verdict
 from crossdyn.sweeps.execute import SweepUsageError, results_dir
+from crossdyn.sweeps.recovery import lines
 
 PERCENTILES = (0.5, 0.9, 0.99)
 ARM_PARAMETERS = (
@@ -52,6 +54,8 @@ class SweepReport:
     files: list[Path] = field(default_factory=list)
     counts: dict = field(default_factory=dict)
     """Rows per verdict (``PASS``, ``FAIL``, ``INCONCLUSIVE``) and ``checks``, the checks made in all."""
+    recovery: list[str] = field(default_factory=list)
+    """Workers lost and chunks re-run over every run of the sweep (:func:`crossdyn.sweeps.recovery.lines`)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -247,6 +251,8 @@ def write_report(out, quiet: bool = True) -> SweepReport:
     tally = counts(con)
     md = [f"# Sweep {meta.get('name', out.name)}", ""]
     md += _summary_lines(n_rows, expected, missing, tally, int(by_engine["not_ok"].sum()))
+    recovery = lines(meta.get("runs", []))
+    md += ["", *recovery, ""]
     if meta:
         md.append(f"Arms: {len(meta.get('arms', []))}; engines: {', '.join(meta.get('engines', []))}; dt: "
                   f"{', '.join(f'{d:g}' for d in meta.get('dt', []))} s; profiles: "
@@ -285,7 +291,7 @@ def write_report(out, quiet: bool = True) -> SweepReport:
     text = "\n".join(md)
     written = [write_text_atomic(out / "sweep.md", text), write_text_atomic(out / "sweep.html", _html(text, out))]
     con.close()
-    return SweepReport(n_rows, expected, missing, by_engine, pareto, failures, written + plots, tally)
+    return SweepReport(n_rows, expected, missing, by_engine, pareto, failures, written + plots, tally, recovery)
 
 
 def _summary_lines(n_rows: int, expected, missing: int, tally: dict, not_ok: int) -> list[str]:

@@ -256,6 +256,7 @@ function crossdyn_one__(q, qd, P, names, nargs, ckind)
   try
     for role = 1:3
       if isempty(names{role}), printf('@@V@@ %d\n', role); continue; end
+      crossdyn_progress__(names{role}, role, nargs(role));
       out = crossdyn_call__(str2func(names{role}), nargs(role), q(:), qd(:), p, role);
       [k, msg] = crossdyn_shape__(out, role, n);
       if k < 0, error('crossdyn:shape', '%s', msg); end
@@ -268,6 +269,7 @@ function crossdyn_one__(q, qd, P, names, nargs, ckind)
     crossdyn_report__(err, role, 1, 1);
     return;
   end
+  crossdyn_progress__('', 0, 0);
   printf('@@OK@@ %d one %.6g\n', ckind, toc(t0));
 end
 
@@ -305,6 +307,53 @@ function crossdyn_engine_step__(q, qd, tau, dt)
   printf('@@OK@@ %s\n', sprintf('%.17g ', [q; qd]));
 end
 
+function crossdyn_progress__(name, role, nargs)
+  % the call about to run (or '' when none) into the progress file a grader reads when it stops a check
+  % (crossdyn.equations.progress: 128 bytes, NUL-padded, written in place)
+  global crossdyn_progress_file__
+  if isempty(crossdyn_progress_file__), return; end
+  text = name;
+  if ~isempty(name) && role > 0
+    args = {'(q)', '(q, p)'; '(q, qd)', '(q, qd, p)'; '(q)', '(q, p)'};
+    text = [name args{role, 1 + (nargs == 2 + (role == 2))}];
+  end
+  fid = fopen(crossdyn_progress_file__, 'r+');
+  if fid < 0, return; end
+  b = zeros(1, 128, 'uint8'); t = uint8(text); k = min(128, numel(t)); b(1:k) = t(1:k);
+  fwrite(fid, b, 'uint8'); fclose(fid);
+end
+
+function crossdyn_each__(inpath, outpath, name, k)
+  % the n-vector name(qd) (k = 1), name(qd, p) (k = 2) or name(q, qd, p) (k = 3) at every state x parameter set,
+  % one call each (the user's friction F, crossdyn.checking.friction)
+  fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1); N = hd(2); S = hd(3); np = 7*n + 3;
+  Q = reshape(fread(fid, n*N, 'double'), n, N);
+  QD = reshape(fread(fid, n*N, 'double'), n, N);
+  P = reshape(fread(fid, np*S, 'double'), np, S);
+  fclose(fid);
+  f = str2func(name); O = zeros(n, N, S); s = 0; i = 0;
+  sig = {'(qd)', '(qd, p)', '(q, qd, p)'};
+  crossdyn_progress__([name sig{k}], 0, 0);
+  try
+    for s = 1:S
+      p = crossdyn_params__(P(:, s), n);
+      for i = 1:N
+        if k == 1, out = f(QD(:, i)); elseif k == 2, out = f(QD(:, i), p); else, out = f(Q(:, i), QD(:, i), p); end
+        if ~(isnumeric(out) || islogical(out)) || ~isreal(out) || numel(out) ~= n
+          error('crossdyn:shape', 'returned %s of size %s; expected %d numbers', class(out), mat2str(size(out)), n);
+        end
+        O(:, i, s) = double(out(:));
+      end
+    end
+  catch err
+    printf('@@EACHERR@@ %d %d %s\n', s, i, regexprep(err.message, '\s+', ' '));
+    return;
+  end
+  crossdyn_progress__('', 0, 0);
+  fid = fopen(outpath, 'w'); fwrite(fid, O(:), 'double'); fclose(fid);
+  printf('@@OK@@\n');
+end
+
 function crossdyn_batch__(inpath, outpath, names, nargs, ckind, zdir, vectorise)
   fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1); N = hd(2); S = hd(3); np = 7*n + 3;
   Q = reshape(fread(fid, n*N, 'double'), n, N);
@@ -317,6 +366,7 @@ function crossdyn_batch__(inpath, outpath, names, nargs, ckind, zdir, vectorise)
     if isempty(names{role}), how = [how '-']; continue; end
     f = str2func(names{role});
     takes_p = nargs(role) == (2 + (role == 2));
+    crossdyn_progress__(names{role}, role, nargs(role));
     ok = false;
     if vectorise
       [O, ckind, ok] = crossdyn_vec__(f, role, takes_p, Q, QD, P, n, ckind, zdir);
@@ -331,6 +381,7 @@ function crossdyn_batch__(inpath, outpath, names, nargs, ckind, zdir, vectorise)
     if role == 2 && rows(O) < n*n, O(n*n, 1, 1) = 0; end
     outs{role} = O;
   end
+  crossdyn_progress__('', 0, 0);
   fid = fopen(outpath, 'w');
   fwrite(fid, [ckind; outs{1}(:); outs{2}(:); outs{3}(:)], 'double');
   fclose(fid);
