@@ -30,9 +30,9 @@ def _layout_faults(figs: dict) -> list[str]:
     return faults
 
 
-def _compare_figures(monkeypatch, engines, **kw) -> dict:
-    """The figures of a real comparison of planar3r, by file name, as the report code saved them."""
-    cmp = compare("planar3r", duration=0.3, engines=engines, n_states=20, jobs=1, **kw)
+def _compare_figures(monkeypatch, engines, arm="planar3r", duration=0.3, **kw) -> dict:
+    """The figures of a real comparison (planar3r unless ``arm``), by file name, as the report code saved them."""
+    cmp = compare(arm, duration=duration, engines=engines, n_states=20, jobs=1, **kw)
     with captured_figures(monkeypatch) as seen:
         names = list(make_plots(cmp, animation=False))
     assert len(names) == len(seen)
@@ -82,6 +82,18 @@ def test_speed_accuracy_labels_of_drake_do_not_overlap(monkeypatch):
     assert named == sorted(["4", "2", "1", "0.5"]), drake
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("arm, duration, figures", [
+    ("planar2r-limits", 1.2, {"limit_angles.png", "limit_torque.png"}),
+    ("planar3r-friction", 0.5, {"stick_slip.png"}),
+    ("planar2r-floor", 0.8, {"contact.png", "tip_path.png"})])
+def test_phenomenon_figures_are_laid_out(monkeypatch, arm, duration, figures):
+    """The figures of joint limits, Coulomb friction and contact, on the presets that have them."""
+    figs = _compare_figures(monkeypatch, ["mujoco", "pybullet"], arm=arm, duration=duration)
+    assert figures <= set(figs)
+    assert _layout_faults(figs) == []
+
+
 def test_a_study_that_was_not_run_gets_no_figure(monkeypatch):
     """No dt study: no convergence figure (not an empty frame), and no figure with an empty axes."""
     figs = _compare_figures(monkeypatch, ["mujoco"], convergence_dts=())
@@ -101,3 +113,27 @@ def test_identification_figures_are_laid_out_and_its_12_parameters_have_12_colou
     closest = min(np.linalg.norm(np.subtract(a, b)) for a, b in itertools.combinations(colours, 2))
     assert closest > 0.25, closest
     assert [to_rgb(c) for c in PALETTE] == [to_rgb(c) for c in id_report.SERIES_COLOURS]
+
+
+@pytest.mark.skipif("drake" not in available_engines(), reason="pydrake is not installed")
+def test_sweep_speed_accuracy_labels_do_not_overlap(monkeypatch, tmp_path):
+    """A sweep's speed–accuracy plot: every engine's point per dt labelled, no label over another text, with
+    Drake's (nearly) coinciding points (real engines, the chunks run in this process)."""
+    pytest.importorskip("duckdb")
+    from crossdyn.sweeps.plan import plan_chunks, run_chunk
+    from crossdyn.sweeps.report import write_report
+    from crossdyn.sweeps.rows import to_parquet_bytes
+    from crossdyn.sweeps.sweepfile import load_sweep
+
+    (tmp_path / "s.toml").write_text('arms = ["planar2r"]\nengines = ["drake", "mujoco", "pinocchio"]\n'
+                                     "dt = [0.004, 0.002, 0.001]\nduration = 0.1\nstates = 5\n")
+    rows = [r for c in plan_chunks(load_sweep(tmp_path / "s.toml")) for r in run_chunk(c)]
+    (tmp_path / "out" / "results").mkdir(parents=True)
+    (tmp_path / "out" / "results" / "chunk-0.parquet").write_bytes(to_parquet_bytes(rows))
+    with captured_figures(monkeypatch) as seen:
+        write_report(tmp_path / "out")
+    pareto = seen[0]
+    assert pareto.axes[0].get_xlabel().startswith("compute time")
+    assert _layout_faults({"sweep_pareto.png": pareto}) == []
+    named = [x for t in pareto.axes[0].texts for x in t.get_text().split(", ")]
+    assert sorted(named) == sorted(["0.004", "0.002", "0.001"] * 3)
