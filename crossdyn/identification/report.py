@@ -149,7 +149,9 @@ def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
     for name, data in imgs.items():
         body.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
                     f"<figcaption>{name}</figcaption></figure>")
-    page = ("<!doctype html><html><head><meta charset='utf-8'><title>crossdyn identify</title></head><body>"
+    page = ("<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width, "
+            "initial-scale=1'><title>crossdyn identify</title><style>pre{overflow-x:auto}img{max-width:100%;"
+            "height:auto}</style></head><body>"
             + "\n".join(body) + "</body></html>\n")
     paths["html"] = write_text_atomic(out / "identify.html", page)
     return paths

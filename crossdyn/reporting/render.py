@@ -21,7 +21,7 @@ CSS = ("body{font-family:sans-serif;max-width:1100px;margin:1.5em auto;padding:0
        ".scroll{overflow-x:auto;max-width:100%;margin:.5em 0 1.2em}"
        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;"
        "vertical-align:top}th{background:#f3f3f3}img{max-width:100%;height:auto}figure{margin:1em 0}"
-       ".PASS{color:#080;font-weight:bold}.FAIL{color:#b00;font-weight:bold}"
+       "td.PASS,td.FAIL,td.INCONCLUSIVE{white-space:nowrap}.PASS{color:#080;font-weight:bold}.FAIL{color:#b00;font-weight:bold}"
        ".INCONCLUSIVE{color:#a60;font-weight:bold}nav.toc{background:#f7f7f7;padding:.4em 1em;margin:1em 0}"
        "nav.toc ol{display:flex;flex-wrap:wrap;gap:.1em 1.4em;list-style:none;margin:.3em 0;padding:0}details{border-top:1px solid #ddd;padding:.2em 0}"
        "summary{cursor:pointer}summary h2{display:inline;font-size:1.2em}")
@@ -86,11 +86,15 @@ def inline(text: str) -> str:
 
 
 def cell(value) -> str:
-    """A table cell, coloured when it starts with a verdict word (:data:`VERDICT_WORDS`)."""
+    """A table cell, coloured when it starts with a verdict word (:data:`VERDICT_WORDS`); a summary cell
+    ``PASS (3001 checks), 2.45e-10 rad`` on two lines that do not wrap (the verdict, then the figure)."""
     text = str(value)
     word = re.match(r"[A-Z]+", text)
-    cls = f' class="{word.group(0)}"' if word and word.group(0) in VERDICT_WORDS else ""
-    return f"<td{cls}>{html.escape(text)}</td>"
+    if not (word and word.group(0) in VERDICT_WORDS):
+        return f"<td>{html.escape(text)}</td>"
+    verdict, _, figure = text.partition(" checks), ")
+    inner = (f"{html.escape(verdict)} checks)<br>{html.escape(figure)}" if figure else html.escape(text))
+    return f'<td class="{word.group(0)}">{inner}</td>'
 
 
 def block_html(blk, images: dict[str, bytes]) -> str:
