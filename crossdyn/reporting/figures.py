@@ -6,6 +6,7 @@ Plot modules call :func:`png` through this module (``figures.png(fig)``), so tha
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,7 +179,7 @@ def drawn_text_boxes(fig, renderer) -> list:
     return boxes
 
 
-def _clusters(ax, points: list[tuple[float, float]]) -> list[list[int]]:
+def _clusters(ax, points: Sequence) -> list[list[int]]:
     """Indices of ``points`` grouped where consecutive ones (in screen order) lie within :data:`CLUSTER_PX`."""
     xy = ax.transData.transform(np.asarray(points, dtype=float))
     groups: list[list[int]] = []
@@ -191,7 +192,8 @@ def _clusters(ax, points: list[tuple[float, float]]) -> list[list[int]]:
     return groups
 
 
-def place_labels(ax, series: list[tuple[list, list, str, str]], unit: str = "", fontsize: float = 7) -> None:
+def place_labels(ax, series: Sequence[tuple[Sequence, Sequence[str], Any, str]], unit: str = "",
+                 fontsize: float = 7) -> None:
     """Label the points of each series ``(points (x, y), labels, colour, name)`` on ``ax`` without overlapping
     any text already in the figure or each other: points of one series within :data:`CLUSTER_PX` share one
     label (their labels joined, then ``unit``); each label takes the first of :data:`OFFSETS` where its box
