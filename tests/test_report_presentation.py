@@ -2,6 +2,7 @@
 on every column, a report that opens with the arm and explains each metric's tolerance, closed-loop runs with
 their gains, targets and tracking error, and plots where coinciding engines stay visible."""
 import io
+import re
 
 import numpy as np
 import pytest
@@ -9,7 +10,9 @@ from PIL import Image
 
 from crossdyn.cli.compare import format_table
 from crossdyn.comparison.compare import compare
-from crossdyn.reporting import coincidences, engine_result, make_plots, render_markdown, report_blocks
+from crossdyn.reporting import (coincidences, engine_result, make_plots, render_html, render_markdown,
+                                report_blocks)
+from crossdyn.reporting.blocks import FOLDED
 from crossdyn.inputs.profile_options import parse_profile
 from crossdyn.models import get_preset
 
@@ -60,8 +63,10 @@ def test_report_opens_with_the_arm_and_explains_each_metric(closed_loop):
     cmp, images = closed_loop
     blocks = report_blocks(cmp.summary, list(images))
     headings = [b[2] for b in blocks if b[0] == "h"]
-    assert headings[1] == "The arm: planar2r"
-    table = next(b for b in blocks if b[0] == "table")  # the first table is the arm's parameters
+    # the answer first (verdict, summary table), then the plots, then the details: the arm first among them
+    assert headings[1:4] == ["Summary", "Plots", "The arm: planar2r"]
+    arm = blocks.index(("h", 2, "The arm: planar2r", FOLDED))
+    table = next(b for b in blocks[arm:] if b[0] == "table")  # the arm section's first table: its parameters
     assert table[1][:5] == ["link", "L [m]", "m [kg]", "Lc [m]", "J [kg m²]"]
     assert [float(x) for x in table[2][1][1:5]] == pytest.approx(
         [SPEC.links[1].length, SPEC.links[1].mass, SPEC.links[1].com, SPEC.links[1].inertia], rel=1e-3)
@@ -160,3 +165,70 @@ def test_plots_explain_what_they_draw(closed_loop, monkeypatch):
     speed = figs["convergence.png"].axes[1]
     labels = {t.get_text() for t in speed.texts}
     assert {"2 ms", "1 ms"} <= labels
+
+
+# ------------------------------------------------------------------------------------------ issue 25: the report's layout
+def test_report_opens_with_the_verdict_and_a_summary_table_then_plots_then_collapsed_details(closed_loop):
+    """The verdict and what it rests on; a summary table (engine × judged group: verdict, checks, figure); the
+    plots; below them the arm, control, tolerances' derivations, settings and versions, collapsed; a table of
+    contents linking every section by its id."""
+    cmp, images = closed_loop
+    s = cmp.summary
+    blocks = report_blocks(s, list(images))
+    assert blocks[0] == ("h", 1, "crossdyn comparison: planar2r — PASS")
+    assert blocks[1][1].startswith("**Verdict: PASS.** The verdict rests on " + str(s["checks"]["total"]) + " checks")
+    summary = blocks[blocks.index(("h", 2, "Summary")) + 2]
+    assert summary[1] == ["engine", "run", "trajectory", "inverse dynamics", "forward dynamics", "mass matrix",
+                          "energy"]
+    for row in summary[2]:
+        e = s["engines"][row[0]]
+        assert row[1] == e["status"]
+        for cell, group in zip(row[2:], ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix",
+                                         "energy"), strict=True):
+            verdict, checks = cell.split(" checks)")[0].split(" (")
+            assert verdict == e[group]["verdict"] and int(checks) == e[group]["checks"]
+        assert float(row[2].split(", ")[1].split()[0]) == pytest.approx(e["trajectory"]["max_abs_error_rad"],
+                                                                          rel=5e-3)
+    level2 = [b for b in blocks if b[0] == "h" and b[1] == 2]
+    open_sections = [b[2] for b in level2 if len(b) == 3]
+    assert open_sections == ["Summary", "Plots"]  # no notes on this run
+    folded = [b[2] for b in level2 if len(b) == 4]
+    assert folded[0] == "The arm: planar2r" and folded[-2:] == ["Engine configuration audit",
+                                                                 "Run settings and versions"]
+    assert {"Control (computed-torque, closed loop)", "Trajectory (driven run)", "Energy"} <= set(folded)
+    plots = [b[1] for b in blocks if b[0] == "img"]
+    assert plots == list(images)  # every figure, in the plots section, in the order drawn
+
+    page = render_html(blocks, images)
+    ids = re.findall(r'<(?:section|details) id="([^"]+)"', page)
+    links = re.findall(r'<li><a href="#([^"]+)">', page)
+    assert ids == links and len(ids) == len(level2)  # the table of contents links every section
+    assert ids[:3] == ["summary", "plots", "the-arm-planar2r"]
+    assert page.count("<details id=") == len(folded) and "<details id=\"energy\" open>" not in page
+    assert page.index('id="summary"') < page.index('id="plots"') < page.index("<details")
+    md = render_markdown(blocks)
+    assert "Contents: [Summary](#summary) · [Plots](#plots) · [The arm: planar2r](#the-arm-planar2r)" in md
+
+
+def test_markdown_emphasis_is_html_emphasis_not_asterisks(closed_loop):
+    """The two sentences of the trajectory section that showed literal ``*…*``; an asterisk inside a formula
+    (``b*qd``) stays one."""
+    from crossdyn.reporting.render import inline
+
+    cmp, images = closed_loop
+    page = render_html(report_blocks(cmp.summary, list(images)), {})
+    assert "its <em>self-consistency</em> estimate" in page and "<em>Same integrator</em>: the engine" in page
+    text = re.sub(r"<[^>]+>", "", page.split("<style>")[0] + page.split("</style>")[1].split("<script>")[0])
+    assert not re.search(r"(?<![\w*])\*\w", text), re.findall(r".{30}\*\w.{30}", text)
+    assert inline("F = b*qd + fc*sign(qd), **bold** and *it*") == (
+        "F = b*qd + fc*sign(qd), <strong>bold</strong> and <em>it</em>")
+
+
+def test_a_failing_collapsed_section_is_shown_open():
+    """A reader must not have to hunt for the reason of a FAIL: a collapsed section that holds one opens."""
+    blocks = [("h", 1, "t"), ("h", 2, "Summary"), ("p", "x"), ("h", 2, "Energy", FOLDED),
+              ("table", ["engine", "result"], [["mujoco", "FAIL (3 checks)"]]), ("h", 2, "Audit", FOLDED),
+              ("table", ["engine", "result"], [["mujoco", "PASS (3 checks)"]])]
+    page = render_html(blocks, {})
+    assert '<details id="energy" open>' in page and '<details id="audit">' in page
+    assert '<td class="FAIL">FAIL (3 checks)</td>' in page and '<td class="PASS">PASS (3 checks)</td>' in page

@@ -44,51 +44,73 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def plots(res) -> dict[str, bytes]:
-    import matplotlib
+SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                  "#bcbd22", "#17becf", "#000000", "#000080")
+"""Twelve distinct colours for the RLS plot's parameters (matplotlib's ten, black, navy); from the
+13th on the colours repeat with a dashed line."""
 
-    matplotlib.use("Agg")
+
+def fit_figure(res):
+    """``fit.png``: per joint the measured torque and the fit against the sample index, and the residual (the
+    energy model: per hold interval)."""
     import matplotlib.pyplot as plt
 
-    out = {}
     rows = res.rows
     pred = rows.W @ res.est.beta
     if rows.model == "energy":
         fig, ax = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
         ax[0].plot(rows.y, lw=0.8, label="measured τ·Δq")
         ax[0].plot(pred, lw=0.8, ls="--", label="fit")
-        ax[0].set_ylabel("J per step")
+        ax[0].set_ylabel("τ·Δq per step [J]")
         ax[0].legend()
         ax[1].plot(rows.y - pred, lw=0.8)
         ax[1].set_ylabel("residual [J]")
         ax[1].set_xlabel("hold interval")
     else:
         n = res.spec.n
-        fig, ax = plt.subplots(n, 2, figsize=(10, 2.2 * n), squeeze=False)
+        fig, ax = plt.subplots(n, 2, figsize=(10, 2.2 * n + 0.4), squeeze=False, sharex=True)
         for j in range(n):
             sel = rows.joint == j
             ax[j, 0].plot(rows.y[sel], lw=0.8, label="measured")
             ax[j, 0].plot(pred[sel], lw=0.8, ls="--", label="fit")
             ax[j, 0].set_ylabel(f"τ{j + 1} [N m]")
             ax[j, 1].plot(rows.y[sel] - pred[sel], lw=0.8)
-            ax[j, 1].set_ylabel(f"residual {j + 1}")
-        ax[0, 0].legend()
+            ax[j, 1].set_ylabel(f"residual τ{j + 1} [N m]")
+        for a in ax[-1]:
+            a.set_xlabel("sample (regression row of the joint)")
+        ax[0, 0].legend(fontsize=8)
     fig.suptitle("torque fit and residual (identification data)")
     fig.tight_layout()
-    out["fit.png"] = _png(fig)
-    fig, ax = plt.subplots(figsize=(8, 4))
+    return fig
+
+
+def rls_figure(res):
+    """``rls.png``: each base parameter's recursive-least-squares estimate over the batch estimate against the
+    rows processed, one colour per parameter (:data:`SERIES_COLOURS`), the legend beside the axes."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4))
     tr = res.rls_trace
     ref = np.where(np.abs(res.est.beta) > 0, np.abs(res.est.beta), 1.0)
+    k_colours = len(SERIES_COLOURS)
     for k in range(res.base.r):
-        ax.plot(np.arange(len(tr)) * res.info["rls_every_rows"], tr[:, k] / ref[k], lw=0.8, label=res.base.symbols[k])
+        ax.plot(np.arange(len(tr)) * res.info["rls_every_rows"], tr[:, k] / ref[k], lw=0.9,
+                color=SERIES_COLOURS[k % k_colours], ls="-" if k < k_colours else "--", label=res.base.symbols[k])
     ax.set_ylim(-1, 3)
     ax.set_xlabel("rows processed")
     ax.set_ylabel("RLS estimate / batch estimate")
     ax.set_title(f"recursive least squares, forgetting factor {res.rls_forgetting:g}")
-    ax.legend(fontsize=7, ncol=4)
+    ax.legend(fontsize=7, ncol=1 + res.base.r // 13, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
-    out["rls.png"] = _png(fig)
-    return out
+    return fig
+
+
+def plots(res) -> dict[str, bytes]:
+    """``fit.png`` (:func:`fit_figure`) and ``rls.png`` (:func:`rls_figure`) as PNG bytes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return {"fit.png": _png(fit_figure(res)), "rls.png": _png(rls_figure(res))}
 
 
 def markdown(res, diagnosis=None) -> str:
@@ -127,7 +149,9 @@ def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
     for name, data in imgs.items():
         body.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
                     f"<figcaption>{name}</figcaption></figure>")
-    page = ("<!doctype html><html><head><meta charset='utf-8'><title>crossdyn identify</title></head><body>"
+    page = ("<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width, "
+            "initial-scale=1'><title>crossdyn identify</title><style>pre{overflow-x:auto}img{max-width:100%;"
+            "height:auto}</style></head><body>"
             + "\n".join(body) + "</body></html>\n")
     paths["html"] = write_text_atomic(out / "identify.html", page)
     return paths

@@ -6,6 +6,7 @@ Plot modules call :func:`png` through this module (``figures.png(fig)``), so tha
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,11 @@ def png(fig) -> bytes:
     plt.close(fig)
     return buf.getvalue()
 
+
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf", "#000000", "#000080")
+"""Twelve distinct colours for series (engines, runs): matplotlib's ten, then black and navy (the same
+twelve as the identification report's :data:`crossdyn.identification.report.SERIES_COLOURS`)."""
 
 STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 1)), "x"),
           ((0, (3, 1, 1, 1, 1, 1)), "P"), ((0, (8, 2)), "*")]
@@ -67,7 +73,7 @@ def legend_outside(ax, **kw):
 
 @dataclass(frozen=True)
 class EngineLooks:
-    """How each compared engine is drawn: colour ``C0, C1, …`` and line style/marker (:data:`STYLES`) in the
+    """How each compared engine is drawn: colour (:data:`PALETTE`) and line style/marker (:data:`STYLES`) in the
     order compared, and the engines whose driven (``same``) or free (``same_free``) trajectories coincide."""
 
     colors: dict[str, str]
@@ -79,7 +85,7 @@ class EngineLooks:
     @classmethod
     def of(cls, cmp) -> EngineLooks:
         names = list(cmp.runs)
-        return cls(colors={name: f"C{i}" for i, name in enumerate(names)},
+        return cls(colors={name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)},
                    styles={name: STYLES[i % len(STYLES)] for i, name in enumerate(names)},
                    order={name: i for i, name in enumerate(names)},
                    same=coincidences(driven_runs(cmp)), same_free=coincidences(cmp.runs, "free"))
@@ -135,3 +141,85 @@ def draw_obstacles(ax, spec, lim: float) -> None:
                 label="obstacle (inside shaded)" if i == 1 else None)
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
+
+
+CLUSTER_PX = 12.0
+"""Points of one series closer than this on screen (pixels) share one label (e.g. an error-controlled engine's
+dt study, whose points coincide): ``1, 2, 4 ms`` instead of three labels printed over each other."""
+
+OFFSETS = [(4, 3), (4, -11), (-4, 3), (-4, -11), (4, 12), (4, -20), (-4, 12), (-4, -20)] + [
+    (dx, dy) for r in (20, 32, 46, 62) for dx, dy in ((r, 0), (0, r), (r, r), (r, -r), (-r, 0), (0, -r), (-r, r),
+                                                     (-r, -r))]
+"""Where a point's label may go (points from the point; the text's left or right edge by the sign of dx): near
+ones first, then rings further out."""
+
+
+def tick_labels(axis) -> list:
+    """The tick labels ``axis`` draws: visible, non-empty, at a tick inside its view interval (a locator also
+    places ticks beyond the limits, which are not drawn)."""
+    lo, hi = sorted(axis.get_view_interval())
+    slack = 1e-9 * max(abs(lo), abs(hi), 1e-300)
+    out = []
+    for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+        if lo - slack <= tick.get_loc() <= hi + slack:
+            out += [lab for lab in (tick.label1, tick.label2) if lab.get_visible() and lab.get_text()]
+    return out
+
+
+def drawn_text_boxes(fig, renderer) -> list:
+    """The display-space boxes of the text a reader sees in ``fig``: titles, axis labels, visible tick labels,
+    annotations and texts, legends (each as one box) — what new labels must not overlap."""
+    boxes = []
+    for ax in fig.axes:
+        boxes += [t.get_window_extent(renderer) for t in (ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts)
+                  if t.get_visible() and t.get_text()]
+        boxes += [lab.get_window_extent(renderer) for axis in (ax.xaxis, ax.yaxis) for lab in tick_labels(axis)]
+        if ax.get_legend() is not None:
+            boxes.append(ax.get_legend().get_window_extent(renderer))
+    return boxes
+
+
+def _clusters(ax, points: Sequence) -> list[list[int]]:
+    """Indices of ``points`` grouped where consecutive ones (in screen order) lie within :data:`CLUSTER_PX`."""
+    xy = ax.transData.transform(np.asarray(points, dtype=float))
+    groups: list[list[int]] = []
+    for i in np.lexsort((xy[:, 1], xy[:, 0])):
+        near = next((g for g in groups if np.min(np.hypot(*(xy[g] - xy[i]).T)) < CLUSTER_PX), None)
+        if near is None:
+            groups.append([int(i)])
+        else:
+            near.append(int(i))
+    return groups
+
+
+def place_labels(ax, series: Sequence[tuple[Sequence, Sequence[str], Any, str]], unit: str = "",
+                 fontsize: float = 7) -> None:
+    """Label the points of each series ``(points (x, y), labels, colour, name)`` on ``ax`` without overlapping
+    any text already in the figure or each other: points of one series within :data:`CLUSTER_PX` share one
+    label (their labels joined, then ``unit``); each label takes the first of :data:`OFFSETS` where its box
+    lies inside the axes and meets no other text.  Call it after the axes' data, limits, titles and legend are
+    final (it draws the figure once to measure)."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    taken = drawn_text_boxes(fig, renderer)
+    inside = ax.get_window_extent(renderer)
+    for points, labels, color, _name in series:
+        if not points:
+            continue
+        for group in _clusters(ax, points):
+            group.sort()  # in the order given
+            text = ", ".join(labels[i] for i in group) + (f" {unit}" if unit else "")
+            anchor = points[group[0]]
+            note = None
+            for dx, dy in OFFSETS:
+                if note is not None:
+                    note.remove()
+                note = ax.annotate(text, anchor, xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                                   color=color, ha="left" if dx >= 0 else "right", va="bottom")
+                box = note.get_window_extent(renderer)
+                if (box.x0 >= inside.x0 and box.x1 <= inside.x1 and box.y0 >= inside.y0 and box.y1 <= inside.y1
+                        and not any(box.overlaps(b) for b in taken)):
+                    break
+            if note is not None:
+                taken.append(note.get_window_extent(renderer))

@@ -184,12 +184,16 @@ def _plots(con, pareto, out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     files = []
+    from crossdyn.reporting.figures import place_labels
+
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    labels = []
     for engine, sub in pareto.groupby("engine", sort=True):
         sub = sub.sort_values("compute_s_per_sim_s_median")
-        ax.plot(sub["compute_s_per_sim_s_median"], sub["traj_p90"], "o-", label=engine)
-        for c, e, dt in zip(sub["compute_s_per_sim_s_median"], sub["traj_p90"], sub["dt"], strict=False):
-            ax.annotate(f"{dt:g}", (c, e), textcoords="offset points", xytext=(3, 3), fontsize=7)
+        (line,) = ax.plot(sub["compute_s_per_sim_s_median"], sub["traj_p90"], "o-", label=engine)
+        by_dt = sub.sort_values("dt", ascending=False)
+        labels.append((list(zip(by_dt["compute_s_per_sim_s_median"], by_dt["traj_p90"], strict=True)),
+                       [f"{dt:g}" for dt in by_dt["dt"]], line.get_color(), engine))
     front = pareto[pareto["pareto"]].sort_values("compute_s_per_sim_s_median")
     if len(front):
         ax.plot(front["compute_s_per_sim_s_median"], front["traj_p90"], "k--", lw=1, label="Pareto front")
@@ -201,6 +205,7 @@ def _plots(con, pareto, out: Path) -> list[Path]:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
+    place_labels(ax, labels)  # after the layout: coinciding dts share a label, none covers another
     files.append(out / "sweep_pareto.png")
     fig.savefig(files[-1], dpi=110)
     plt.close(fig)

@@ -1,49 +1,14 @@
-"""The report's frame: its title and run description, the notes, the arm, the status table, closed-loop control,
-the engine configuration audit and the plots with their captions."""
+"""The report's frame below the summary: the plots with their captions, the arm, closed-loop control and the
+engine configuration audit."""
 from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.reporting.blocks.text import checks_sentence, engine_result, fmt, profile_parameters
-
-
-def intro_blocks(summary: dict) -> list[tuple]:
-    """The title with the verdict; the arm, dt, duration, profile, start, reference and versions; then an
-    interruption, the failures, the notes, the baseline's regressions and warnings, inertia substitutions."""
-    b: list[tuple] = []
-    verdict = summary["verdict"].upper()
-    b.append(("h", 1, f"crossdyn comparison: {summary['arm']} — {verdict}"))
-    prof = summary["profile"]
-    b.append(("p", f"{summary['dof']}R arm, dt = {summary['dt']:g} s, duration = {summary['duration']:g} s, profile "
-                   f"{prof.get('name', prof)}{profile_parameters(prof)}; start q0 = "
-                   f"{np.round(summary['start']['q0'], 4).tolist()} rad. Reference: "
-                   "analytic model integrated by DOP853 (rtol = atol = 1e-12) restarted at every hold interval. "
-                   f"Versions: {', '.join(f'{k} {v}' for k, v in summary['versions'].items() if v)}."))
-    if summary.get("interrupted"):
-        b.append(("p", "**Interrupted (Ctrl-C): engines marked skipped did not run; everything else is complete.**"))
-    if checks_sentence(summary):
-        b.append(("p", checks_sentence(summary)))
-    if summary["failures"]:
-        b.append(("p", "Failures: " + "; ".join(summary["failures"])))
-    if summary.get("inconclusive"):
-        b.append(("p", "Inconclusive (could not be judged): " + "; ".join(summary["inconclusive"])))
-    for note in summary.get("notes", []):
-        b.append(("p", f"Note: {note}."))
-    base = summary.get("baseline")
-    if base:
-        b.append(("p", f"Baseline {base['file']}: " + ("; ".join(base["regressions"]) if base["regressions"]
-                                                        else "no regression") + "."))
-        for w in base["warnings"]:
-            b.append(("p", f"**Warning (baseline):** {w}."))
-    if summary["inertia_substitutions"]:
-        b.append(("p", "Inertia substitutions (point masses, every engine file): " + "; ".join(
-            f"link {s['link']}: J {s['spec_inertia']:g} → {s['engine_inertia']:.3g} kg m²"
-            for s in summary["inertia_substitutions"])))
-    return b
+from crossdyn.reporting.blocks.text import fmt
 
 
 def arm_blocks(summary: dict, images) -> list[tuple]:
-    """The arm: a parameter table, gravity, and the drawing at q0 (if drawn)."""
+    """The arm: a parameter table and gravity (its drawing at q0, ``arm.png``, opens section "Plots")."""
     spec = summary.get("spec") or {}
     b: list[tuple] = [("h", 2, f"The arm: {summary['arm']}")]
     rows = [[str(i), fmt(float(link["length"])), fmt(float(link["mass"])), fmt(float(link["com"])),
@@ -56,23 +21,12 @@ def arm_blocks(summary: dict, images) -> list[tuple]:
                    "joint along the link; J: inertia about the centre of mass, about z. Start q0 = "
                    f"{np.round(summary['start']['q0'], 4).tolist()} rad, q̇0 = "
                    f"{np.round(summary['start']['qd0'], 4).tolist()} rad/s."))
-    if "arm.png" in images:
-        b.append(("img", "arm.png", "the arm at the start q0 (joints, centres of mass, gravity)"))
     return b
 
 
-def status_blocks(summary: dict) -> list[tuple]:
-    """Section "Status": per engine its run status, its result (:func:`engine_result`) and the reason."""
-    return [("h", 2, "Status"),
-            ("p", "Run: did the engine run to the end (ok, diverged, failed, skipped; unsupported: it cannot "
-                  "represent this arm, see the notes). Result: pass, or the "
-                  "metrics out of tolerance."),
-            ("table", ["engine", "run", "result", "reason"],
-             [[k, v["status"], engine_result(v), v.get("reason") or ""] for k, v in summary["engines"].items()])]
-
-
 def control_blocks(summary: dict, images) -> list[tuple]:
-    """Closed-loop runs: the control law, its gains and targets, and each engine's tracking error."""
+    """Closed-loop runs: the control law, its gains and targets, and each engine's tracking error (its figure,
+    ``tracking.png``, is in section "Plots")."""
     prof = summary["profile"]
     if not prof.get("closed_loop"):
         return []
@@ -101,8 +55,6 @@ def control_blocks(summary: dict, images) -> list[tuple]:
     b.append(("table", ["engine", "max |q − q_d| [rad]", "RMS [rad]", "final [rad]"],
               [[k, fmt(v["tracking"]["max_abs_error_rad"]), fmt(v["tracking"]["rms_error_rad"]),
                 fmt(v["tracking"]["final_abs_error_rad"])] for k, v in eng.items() if v.get("tracking")]))
-    if "tracking.png" in images:
-        b.append(("img", "tracking.png", "tracking error against the desired motion"))
     return b
 
 
@@ -116,7 +68,8 @@ def audit_blocks(summary: dict) -> list[tuple]:
     return b
 
 
-CAPTIONS = {"tracking.png": "tracking error against the desired motion",
+CAPTIONS = {"arm.png": "the arm at the start q0 (joints, centres of mass, gravity)",
+            "tracking.png": "tracking error against the desired motion",
             "error.png": "error against the reference (log scale)",
             "energy.png": "energy in free motion", "id_error_hist.png": "inverse-dynamics error histogram",
             "convergence.png": "convergence and speed–accuracy", "animation.gif": "animation, every engine overlaid",
@@ -133,12 +86,8 @@ CAPTIONS = {"tracking.png": "tracking error against the desired motion",
 
 
 def plot_blocks(summary: dict, images) -> list[tuple]:
-    """Section "Plots": every figure drawn, with its caption, but the arm and the tracking error (shown with the
-    arm and the control sections)."""
+    """Section "Plots": every figure drawn, in the order drawn, with its caption."""
     captions = {"angles.png": "joint angles" + (" (dashed: the controller's desired motion)"
                                                 if summary["profile"].get("closed_loop") else ""), **CAPTIONS}
     b: list[tuple] = [("h", 2, "Plots")]
-    for img in images:
-        if img not in ("arm.png", "tracking.png"):
-            b.append(("img", img, captions.get(img, img)))
-    return b
+    return b + [("img", img, captions.get(img, img)) for img in images]

@@ -1,9 +1,20 @@
 """What the report's blocks are made of, and how numbers are written in them.
 
 A report is a list of blocks: ``("h", level, text)``, ``("p", text)``, ``("table", header, rows)`` and
-``("img", file, caption)`` (rendered by :mod:`crossdyn.reporting.render`).
+``("img", file, caption)`` (rendered by :mod:`crossdyn.reporting.render`).  A level-2 heading
+``("h", 2, text, FOLDED)`` opens a section the HTML report shows collapsed (``<details>``; open where it holds a
+FAIL or an INCONCLUSIVE): the details a reader looks up, below the answer and the plots.
 """
 from __future__ import annotations
+
+FOLDED = "details"
+"""The fourth element of a level-2 heading whose section is collapsed in HTML (:func:`folded`)."""
+
+
+def folded(blocks: list[tuple]) -> list[tuple]:
+    """``blocks`` with each level-2 heading marked :data:`FOLDED` (the Markdown is unchanged)."""
+    return [(b[0], b[1], b[2], FOLDED) if b[0] == "h" and b[1] == 2 else b for b in blocks]
+
 
 def fmt(x, unit: str = "") -> str:
     """``x`` to 3 significant digits (floats) with its ``unit``; "–" for None."""
@@ -25,6 +36,22 @@ def result_cell(m: dict) -> str:
     if verdict is None:
         return mark(m.get("pass"))
     return f"{verdict} ({m.get('checks', 0)} checks)"
+
+
+FIGURES = {"trajectory": (("max_abs_error_rad",), "rad"), "inverse_dynamics": (("max_abs_error_nm",), "N m"),
+           "forward_dynamics": (("max_abs_error",), "rad/s²"), "mass_matrix": (("max_abs_error",), "kg m²"),
+           "energy": (("max_rel_drift", "work_energy_residual_rel"), "rel."),
+           "armature": (("max_abs_M_error_kgm2",), "kg m²")}
+"""The figure a summary cell shows beside a group's verdict: the first of these entries that has a value, in
+this unit (the largest error of the group; energy: the free-swing drift, else the work–energy residual)."""
+
+
+def summary_cell(group: str, m: dict) -> str:
+    """A summary table cell: :func:`result_cell` and the group's figure (:data:`FIGURES`), e.g.
+    ``PASS (3001 checks), 9.58e-04 rad``."""
+    keys, unit = FIGURES.get(group, ((), ""))
+    value = next((m[k] for k in keys if m.get(k) is not None), None)
+    return result_cell(m) + ("" if value is None else f", {fmt(value)} {unit}")
 
 
 def checks_sentence(summary: dict) -> str:

@@ -79,7 +79,8 @@ def native_contact_plots(cmp) -> dict[str, bytes]:
     for i, (name, tr, native) in enumerate([("reference", ref, False)] + [(k, t, True) for k, t in runs.items()]):
         tips, delta, _, _ = ce.tip_motion(spec, law, tr.q, tr.qd)
         fn, _ = ce.inferred_forces(spec, law, tr) if native else ce.law_forces(spec, law, tr.q, tr.qd)
-        style: dict[str, Any] = dict(color="k", lw=3, alpha=0.3) if not native else dict(color=f"C{i}", lw=1.1)
+        colour = figures.PALETTE[i % len(figures.PALETTE)]
+        style: dict[str, Any] = dict(color="k", lw=3, alpha=0.3) if not native else dict(color=colour, lw=1.1)
         a_pen.plot(tr.t[:len(delta)], 1e3 * np.clip(delta, 0, None).sum(axis=1), label=name, **style)
         a_f.plot(tr.t[:len(fn)], fn.sum(axis=1), label=name, **style)
         a_path.plot(tips[:, 0], tips[:, 1], label=name, **style)

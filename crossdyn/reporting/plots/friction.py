@@ -69,7 +69,7 @@ def stick_slip_plot(cmp) -> dict[str, bytes]:
             t, stuck = np.asarray(lines[name]["t"]), np.asarray(lines[name]["stuck"])[:, c]
             dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
             bars = [(a, b - a + dt) for a, b in intervals(stuck, t)]
-            ax.broken_barh(bars, (row - 0.35, 0.7), color="k" if name == "reference" else f"C{row}",
+            ax.broken_barh(bars, (row - 0.35, 0.7), color="k" if name == "reference" else figures.PALETTE[row % len(figures.PALETTE)],
                            alpha=0.35 if name == "reference" else 0.8)
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels([f"{n}: {lines[n]['threshold']}" for n in names], fontsize=7)

@@ -35,7 +35,7 @@ def limit_plots(cmp) -> dict[str, bytes]:
                 y = tr.q[:, j] if fname == "limit_angles.png" else \
                     (lc.inferred_torque(spec, tr) if native else lc.law_torque(law, tr.q, tr.qd))[:, j]
                 style = dict(color="k", lw=3, alpha=0.3) if name == "reference" else \
-                    dict(color=f"C{i}", lw=1.2, ls="--" if native else "-")
+                    dict(color=figures.PALETTE[i % len(figures.PALETTE)], lw=1.2, ls="--" if native else "-")
                 ax.plot(tr.t[: len(y)], y, label=name, **style)
             ax.set_ylabel(ylabel.format(j + 1))
         axes[-1, 0].set_xlabel("t [s]")
