@@ -107,7 +107,8 @@ def test_unknown_option_names_every_knob_in_order():
     with pytest.raises(EngineError) as e:
         make_engine("mujoco@nope=1", get_preset("planar2r"))
     assert str(e.value).endswith("it takes: integrator, eulerdamp, autoreset, native_limits, native_contact, "
-                                 "contact_impedance, contact_mass_scaled, contact_cone, contact_solref, contact_solimp")
+                                 "contact_impedance, contact_mass_scaled, contact_cone, contact_solref, contact_solimp, "
+                                 "limit_solref, limit_solimp")
 
 
 def test_registry_names_are_still_importable_from_engines_base_with_a_warning():

@@ -321,6 +321,8 @@ def limit_calibration_lines(summary: dict) -> list[str]:
         lines.append(f"limit calibration {cal['engine']}: {per}: RMS {cal['residual_rms_rad']:.3g} rad against "
                      f"{cal['default_residual_rms_rad']:.3g} (MuJoCo default, {cal['improvement_over_default']:.3g}x), "
                      f"{cal['direct_residual_rms_rad']:.3g} (direct (-k, -c)); {cal['evaluations']} runs")
+        if cal.get("options"):  # the fitted values as an engine name: compare --native runs it with them
+            lines.append(f'  rerun with: --native --engines "{cal["options"]}"')
     cal = lim.get("calibration_pybullet")
     if cal:
         per = ", ".join(f"joint {j} {f:.4g} N m" for j, f in zip(cal["joints"], cal["limit_force"], strict=False))

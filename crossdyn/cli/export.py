@@ -27,35 +27,48 @@ def add_parser(sub) -> None:
                         "the laws)")
     p.add_argument("--calibrated", metavar="SUMMARY",
                    help="with --native: the MJCF with MuJoCo's contact solref/solimp as fitted by compare "
-                        "--calibrate-contact (SUMMARY: its output folder or summary.json; the same arm and --dt), "
-                        "exactly what its printed engine string runs")
+                        "--calibrate-contact and its limits' solreflimit/solimplimit as fitted by compare "
+                        "--calibrate-limits (SUMMARY: its output folder or summary.json; the same arm and --dt), "
+                        "exactly what the printed engine string runs")
     p.set_defaults(func=cmd_export)
 
 
 def _calibrated(args, spec, native: bool) -> str | None:
-    """``--calibrated SUMMARY``: the MuJoCo engine string of its contact calibration (None without the option);
-    exit 2 naming the option and value where it does not apply."""
+    """``--calibrated SUMMARY``: the MuJoCo engine string that runs its contact and/or limit calibration natively
+    (None without the option); exit 2 naming the option and value where it does not apply."""
     path = getattr(args, "calibrated", None)
     if path is None:
         return None
-    if not (native and spec.has_contact and args.mjcf):
-        raise UsageError(f"export: --calibrated {path}: writes the MJCF of the native contact: needs --native, "
-                         "--mjcf FILE and an arm with [contact]")
+    if not (native and (spec.has_contact or spec.has_limit_law) and args.mjcf):
+        raise UsageError(f"export: --calibrated {path}: writes the MJCF of the native contact and limits: needs "
+                         "--native, --mjcf FILE and an arm with [contact] or a limit law (limit_stiffness)")
     from crossdyn.native.contact.calibration import calibrated_engines
 
     from crossdyn.errors import InputError
 
     try:
-        engines = calibrated_engines(path, spec, args.dt)
+        engines = calibrated_engines(path, spec, args.dt, limits=True)
     except InputError as e:
         raise UsageError(f"export: {e}") from None
-    if "pybullet" in engines:
-        print(f"export: note: PyBullet's calibrated contact is an engine string, not a file: {engines['pybullet']}",
-              file=sys.stderr)
-    if "mujoco" not in engines:
-        raise UsageError(f"export: --calibrated {path}: holds no MuJoCo contact calibration (compare "
-                         "--calibrate-contact with a mujoco engine)")
-    return engines["mujoco"]
+    for key, what in (("pybullet", "contact"), ("pybullet limits", "limit")):
+        if key in engines:
+            print(f"export: note: PyBullet's calibrated {what} is an engine string, not a file: {engines[key]}",
+                  file=sys.stderr)
+    contact, limits = engines.get("mujoco"), engines.get("mujoco limits")
+    if contact is None and limits is None:
+        raise UsageError(f"export: --calibrated {path}: holds no MuJoCo contact or limit calibration (compare "
+                         "--calibrate-contact or --calibrate-limits with a mujoco engine)")
+    name = contact or limits or ""
+    if contact and limits:  # the contact's engine (its integrator) with the limit calibration's values
+        name += "".join("@" + part for part in limits.split("@")[1:] if part.startswith(("limit_solref=",
+                                                                                           "limit_solimp=")))
+        if contact.split("@")[0] != limits.split("@")[0]:
+            print(f"export: note: the MJCF has the contact calibration's integrator ({contact.split('@')[0]}); the "
+                  f"limit values were fitted with {limits.split('@')[0]}", file=sys.stderr)
+    for option, wanted in (("native_contact", spec.has_contact), ("native_limits", spec.has_limit_law)):
+        if wanted and f"@{option}=true" not in name:
+            name += f"@{option}=true"
+    return name
 
 
 def cmd_export(args) -> int:
@@ -87,11 +100,10 @@ def cmd_export(args) -> int:
             return to_mjcf(spec, timestep=args.dt)
         from crossdyn.engines.mujoco_engine import MuJoCoEngine
 
-        if calibrated:  # the calibration's engine string (its integrator, solref, solimp), with the native limits
+        if calibrated:  # the calibrations' engine string (its integrator, solref, solimp), natively
             from crossdyn.engines import make_engine
 
-            name = calibrated + "@native_contact=true" + ("@native_limits=true" if spec.has_limit_law else "")
-            with make_engine(name, spec, args.dt) as eng:
+            with make_engine(calibrated, spec, args.dt) as eng:
                 return eng.mjcf
 
         # the MuJoCo adapter writes it: the contact's solref needs A0 of the compiled model (compiled twice)

@@ -165,31 +165,26 @@ def _calibrate(ctx: Context, limits: dict, out: Outcome) -> None:
 
 
 def _natives(ctx: Context, limits: dict) -> list[tuple]:
-    """(engine name with its own limits, base name, MuJoCo calibration or None, label) of every native run."""
+    """(engine name with its own limits, base name, label) of every native run."""
     runs = ctx.runs
-    natives: list[tuple] = [(native_limit_variant(n), n, None, native_limit_variant(n)) for n in runs
+    natives: list[tuple] = [(native_limit_variant(n), n, native_limit_variant(n)) for n in runs
                             if runs[n].status == "ok" and native_limit_variant(n) is not None]
     cal = limits.get("calibration")
-    if cal:  # the calibrated MuJoCo limit, judged like the others
-        natives.append((f"{cal['engine']}@native_limits=true", cal["engine"], cal,
-                        f"{cal['engine']}@native_limits=true (calibrated)"))
+    if cal:  # the calibrated MuJoCo limit, judged like the others: its engine string, so side runs get it too
+        natives.append((cal["options"], cal["engine"], f"{cal['engine']}@native_limits=true (calibrated)"))
     pcal = limits.get("calibration_pybullet")
     if pcal:  # the calibrated PyBullet limit: its settings are engine options, so every side run gets them too
-        natives.append((pcal["options"], pcal["engine"], None, f"{pcal['engine']}@native_limits=true (calibrated)"))
+        natives.append((pcal["options"], pcal["engine"], f"{pcal['engine']}@native_limits=true (calibrated)"))
     return natives
 
 
-def _maker(ctx: Context, calibrated: dict | None):
-    """``make(engine_name, dt)``: the engine (applied friction, if any, as the others) with the calibrated
-    MuJoCo limit settings applied."""
+def _maker(ctx: Context):
+    """``make(engine_name, dt)``: the engine (applied friction, if any, as the others); a calibration's settings
+    are options of its engine name."""
     from crossdyn.comparison.containment import build_engine
 
     def make(engine_name, step):
-        eng = build_engine(engine_name, ctx.spec, step, ctx.friction)
-        for j, solref, solimp in zip(calibrated["joints"] if calibrated else (), calibrated["solreflimit"]
-                                     if calibrated else (), calibrated["solimplimit"] if calibrated else (), strict=False):
-            eng.model.jnt_solref[j - 1], eng.model.jnt_solimp[j - 1] = solref, solimp
-        return eng
+        return build_engine(engine_name, ctx.spec, step, ctx.friction)
     return make
 
 
@@ -202,9 +197,9 @@ def _native(ctx: Context, law, limits: dict, out: Outcome) -> None:
     limits["native_reference"] = method
     limits["contacts"]["reference (continuous law)"] = cont_contacts = lc.characterise(spec, law, cont,
                                                                                       native=False)
-    for native_name, _, calibrated, label in _natives(ctx, limits):
+    for native_name, _, label in _natives(ctx, limits):
         ctx.say(f"[{spec.name}] {label}: native limits")
-        verdict = _judge_native(ctx, law, (native_name, calibrated, label), (cont, cont_contacts), limits, out)
+        verdict = _judge_native(ctx, law, (native_name, label), (cont, cont_contacts), limits, out)
         if verdict is not None:
             limits["native"][label] = verdict
             out.failures.extend(native_limit_failures(label, verdict))
@@ -218,9 +213,9 @@ def _judge_native(ctx: Context, law, which: tuple, continuous: tuple, limits: di
     from crossdyn.drive.runner import run_engine
 
     spec, opt = ctx.spec, ctx.opt
-    native_name, calibrated, label = which
+    native_name, label = which
     cont, cont_contacts = continuous
-    make = _maker(ctx, calibrated)
+    make = _maker(ctx)
     try:
         with engine_code(), make(native_name, opt.dt) as eng:
             traj = run_engine(eng, ctx.profile, ctx.q0, ctx.qd0, opt.duration, limit_law=False)

@@ -117,6 +117,13 @@ class MuJoCoOptions:
     direct "-STIFFNESS,-DAMPING" (what ``compare --calibrate-contact`` fits); None: (−k A0, −c A0)."""
     contact_solimp: Any = None
     """The native contact's ``solimp``, "DMIN,DMAX,WIDTH,MIDPOINT,POWER"; None: d = ``contact_impedance``."""
+    limit_solref: Any = None
+    """The native limits' ``solreflimit`` (needs ``native_limits=true``): "TC,DR" for every limited joint or
+    "TC1,DR1,TC2,DR2,…" one pair per limited joint in joint order (standard form, timeconst ≥ 2 dt, or direct
+    "-K,-C"; what ``compare --calibrate-limits`` fits); None: the direct (−k, −c) of the spec's law."""
+    limit_solimp: Any = None
+    """The native limits' ``solimplimit``: five numbers (DMIN,DMAX,WIDTH,MIDPOINT,POWER) for every limited joint or
+    five per limited joint; None: MuJoCo's default (0.9, 0.95, 0.001, 0.5, 2)."""
 
 
 class MuJoCoEngine(Engine):
@@ -143,6 +150,7 @@ class MuJoCoEngine(Engine):
             raise EngineError(f"mujoco contact_cone: must be elliptic or pyramidal, got {contact_cone!r}")
         self.contact_impedance = float(contact_impedance)
         self.contact_solref, self.contact_solimp = self._given_contact(opt, dt)
+        self.limit_solref, self.limit_solimp = self._given_limits(opt, dt)
         self.contact_mass_scaled = bool(opt.contact_mass_scaled)
         self.contact_cone = contact_cone
         self.contact_invweight = 1.0
@@ -162,7 +170,8 @@ class MuJoCoEngine(Engine):
                                 native_limits=self.native_limits, native_contact=self.native_contact,
                                 contact_invweight=self.contact_invweight, contact_impedance=self.contact_impedance,
                                 contact_cone=self.contact_cone, contact_solref=self.contact_solref,
-                                contact_solimp=self.contact_solimp)
+                                contact_solimp=self.contact_solimp, limit_solref=self.limit_solref,
+                                limit_solimp=self.limit_solimp)
             try:
                 return mujoco.MjModel.from_xml_string(self.mjcf)
             except ValueError as e:
@@ -214,6 +223,24 @@ class MuJoCoEngine(Engine):
             solimp = None if opt.contact_solimp is None else check_contact_solimp(opt.contact_solimp)
         except ValueError as e:
             raise EngineError(f"mujoco {e}") from None
+        return solref, solimp
+
+    def _given_limits(self, opt: MuJoCoOptions, dt: float) -> tuple:
+        """The options ``limit_solref``/``limit_solimp`` as one tuple per limited joint (None when not given),
+        checked by :meth:`crossdyn.models.mjcf.MjcfOptions.limit_settings`: ``native_limits=true`` on an arm with a
+        limit law, the count (one group for every limited joint, or one per limited joint) and MuJoCo's ranges."""
+        if opt.limit_solref is None and opt.limit_solimp is None:
+            return None, None
+        from crossdyn.models.mjcf import MjcfOptions, limited_joints
+
+        try:
+            settings = MjcfOptions(timestep=float(dt), native_limits=self.native_limits, limit_solref=opt.limit_solref,
+                                   limit_solimp=opt.limit_solimp).limit_settings(self.spec)
+        except ValueError as e:
+            raise EngineError(f"mujoco {e}") from None
+        joints = limited_joints(self.spec)
+        solref = None if opt.limit_solref is None else tuple(settings[j][0] for j in joints)
+        solimp = None if opt.limit_solimp is None else tuple(settings[j][1] for j in joints)
         return solref, solimp
 
     # ------------------------------------------------------------------ simulation
@@ -440,7 +467,12 @@ class MuJoCoEngine(Engine):
             "armature": [float(x) for x in m.dof_armature],
             **({"native_limits": "MuJoCo joint limits: range and solreflimit = (-k, -c) (direct form) from the "
                                  "spec's limit law; crossdyn's applied law should then be off (limit_law=False)",
-                "jnt_range": m.jnt_range.tolist(), "jnt_solref": m.jnt_solref.tolist()}
+                "jnt_range": m.jnt_range.tolist(), "jnt_solref": m.jnt_solref.tolist(),
+                "jnt_solimp": m.jnt_solimp.tolist(),
+                "limit_solref_form": "given (limit_solref option)" if self.limit_solref is not None else
+                                     "direct (-k, -c) of the spec's limit law",
+                "limit_solimp_source": "given (limit_solimp option)" if self.limit_solimp is not None else
+                                       "MuJoCo's default"}
                if self.native_limits else {}),
             "joint_limited": [bool(x) for x in m.jnt_limited],
             **(self._contact_config() if self.native_contact else

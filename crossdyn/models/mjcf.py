@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from crossdyn.models.inertia import engine_inertias
@@ -98,6 +99,66 @@ def check_contact_solimp(raw, name: str = "contact_solimp") -> tuple[float, floa
     return d0, d1, width, mid, power
 
 
+def _flat(raw) -> list:
+    """The numbers of ``raw`` ("A,B,..." as typed, or a sequence, nested per joint or flat) as one list."""
+    if isinstance(raw, str):
+        return raw.split(",")
+    if isinstance(raw, (list, tuple)):
+        return [v for r in raw for v in _flat(r)]
+    return [raw]
+
+
+def _per_joint(raw, joints: int, per: int, name: str, what: str) -> list[tuple[float, ...]]:
+    """``raw`` as ``joints`` groups of ``per`` finite numbers: ``per`` numbers (every limited joint) or ``per`` per
+    limited joint, in joint order; ValueError naming ``name`` and the value."""
+    try:
+        values = [float(v) for v in _flat(raw)]
+    except (TypeError, ValueError):
+        values = []
+    if joints < 1 or len(values) not in (per, per * joints) or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"{name}={_typed(raw)}: must be {per} comma-separated finite numbers (every limited joint) "
+                         f"or {per} per limited joint, {per * joints} for this arm's {joints} ({what})")
+    if len(values) == per:
+        values = values * joints
+    return [tuple(values[i:i + per]) for i in range(0, per * joints, per)]
+
+
+def _joint_checked(check, groups: list, raw, name: str) -> tuple:
+    """Each joint's group through ``check`` (a contact check), its ValueError naming the whole value and the
+    joint (the j-th limited one)."""
+    out = []
+    for j, group in enumerate(groups, start=1):
+        try:
+            out.append(check(group))
+        except ValueError as e:
+            raise ValueError(f"{name}={_typed(raw)}: limited joint {j}: {str(e).split(': ', 1)[1]}") from None
+    return tuple(out)
+
+
+def check_limit_solref(raw, joints: int, timestep: float, name: str = "limit_solref") -> tuple:
+    """MuJoCo's ``solreflimit`` of each of the ``joints`` limited joints given by the user (the MuJoCo limit
+    calibration's values): ``TC,DR`` for every limited joint or ``TC1,DR1,TC2,DR2,…`` one pair per limited joint
+    in joint order, each pair checked as :func:`check_contact_solref` checks the contact's (standard form with
+    timeconst ≥ 2 timestep, or direct −STIFFNESS,−DAMPING).  Returns one (a, b) per limited joint; ValueError naming
+    ``name``, the value and the joint."""
+    groups = _per_joint(raw, joints, 2, name, "TIMECONST,DAMPRATIO or -STIFFNESS,-DAMPING")
+    return _joint_checked(lambda g: check_contact_solref(g, timestep, name), groups, raw, name)
+
+
+def check_limit_solimp(raw, joints: int, name: str = "limit_solimp") -> tuple:
+    """MuJoCo's ``solimplimit`` of each of the ``joints`` limited joints: five numbers (DMIN,DMAX,WIDTH,MIDPOINT,
+    POWER) for every limited joint or five per limited joint in joint order, each checked as
+    :func:`check_contact_solimp` checks the contact's.  Returns one 5-tuple per limited joint."""
+    groups = _per_joint(raw, joints, 5, name, "DMIN,DMAX,WIDTH,MIDPOINT,POWER")
+    return _joint_checked(lambda g: check_contact_solimp(g, name), groups, raw, name)
+
+
+def limited_joints(spec: ArmSpec) -> list[int]:
+    """Indices (0-based) of the joints with a limit law, the ones whose native limit ``limit_solref``/
+    ``limit_solimp`` set, in joint order."""
+    return [j for j, link in enumerate(spec.links) if link.limit_stiffness > 0]
+
+
 def _f(x: float) -> str:
     return repr(float(x))
 
@@ -114,14 +175,16 @@ def _quat(com: float) -> str:
     return ' quat="0 0 0 1"' if 0 < abs(com) < 1e-5 else ""
 
 
-def _limit(link, native_limits: bool) -> str:
+def _limit(link, native_limits: bool, solref=None, solimp=None) -> str:
     """``limited="false"``, or with ``native_limits`` and a limit law MuJoCo's own limit: ``range`` and the
-    direct (negative) ``solreflimit = (−k, −c)`` form of the law's stiffness and damping."""
+    direct (negative) ``solreflimit = (−k, −c)`` form of the law's stiffness and damping, or the given
+    ``solref`` (and ``solimp``: ``solimplimit``, else MuJoCo's default) of this joint."""
     if not (native_limits and link.limit_stiffness > 0):
         return 'limited="false"'
     lo, hi = link.limits
-    return (f'limited="true" range="{_f(lo)} {_f(hi)}" '
-            f'solreflimit="{_f(-link.limit_stiffness)} {_f(-link.limit_damping)}"')
+    solref = (-link.limit_stiffness, -link.limit_damping) if solref is None else solref
+    imp = "" if solimp is None else f' solimplimit="{" ".join(map(_f, solimp))}"'
+    return f'limited="true" range="{_f(lo)} {_f(hi)}" solreflimit="{" ".join(map(_f, solref))}"{imp}'
 
 
 @dataclass(frozen=True)
@@ -134,7 +197,9 @@ class MjcfOptions:
     the obstacles, with :func:`contact_solref` of ``contact_invweight`` (the tip body's ``body_invweight0``, which
     only a compiled model knows: :class:`crossdyn.engines.mujoco_engine.MuJoCoEngine` compiles once to read it)
     and ``contact_impedance``; ``contact_cone`` elliptic or pyramidal; ``contact_solref``/``contact_solimp``
-    (:func:`check_contact_solref`, :func:`check_contact_solimp`), when given, written instead (e.g. calibrated ones).
+    (:func:`check_contact_solref`, :func:`check_contact_solimp`), when given, written instead (e.g. calibrated ones);
+    ``limit_solref``/``limit_solimp`` (:func:`check_limit_solref`, :func:`check_limit_solimp`; with
+    ``native_limits``) the limited joints' ``solreflimit``/``solimplimit`` instead of (−k, −c) and MuJoCo's default.
     """
 
     timestep: float = 0.001
@@ -148,6 +213,8 @@ class MjcfOptions:
     contact_cone: str = "elliptic"
     contact_solref: tuple[float, float] | None = None
     contact_solimp: tuple[float, float, float, float, float] | None = None
+    limit_solref: Any = None
+    limit_solimp: Any = None
 
     def check(self, spec: ArmSpec) -> None:
         """ValueError naming the option that cannot be written for ``spec``."""
@@ -163,6 +230,27 @@ class MjcfOptions:
             check_contact_solref(self.contact_solref, self.timestep)
         if self.contact_solimp is not None:
             check_contact_solimp(self.contact_solimp)
+        self.limit_settings(spec)
+
+    def limit_settings(self, spec: ArmSpec) -> list[tuple]:
+        """(solref, solimp) of each joint of ``spec`` for :func:`_limit`: the checked ``limit_solref``/
+        ``limit_solimp`` on the limited joints, None where not given; ValueError when given without
+        ``native_limits`` on an arm with a limit law."""
+        joints = limited_joints(spec)
+        given = [(k, v) for k, v in (("limit_solref", self.limit_solref), ("limit_solimp", self.limit_solimp))
+                 if v is not None]
+        if given and not (self.native_limits and joints):
+            key, value = given[0]
+            raise ValueError(f"{key}={_typed(value)}: needs native_limits=true on an arm with a limit law "
+                             f"(limit_stiffness > 0); arm {spec.name!r}")
+        solref = (None,) * len(joints) if self.limit_solref is None else \
+            check_limit_solref(self.limit_solref, len(joints), self.timestep)
+        solimp = (None,) * len(joints) if self.limit_solimp is None else \
+            check_limit_solimp(self.limit_solimp, len(joints))
+        out: list[tuple] = [(None, None)] * spec.n
+        for j, r, i in zip(joints, solref, solimp, strict=True):
+            out[j] = (r, i)
+        return out
 
 
 def _contact_attrs(spec: ArmSpec, o: MjcfOptions) -> str:
@@ -197,12 +285,13 @@ def _header(spec: ArmSpec, o: MjcfOptions) -> list[str]:
 def _bodies(spec: ArmSpec, o: MjcfOptions, contact_attrs: str) -> list[str]:
     """The nested link bodies (joint, inertial, visual capsule; the tip site and sphere on the last)."""
     inertias, _ = engine_inertias(spec)
+    settings = o.limit_settings(spec)
     out: list[str] = []
     indent, offset = "    ", 0.0
     for i, (link, J) in enumerate(zip(spec.links, inertias, strict=True), start=1):
         out += [
             f'{indent}<body name="link{i}" pos="{_f(offset)} 0 0">',
-            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" {_limit(link, o.native_limits)} armature="{_armature(link.armature)}" '
+            f'{indent}  <joint name="joint{i}" type="hinge" axis="0 0 1" {_limit(link, o.native_limits, *settings[i - 1])} armature="{_armature(link.armature)}" '
             f'damping="{_f(link.damping)}" frictionloss="{_f(link.friction)}"/>',
             f'{indent}  <inertial pos="{_f(link.com)} 0 0"{_quat(link.com)} mass="{_f(link.mass)}" '
             f'diaginertia="{_f(J)} {_f(J)} {_f(J)}"/>',

@@ -119,11 +119,13 @@ def calibrate_pybullet_contact(exp: Experiment, engine: str = "pybullet", refere
             "improvement_over_direct": _ratio(direct, best.fun), "evaluations": int(evals + 1)}
 
 
-def calibrated_engines(path, spec, dt: float) -> dict[str, str]:
+def calibrated_engines(path, spec, dt: float, limits: bool = False) -> dict[str, str]:
     """The engine names that run the contact calibration in ``path`` (a ``compare --calibrate-contact`` output
-    folder or its ``summary.json``): {"mujoco": …, "pybullet": …}, those that were calibrated.  :class:`InputError`
-    naming the file and the value when it cannot be read, holds no contact calibration, was fitted on another arm
-    (``spec`` differs from the summary's) or at another time step than ``dt`` (the fit is for that step)."""
+    folder or its ``summary.json``): {"mujoco": …, "pybullet": …}, those that were calibrated; with ``limits`` also
+    the limit calibration's (``compare --calibrate-limits``) as {"mujoco limits": …, "pybullet limits": …}.
+    :class:`InputError` naming the file and the value when it cannot be read, holds no such calibration, was fitted
+    on another arm (``spec`` differs from the summary's) or at another time step than ``dt`` (the fit is for
+    that step)."""
     import json
     from pathlib import Path
 
@@ -136,11 +138,17 @@ def calibrated_engines(path, spec, dt: float) -> dict[str, str]:
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise InputError(f"--calibrated {path}: cannot read a compare summary.json from {file} ({e})", "--calibrated",
                          str(path)) from None
-    cal = ((summary.get("contact") or {}).get("calibration") or {}) if isinstance(summary, dict) else {}
+    summary = summary if isinstance(summary, dict) else {}
+    cal = dict((summary.get("contact") or {}).get("calibration") or {})
+    if limits:
+        lim = summary.get("limits") or {}
+        cal.update({"mujoco limits": lim.get("calibration"), "pybullet limits": lim.get("calibration_pybullet")})
     engines = {k: v["options"] for k, v in cal.items() if isinstance(v, dict) and isinstance(v.get("options"), str)}
     if not engines:
-        raise InputError(f"--calibrated {path}: {file} holds no contact calibration with its engine string (run "
-                         "crossdyn compare ARM --calibrate-contact first)", "--calibrated", str(path))
+        what, how = ("contact calibration and no limit", "--calibrate-contact or --calibrate-limits") if limits else \
+            ("contact", "--calibrate-contact")
+        raise InputError(f"--calibrated {path}: {file} holds no {what} calibration with its engine string (run "
+                         f"crossdyn compare ARM {how} first)", "--calibrated", str(path))
     if summary.get("spec") != json.loads(json.dumps(spec.to_dict())):
         raise InputError(f"--calibrated {path}: the calibration was fitted on arm {summary.get('arm')!r} as written "
                          f"in {file}, which differs from {spec.name!r} as given", "--calibrated", str(path))

@@ -27,7 +27,7 @@ from crossdyn.native.experiment import Experiment, experiment_form
 from crossdyn.native.fitting import MUJOCO_DEFAULT_SOLIMP, MUJOCO_DEFAULT_SOLREF, fit, head, rms
 
 __all__ = ["MUJOCO_DEFAULT_SOLIMP", "MUJOCO_DEFAULT_SOLREF", "PYBULLET_DEFAULT_ERP", "PYBULLET_INERT_SETTINGS",
-           "calibrate_mujoco_limits", "calibrate_pybullet_limits", "fit", "rms"]
+           "calibrate_mujoco_limits", "calibrate_pybullet_limits", "fit", "mujoco_limit_options", "rms"]
 
 
 def _solimp(d: float) -> tuple:
@@ -42,6 +42,15 @@ def _reference(exp: Experiment, reference):
         return run_engine(ref_eng, exp.profile, exp.q0, exp.qd0, exp.duration)
 
 
+def mujoco_limit_options(engine: str, fitted) -> str:
+    """The engine name that runs MuJoCo's native limits with the fitted ``(solref, solimp)`` of each limited joint
+    (in joint order): ``ENGINE@native_limits=true@limit_solref=TC1,DR1,…@limit_solimp=D1,D1,W,M,P,…``, every
+    number at full precision (``repr``: the residual is rugged, a rounded value is another fit)."""
+    solref = ",".join(repr(float(v)) for r, _ in fitted for v in r)
+    solimp = ",".join(repr(float(v)) for _, i in fitted for v in i)
+    return f"{engine}@native_limits=true@limit_solref={solref}@limit_solimp={solimp}"
+
+
 @experiment_form("engine", "reference", "max_evaluations", "warm_start_fraction")
 def calibrate_mujoco_limits(exp: Experiment, engine: str = "mujoco-rk4", reference=None, max_evaluations: int = 400,
                             warm_start_fraction: float = 0.4) -> dict:
@@ -51,7 +60,7 @@ def calibrate_mujoco_limits(exp: Experiment, engine: str = "mujoco-rk4", referen
     Two Nelder–Mead starts (MuJoCo's default limit, and a slow lightly damped one: timeconst 0.1 s, dampratio
     0.3), and (``warm_start_fraction``) the fit of the run's first part; the best kept.  Returns {"solreflimit": per joint [timeconst, dampratio], "solimplimit": per joint,
     "residual_rms_rad", "default_residual_rms_rad", "direct_residual_rms_rad", "improvement_over_default",
-    "evaluations"}.
+    "evaluations", "options"} — ``options`` the engine name that reruns the fit (:func:`mujoco_limit_options`).
     """
     spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt
     reference = _reference(exp, reference)
@@ -59,8 +68,10 @@ def calibrate_mujoco_limits(exp: Experiment, engine: str = "mujoco-rk4", referen
 
     def unpack(x):
         x = np.asarray(x, dtype=float).reshape(len(limited), 3)
-        return [((float(np.exp(a)), float(np.exp(b))), _solimp(min(float(1.0 / (1.0 + np.exp(-c))), 0.9999)))
-                for a, b, c in x]
+        # MuJoCo's own clamps (timeconst >= 2 dt: refsafe; 1e-4 <= d <= 0.9999), made explicit so that the fitted
+        # values are the ones it runs and pass the limit_solref/limit_solimp checks
+        return [((max(float(np.exp(a)), 2 * dt), float(np.exp(b))),
+                 _solimp(min(max(float(1.0 / (1.0 + np.exp(-c))), 1e-4), 0.9999))) for a, b, c in x]
 
     with exp.engine(f"{engine}@native_limits=true") as eng:  # the applied Coulomb law, if any, as the reference
         def residual(settings) -> float:
@@ -91,6 +102,7 @@ def calibrate_mujoco_limits(exp: Experiment, engine: str = "mujoco-rk4", referen
     fitted = unpack(best.x)
     return {"engine": engine, "joints": [j + 1 for j in limited],
             "solreflimit": [list(f[0]) for f in fitted], "solimplimit": [list(f[1]) for f in fitted],
+            "options": mujoco_limit_options(engine, fitted),
             "residual_rms_rad": float(best.fun), "default_residual_rms_rad": default,
             "direct_residual_rms_rad": direct,
             "improvement_over_default": float(default / best.fun) if best.fun > 0 else float("inf"),

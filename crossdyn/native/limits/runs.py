@@ -24,10 +24,14 @@ from crossdyn.native.limits.episodes import torque_away_from_limits
 
 
 def native_variant(name: str) -> str | None:
-    """The engine name that runs ``name`` with its own joint limits, or None (a name that already carries options
-    included): the registry's native option (:func:`crossdyn.engines.registry.native_variant`) — MuJoCo (``range``
-    + solreflimit), PyBullet and Drake's discrete plant (URDF limits, ``@native_limits=true``), DART in World.step
-    (``@enforce_limits=true``).  Continuous Drake plants ignore limits; dart-rk4 does not step the constraint."""
+    """The engine name that runs ``name`` with its own joint limits, or None (a name that already carries other
+    options included): the registry's native option (:func:`crossdyn.engines.registry.native_variant`) — MuJoCo
+    (``range`` + solreflimit), PyBullet and Drake's discrete plant (URDF limits, ``@native_limits=true``), DART in
+    World.step (``@enforce_limits=true``).  Continuous Drake plants ignore limits; dart-rk4 does not step the
+    constraint.  A name that already has ``@native_limits=true`` (a limit calibration's rerun string,
+    ``mujoco-rk4@native_limits=true@limit_solref=…``) is its own native run."""
+    if "@native_limits=true" in name:
+        return name
     return None if "@" in name else registry.native_variant(name, "limits")
 
 
