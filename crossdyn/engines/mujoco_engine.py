@@ -47,6 +47,12 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
   0.00021,0.00021,0.001,0.5,2``, the kind of string ``compare --calibrate-contact`` prints: ``compare --native``
   adds ``@native_contact=true``; without it they wait, and ``config()`` says so).
 
+* **Native limits** (``native_limits=True``, ``mujoco@native_limits=true``): ``range`` and the direct
+  ``solreflimit = (−k, −c)`` of the spec's limit law on each limited joint; ``limit_solref``/``limit_solimp`` set
+  ``solreflimit``/``solimplimit`` themselves (one group for every limited joint or one per limited joint, checked as
+  the contact's), the kind of string ``compare --calibrate-limits`` prints
+  (``mujoco-rk4@native_limits=true@limit_solref=0.138,4.87,0.089,0.341@limit_solimp=…``).
+
 ``self.model`` and ``self.data`` are public (the stepping pair), e.g. for
 ``mujoco.rollout``.
 """
