@@ -113,8 +113,8 @@ def cell(value) -> str:
     word = re.match(r"[A-Z]+", text)
     if not (word and word.group(0) in VERDICT_WORDS):
         return f"<td>{html.escape(text)}</td>"
-    verdict, _, figure = text.partition(" checks), ")
-    inner = (f"{html.escape(verdict)} checks)<br>{html.escape(figure)}" if figure else html.escape(text))
+    two = re.match(r"(.*? checks?\)), (.*)$", text)
+    inner = f"{html.escape(two.group(1))}<br>{html.escape(two.group(2))}" if two else html.escape(text)
     return f'<td class="{word.group(0)}">{inner}</td>'
 
 
