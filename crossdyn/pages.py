@@ -41,7 +41,9 @@ CSS = ("body{font-family:sans-serif;max-width:1100px;margin:1.5em auto;padding:0
        "td.PASS,td.FAIL,td.INCONCLUSIVE{white-space:nowrap}.PASS{color:#080;font-weight:bold}.FAIL{color:#b00;font-weight:bold}"
        ".INCONCLUSIVE{color:#a60;font-weight:bold}nav.toc{background:#f7f7f7;padding:.4em 1em;margin:1em 0}"
        "nav.toc ol{display:flex;flex-wrap:wrap;gap:.1em 1.4em;list-style:none;margin:.3em 0;padding:0}details{border-top:1px solid #ddd;padding:.2em 0}"
-       "summary{cursor:pointer}summary h2{display:inline;font-size:1.2em}pre{background:#f4f4f4;padding:.4em}")
+       "summary{cursor:pointer}summary h2{display:inline;font-size:1.2em}pre{background:#f4f4f4;padding:.4em}"
+       # on a phone a verdict cell's figure may wrap, so that a summary table fits the screen
+       "@media (max-width:600px){td.PASS,td.FAIL,td.INCONCLUSIVE{white-space:normal;min-width:9em}}")
 
 SCRIPT = ("<script>function openTarget(){const t=document.getElementById(decodeURIComponent(location.hash.slice(1)));"
           "if(t&&t.tagName==='DETAILS'){t.open=true;}}window.addEventListener('hashchange',openTarget);openTarget();"

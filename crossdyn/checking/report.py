@@ -229,10 +229,10 @@ def summary_blocks(result) -> list[tuple]:
     """Section "Summary": what was compared, then one row per quantity and per structural check
     (:func:`summary_rows`)."""
     return [("h", 2, "Summary"),
-            ("p", f"Your functions: {_functions_line(result)}. Compared at {_scope_line(result)}. Each row: the "
-                  "verdict, the values compared (entries x states x parameter sets; a structural check is one) and "
-                  "the largest error."),
-            ("table", ["function or check", "result", "entries"], summary_rows(result))]
+            ("table", ["function or check", "result", "entries"], summary_rows(result)),
+            ("p", "Each row: the verdict, the values compared (entries x states x parameter sets; a structural "
+                  f"check is one) and the largest error. Your functions: {_functions_line(result)}. Compared at "
+                  f"{_scope_line(result)}.")]
 
 
 def finding_blocks(f) -> list[tuple]:

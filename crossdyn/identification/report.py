@@ -133,7 +133,7 @@ def parameter_groups(res) -> list[tuple[str, list[dict]]]:
     names = dict(GROUPS)
     found: dict[str, list[dict]] = {}
     for p in res.parameters():
-        key = re.match(r"[A-Za-z]*?(?=\d|R?$)", p["symbol"]).group(0) or p["symbol"]
+        key = re.sub(r"\d.*$|R$", "", p["symbol"]) or p["symbol"]
         found.setdefault(key, []).append(p)
     order = [k for k, _ in GROUPS if k in found] + [k for k in found if k not in names]
     return [(names.get(k, k), found[k]) for k in order]
@@ -144,7 +144,7 @@ def group_row(name: str, params: list[dict]) -> list[str]:
     FAIL when one does not, INCONCLUSIVE without true values (CSV data); its largest relative error."""
     symbols = ", ".join(p["symbol"] for p in params)
     if params[0]["true"] is None:
-        return [name, f"INCONCLUSIVE (0 checks), no true values to compare (estimates only)", symbols]
+        return [name, "INCONCLUSIVE (0 checks), no true values to compare (estimates only)", symbols]
     out = [p["symbol"] for p in params if not p["inside_familywise_interval"]]
     rel = max(p["relative_error"] for p in params)
     cell = f"{'FAIL' if out else 'PASS'} ({len(params)} checks), max relative error {rel:.2g}"
@@ -202,9 +202,9 @@ def report_blocks(res, diagnosis=None, images=("fit.png", "rls.png")) -> list[tu
                       ("p", f"**verdict: {verdict.value} ({res.checks_line()})**: {reason}.")]
     b += [("p", f"Note: {note}") for note in res.info.get("notes", [])]
     b += [("h", 2, "Summary"),
-          ("p", run_lines(res)[0] + f". Each row: the verdict, the values compared and the largest error; a "
-                f"parameter passes when its true value lies inside its family-wise ({fw}) interval."),
           ("table", ["parameters or check", "result", "which"], summary_rows(res)),
+          ("p", "Each row: the verdict, the values compared and the largest error; a parameter passes when its "
+                f"true value lies inside its family-wise ({fw}) interval. " + run_lines(res)[0] + "."),
           ("h", 2, "Plots")]
     captions = {"fit.png": "fit.png: measured torque and the fit, and the residual",
                 "rls.png": "rls.png: recursive least squares, each base parameter over its batch estimate"}
