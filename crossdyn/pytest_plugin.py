@@ -173,7 +173,9 @@ def assert_engines_agree(arm, engines=None, profile=None, options: AgreementOpti
     base = Path(base_dir) if base_dir is not None else _caller_dir()
     spec = _arm(arm, base)
     if isinstance(engines, str):
-        engines = [e.strip() for e in engines.split(",") if e.strip()]
+        from crossdyn.engines.registry import split_engine_list
+
+        engines = split_engine_list(engines)  # a list-valued option (limit_force=1,2) stays with its engine
     engines = tuple(_engine(e, base) for e in engines) if engines else None
     if isinstance(profile, (str, Path)):
         profile = _profile(str(profile), base)

@@ -114,3 +114,17 @@ def test_missing(crossdyn_equations_match):
     assert "WRONG: 2 entries wrong: M11, M12" in out and "yours lacks m3*L2*Lc3" in out
     assert "CrossdynUsageError: equations file nope.py: no such file" in out
     assert "def assert_equations_match" not in out and "render_text(result)" not in out
+
+
+def test_an_engine_string_with_a_list_valued_option_stays_one_engine(pytester, project):
+    """The calibrations print strings like ``mujoco@contact_solref=0.02,1``: given to the plugin as one string,
+    the comma before a number continues the option (as in ``compare --engines``), so the engine is built and its
+    own check speaks (this arm has no contact), not "unknown engine '1'"."""
+    tests, elsewhere = project
+    result = run(pytester, tests, elsewhere, """
+def test_string(crossdyn_engines_agree):
+    crossdyn_engines_agree("arm.toml", engines="pinocchio,mujoco@contact_solref=0.02,1", duration=0.2)
+""")
+    out = result.stdout.str()
+    assert "unknown engine '1'" not in out
+    assert "contact_solref=0.02,1: arm 'my-arm' has no [contact]" in out

@@ -70,7 +70,9 @@ def run(args) -> int:
     if args.validation_data and not args.data:
         raise UsageError("identify: --validation-data needs --data")
     engine = args.engine or "analytic"
-    diag_engines = [e.strip() for e in args.diagnose_engines.split(",") if e.strip()]
+    from crossdyn.engines.registry import split_engine_list
+
+    diag_engines = split_engine_list(args.diagnose_engines)  # as compare's --engines
     for option, name in [("--engine", engine)] * (engine != "exact") + [("--diagnose-engines", e) for e in diag_engines]:
         _check_engine(option, name, spec)
     noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message

@@ -79,11 +79,12 @@ def check_engines(engines: Any, label: str = "engines", shown: str | None = None
     ``user:FILE`` names pass (the file is read when the engine is built); options after ``@`` are checked
     by building the engine, which the command line does once before the run."""
     from crossdyn.engines import available_engines, engine_names
+    from crossdyn.engines.registry import split_engine_list
 
     if isinstance(engines, str):
         raise InputError(f"{label}: must be a list or tuple of engine names, got the string {engines!r} (a string "
                          f"would be read as one engine per character); write [{engines!r}] or "
-                         f"{engines.split(',')!r}", label, engines)
+                         f"{split_engine_list(engines)!r}", label, engines)
     if not isinstance(engines, (list, tuple)) or not all(isinstance(e, str) for e in engines):
         raise InputError(f"{label}: must be a list or tuple of engine names (strings), got {engines!r}",
                          label, engines)
