@@ -307,7 +307,7 @@ def test_cli_reports(tmp_path, capsys):
     assert data["findings"][0]["terms"][0]["term"] == "cos(q2+q3)"
     assert "## Wrong entries" in (out / "check.md").read_text()
     html = (out / "check.html").read_text()
-    assert html.startswith("<!doctype html>") and "M13" in html and "cos(q2+q3)" in html
+    assert html.lower().startswith("<!doctype html>") and "M13" in html and "cos(q2+q3)" in html
     assert not list(out.glob(".*.tmp"))
 
 

@@ -16,6 +16,7 @@ from crossdyn.comparison.compare import DEFAULT_ENGINES
 from crossdyn.engines import available_engines, register
 from crossdyn.engines.mujoco_engine import MuJoCoEngine
 
+from browser_probe import VIEWPORT_IDS, VIEWPORTS, assert_fits, chromium, measure
 from conftest import strip_timings
 
 DART = {"dart"} & set(available_engines())  # in the default engines when dartpy (the `engines` extra) is installed
@@ -206,54 +207,15 @@ def test_user_equations_run_as_an_engine(tmp_path, capsys):
     assert per_entry[0, 1] > 1e-3 and per_entry[1, 1] < 1e-12 and per_entry[2, 2] < 1e-12
 
 
-def viewport_probe(report_html: str, width: int, height: int) -> str:
-    """A page showing the report in a ``width`` × ``height`` px frame (headless Chromium keeps its window at least
-    500 px wide, so a phone's 390 px is a frame's), which copies the report's own measurements (images decoded,
-    scrollWidth/innerWidth) onto its body, then opens every collapsed section and measures again: a wide table
-    inside one must scroll in its own box too."""
-    import html
-
-    return ("<!DOCTYPE html><html><body style='margin:0'>"
-            f"<iframe id='f' style='width:{width}px;height:{height}px;border:0' "
-            f'srcdoc="{html.escape(report_html, quote=True)}"></iframe><script>'
-            "const f = document.getElementById('f');"
-            "function probe() { const d = f.contentDocument, b = document.body.dataset;"
-            "  b.imagesLoaded = d.body.dataset.imagesLoaded; b.layout = d.body.dataset.layout;"
-            "  d.querySelectorAll('details').forEach(x => { x.open = true; });"
-            "  b.openLayout = d.documentElement.scrollWidth + '/' + f.contentWindow.innerWidth; }"
-            "if (f.contentDocument && f.contentDocument.body && f.contentDocument.body.dataset.layout) probe();"
-            "else f.addEventListener('load', probe);</script></body></html>")
-
-
-@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)], ids=["desktop", "phone"])
+@pytest.mark.parametrize("width, height", VIEWPORTS, ids=VIEWPORT_IDS)
 def test_html_report_shows_its_images_in_a_real_browser(width, height, tmp_path):
     """Headless Chromium, where installed, at a desktop's and a phone's width: every embedded image loads, and the
     page is never wider than its viewport (document scrollWidth <= innerWidth), as shipped and with every
-    collapsed section opened.  Without a browser the decode test above stands."""
-    import shutil
-    import subprocess
-
-    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if browser is None:
-        pytest.skip("no Chromium on this machine (looked for chromium, chromium-browser, google-chrome); images "
-                    "are checked by decoding instead, the layout is not")
+    collapsed section opened (tests/browser_probe.py).  Without a browser the decode test above stands."""
+    chromium()
     out = tmp_path / "r"
     assert main(["compare", "planar2r", "--engines", "mujoco", "--duration", "0.5", "--quiet", "--out", str(out)]) == 0
-    page = tmp_path / "probe.html"
-    page.write_text(viewport_probe((out / "report.html").read_text(), width, height))
-    dom = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-         f"--window-size={max(width, 500) + 40},{height + 40}", f"--user-data-dir={tmp_path / 'profile'}",
-         "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120).stdout
-    body = dom[dom.index("<body"):dom.index(">", dom.index("<body"))]
-    assert 'data-images-loaded="7/7"' in body, body
-    for attribute in ("data-layout", "data-open-layout"):
-        found = re.search(attribute + r'="(\d+)/(\d+)"', body)
-        assert found, (attribute, body)
-        scroll_width, inner_width = map(int, found.groups())
-        assert inner_width == width and scroll_width <= inner_width, (attribute, scroll_width, inner_width)
+    assert_fits(measure((out / "report.html").read_text(), width, height, tmp_path), width, images=7)
 
 
 def test_closed_loop_energy_balance_tolerance_follows_the_integration_error(tmp_path):

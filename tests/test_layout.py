@@ -4,7 +4,8 @@ Levels (a module may import its own package and any package of a lower level; pa
 are peers and must not import each other; nothing imports ``cli`` but ``__main__``)::
 
     0  errors, status                    the one error hierarchy; the run-status and verdict enums
-    1  version, conventions, io, processes  units, signs, file I/O, ending the processes crossdyn starts
+    1  version, conventions, io, processes  units, signs, file I/O, ending the processes crossdyn starts;
+       pages                             the page layout every report renders through (Markdown, HTML)
     2  models                            specs, presets, TOML, URDF/MJCF, inertia
     3  analytic, equations               the model under test (laws, references); the user's M, C, G (Python, Octave)
     4  engines                           adapters, their capabilities, the registry
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent / "crossdyn"
 LEVELS = {
     "crossdyn.errors": 0, "crossdyn.status": 0,
     "crossdyn.version": 1, "crossdyn.conventions": 1, "crossdyn.io": 1, "crossdyn.processes": 1,
-    "crossdyn.extras": 1,
+    "crossdyn.extras": 1, "crossdyn.pages": 1,
     "crossdyn.models": 2,
     "crossdyn.analytic": 3, "crossdyn.equations": 3,
     "crossdyn.engines": 4,

@@ -1,11 +1,16 @@
 """The report of a check: the terminal text, ``check.md`` and ``check.html`` of a
 :class:`~crossdyn.checking.results.CheckResult` (and of a file that could not be used).
 
-The same text is the failure message of the pytest fixture ``crossdyn_equations_match``.
+The same text is the failure message of the pytest fixture ``crossdyn_equations_match``.  ``check.md`` and
+``check.html`` are the blocks of :func:`report_blocks` rendered by :mod:`crossdyn.pages`, the page layout every
+crossdyn report shares: the verdict, a summary table (per quantity and per structural check), the diagnosis, then
+the details collapsed.
 """
 from __future__ import annotations
 
-import html
+from crossdyn import pages
+from crossdyn.pages import folded
+
 
 def indent(text: str, pad: str) -> str:
     return "\n".join(pad + line if line else line for line in text.splitlines())
@@ -154,120 +159,169 @@ def checks_line(checks: dict) -> str:
             + f"{checks.get('structure', 0)} structural")
 
 
-def render_markdown(result) -> str:
-    out = [f"# crossdyn check: `{result.file}` against `{result.arm}`", "",
-           f"**{_verdict_line(result)}** (exit code {result.exit_code})", "",
-           f"verdict: **{result.status.value}** ({checks_line(result.checks)})", "",
-           f"- your functions: {_functions_line(result)}",
-           f"- compared at {_scope_line(result)}",
-           *([f"- {result.params_note}"] if getattr(result, "params_note", "") else []),
-           f"- checked in {result.runtime_s:.2f} s", ""]
+QUANTITIES = (("M", "M(q)"), ("C", "C(q, qd) as a matrix"), ("Cqd", "C(q, qd) qd"), ("G", "G(q)"), ("F", "F(qd)"))
+"""The quantities a check compares entry by entry, in summary order, and their names in the summary table."""
+
+STRUCTURE_WORDS = {"ok": "PASS", "failed": "FAIL", "note": "PASS", "skipped": "skipped"}
+"""A structural check's status as the summary's verdict word (a note is not an error: PASS, with the note)."""
+
+
+def _figure(message: str) -> str:
+    """The figure of a structural check's message: its first clause (up to the first ", " or "; " outside
+    brackets), parentheses dropped (``"max drift 0.167 of the energy scale 27.27 J (RK4, …); worst from …"`` →
+    ``"max drift 0.167 of the energy scale 27.27 J"``)."""
+    depth, paren, out = 0, 0, []
+    for k, ch in enumerate(message):
+        depth += (ch in "([") - (ch in ")]")
+        paren += (ch == "(") - (ch == ")")
+        if depth == 0 and message.startswith((", ", "; "), k):
+            break
+        out.append(ch if paren == 0 and ch != ")" else "")
+    return " ".join("".join(out).split())
+
+
+def quantity_row(result, quantity: str, name: str) -> list[str] | None:
+    """A summary row of one compared quantity: its verdict with the values compared and the largest error (absolute
+    with its unit, and relative to the quantity's largest value), and its wrong entries; None if not compared."""
+    rows = [e for e in result.entries if e["quantity"] == quantity]
+    if not rows:
+        return None
+    wrong = [f.entry for f in result.findings if f.quantity == quantity and f.status == "wrong"]
+    differs = [f.entry for f in result.findings if f.quantity == quantity and f.status == "note"]
+    worst = max(rows, key=lambda e: e["max_abs_error"])
+    rels = [e["max_rel_error"] for e in rows if e["max_rel_error"] is not None]
+    rel = f" (relative {max(rels):.2g})" if rels else ""
+    unit = {"M": "kg m^2", "C": "N m s"}.get(quantity, "N m")
+    cell = (f"{'FAIL' if wrong else 'PASS'} ({result.checks.get(quantity, 0)} checks), max error "
+            f"{worst['max_abs_error']:.2g} {unit}{rel}")
+    what = (", ".join(wrong) + " wrong" if wrong else f"all {len(rows)} entries match") + (
+        f"; {', '.join(differs)} differ from the Christoffel C (not an error)" if differs else "")
+    return [name, cell, what]
+
+
+def summary_rows(result) -> list[list[str]]:
+    """The summary table's rows: per compared quantity (:func:`quantity_row`), a friction function found but not
+    checked, then each structural check (:data:`STRUCTURE_WORDS`, one check each, its figure)."""
+    rows = [r for q, name in QUANTITIES if (r := quantity_row(result, q, name)) is not None]
+    fr = result.friction or {}
+    if fr.get("function") and not fr.get("checked"):
+        rows.append(["F(qd)", "not checked", fr.get("note") or f"{fr['function']} was not compared"])
+    for st in result.structure:
+        word = STRUCTURE_WORDS[st.status.value]
+        cell = word if word == "skipped" else f"{word} (1 check), {_figure(st.message)}"
+        rows.append([st.name, cell, "note: " + st.message if st.status == "note"
+                     else ("" if st.status != "skipped" else st.message)])
+    return rows
+
+
+def verdict_blocks(result) -> list[tuple]:
+    """The title with the verdict, the verdict line (what is wrong) and what the verdict rests on."""
+    status = result.status.value
+    b: list[tuple] = [("h", 1, f"crossdyn check: {result.file} against {result.arm} — {status}"),
+                      ("p", f"**Verdict: {status}.** {_verdict_line(result)} (exit code {result.exit_code}). "
+                            f"The verdict rests on {checks_line(result.checks)}.")]
+    if getattr(result, "params_note", ""):
+        b.append(("p", f"**Note:** {result.params_note}"))
+    return b
+
+
+def summary_blocks(result) -> list[tuple]:
+    """Section "Summary": what was compared, then one row per quantity and per structural check
+    (:func:`summary_rows`)."""
+    return [("h", 2, "Summary"),
+            ("table", ["function or check", "result", "entries"], summary_rows(result)),
+            ("p", "Each row: the verdict, the values compared (entries x states x parameter sets; a structural "
+                  f"check is one) and the largest error. Your functions: {_functions_line(result)}. Compared at "
+                  f"{_scope_line(result)}.")]
+
+
+def finding_blocks(f) -> list[tuple]:
+    """One wrong (or noteworthy) entry: its heading, where it is worst, its terms table and its messages."""
+    head = _finding_head(f).splitlines()
+    entry, what = head[0].split(": ", 1)
+    b: list[tuple] = [("h", 3, entry), ("p", f"{what}; {head[1]}")]
+    if f.terms:
+        b.append(("table", ["term", "your coefficient", "expected", "difference across parameter sets"],
+                  [[t.term, f"{t.found:.6g}", f"{t.expected:.6g}",
+                    (t.difference or "") + (": " if t.difference and t.reading else "") + (t.reading or "")]
+                   for t in f.terms]))
+    if f.messages:
+        b.append(("ul", [m.strip() for m in f.messages]))
+    return b
+
+
+def diagnosis_blocks(result) -> list[tuple]:
+    """What is wrong and how to fix it: each explanation (one mistake behind several entries), the wrong entries,
+    the notes on a C matrix that differs from the Christoffel one, the hints and notes."""
+    b: list[tuple] = []
     for ex_head, text in _explanation_lines(result):
-        out += [f"## {ex_head.rstrip(':')}", "", text, ""]
+        b += [("h", 2, ex_head.rstrip(":")), ("p", text)]
     for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
         group = [f for f in result.findings if f.status == status and f.explained_by is None]
-        if not group:
-            continue
-        out += [f"## {title}", ""]
-        for f in group:
-            head = _finding_head(f).splitlines()
-            out += [f"### {head[0].split(': ', 1)[0]}", "", head[0].split(": ", 1)[1] + "; " + head[1], ""]
-            out += [f"- {m.strip()}" for m in f.messages]
-            out.append("")
-    out += ["## Structure of your equations", "", "| check | result | details |", "|---|---|---|"]
-    for s in result.structure:
-        out.append(f"| {s.name} | {_mark(s.status)} | {s.message.replace('|', chr(92) + '|')} |")
-    out.append("")
-    if result.hints:
-        out += ["## Hints", ""] + [f"- {h}" for h in result.hints] + [""]
-    if result.notes:
-        out += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
-    out += ["## Every entry", "", "| entry | result | max abs error | max rel error |", "|---|---|---|---|"]
-    for e in result.entries:
-        out.append(f"| {e['entry']} | {'ok' if e['ok'] else 'differs'} | {e['max_abs_error']:.3g} | "
-                   f"{_rel(e['max_rel_error'])} |")
-    out += ["", "## Parameter sets", ""]
-    out += [f"- {_param_set_line(ps)}" for ps in result.param_sets]
-    return "\n".join(out) + "\n"
+        if group:
+            b.append(("h", 2, title))
+            for f in group:
+                b += finding_blocks(f)
+    for title, items in (("Hints", result.hints), ("Notes", result.notes)):
+        if items:
+            b += [("h", 2, title), ("ul", list(items))]
+    return b
 
 
-_CSS = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.4}"
-        "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;"
-        "text-align:left;vertical-align:top}.ok{color:#176f2c}.wrong,.FAILED{color:#b00020;font-weight:600}"
-        ".note{color:#8a5a00}code,pre{background:#f4f4f4;padding:.1rem .3rem}")
+def detail_blocks(result) -> list[tuple]:
+    """The details, collapsed in HTML (:func:`crossdyn.pages.folded`): every structural check with its whole
+    message, every entry's errors, the parameter sets, the run's settings."""
+    return folded([
+        ("h", 2, "Structure of your equations"),
+        ("table", ["check", "result", "details"],
+         [[s.name, STRUCTURE_WORDS[s.status.value] + (" (note)" if s.status == "note" else ""), s.message]
+          for s in result.structure]),
+        ("h", 2, "Every entry"),
+        ("table", ["entry", "result", "max abs error", "max rel error"],
+         [[e["entry"], "ok" if e["ok"] else "differs", f"{e['max_abs_error']:.3g}", _rel(e["max_rel_error"])]
+          for e in result.entries]),
+        ("h", 2, "Parameter sets"), ("ul", [_param_set_line(ps) for ps in result.param_sets]),
+        ("h", 2, "Run settings"),
+        ("p", f"{result.states} random states, {result.random_params} random parameter sets, seed {result.seed}, "
+              f"rtol {result.rtol:g}, {getattr(result, 'language', 'python')} file; checked in "
+              f"{result.runtime_s:.2f} s.")])
+
+
+def report_blocks(result) -> list[tuple]:
+    """The check report as blocks (:mod:`crossdyn.pages`): the verdict, the summary table, the diagnosis, then the
+    details collapsed.  A check draws no figure: its errors are entries, listed in the summary and the details."""
+    return verdict_blocks(result) + summary_blocks(result) + diagnosis_blocks(result) + detail_blocks(result)
+
+
+def render_markdown(result) -> str:
+    """``check.md``: :func:`report_blocks` as Markdown."""
+    return pages.render_markdown(report_blocks(result))
 
 
 def render_html(result) -> str:
-    e = html.escape
-    cls = "ok" if result.verdict == "correct" else "wrong"
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>crossdyn check: {e(result.file)}</title>"
-             f"<style>{_CSS}</style></head><body>",
-             f"<h1>crossdyn check: <code>{e(result.file)}</code> against <code>{e(result.arm)}</code></h1>",
-             f"<p class='{cls}'>{e(_verdict_line(result))} (exit code {result.exit_code})</p>",
-             f"<ul><li>your functions: {e(_functions_line(result))}</li><li>compared at {e(_scope_line(result))}</li>"
-             + (f"<li>{e(result.params_note)}</li>" if getattr(result, "params_note", "") else "")
-             + f"<li>checked in {result.runtime_s:.2f} s</li>"
-             + f"<li>verdict: <b>{result.status.value}</b> ({e(checks_line(result.checks))})</li></ul>"]
-    for ex_head, text in _explanation_lines(result):
-        parts.append(f"<h2 class='wrong'>{e(ex_head.rstrip(':'))}</h2><p>{e(text)}</p>")
-    for status, title in (("wrong", "Wrong entries"), ("note", "Notes on your C matrix (not errors)")):
-        group = [f for f in result.findings if f.status == status and f.explained_by is None]
-        if not group:
-            continue
-        parts.append(f"<h2>{e(title)}</h2>")
-        for f in group:
-            head = _finding_head(f).splitlines()
-            parts.append(f"<h3 class='{status}'>{e(head[0].split(': ', 1)[0])}</h3><p>{e(head[0].split(': ', 1)[1])}; "
-                         f"{e(head[1])}</p>")
-            if f.terms:
-                parts.append("<table><tr><th>term</th><th>your coefficient</th><th>expected</th>"
-                             "<th>difference across parameter sets</th></tr>")
-                for t in f.terms:
-                    diff = t.difference or ""
-                    if t.reading:
-                        diff = (diff + ": " if diff else "") + t.reading
-                    parts.append(f"<tr><td><code>{e(t.term)}</code></td><td>{t.found:.6g}</td><td>{t.expected:.6g}"
-                                 f"</td><td>{e(diff)}</td></tr>")
-                parts.append("</table>")
-            parts.append("<ul>" + "".join(f"<li>{e(m.strip())}</li>" for m in f.messages) + "</ul>")
-    parts.append("<h2>Structure of your equations</h2><table><tr><th>check</th><th>result</th><th>details</th></tr>")
-    for s in result.structure:
-        parts.append(f"<tr><td>{e(s.name)}</td><td class='{_mark(s.status)}'>{_mark(s.status)}</td>"
-                     f"<td>{e(s.message)}</td></tr>")
-    parts.append("</table>")
-    for title, items in (("Hints", result.hints), ("Notes", result.notes)):
-        if items:
-            parts.append(f"<h2>{title}</h2><ul>" + "".join(f"<li>{e(i)}</li>" for i in items) + "</ul>")
-    parts.append("<h2>Every entry</h2><table><tr><th>entry</th><th>result</th><th>max abs error</th>"
-                 "<th>max rel error</th></tr>")
-    for x in result.entries:
-        c = "ok" if x["ok"] else "wrong"
-        parts.append(f"<tr><td>{e(x['entry'])}</td><td class='{c}'>{'ok' if x['ok'] else 'differs'}</td>"
-                     f"<td>{x['max_abs_error']:.3g}</td><td>{_rel(x['max_rel_error'])}</td></tr>")
-    parts.append("</table><h2>Parameter sets</h2><ul>")
-    parts += [f"<li>{e(_param_set_line(ps))}</li>" for ps in result.param_sets]
-    parts.append("</ul></body></html>")
-    return "\n".join(parts) + "\n"
+    """``check.html``: :func:`report_blocks` as one self-contained page."""
+    return pages.render_html(report_blocks(result), {})
+
+
+def unusable_blocks(data: dict) -> list[tuple]:
+    """The report of a file that could not be judged (``data``: check.json's content): its verdict, the error,
+    where it happened, the traceback."""
+    timeout = bool(data.get("timeout"))
+    word = "INCONCLUSIVE" if timeout else "unusable"
+    what = ("**The file could not be judged: it did not return in time** (INCONCLUSIVE, 0 checks, exit code 3)."
+            if timeout else "**The file cannot be used** (exit code 2).")
+    b: list[tuple] = [("h", 1, f"crossdyn check: {data['file']} against {data['arm']} — {word}"), ("p", what),
+                      ("h", 2, "What went wrong"), ("p", data["error"])]
+    if data.get("where"):
+        b.append(("p", data["where"]))
+    if data.get("user_traceback"):
+        b.append(("pre", data["user_traceback"]))
+    return b
 
 
 def render_unusable_markdown(data: dict) -> str:
-    out = [f"# crossdyn check: `{data['file']}` against `{data['arm']}`", "",
-           ("**The file could not be judged: it did not return in time** (INCONCLUSIVE, exit code 3)."
-            if data.get("timeout") else "**The file cannot be used** (exit code 2)."), "", data["error"], ""]
-    if data.get("where"):
-        out += [data["where"], ""]
-    if data.get("user_traceback"):
-        out += ["```", data["user_traceback"].rstrip(), "```", ""]
-    return "\n".join(out)
+    return pages.render_markdown(unusable_blocks(data))
 
 
 def render_unusable_html(data: dict) -> str:
-    e = html.escape
-    tb = f"<pre>{e(data['user_traceback'])}</pre>" if data.get("user_traceback") else ""
-    where = f"<p>{e(data['where'])}</p>" if data.get("where") else ""
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>crossdyn check: {e(data['file'])}</title>"
-            f"<style>{_CSS}</style></head><body><h1>crossdyn check: <code>{e(data['file'])}</code> against "
-            f"<code>{e(data['arm'])}</code></h1><p class='wrong'>"
-            + ("The file could not be judged: it did not return in time (INCONCLUSIVE, exit code 3)."
-               if data.get("timeout") else "The file cannot be used (exit code 2).") + "</p>"
-            f"<p>{e(data['error'])}</p>{where}{tb}</body></html>\n")
+    return pages.render_html(unusable_blocks(data), {})

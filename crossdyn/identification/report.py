@@ -1,15 +1,21 @@
-"""identify.json, identify.md, identify.html (self-contained: plots embedded as base64 PNG)."""
+"""identify.json, identify.md, identify.html (self-contained: plots embedded as base64 PNG).
+
+The report (:func:`report_blocks`, rendered by :mod:`crossdyn.pages`, the layout every crossdyn report shares):
+the verdict and what it rests on, a summary table (one row per base-parameter group: its true values inside their
+family-wise intervals; one per joint's validation: its relative RMS torque error within the tolerance), the plots
+(fit.png, rls.png), then the details collapsed: every parameter, the validation, the engines' own identification,
+the run."""
 from __future__ import annotations
 
-import base64
-import html
 import io
 import json
 from pathlib import Path
 
 import numpy as np
 
+from crossdyn import pages
 from crossdyn.io import write_bytes_atomic, write_json_atomic, write_text_atomic
+from crossdyn.pages import folded
 
 
 def to_dict(res, diagnosis=None) -> dict:
@@ -113,45 +119,122 @@ def plots(res) -> dict[str, bytes]:
     return {"fit.png": _png(fit_figure(res)), "rls.png": _png(rls_figure(res))}
 
 
-def markdown(res, diagnosis=None) -> str:
-    lines = [f"# crossdyn identify {res.spec.name}", "",
-             f"- source: {res.data.source}; regression rows: {res.rows.model}; estimator: {res.estimator}",
-             f"- noise: {json.dumps(res.noise.as_dict())}; seed {res.seed}",
-             f"- base parameters: {res.base.r} (closed form; numerical QR rank {res.numerical_rank})"]
+GROUPS = (("ZZ", "inertia about the joint axis"), ("MX", "first moment along the link"),
+          ("MY", "first moment across the link"), ("Ia", "rotor armature"), ("b", "viscous friction"),
+          ("fc", "Coulomb friction"))
+"""The base parameters' groups in the summary, by the letters their symbols start with (``ZZ1R``, ``b2``, …);
+a symbol of no group is a group of its own letters."""
+
+
+def parameter_groups(res) -> list[tuple[str, list[dict]]]:
+    """(group name, its parameters) in :data:`GROUPS` order, then any other group in the order met."""
+    import re
+
+    names = dict(GROUPS)
+    found: dict[str, list[dict]] = {}
+    for p in res.parameters():
+        key = re.sub(r"\d.*$|R$", "", p["symbol"]) or p["symbol"]
+        found.setdefault(key, []).append(p)
+    order = [k for k, _ in GROUPS if k in found] + [k for k in found if k not in names]
+    return [(names.get(k, k), found[k]) for k in order]
+
+
+def group_row(name: str, params: list[dict]) -> list[str]:
+    """A summary row of one parameter group: PASS when every true value lies inside its family-wise interval,
+    FAIL when one does not, INCONCLUSIVE without true values (CSV data); its largest relative error."""
+    symbols = ", ".join(p["symbol"] for p in params)
+    if params[0]["true"] is None:
+        return [name, "INCONCLUSIVE (0 checks), no true values to compare (estimates only)", symbols]
+    out = [p["symbol"] for p in params if not p["inside_familywise_interval"]]
+    rel = max(p["relative_error"] for p in params)
+    cell = f"{'FAIL' if out else 'PASS'} ({len(params)} checks), max relative error {rel:.2g}"
+    return [name, cell, symbols + (f"; outside the family-wise interval: {', '.join(out)}" if out else "")]
+
+
+def summary_rows(res) -> list[list[str]]:
+    """One row per parameter group (:func:`group_row`), then one per joint's validation: PASS when its relative
+    RMS torque prediction error is within the tolerance, with its torque values compared."""
+    rows = [group_row(name, params) for name, params in parameter_groups(res)]
+    n = len(res.validation_rms)
+    per_joint = int(res.validation.get("torque_values", 0)) // max(n, 1)
+    for j, v in enumerate(res.validation_rms):
+        word = "PASS" if v <= res.validation_tolerance else "FAIL"
+        rows.append([f"validation, joint {j + 1}", f"{word} ({per_joint} checks), relative RMS error {v:.2g}",
+                     f"torque predicted on new data; tolerance {res.validation_tolerance:g}"])
+    return rows
+
+
+def parameter_rows(res) -> list[list[str]]:
+    """The parameter table: symbol, parameter, true value (– without), estimate, standard error, 95 % and
+    family-wise intervals, relative error, and whether the true value lies inside (PASS/FAIL; – without)."""
+    rows = []
+    for p in res.parameters():
+        inside = ("–" if p["inside_interval"] is None else "PASS" if p["inside_interval"] else
+                  "PASS (outside 95 %)" if p["inside_familywise_interval"] else "FAIL")
+        rows.append([p["symbol"], p["name"], "–" if p["true"] is None else f"{p['true']:.6g}",
+                     f"{p['estimate']:.6g}", f"{p['stderr']:.2e}", f"[{p['ci95'][0]:.5g}, {p['ci95'][1]:.5g}]",
+                     f"[{p['ci_familywise'][0]:.5g}, {p['ci_familywise'][1]:.5g}]",
+                     "–" if p["relative_error"] is None else f"{p['relative_error']:.1e}", inside])
+    return rows
+
+
+def run_lines(res) -> list[str]:
+    """The run: data source, regression rows, estimator, noise, seed, base parameters, excitation."""
+    lines = [f"source: {res.data.source}; regression rows: {res.rows.model} ({len(res.rows.y)} rows); estimator: "
+             f"{res.estimator}",
+             f"noise: {json.dumps(res.noise.as_dict())}; seed {res.seed}",
+             f"base parameters: {res.base.r} (closed form; numerical QR rank {res.numerical_rank})"]
     if res.excitation is not None:
         ex = res.excitation
-        lines.append(f"- excitation: Fourier, {ex.trajectory.harmonics} harmonics, period {ex.trajectory.period:g} s; "
+        lines.append(f"excitation: Fourier, {ex.trajectory.harmonics} harmonics, period {ex.trajectory.period:g} s; "
                      f"cond(Y_base) optimised {ex.cond:.3g} vs random {ex.cond_random:.3g} "
                      f"(ratio {ex.ratio:.2f}); bounds: {ex.bounds.source}")
-    lines += ["", "## Parameters", "", "```", *table_lines(res), "```", "", "## Validation", "",
-              f"relative RMS torque prediction error on {res.validation['source']}:", ""]
-    for j, v in enumerate(res.validation_rms):
-        lines.append(f"- joint {j + 1}: {v:.3e} (tolerance {res.validation_tolerance:g})")
-    if diagnosis is not None:
-        lines += ["", "## Engines identified from their own data", ""]
-        lines += [f"- {d.summary()}" for d in diagnosis[1]]
+    return lines
+
+
+def report_blocks(res, diagnosis=None, images=("fit.png", "rls.png")) -> list[tuple]:
+    """The identification report as blocks (:mod:`crossdyn.pages`): the verdict with what it rests on, the summary
+    table (:func:`summary_rows`), the plots, then collapsed: the parameters, the validation, the engines identified
+    from their own data, the run."""
     verdict, reason = res.judgement()
-    lines += ["", f"verdict: {verdict.value} ({res.checks_line()}): {reason}", ""]
-    lines += [f"note: {note}" for note in res.info.get("notes", [])] + ([""] if res.info.get("notes") else [])
-    return "\n".join(lines)
+    fw = f"{100 * (1 - 0.05 / res.base.r):.2f} %"
+    b: list[tuple] = [("h", 1, f"crossdyn identify: {res.spec.name} — {verdict.value}"),
+                      ("p", f"**verdict: {verdict.value} ({res.checks_line()})**: {reason}.")]
+    b += [("p", f"Note: {note}") for note in res.info.get("notes", [])]
+    b += [("h", 2, "Summary"),
+          ("table", ["parameters or check", "result", "which"], summary_rows(res)),
+          ("p", "Each row: the verdict, the values compared and the largest error; a parameter passes when its "
+                f"true value lies inside its family-wise ({fw}) interval. " + run_lines(res)[0] + "."),
+          ("h", 2, "Plots")]
+    captions = {"fit.png": "fit.png: measured torque and the fit, and the residual",
+                "rls.png": "rls.png: recursive least squares, each base parameter over its batch estimate"}
+    b += [("img", name, captions.get(name, name)) for name in images]
+    details: list[tuple] = [("h", 2, "Parameters"),
+                            ("table", ["symbol", "parameter", "true", "estimate", "stderr", "95 % interval",
+                                       f"{fw} (family-wise)", "rel. err", "true value inside"], parameter_rows(res)),
+                            ("h", 2, "Validation"),
+                            ("p", f"Relative RMS torque prediction error on {res.validation['source']}:"),
+                            ("ul", [f"joint {j + 1}: {v:.3e} (tolerance {res.validation_tolerance:g})"
+                                    for j, v in enumerate(res.validation_rms)])]
+    if diagnosis is not None:
+        details += [("h", 2, "Engines identified from their own data"), ("ul", [d.summary() for d in diagnosis[1]])]
+    return b + folded(details + [("h", 2, "Run"), ("ul", run_lines(res))])
+
+
+def markdown(res, diagnosis=None) -> str:
+    """``identify.md``: :func:`report_blocks` as Markdown (images by file name, beside it)."""
+    return pages.render_markdown(report_blocks(res, diagnosis))
 
 
 def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
+    """identify.json, fit.png, rls.png, identify.md and identify.html (self-contained, images embedded)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     imgs = plots(res)
     paths = {"json": write_json_atomic(out / "identify.json", to_dict(res, diagnosis))}
-    md = markdown(res, diagnosis)
     for name, data in imgs.items():
         write_bytes_atomic(out / name, data)
-    paths["md"] = write_text_atomic(out / "identify.md", md + "\n" + "\n".join(f"![{k}]({k})" for k in imgs) + "\n")
-    body = [f"<pre>{html.escape(md)}</pre>"]
-    for name, data in imgs.items():
-        body.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
-                    f"<figcaption>{name}</figcaption></figure>")
-    page = ("<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width, "
-            "initial-scale=1'><title>crossdyn identify</title><style>pre{overflow-x:auto}img{max-width:100%;"
-            "height:auto}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
-    paths["html"] = write_text_atomic(out / "identify.html", page)
+    blocks = report_blocks(res, diagnosis, tuple(imgs))
+    paths["md"] = write_text_atomic(out / "identify.md", pages.render_markdown(blocks))
+    paths["html"] = write_text_atomic(out / "identify.html", pages.render_html(blocks, imgs))
     return paths

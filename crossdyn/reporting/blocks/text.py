@@ -1,19 +1,14 @@
 """What the report's blocks are made of, and how numbers are written in them.
 
 A report is a list of blocks: ``("h", level, text)``, ``("p", text)``, ``("table", header, rows)`` and
-``("img", file, caption)`` (rendered by :mod:`crossdyn.reporting.render`).  A level-2 heading
+``("img", file, caption)`` (rendered by :mod:`crossdyn.pages`).  A level-2 heading
 ``("h", 2, text, FOLDED)`` opens a section the HTML report shows collapsed (``<details>``; open where it holds a
 FAIL or an INCONCLUSIVE): the details a reader looks up, below the answer and the plots.
 """
 from __future__ import annotations
 
-FOLDED = "details"
-"""The fourth element of a level-2 heading whose section is collapsed in HTML (:func:`folded`)."""
-
-
-def folded(blocks: list[tuple]) -> list[tuple]:
-    """``blocks`` with each level-2 heading marked :data:`FOLDED` (the Markdown is unchanged)."""
-    return [(b[0], b[1], b[2], FOLDED) if b[0] == "h" and b[1] == 2 else b for b in blocks]
+from crossdyn.pages import FOLDED as FOLDED  # the shared page layout's (crossdyn.pages), re-exported
+from crossdyn.pages import folded as folded
 
 
 def fmt(x, unit: str = "") -> str:
