@@ -4,13 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench clean octave lint
+.PHONY: demo test test-slow bench clean octave lint docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "crossdyn needs Python >= 3.11, found " + sys.version)'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[all,dev,bench,latex]'  # [all]: every engine and feature extra, so CI exercises them
+	$(PY) -m pip install --quiet -e '.[all,dev,bench,latex,docs]'  # [all]: every engine and feature extra, so CI exercises them
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -20,16 +20,20 @@ demo: $(STAMP)
 # pytest session of their own so that no test process forks after importing JAX.
 JAX_TESTS := tests/test_jax_model.py tests/test_mjx.py tests/test_batch.py
 
+# The docs' examples share a namespace and a folder per page: --dist loadgroup keeps a page on one worker, in order
+# (docs/conftest.py groups them; other tests are distributed as by --dist load).
+XDIST := -n 2 --dist loadgroup
+
 # Two tiers: `make test` (the README's command) runs everything not marked slow; `make test-slow` runs the checks
 # too slow for that budget (tests marked @pytest.mark.slow: long sweeps, 50-dataset identification coverage, ...).
 # .ci/run runs both, and `make lint`.
 test: $(STAMP) octave
-	$(PY) -m pytest -q -n 2 -m "not slow" $(addprefix --ignore=,$(JAX_TESTS))
-	$(PY) -m pytest -q -n 2 -m "not slow" $(JAX_TESTS)
+	$(PY) -m pytest -q $(XDIST) -m "not slow" $(addprefix --ignore=,$(JAX_TESTS))
+	$(PY) -m pytest -q $(XDIST) -m "not slow" $(JAX_TESTS)
 
 test-slow: $(STAMP) octave
-	$(PY) -m pytest -q -n 2 -m slow $(addprefix --ignore=,$(JAX_TESTS)) || [ $$? -eq 5 ]
-	$(PY) -m pytest -q -n 2 -m slow $(JAX_TESTS) || [ $$? -eq 5 ]
+	$(PY) -m pytest -q $(XDIST) -m slow $(addprefix --ignore=,$(JAX_TESTS)) || [ $$? -eq 5 ]
+	$(PY) -m pytest -q $(XDIST) -m slow $(JAX_TESTS) || [ $$? -eq 5 ]
 
 # GNU Octave runs MATLAB equation files (crossdyn check my_arm.m).  Installed when missing and possible
 # (root and apt-get: the Debian package `octave`, ~135 packages, ~300 MB, ~1 min); elsewhere the MATLAB
@@ -47,6 +51,10 @@ octave:
 lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/ruff check crossdyn
+
+# The docs site, warnings as errors (make test builds it too: tests/test_docs_build.py)
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -n -b html docs docs/_build/html
 
 bench: $(STAMP) octave
 	$(PY) benchmarks/run.py

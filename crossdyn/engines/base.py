@@ -117,7 +117,7 @@ class Engine(abc.ABC):
     contact_in_forward_dynamics: bool = False
     """:meth:`forward_dynamics` includes the native contact's force (MuJoCo's mj_forward)."""
     velocity_clamp: float | None = None
-    """|q̇| (rad/s) at which the engine clamps joint velocities, or None (no clamp)."""
+    """``|q̇|`` (rad/s) at which the engine clamps joint velocities, or None (no clamp)."""
     clamped_at: float | None = None
     """Time at which a joint speed first reached :attr:`velocity_clamp` (None: never)."""
     accuracy: float | None = None

@@ -391,7 +391,7 @@ class ArmSpec:
         return any(link.damping > 0 for link in self.links)
 
     def energy_scale(self) -> float:
-        """Σ mᵢ |g| rᵢ, rᵢ = reach from the base to link i's centre of mass (J).
+        """Σ mᵢ ``|g|`` rᵢ, rᵢ = reach from the base to link i's centre of mass (J).
 
         A scale for potential energy that does not depend on where U = 0; used to
         make energy drift relative.  Falls back to Σ mᵢ rᵢ² (1 rad/s)² with no gravity.
@@ -406,7 +406,7 @@ class ArmSpec:
         return total if total > 0 else kin
 
     def torque_scale(self) -> float:
-        """Σ mᵢ |g| rᵢ with |g| ≥ 9.81: a typical joint torque (N m), for relative tolerances."""
+        """Σ mᵢ ``|g|`` rᵢ with ``|g|`` ≥ 9.81: a typical joint torque (N m), for relative tolerances."""
         g = max(math.hypot(self.gravity[0], self.gravity[1]), 9.81)
         reach, total = 0.0, 0.0
         for link in self.links:

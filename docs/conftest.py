@@ -1,0 +1,19 @@
+"""pytest runs every example of the docs pages (``docs/**/*.md`` but ``_build/`` and ``_incoming/``) with Sybil.
+
+The runner and its conventions: ``tests/docs_runner.py``; for writers: ``docs/reference/writing-docs.md``.
+"""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from docs_runner import docs_sybil, mark_items  # noqa: E402
+
+pytest_collect_file = docs_sybil(Path(__file__).parent).pytest()
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(config, items):
+    mark_items(items)
