@@ -309,11 +309,23 @@ def console_evaluator(block: Block, path: str) -> Callable[[Example], str | None
     return evaluate
 
 
+FILES_WRITTEN = "_docs_files_written"  # the starts of the page's file blocks written so far
+
+
+def write_file_block(namespace: dict[str, Any], block: Block) -> None:
+    """Write a ``<!-- docs: file NAME -->`` block into the page's folder, once per page run."""
+    written = namespace.setdefault(FILES_WRITTEN, set())
+    if block.start in written:
+        return
+    target = Path(namespace[PAGE_DIR]) / block.directives["file"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(block.source, encoding="utf-8")
+    written.add(block.start)
+
+
 def file_evaluator(block: Block) -> Callable[[Example], None]:
     def evaluate(example: Example) -> None:
-        target = Path(example.namespace[PAGE_DIR]) / block.directives["file"]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(block.source, encoding="utf-8")
+        write_file_block(example.namespace, block)
 
     return evaluate
 
@@ -321,14 +333,18 @@ def file_evaluator(block: Block) -> Callable[[Example], None]:
 class Step:
     """An example's evaluator that runs in the page's folder; ``slow`` tells pytest to mark it."""
 
-    def __init__(self, evaluator: Callable[[Example], Any], slow: bool) -> None:
-        self.evaluator, self.slow = evaluator, slow
+    def __init__(self, evaluator: Callable[[Example], Any], slow: bool, files: tuple[Block, ...] = ()) -> None:
+        self.evaluator, self.slow, self.files = evaluator, slow, files
 
     def __call__(self, example: Example) -> Any:
         __tracebackhide__ = True
         before = os.getcwd()
         os.chdir(example.namespace[PAGE_DIR])
         try:
+            # the page's file blocks above this example: their own items are not slow, so `-m slow` deselects
+            # them, and a slow example must still find its files (written once; a tier that ran them: no-op)
+            for block in self.files:
+                write_file_block(example.namespace, block)
             return self.evaluator(example)
         finally:
             os.chdir(before)
@@ -342,16 +358,22 @@ def parse_page(document: Document) -> Iterator[Region]:
     skipped), console blocks and file blocks, each evaluated in the page's folder."""
     blocks = fenced_blocks(document.text)
     attach_directives(document.text, blocks, document.path)
+    files = [b for b in blocks if "file" in b.directives and not b.skipped and b.language not in ("console", "python")]
+
+    def above(start: int) -> tuple[Block, ...]:
+        return tuple(f for f in files if f.start < start)
+
     for region in PYTHON(document):
         block = next((b for b in blocks if b.start <= region.start < b.end), None)
         if block is not None and block.language == "python" and not block.skipped:
-            yield Region(region.start, region.end, region.parsed, Step(region.evaluator, block.slow),
-                         region.lexemes)
+            yield Region(region.start, region.end, region.parsed,
+                         Step(region.evaluator, block.slow, above(region.start)), region.lexemes)
     for block in blocks:
         if block.skipped or block.language == "python":
             continue
         if block.language == "console":
-            yield Region(block.start, block.end, block, Step(console_evaluator(block, document.path), block.slow))
+            yield Region(block.start, block.end, block,
+                         Step(console_evaluator(block, document.path), block.slow, above(block.start)))
         elif "file" in block.directives:
             yield Region(block.start, block.end, block, Step(file_evaluator(block), False))
 
