@@ -9,7 +9,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from docs_runner import docs_sybil, mark_items  # noqa: E402
+try:
+    from docs_runner import docs_sybil, mark_items  # noqa: E402
+except ImportError as e:  # sybil missing: say which extra brings it rather than fail with a bare import error
+    raise ImportError(f"the docs' examples need the docs extra: pip install -e '.[docs]' ({e})") from e
 
 pytest_collect_file = docs_sybil(Path(__file__).parent).pytest()
 

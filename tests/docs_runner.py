@@ -11,8 +11,9 @@ The conventions (``docs/reference/writing-docs.md`` states them for writers):
   matches any number of lines, ``...`` inside a line any text).  The status must be 0 unless
   ``<!-- docs: exit N -->`` says otherwise.
 - ``<!-- docs: slow -->``: the example carries ``@pytest.mark.slow``; ``<!-- docs: skip REASON -->``: not run (a
-  missing reason fails the collection); ``<!-- docs: file NAME -->`` before a block: the block's text is written
-  to ``NAME`` in the page's folder when the page reaches it; ``<!-- docs: timeout S -->``: the commands' limit.
+  missing reason fails the collection); ``<!-- docs: file NAME -->`` before a block (toml, python, ...): the
+  block's text is written to ``NAME`` in the page's folder when the page reaches it (or before a later block
+  that runs without it, in the slow tier), and not run; ``<!-- docs: timeout S -->``: the commands' limit.
 - The page's folder is a fresh temporary directory holding a copy of the repository's ``examples/``; Python
   blocks run with it as the working directory too.  Commands find the venv's ``crossdyn`` first on ``PATH`` and
   import the checkout under test (``PYTHONPATH``).  Each command ends, with its whole process group, after its
@@ -148,9 +149,10 @@ def check_fits(name: str, block: Block, where: str) -> None:
         raise DocsSyntaxError(f"{where}: <!-- docs: {name} --> applies to a console block, not {block.language!r}")
     if name == "slow" and block.language not in ("console", "python"):
         raise DocsSyntaxError(f"{where}: <!-- docs: slow --> applies to a console or python block")
-    if name == "file" and block.language in ("console", "python"):
-        raise DocsSyntaxError(f"{where}: <!-- docs: file --> applies to a block showing a file, "
-                              f"not {block.language!r}")
+    if name == "file" and block.language == "console":
+        raise DocsSyntaxError(f"{where}: <!-- docs: file --> applies to a block showing a file, not a console")
+    if name == "slow" and "file" in block.directives or name == "file" and block.slow:
+        raise DocsSyntaxError(f"{where}: a file block is always written (it cannot be slow)")
 
 
 # --- comparing output --------------------------------------------------------------------------------------------
@@ -309,42 +311,34 @@ def console_evaluator(block: Block, path: str) -> Callable[[Example], str | None
     return evaluate
 
 
-FILES_WRITTEN = "_docs_files_written"  # the starts of the page's file blocks written so far
+WRITTEN = "_docs_files_written"  # the offsets of the page's file blocks written so far
 
 
-def write_file_block(namespace: dict[str, Any], block: Block) -> None:
-    """Write a ``<!-- docs: file NAME -->`` block into the page's folder, once per page run."""
-    written = namespace.setdefault(FILES_WRITTEN, set())
-    if block.start in written:
-        return
+def write_file(block: Block, namespace: dict[str, Any]) -> None:
     target = Path(namespace[PAGE_DIR]) / block.directives["file"]
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(block.source, encoding="utf-8")
-    written.add(block.start)
-
-
-def file_evaluator(block: Block) -> Callable[[Example], None]:
-    def evaluate(example: Example) -> None:
-        write_file_block(example.namespace, block)
-
-    return evaluate
+    namespace.setdefault(WRITTEN, set()).add(block.start)
 
 
 class Step:
-    """An example's evaluator that runs in the page's folder; ``slow`` tells pytest to mark it."""
+    """An example's evaluator that runs in the page's folder; ``slow`` tells pytest to mark it.
 
-    def __init__(self, evaluator: Callable[[Example], Any], slow: bool, files: tuple[Block, ...] = ()) -> None:
-        self.evaluator, self.slow, self.files = evaluator, slow, files
+    Before it runs, the page's file blocks above it that were not written yet are written, in page order: in the
+    slow tier (``-m slow``) the file blocks are deselected with the other fast examples, and a slow block still
+    finds the files the page showed before it."""
+
+    def __init__(self, evaluator: Callable[[Example], Any], slow: bool, files_before: list[Block]) -> None:
+        self.evaluator, self.slow, self.files_before = evaluator, slow, files_before
 
     def __call__(self, example: Example) -> Any:
         __tracebackhide__ = True
+        for block in self.files_before:
+            if block.start not in example.namespace.get(WRITTEN, ()):
+                write_file(block, example.namespace)
         before = os.getcwd()
         os.chdir(example.namespace[PAGE_DIR])
         try:
-            # the page's file blocks above this example: their own items are not slow, so `-m slow` deselects
-            # them, and a slow example must still find its files (written once; a tier that ran them: no-op)
-            for block in self.files:
-                write_file_block(example.namespace, block)
             return self.evaluator(example)
         finally:
             os.chdir(before)
@@ -358,24 +352,25 @@ def parse_page(document: Document) -> Iterator[Region]:
     skipped), console blocks and file blocks, each evaluated in the page's folder."""
     blocks = fenced_blocks(document.text)
     attach_directives(document.text, blocks, document.path)
-    files = [b for b in blocks if "file" in b.directives and not b.skipped and b.language not in ("console", "python")]
+    files = [b for b in blocks if "file" in b.directives and not b.skipped]
 
-    def above(start: int) -> tuple[Block, ...]:
-        return tuple(f for f in files if f.start < start)
+    def step(evaluator: Callable[[Example], Any], start: int, slow: bool) -> Step:
+        return Step(evaluator, slow, [f for f in files if f.start < start])
 
     for region in PYTHON(document):
         block = next((b for b in blocks if b.start <= region.start < b.end), None)
-        if block is not None and block.language == "python" and not block.skipped:
-            yield Region(region.start, region.end, region.parsed,
-                         Step(region.evaluator, block.slow, above(region.start)), region.lexemes)
+        if block is not None and block.language == "python" and not block.skipped and "file" not in block.directives:
+            yield Region(region.start, region.end, region.parsed, step(region.evaluator, region.start, block.slow),
+                         region.lexemes)
     for block in blocks:
-        if block.skipped or block.language == "python":
+        if block.skipped:
             continue
         if block.language == "console":
             yield Region(block.start, block.end, block,
-                         Step(console_evaluator(block, document.path), block.slow, above(block.start)))
+                         step(console_evaluator(block, document.path), block.start, block.slow))
         elif "file" in block.directives:
-            yield Region(block.start, block.end, block, Step(file_evaluator(block), False))
+            yield Region(block.start, block.end, block,
+                         step(lambda example, b=block: write_file(b, example.namespace), block.start, False))
 
 
 def setup_page(namespace: dict[str, Any]) -> None:

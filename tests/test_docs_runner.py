@@ -24,22 +24,25 @@ PAGES = {
     "ellipsis.md": ("```console\n$ crossdyn --help\nusage: crossdyn ...\n...\nexit status (every command):\n"
                     "...\n  141  broken pipe ...\n```\n", ["passed"]),
     "missing-line.md": ("```console\n$ printf 'a\\nb\\n'\na\n```\n", ["failed"]),
-    "exit-wrong.md": ("```console\n$ crossdyn check planar3r no_such_file.py\n...\n```\n", ["failed"]),
+    "exit-wrong.md": ("```console\n$ echo done; exit 2\ndone\n```\n", ["failed"]),
     "exit-right.md": ("<!-- docs: exit 2 -->\n```console\n$ crossdyn check planar3r no_such_file.py\n"
                       "...no_such_file.py...\n...\n```\n", ["passed"]),
     "pipefail.md": ("```console\n$ false | cat\n```\n", ["failed"]),
     "skip-reason.md": ("<!-- docs: skip installs packages -->\n```console\n$ pip install nothing-at-all\n```\n", []),
-    "timeout.md": ("<!-- docs: timeout 2 -->\n```console\n$ sleep 50 & sleep 50\n```\n", ["failed"]),
+    "timeout.md": ("<!-- docs: timeout 1 -->\n```console\n$ sleep 50 & sleep 50\n```\n", ["failed"]),
     "file-and-python.md": ("<!-- docs: file sub/arm.toml -->\n```toml\npreset = \"planar2r\"\n```\n\n"
                            "```console\n$ cat sub/arm.toml; ls examples/check\npreset = \"planar2r\"\n...\n"
                            "my_2r.py\n...\n```\n\n```python\nfrom pathlib import Path\n"
                            "text = Path('sub/arm.toml').read_text()\n```\n\n```python\n>>> len(text.split())\n3\n"
-                           ">>> 2 / 3\n0.667\n```\n\n```python\nassert 'planar2r' in text\n```\n",
-                           ["passed"] * 6),
+                           ">>> 2 / 3\n0.667\n```\n\n```python\nassert 'planar2r' in text\n```\n\n"
+                           "<!-- docs: file show.py -->\n```python\nprint(f'{2 / 3:.4f}')\nraise SystemExit(3)\n```\n\n"
+                           "<!-- docs: exit 3 -->\n```console\n$ python show.py\n0.6667\n```\n",
+                           ["passed"] * 8),
     "python-fails.md": ("```python\nx = 0.25\nassert abs(x - 0.2) <= 1e-3  # 3 digits\n```\n", ["failed"]),
     "nested.md": ("````markdown\n```console\n$ false\n```\n<!-- docs: slow -->\n````\n", []),
-    "slow.md": ("<!-- docs: slow -->\n```console\n$ echo slow\nslow\n```\n\n```console\n$ echo fast\nfast\n```\n",
-                ["passed", "passed"]),
+    "slow.md": ("<!-- docs: file a.txt -->\n```text\nfirst\n```\n\n<!-- docs: file a.txt -->\n```text\nsecond\n```\n\n"
+                "<!-- docs: slow -->\n```console\n$ cat a.txt\nsecond\n```\n\n```console\n$ echo fast\nfast\n```\n",
+                ["passed"] * 4),
 }
 BAD_PAGES = {
     "bare-skip.md": "<!-- docs: skip -->\n```console\n$ pip install x\n```\n",
@@ -80,19 +83,21 @@ def test_runner_passes_and_fails_what_it_should(tmp_path):
     outcomes, output, seconds = run_pages(tmp_path, {k: v[0] for k, v in PAGES.items()})
     for name, (_, expected) in PAGES.items():
         assert outcomes.get(name.removesuffix(".md") + ".md", []) == expected, (name, outcomes, output)
-    # the timeout ended the command's whole process group (two sleeps of 50 s) after its 2 s
-    assert seconds < 60, seconds
-    assert "ran past its 2 s timeout" in output
+    # the timeout ended the command's whole process group (two sleeps of 50 s) after its 1 s
+    assert seconds < 45, seconds
+    assert "ran past its 1 s timeout" in output
+    assert "exited 2, the page expects 0" in output and "exited 1, the page expects 0" in output  # exit-wrong, pipefail
     assert "+x = 0.2142" in output and "-x = 0.2144" in output  # the failure shows the printed and shown lines
 
 
 def test_slow_blocks_run_only_in_the_slow_tier(tmp_path):
     outcomes, output, _ = run_pages(tmp_path, {"slow.md": PAGES["slow.md"][0]}, "-m", "not slow")
-    assert "1 passed, 1 deselected" in output, output
+    assert "3 passed, 1 deselected" in output, output
     shutil.rmtree(tmp_path / "docs")
     (tmp_path / "tests").unlink()
     outcomes, output, _ = run_pages(tmp_path, {"slow.md": PAGES["slow.md"][0]}, "-m", "slow")
-    assert "1 passed, 1 deselected" in output, output
+    # the slow block alone, yet it finds the file the page showed before it, in its last version
+    assert "1 passed, 3 deselected" in output, output
 
 
 def test_a_slow_example_finds_the_files_written_above_it_in_the_slow_tier(tmp_path):
