@@ -91,3 +91,10 @@ def test_readme_example_runs_as_written(command, tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
     reports = list(tmp_path.rglob("*.html"))
     assert reports, "each example writes an HTML report"  # as the README says
+
+
+def test_the_first_check_page_shows_the_example_file_as_it_is():
+    """docs/tutorial/first-check.md lists examples/check/my_3r_buggy.py, then checks the file itself."""
+    page = (ROOT / "docs" / "tutorial" / "first-check.md").read_text(encoding="utf-8")
+    listing = re.search(r"```py\n(.*?)```", page, re.S).group(1)
+    assert listing == (ROOT / "examples" / "check" / "my_3r_buggy.py").read_text(encoding="utf-8")
