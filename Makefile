@@ -1,4 +1,4 @@
-# The README's two commands: `make demo` and `make test`.  Both set up .venv from nothing.
+# The README's two commands: `make demo` and `make test` (docs/tutorial/index.md says more).  Both set up .venv from nothing.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -37,7 +37,7 @@ test-slow: $(STAMP) octave
 
 # GNU Octave runs MATLAB equation files (crossdyn check my_arm.m).  Installed when missing and possible
 # (root and apt-get: the Debian package `octave`, ~135 packages, ~300 MB, ~1 min); elsewhere the MATLAB
-# tests are skipped with the reason, and README says how to install it.
+# tests are skipped with the reason, and docs/howto/class-grading.md says how to install it.
 octave:
 	@command -v octave-cli >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -1,6 +1,6 @@
 """A default `crossdyn check` of a 3R written in MATLAB (GNU Octave) against the same file in Python.
 
-The README's worked example (examples/check/my_3r_buggy.py) and its MATLAB transcription (my_3r_buggy.m)
+The worked example of docs/tutorial/first-check.md (examples/check/my_3r_buggy.py) and its MATLAB transcription (my_3r_buggy.m)
 are checked alternately, with the default 1,000 states x 21 parameter sets; the wall time of `check()`
 (Octave's start included) is compared.  Target (issue 18): MATLAB at most 3x Python.
 

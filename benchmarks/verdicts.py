@@ -19,7 +19,7 @@ engine); a run that failed or diverged is a FAIL (as in ``compare``'s own verdic
 
     python benchmarks/verdicts.py [--scenarios free,driven] [--faults mass,delay] [--out DIR]
 
-``--out DIR`` writes ``verdicts.json`` and ``verdicts.md`` (the matrix the README quotes).
+``--out DIR`` writes ``verdicts.json`` and ``verdicts.md`` (the matrix docs/results/seeded-faults.md quotes).
 """
 from __future__ import annotations
 

@@ -75,4 +75,4 @@ EXIT_TABLE = "\n".join([
     "  130  interrupted (Ctrl-C): what finished is written",
     "  141  broken pipe (the reader of the output went away)",
 ])
-"""The table as ``crossdyn --help`` prints it (the README quotes it)."""
+"""The table as ``crossdyn --help`` prints it (docs/reference/exit-status.md quotes it)."""

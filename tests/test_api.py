@@ -1,4 +1,4 @@
-"""The public API at the top level, and the README's scripting example, run as written."""
+"""The public API at the top level, and the scripting example of docs/howto/scripting.md, run as written."""
 from __future__ import annotations
 
 import re
@@ -12,11 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def readme_example() -> tuple[str, str]:
-    """The Python block of the README's "Scripting crossdyn" section and the console block after it."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Scripting crossdyn"):]
+    """The Python block of docs/howto/scripting.md and the output block after it."""
+    section = (ROOT / "docs" / "howto" / "scripting.md").read_text(encoding="utf-8")
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    shown = re.search(r"```console\n(.*?)```", section, re.S).group(1)
+    shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
     return code, shown
 
 

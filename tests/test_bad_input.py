@@ -3,7 +3,7 @@ field and the bad value -- never a Python traceback (unless --debug).
 
 Boundaries: the arm TOML, the tolerance TOML, the baseline JSON, the torque CSV, the user's equations file
 and every command-line option of ``compare``, ``check``, ``export``, ``info`` and ``demo``.  Each case below
-is one distinct bad input (``len(CASES)`` is the count stated in README's "Reliability" section); each is
+is one distinct bad input (``len(CASES)`` is the count stated in docs/results/audits.md); each is
 fed through ``crossdyn.cli.main`` exactly as the console script does, and a few through the console script
 itself in a subprocess.  Control tests show the unmodified base files are accepted, so every rejection is
 caused by the one defect a case introduces.
@@ -501,11 +501,10 @@ def test_bad_input_exits_2_naming_file_place_and_value(case, tmp_path, capsys, m
     assert not (tmp_path / "out" / "summary.json").exists()  # nothing ran
 
 
-def test_count_of_distinct_bad_inputs_matches_readme():
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    section = readme.split("## Reliability", 1)[1].split("\n## ", 1)[0]
+def test_count_of_distinct_bad_inputs_matches_the_audits_page():
+    section = (Path(__file__).parent.parent / "docs" / "results" / "audits.md").read_text(encoding="utf-8")
     m = re.search(r"(\d+) distinct bad inputs", section)
-    assert m, "README's Reliability section states the count of distinct bad inputs"
+    assert m, "docs/results/audits.md states the count of distinct bad inputs"
     assert int(m.group(1)) == len(CASES)
 
 

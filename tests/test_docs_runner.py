@@ -100,6 +100,13 @@ def test_slow_blocks_run_only_in_the_slow_tier(tmp_path):
     assert "1 passed, 3 deselected" in output, output
 
 
+def test_a_slow_example_finds_the_files_written_above_it_in_the_slow_tier(tmp_path):
+    page = ("<!-- docs: file arm.toml -->\n```toml\nname = \"x\"\n```\n\n"
+            "<!-- docs: slow -->\n```console\n$ cat arm.toml\nname = \"x\"\n```\n")
+    outcomes, output, _ = run_pages(tmp_path, {"files.md": page}, "-m", "slow")
+    assert outcomes == {"files.md": ["passed"]} and "1 passed, 1 deselected" in output, output
+
+
 @pytest.mark.parametrize("name", sorted(BAD_PAGES))
 def test_pages_breaking_the_conventions_fail_the_collection(name):
     text = BAD_PAGES[name]

@@ -119,7 +119,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_every_package_has_a_level():
     missing = sorted({unit(m) for m in modules()} - set(LEVELS))
-    assert not missing, f"place these in LEVELS (tests/test_layout.py) and the README's layout: {missing}"
+    assert not missing, f"place these in LEVELS (tests/test_layout.py) and the layout in docs/howto/scripting.md: {missing}"
 
 
 def test_imports_point_down():

@@ -45,8 +45,8 @@ def term(finding, name):
 
 # ----------------------------------------------------------------------------- same as Python
 
-def test_readme_worked_example_in_matlab_gives_the_same_diagnosis():
-    # examples/check/my_3r_buggy.m is the README's Python example transcribed line by line
+def test_worked_example_in_matlab_gives_the_same_diagnosis():
+    # examples/check/my_3r_buggy.m is the Python example of docs/tutorial/first-check.md transcribed line by line
     py = check("planar3r", ROOT / "examples/check/my_3r_buggy.py")
     m = check("planar3r", ROOT / "examples/check/my_3r_buggy.m")
     assert m.language == "matlab" and py.language == "python"

@@ -1,6 +1,6 @@
 """Moved to crossdyn.analytic.laws.contact (the law) and crossdyn.analytic.references.contact (the reference) (issue 22).
 
-``crossdyn.analytic.contact`` keeps working (the README documents it): it re-exports the names it held, with a
+``crossdyn.analytic.contact`` keeps working (the docs document it): it re-exports the names it held, with a
 DeprecationWarning."""
 import warnings
 

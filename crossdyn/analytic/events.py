@@ -1,6 +1,6 @@
 """Moved to crossdyn.analytic.references.events (issue 22).
 
-``crossdyn.analytic.events`` keeps working (the README documents it): it re-exports the names it held, with a
+``crossdyn.analytic.events`` keeps working (the docs document it): it re-exports the names it held, with a
 DeprecationWarning."""
 import warnings
 

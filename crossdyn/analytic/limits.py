@@ -1,6 +1,6 @@
 """Moved to crossdyn.analytic.laws.limit (the law) and crossdyn.analytic.references.limits (the reference) (issue 22).
 
-``crossdyn.analytic.limits`` keeps working (the README documents it): it re-exports the names it held, with a
+``crossdyn.analytic.limits`` keeps working (the docs document it): it re-exports the names it held, with a
 DeprecationWarning."""
 import warnings
 

@@ -1,6 +1,6 @@
 """Moved to crossdyn.analytic.laws.friction (the law) and crossdyn.analytic.references.stick_slip (the reference) (issue 22).
 
-``crossdyn.analytic.stick_slip`` keeps working (the README documents it): it re-exports the names it held, with a
+``crossdyn.analytic.stick_slip`` keeps working (the docs document it): it re-exports the names it held, with a
 DeprecationWarning."""
 import warnings
 

@@ -154,6 +154,6 @@ def format_profile_list() -> str:
             lines.append(f"    {p.key}{unit}{choices}: {p.doc}; default {p.default}")
     lines += ["", "--q0 and --qd0 (rad, rad/s, comma-separated) set the start of every run; without --q0 a "
               "trajectory-tracking run starts on the trajectory's first point, others near the hanging pose.",
-              "Trajectory files: see crossdyn/inputs/trajectory_file.py or README (joint q or Cartesian xy "
+              "Trajectory files: see crossdyn/inputs/trajectory_file.py or docs/howto/torque-profiles.md (joint q or Cartesian xy "
               "way-points with times t, cubic or quintic)."]
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-1;  % my planar 3R (crossdyn preset planar3r) in MATLAB -- the README's worked example, transcribed
+1;  % my planar 3R (crossdyn preset planar3r) in MATLAB -- the worked example of docs/tutorial/first-check.md, transcribed
 %   crossdyn check planar3r examples/check/my_3r_buggy.m
 % Mistake 1: in M12 the cos(q3) term lost its factor 2.
 % Mistake 2: in M11, link 3's share of the L1 term is written m3*L1 instead of m3*L1^2 --

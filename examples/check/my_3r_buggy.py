@@ -1,4 +1,4 @@
-"""My planar 3R (crossdyn preset planar3r) -- with two mistakes, for the README's worked example.
+"""My planar 3R (crossdyn preset planar3r) -- with two mistakes, for the worked example of docs/tutorial/first-check.md.
 
     crossdyn check planar3r examples/check/my_3r_buggy.py
 
