@@ -175,6 +175,26 @@ def verdict_of(out: Outcome) -> Verdict:
     return Verdict.FAIL if out.failures else Verdict.INCONCLUSIVE if out.inconclusive else Verdict.PASS
 
 
+def split_native_runs(engines: tuple[str, ...], native: bool) -> tuple[tuple[str, ...], list[str]]:
+    """(the engines given an applied-mode run, notes): a name whose options switch on the engine's own limits or
+    contact (:func:`crossdyn.engines.registry.native_mechanisms`, e.g. a calibration's rerun string) is a native
+    run only: an applied-mode run would add crossdyn's law on top of the engine's own mechanism and count the
+    phenomenon twice, a FAIL of our bookkeeping, not of the engine.  With ``native`` it is judged in the native
+    section alone (a note says so); without, :class:`InputError` names it and the option to add."""
+    from crossdyn.engines.registry import native_mechanisms
+
+    native_only = {name: native_mechanisms(name) for name in engines if native_mechanisms(name)}
+    if native_only and not native:
+        name, phenomena = next(iter(native_only.items()))
+        raise InputError(f"engines: {name} runs the engine's own {' and '.join(phenomena)}; an applied-mode run "
+                         f"would add crossdyn's law on top of it and count it twice: add --native (native=True) "
+                         f"to judge it against the law, or drop its native option", "engines", name)
+    notes = [f"{name}: runs its own {' and '.join(ph)}, so it is judged in the native {' and '.join(ph)} "
+             f"section only (no applied-mode row, where crossdyn's law would act on top of it)"
+             for name, ph in native_only.items()]
+    return tuple(e for e in engines if e not in native_only), notes
+
+
 def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     """Compare every requested engine against the analytic reference (see the module docstring).
 
@@ -190,15 +210,17 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     say = opt.progress or (lambda msg: None)
     installed = available_engines()
     engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
+    applied, native_notes = split_native_runs(engines, opt.native)
     job, reference_free = _prepare(user_spec, opt, say)
-    if opt.jobs > 1 and len(engines) > 1:
-        runs, interrupted = run_parallel(engines, job, opt.jobs, say)
+    if opt.jobs > 1 and len(applied) > 1:
+        runs, interrupted = run_parallel(applied, job, opt.jobs, say)
     else:
-        runs, interrupted = run_sequential(engines, job, say)
+        runs, interrupted = run_sequential(applied, job, say)
     out = Outcome(failures=engine_failures(runs, interrupted, job.reference), inconclusive=engine_inconclusive(runs))
     ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
                   job.friction, job.dense, say)
     conclude(ctx, out)
+    out.notes.extend(native_notes)
     note = None if opt.engines else left_out_note(installed)
     if note is not None:
         out.notes.append(note)

@@ -169,6 +169,10 @@ def _natives(ctx: Context, limits: dict) -> list[tuple]:
     runs = ctx.runs
     natives: list[tuple] = [(native_limit_variant(n), n, native_limit_variant(n)) for n in runs
                             if runs[n].status == "ok" and native_limit_variant(n) is not None]
+    from crossdyn.engines.registry import native_mechanisms
+
+    # a name given with its own limits switched on (a calibration's rerun string) is a native run only
+    natives += [(n, n.split("@", 1)[0], n) for n in ctx.engines if n not in runs and "limits" in native_mechanisms(n)]
     cal = limits.get("calibration")
     if cal:  # the calibrated MuJoCo limit, judged like the others: its engine string, so side runs get it too
         natives.append((cal["options"], cal["engine"], f"{cal['engine']}@native_limits=true (calibrated)"))

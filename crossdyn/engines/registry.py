@@ -144,6 +144,27 @@ def native_variant(name: str, phenomenon: str) -> str | None:
     return name if f"{option}=true" in name else f"{name}@{option}=true"
 
 
+NATIVE_PHENOMENA = ("limits", "contact")
+"""Phenomena an engine can run with its own mechanism in place of the law crossdyn applies in applied mode."""
+
+
+def native_mechanisms(name: str) -> tuple[str, ...]:
+    """The phenomena (:data:`NATIVE_PHENOMENA`) that ``name``'s options hand to the engine's own mechanism
+    (``mujoco-rk4@native_limits=true@limit_solref=…`` → ("limits",)); empty for a plain name or an unknown one.
+
+    Such a name is a native run: in an applied-mode run crossdyn would add its law on top of the engine's own
+    limit or contact, counting the phenomenon twice."""
+    if "@" not in name:
+        return ()
+    try:
+        base, options = split_options(name)
+        known = entry(base)
+    except EngineError:
+        return ()
+    return tuple(p for p in NATIVE_PHENOMENA
+                 if (key := known.native_option(p)) is not None and options.get(key) is True)
+
+
 def split_options(name: str) -> tuple[str, dict]:
     """``"pybullet@link_damping=0.04@inertia_from_file=false"`` → ("pybullet", {...}).
 
