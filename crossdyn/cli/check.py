@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 
+from crossdyn.cli.sandbox_options import add_sandbox_options
 from crossdyn.status import Exit, Verdict
 
 DEFAULT_OUT = "reports/check"
@@ -60,6 +61,7 @@ def add_parser(sub) -> None:
                    "write one row per submission to CSV, with an HTML table beside it (same name, .html)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --summary: submissions checked at once (default: the number of cores)")
+    add_sandbox_options(p)
     p.set_defaults(func=run)
 
 
@@ -86,6 +88,9 @@ def run(args) -> int:
         raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
     if args.jobs is not None and not args.summary:
         raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
+    from crossdyn.cli import sandbox_options
+
+    args.isolation = sandbox_options.apply(args)   # exit 2 for a bad --sandbox/--limit-* value or strict unmet
     if args.summary:
         return run_summary(args)
     try:
@@ -103,11 +108,15 @@ def run(args) -> int:
         print(f"crossdyn check: cannot use {args.file}", file=sys.stderr)
         print(report.indent(e.report(), "  "), file=sys.stderr)
         timed_out = bool(getattr(e, "timed_out", False))  # nothing judged: INCONCLUSIVE, not an input error
-        code = Exit.INCONCLUSIVE if timed_out else Exit.USAGE
-        data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file, "verdict": "unusable",
+        code = Exit.INCONCLUSIVE if timed_out else Exit.USAGE   # a violation too: see crossdyn.checking.grading
+        data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file,
+                "verdict": "violation" if e.violation else "unusable",
                 "status": Verdict.INCONCLUSIVE.value if timed_out else None, "checks": {"total": 0},
                 "exit_code": int(code), "function": e.function, "error": e.message, "where": e.where,
-                "user_traceback": e.user_traceback, "timeout": timed_out}
+                "user_traceback": e.user_traceback, "timeout": timed_out, "violation": e.violation,
+                "sandbox": args.isolation.describe()}
+        print(f"sandbox: {args.isolation.describe()}" + (f"; blocked: {e.violation}" if e.violation else ""),
+              file=sys.stderr)
         write_json_atomic(out / "check.json", data)
         write_text_atomic(out / "check.md", report.render_unusable_markdown(data))
         write_text_atomic(out / "check.html", report.render_unusable_html(data))
@@ -116,7 +125,8 @@ def run(args) -> int:
                   "--timeout to judge it)", file=sys.stderr)
         return int(code)
     print(report.render_text(result))
-    write_json_atomic(out / "check.json", result.to_dict())
+    print(f"sandbox: {args.isolation.describe()}")
+    write_json_atomic(out / "check.json", dict(result.to_dict(), sandbox=args.isolation.describe()))
     write_text_atomic(out / "check.md", report.render_markdown(result))
     write_text_atomic(out / "check.html", report.render_html(result))
     print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
@@ -127,6 +137,7 @@ def run_summary(args) -> int:
 
     from crossdyn.checking import grading
     from crossdyn.checking import checker
+    from crossdyn.cli import sandbox_options
     from crossdyn.io import UsageError, check_out_dir, check_out_file
     from crossdyn.io import write_text_atomic
     from crossdyn.models import load_arm
@@ -157,19 +168,20 @@ def run_summary(args) -> int:
                              f"has no octave-cli: {INSTALL_HINT}")
     timeout = args.timeout or grading.DEFAULT_TIMEOUT
     print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
-          f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
+          f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)\nsandbox: {args.isolation.describe()}")
 
     def progress(row):
         print(f"  {row.status.value:12s} {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
 
     rows, _ = grading.grade(str(args.arm), folder, Path(args.out), jobs=args.jobs, timeout=timeout,
                             states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
-                            progress=progress)
+                            progress=progress, sandbox=tuple(sandbox_options.passed_on(args)))
     html_path = csv_path.with_suffix(".html")
     write_text_atomic(csv_path, grading.to_csv(rows, spec.n))
     write_text_atomic(html_path, grading.to_html(rows, spec.n, f"crossdyn check {spec.name}: {folder.name}",
-                                                 reports=Path(args.out), html_dir=html_path.parent))
-    counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
+                                                 reports=Path(args.out), html_dir=html_path.parent,
+                                                 isolation=args.isolation.describe()))
+    counts = {v: sum(r.verdict == v for r in rows) for v in grading.GradeVerdict}
     print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
           + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))
     print(f"summary: {csv_path}, {html_path}; reports: {args.out}/<submission>/")

@@ -178,4 +178,16 @@ class UserModelEngine(Engine):
             "friction_model": "F = b*qd + fc*sign(qd) (from the spec, added to your equations)",
             "energy": "T = 1/2 qd^T M_user qd, U = analytic potential of the spec",
             "inertia_substitutions": [],
+            "sandbox": self._isolation(),
         }
+
+    def close(self) -> None:
+        """End the process running the user's code (a sandboxed Python worker or Octave), if any."""
+        close = getattr(getattr(self, "model", None), "close", None)
+        if close is not None:
+            close()
+
+    def _isolation(self) -> str:
+        """The isolation the user's code runs under (:meth:`crossdyn.sandbox.Isolation.describe`)."""
+        iso = getattr(self.model, "isolation", None)
+        return iso.describe() if iso is not None else "off: the user's code runs with crossdyn's rights (--sandbox off)"
