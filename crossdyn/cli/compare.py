@@ -11,6 +11,7 @@ import math
 import sys
 from pathlib import Path
 
+from crossdyn.cli import sandbox_options
 from crossdyn.status import Exit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = Exit.PASS, Exit.FAIL, Exit.USAGE
@@ -20,7 +21,6 @@ EXIT_INTERRUPTED = Exit.INTERRUPTED
 from crossdyn.comparison.options import MAX_STATES, MAX_STEPS  # noqa: E402,F401  (where they were)
 
 
-from crossdyn.cli import sandbox_options
 
 def add_parser(sub) -> None:
     """Register ``compare`` (imports nothing heavy)."""
