@@ -71,9 +71,9 @@ class Limits:
     """Resource limits of one sandboxed child: ``memory`` address space (bytes), ``cpu`` seconds, ``processes``
     (threads count too) and ``file_size`` (bytes, the largest file it may write).
 
-    2 GiB of address space: ``octave-cli`` running a user's M, C, G peaks at ~1.2 GiB of address space (most of
-    it mapped libraries), a Python worker importing NumPy and crossdyn at ~0.6 GiB (measured on Linux x86-64,
-    docs/_incoming/sandbox.md), so 2 GiB leaves room for the user's arrays."""
+    2 GiB of address space: ``octave-cli`` with a user's file loaded peaks at ~0.18 GiB of address space (VmPeak,
+    one BLAS thread), a Python worker importing NumPy and crossdyn at ~0.15 GiB (Linux x86-64, Octave 8, NumPy 2;
+    docs/_incoming/sandbox.md), so 2 GiB leaves ten times that for the user's arrays and a check's batches."""
 
     memory: int = 2 * GiB
     cpu: int = 60
