@@ -11,7 +11,7 @@ from crossdyn.equations.octave_model import OctaveModel, is_matlab_path
 from crossdyn.equations.params import param_rows  # noqa: F401  (re-exported: crossdyn.models.equations had it)
 from crossdyn.equations.protocol import UserFileError
 from crossdyn.equations.python_file import UserModel
-from crossdyn.equations.python_sandboxed import SandboxedModel
+from crossdyn.equations.python_sandboxed import SandboxedModel, open_model  # noqa: F401  (SandboxedModel re-exported)
 
 
 def load_model(file, n: int, names: dict[str, str] | None = None, *, strict: bool = True,
@@ -33,5 +33,5 @@ def load_model(file, n: int, names: dict[str, str] | None = None, *, strict: boo
         raise UserFileError(f"{file}: is a folder without .m files: give a .py file, a .m file or a folder of .m "
                             "function files (a folder of submissions is checked with --summary CSV)")
     if policy.mode != sandbox.Mode.OFF:
-        return SandboxedModel(file, n, names, strict=strict, policy=policy)
+        return open_model(file, n, names, strict=strict, policy=policy)
     return UserModel(file, n, names, strict=strict)

@@ -15,6 +15,7 @@ reason ("exceeded 2 GiB", "network is disabled", ...).
 """
 from __future__ import annotations
 
+import os
 import select
 import shutil
 import subprocess
@@ -46,7 +47,9 @@ def _label(ps) -> str | None:
     return f"{ps.label} ({ps.describe()})" if isinstance(ps, ParamSet) else str(ps)
 
 
-def _close(proc: subprocess.Popen, workdir: str, log) -> None:
+def _close(proc: subprocess.Popen, workdir: str, log, owner: int) -> None:
+    if os.getpid() != owner:          # a forked copy of the process that started the worker: not ours to end
+        return
     processes.end_group(proc, wait=5.0)
     for stream in (proc.stdin, proc.stdout):
         try:
@@ -61,13 +64,51 @@ def _close(proc: subprocess.Popen, workdir: str, log) -> None:
     shutil.rmtree(workdir, ignore_errors=True)
 
 
+class _Worker:
+    """One worker process: its pipes, its folder and log; ended by :meth:`end`, at garbage collection or at exit
+    (only by the process that started it, never by a forked copy)."""
+
+    def __init__(self, policy: sandbox.Policy):
+        self.workdir = tempfile.mkdtemp(prefix="crossdyn-python-")
+        root = str(Path(__file__).resolve().parents[2])
+        run = sandbox.launch([sys.executable, "-I", "-c", _BOOT.format(root=root)], self.workdir, policy)
+        self.log = open(Path(self.workdir) / "worker.log", "w+b")
+        self.proc = subprocess.Popen(run.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     **run.popen_kwargs())
+        self.owner = os.getpid()
+        self.key: tuple | None = None          # set once the user's file is loaded: then it may be reused
+        self.functions: dict[str, tuple[str, bool]] = {}
+        self.finalizer = weakref.finalize(self, _close, self.proc, self.workdir, self.log, self.owner)
+
+    def healthy(self) -> bool:
+        return self.finalizer.alive and self.proc.poll() is None and os.getpid() == self.owner
+
+    def end(self) -> None:
+        if self.finalizer.alive and os.getpid() == self.owner:
+            try:
+                if self.proc.poll() is None and self.proc.stdin is not None:
+                    write_message(self.proc.stdin, {"op": "close"})
+                    self.proc.wait(timeout=2)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+            self.finalizer()
+
+
+def _give_back(worker: _Worker) -> None:
+    """A model is done with ``worker``: keep it for the next :func:`open_model` of the same file, or end it."""
+    if worker.key is not None and worker.healthy() and len(_IDLE.setdefault(worker.key, [])) < MAX_IDLE:
+        _IDLE[worker.key].append(worker)
+    else:
+        worker.end()
+
+
 class SandboxedModel:
     """The user's Python functions, run in a sandboxed worker process (see the module docstring)."""
 
     language = "python"
 
     def __init__(self, path: str | Path, n: int, names: dict[str, str] | None = None, strict: bool = True,
-                 policy: sandbox.Policy | None = None, timeout: float | None = None):
+                 policy: sandbox.Policy | None = None, timeout: float | None = None, key: tuple | None = None):
         self.path = Path(path)
         self.n = n
         self.strict = strict
@@ -77,25 +118,29 @@ class SandboxedModel:
             raise UserFileError(f"{self.path}: no such file" if not self.path.exists() else f"{self.path}: not a file")
         self.policy = policy or sandbox.current()
         self.isolation = sandbox.isolation(self.policy)
-        self.workdir = tempfile.mkdtemp(prefix="crossdyn-python-")
+        worker = _take(key)
+        fresh = worker is None
+        self.worker = worker = worker or _Worker(self.policy)
+        self.proc, self._log, self.workdir = worker.proc, worker.log, worker.workdir
+        self._release = weakref.finalize(self, _give_back, worker)
+        if fresh:
+            self._load(names, key)
+        self.functions = worker.functions
+
+    def _load(self, names: dict[str, str] | None, key: tuple | None) -> None:
         copy = Path(self.workdir) / "submission" / self.path.name
-        copy.parent.mkdir()
+        copy.parent.mkdir(exist_ok=True)
         shutil.copyfile(self.path, copy)
-        root = str(Path(__file__).resolve().parents[2])
-        run = sandbox.launch([sys.executable, "-I", "-c", _BOOT.format(root=root)], self.workdir, self.policy)
-        self._log = open(Path(self.workdir) / "worker.log", "w+b")
-        self.proc = subprocess.Popen(run.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-                                     **run.popen_kwargs())
-        self._finalizer = weakref.finalize(self, _close, self.proc, self.workdir, self._log)
         iso = self.isolation
         limits = None if iso.limits is None else {k: getattr(iso.limits, k) for k in
                                                   ("memory", "cpu", "processes", "file_size")}
-        reply, _ = self._request({"op": "load", "path": str(copy), "display": str(self.path), "n": n,
-                                  "names": names or {}, "strict": strict,
+        reply, _ = self._request({"op": "load", "path": str(copy), "display": str(self.path), "n": self.n,
+                                  "names": names or {}, "strict": self.strict,
                                   "isolation": {"mechanism": iso.mechanism, "network_blocked": iso.network_blocked,
                                                 "filesystem_read_only": iso.filesystem_read_only,
                                                 "limits": limits}})
-        self.functions = {r: (str(v[0]), bool(v[1])) for r, v in reply["functions"].items()}
+        self.worker.functions = {r: (str(v[0]), bool(v[1])) for r, v in reply["functions"].items()}
+        self.worker.key = key
 
     # ------------------------------------------------------------------ the channel
     def _request(self, header: dict, arrays: dict | None = None, max_floats: int = 1 << 28) -> tuple[dict, dict]:
@@ -108,7 +153,7 @@ class SandboxedModel:
         if self.timeout is not None and self.proc.stdout is not None:
             ready, _, _ = select.select([self.proc.stdout.fileno()], [], [], self.timeout)
             if not ready:
-                self.close()
+                self.end()
                 raise UserFileError(f"{self.path}: your functions did not return within {self.timeout:g} s and "
                                     "were stopped (an endless loop? --timeout sets the limit)", timed_out=True)
         try:
@@ -116,7 +161,7 @@ class SandboxedModel:
         except EOFError:
             self._died()
         except ValueError as e:
-            self.close()
+            self.end()
             raise UserFileError(f"{self.path}: the sandboxed worker sent a malformed reply ({e})") from None
         if isinstance(reply.get("printed"), str):      # the user's prints: to the caller's sink, as in-process
             sys.stdout.write(reply["printed"][:MAX_PRINTED])
@@ -136,7 +181,7 @@ class SandboxedModel:
         violation = sandbox.violation_of_exit(rc, self.isolation.limits if self.isolation.active else None)
         if violation is None and tail:
             violation = sandbox.violation_of_text(tail[-1], self.isolation)
-        self.close()
+        self.end()
         how = f"was killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with code {rc}"
         raise UserFileError(f"{self.path}: the process running your functions {how}"
                             + (f" ({violation})" if violation else "") + (f": {tail[-1]}" if tail else ""),
@@ -153,14 +198,13 @@ class SandboxedModel:
                             user_traceback=str(err.get("user_traceback") or ""), violation=violation)
 
     def close(self) -> None:
-        if self._finalizer.alive:
-            try:
-                if self.proc.poll() is None and self.proc.stdin is not None:
-                    write_message(self.proc.stdin, {"op": "close"})
-                    self.proc.wait(timeout=2)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
-            self._finalizer()
+        """Done with the file: its worker is kept for the next :func:`open_model` of the same file, or ended."""
+        self._release()
+
+    def end(self) -> None:
+        """End the worker now (it died, timed out or answered nonsense)."""
+        self._release.detach()
+        self.worker.end()
 
     # ------------------------------------------------------------------ the Equations protocol
     def has(self, role: str) -> bool:
@@ -248,7 +292,35 @@ class SandboxedModel:
                                 "tau": np.asarray(tau, float).reshape(n)}, 2 * n)
         return out["q"], out["qd"]
 
-    def __del__(self):
-        fin = getattr(self, "_finalizer", None)
-        if fin is not None:
-            fin()
+_IDLE: dict[tuple, list[_Worker]] = {}
+"""Workers given back by :meth:`SandboxedModel.close`, by file and options (this process's own)."""
+MAX_IDLE = 2
+
+
+def open_model(path: str | Path, n: int, names: dict[str, str] | None = None, strict: bool = True,
+               policy: sandbox.Policy | None = None, timeout: float | None = None) -> SandboxedModel:
+    """A :class:`SandboxedModel` of ``path``: a worker given back by an earlier one's :meth:`~SandboxedModel.close`
+    for the same file (unchanged: same size and modification time) and options, else a new one.
+
+    An engine built several times in one process (``compare`` builds the ``user:`` engine for its main run and for
+    each convergence side run) so starts one worker, not one per build (~0.3 s each).  The user's module is
+    imported once per worker: state the file keeps in globals carries over between those builds."""
+    policy = policy or sandbox.current()
+    try:
+        st = Path(path).stat()
+        key: tuple | None = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, n,
+                             tuple(sorted((names or {}).items())), strict, policy.to_text(), timeout)
+    except OSError:
+        key = None
+    return SandboxedModel(path, n, names, strict, policy, timeout, key=key)
+
+
+def _take(key: tuple | None) -> _Worker | None:
+    """A healthy worker given back for ``key`` (this process's own), or None."""
+    idle = _IDLE.get(key, []) if key is not None else []
+    while idle:
+        worker = idle.pop()
+        if worker.healthy():
+            return worker
+        worker.end()
+    return None
