@@ -66,6 +66,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from crossdyn.cli import sandbox_options
+
+    args.isolation = sandbox_options.apply(args)   # exit 2 for a bad --sandbox/--limit-* value or strict unmet
+    sandbox_options.prestart(args)                 # a Python file's worker starts while the checker is imported
     from pathlib import Path
 
     from crossdyn.io import UsageError
@@ -88,9 +92,6 @@ def run(args) -> int:
         raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
     if args.jobs is not None and not args.summary:
         raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
-    from crossdyn.cli import sandbox_options
-
-    args.isolation = sandbox_options.apply(args)   # exit 2 for a bad --sandbox/--limit-* value or strict unmet
     if args.summary:
         return run_summary(args)
     try:

@@ -56,6 +56,18 @@ def apply(args):
     return iso
 
 
+def prestart(args) -> None:
+    """For ``check ARM FILE.py`` under a sandbox: start the Python worker now, while this process imports the
+    checker (:func:`crossdyn.equations.python_sandboxed.prestart`)."""
+    from crossdyn import sandbox
+
+    file = str(getattr(args, "file", "") or "")
+    if getattr(args, "summary", None) or not file.lower().endswith(".py") or sandbox.current().mode == sandbox.Mode.OFF:
+        return
+    from crossdyn.equations import python_sandboxed
+    python_sandboxed.prestart(sandbox.current())
+
+
 def passed_on(args) -> list[str]:
     """The options as arguments for a child ``crossdyn check`` (a class's submissions)."""
     policy = policy_of(args)

@@ -131,19 +131,24 @@ class Worker:
         Q, QD, P = a["Q"], a["QD"], a["P"]
         labels = h.get("labels") or []
         S, N, n = len(P), len(Q), m.n
-        out: dict = {}
+        Mu = np.empty((S, N, n, n)) if "M" in roles else None
+        Gu = np.empty((S, N, n)) if "G" in roles else None
+        Cu = None
         with quiet(self.sink):
             for k in range(S):
                 ps, label = self._set(P[k], labels[k] if k < len(labels) else None)
                 p = ps.user
                 for i in range(N):
-                    if "M" in roles:
-                        out.setdefault("M", np.empty((S, N, n, n)))[k, i] = m.M(Q[i], p, label)
+                    if Mu is not None:
+                        Mu[k, i] = m.M(Q[i], p, label)
                     if "C" in roles:
                         _, c = m.C(Q[i], QD[i], p, label)
-                        out.setdefault("C", np.empty((S, N) + c.shape))[k, i] = c
-                    if "G" in roles:
-                        out.setdefault("G", np.empty((S, N, n)))[k, i] = m.G(Q[i], p, label)
+                        if Cu is None:
+                            Cu = np.empty((S, N) + c.shape)
+                        Cu[k, i] = c
+                    if Gu is not None:
+                        Gu[k, i] = m.G(Q[i], p, label)
+        out = {r: a for r, a in (("M", Mu), ("C", Cu), ("G", Gu)) if a is not None}
         return {"c_kind": m.c_kind}, out
 
     def one(self, h: dict, a: dict) -> tuple[dict, dict]:
@@ -264,6 +269,8 @@ def main() -> None:
     os.dup2(devnull, 0)
     sys.stdout = sys.stderr
     me = os.getpid()
+    import numpy  # noqa: F401  (imported before the first request: a prestarted worker is ready sooner)
+    import crossdyn.equations.python_file  # noqa: F401
     worker = Worker()
     ops = {"load": worker.load, "eval": worker.eval, "one": worker.one, "links": worker.links,
            "engine_init": worker.engine_init, "engine_step": worker.engine_step, "free_swing": worker.free_swing}
