@@ -410,7 +410,12 @@ def launch(argv: list[str], workdir: str | Path, policy: Policy | None = None, *
             wrapper += ["--"]
         command = wrapper + command
     elif iso.mechanism == "unshare":
-        command = [shutil.which("unshare") or "unshare", "--net", "--"] + command
+        command = [shutil.which("unshare") or "unshare", "--net", "--"]
+        if uid is not None:       # unshare needs root for the namespace; setpriv drops it inside
+            command += [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                        "--inh-caps=-all", "--bounding-set=-all", "--"]
+            drop_in_child = None
+        command += list(argv)
     return Launch(command, env, str(workdir), _limiter(limits, nproc, drop_in_child), iso, uid)
 
 

@@ -168,3 +168,21 @@ def test_cpu_limit_ends_the_child_with_sigxcpu(tmp_path):
     r = run("while True: pass", tmp_path / "work", policy)
     assert r.returncode in (128 + 24, 128 + 9)        # bwrap's 128 + SIGXCPU (or the hard limit's SIGKILL)
     assert sandbox.violation_of_exit(r.returncode, policy.limits).startswith(("exceeded 1 s CPU", "killed"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("unshare") is None
+                    or not sandbox._works((shutil.which("unshare") or "unshare", "--net", "--", "true")),
+                    reason="unshare --net does not work here")
+def test_without_bubblewrap_unshare_closes_the_network_and_the_limits_hold(open_dir, monkeypatch):
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
+    iso = sandbox.isolation(POLICY)
+    assert iso.describe() == "unshare: no network, writable filesystem; 1 GiB, 20 s CPU, 32 processes, 8 MiB files"
+    with pytest.raises(UsageError, match="a read-only filesystem not available"):
+        sandbox.isolation(sandbox.Policy(sandbox.Mode.STRICT, LOW))
+    script = ("id -u; tail -n +3 /proc/self/net/dev | cut -d: -f1; i=0; while [ $i -lt 100 ]; do sleep 3 & i=$((i+1)); done 2>&1 | tail -1")
+    launched = sandbox.launch(["sh", "-c", script], open_dir / "work", POLICY)
+    r = subprocess.run(launched.argv, capture_output=True, text=True, timeout=60, **launched.popen_kwargs())
+    lines = r.stdout.split()
+    assert lines[0] != "0" or os.getuid() != 0, r.stdout           # root's child runs unprivileged
+    assert lines[1] == "lo", r.stdout                                 # a network namespace of its own: no interfaces
+    assert "Cannot fork" in r.stdout + r.stderr, r.stdout + r.stderr  # the process limit holds
