@@ -4,7 +4,8 @@ Prints the verdict, what it rests on (the checks: values compared, entries × st
 structural checks) and the diagnosis, and writes ``check.json``, ``check.md`` and ``check.html`` into
 ``--out DIR`` (atomically).  Exit status (:class:`crossdyn.status.Exit`, the table of every command): 0 PASS,
 every checked entry matches and the structural checks pass; 1 FAIL, something is wrong; 2 the file cannot be
-used (or bad arguments) — then the user's traceback is shown (frames in their file only), never crossdyn's;
+used (or bad arguments; or it broke a sandbox limit or tried a blocked action: ``check.json``'s verdict
+``violation`` names it, see :mod:`crossdyn.checking.grading`) — then the user's traceback is shown (frames in their file only), never crossdyn's;
 3 INCONCLUSIVE, a MATLAB evaluation did not return within ``--timeout`` (nothing was judged).
 
 With ``--summary``, one row per submission in the CSV, with ``status`` in the same words: PASS (``correct``), FAIL
