@@ -37,7 +37,8 @@ test-slow: $(STAMP) octave
 
 # GNU Octave runs MATLAB equation files (crossdyn check my_arm.m).  Installed when missing and possible
 # (root and apt-get: the Debian package `octave`, ~135 packages, ~300 MB, ~1 min); elsewhere the MATLAB
-# tests are skipped with the reason, and docs/howto/class-grading.md says how to install it.
+# tests are skipped with the reason, and docs/howto/class-grading.md says how to install it.  bubblewrap (bwrap,
+# ~100 kB) isolates users' files (crossdyn.sandbox), installed the same way; without it the sandbox tests are skipped.
 octave:
 	@command -v octave-cli >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -45,6 +46,13 @@ octave:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends octave >/dev/null; \
 	  else \
 	    echo "note: octave-cli not found and not installable here (needs root and apt-get): MATLAB tests will be skipped"; \
+	  fi; }
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap for the sandbox (apt-get install --no-install-recommends bubblewrap)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; \
+	  else \
+	    echo "note: bwrap not found and not installable here (needs root and apt-get): sandbox tests will be skipped"; \
 	  fi; }
 
 # mypy (default mode) and ruff on the package, as CI's reviewers read it
@@ -64,6 +72,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/contact.py
 	$(PY) benchmarks/identification_coverage.py
 	$(PY) benchmarks/verdicts.py --out benchmarks
+	$(PY) benchmarks/sandbox.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

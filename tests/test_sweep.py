@@ -214,8 +214,9 @@ def test_engine_that_kills_its_worker_is_retried_once_then_recorded_failed(sched
     (tmp_path / "crash.toml").write_text('arms = ["planar2r"]\nengines = ["mujoco-rk4", "user:crash.py"]\n'
                                          "dt = [0.002]\nduration = 0.1\nstates = 20\n")
     out = tmp_path / "out"
+    # the file kills the process it runs in: crossdyn's own worker with --sandbox off (sandboxed, only its own child)
     proc = subprocess.run(_sweep_cmd(tmp_path / "crash.toml", "--out", out, "--scheduler", scheduler),
-                          env=ENV, capture_output=True, text=True, timeout=300)
+                          env={**ENV, "CROSSDYN_SANDBOX": "off;"}, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stderr  # a comparison failed
     got = pd.read_parquet(out / "results").set_index("engine")
     assert len(got) == 2 and len(list((out / "results").glob("chunk-*.parquet"))) == 1

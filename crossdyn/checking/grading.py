@@ -12,13 +12,23 @@ user's traceback, the end of a crashed check's output); written as CSV and as an
 (``timed out in C(q, qd, p): …``), which the check writes as it goes (:mod:`crossdyn.equations.progress`).
 
 Verdicts: ``correct`` (exit 0), ``wrong`` (1), ``unusable`` (2: the file cannot be used —
-syntax error, missing functions, wrong shapes, an exception inside a function …), ``timeout``,
-``crashed`` (the check process died).
+syntax error, missing functions, wrong shapes, an exception inside a function …), ``violation`` (2, and
+``check.json`` says the submission broke a limit or tried something the sandbox blocks: "exceeded 2 GiB",
+"network is disabled", "write outside its folder blocked: read-only file system", "exceeded 64 processes",
+"exceeded 60 s CPU"; :mod:`crossdyn.sandbox`), ``timeout``, ``crashed`` (the check process died).
+
+Every submission's code runs sandboxed (``--sandbox``, default auto: each Python worker or Octave session in
+its own folder, read-only filesystem, no network, limits on memory, CPU, processes and file size); the table
+states the isolation in force (its ``sandbox`` column, and a line of the HTML page).
 
 Each row's ``status`` says the same in the words every command shares (:class:`crossdyn.status.Verdict`,
 :data:`STATUS`): ``correct`` PASS; ``wrong`` FAIL; ``unusable`` FAIL (in a class the submission is what is judged:
 a file that cannot be used is a departure from what was asked, unlike ``check ARM FILE`` alone, where it is the
-command's input and exits 2); ``timeout`` and ``crashed`` INCONCLUSIVE (nothing was compared: an endless loop and a
+command's input and exits 2); ``violation`` FAIL, for the same reason and more: the submission did something no
+correct submission does (a limit broken, a blocked action tried), which is a departure from what was asked, not a
+lack of evidence (INCONCLUSIVE would invite a larger limit).  ``check ARM FILE`` alone exits 2 for a violation,
+as for an unusable file: nothing was judged about the equations (0 checks), the input cannot be used as given,
+and ``check.json``'s verdict ``violation`` with its reason says why; ``timeout`` and ``crashed`` INCONCLUSIVE (nothing was compared: an endless loop and a
 slow machine look the same, so the row says so and a larger ``--timeout`` may judge it).  ``checks`` counts what a
 row's verdict rests on: values compared (entries × states × parameter sets) plus structural checks (0 when nothing
 was judged).  The class's verdict combines the rows' (FAIL over INCONCLUSIVE over PASS).
@@ -57,6 +67,7 @@ class GradeVerdict(str, enum.Enum):
     CORRECT = "correct"
     WRONG = "wrong"
     UNUSABLE = "unusable"
+    VIOLATION = "violation"      # broke a sandbox limit or tried a blocked action (the reason is kept)
     TIMEOUT = "timeout"
     CRASHED = "crashed"
 
@@ -65,7 +76,7 @@ class GradeVerdict(str, enum.Enum):
 
 
 STATUS = {GradeVerdict.CORRECT: Verdict.PASS, GradeVerdict.WRONG: Verdict.FAIL, GradeVerdict.UNUSABLE: Verdict.FAIL,
-          GradeVerdict.TIMEOUT: Verdict.INCONCLUSIVE, GradeVerdict.CRASHED: Verdict.INCONCLUSIVE}
+          GradeVerdict.VIOLATION: Verdict.FAIL, GradeVerdict.TIMEOUT: Verdict.INCONCLUSIVE, GradeVerdict.CRASHED: Verdict.INCONCLUSIVE}
 """A submission's verdict in the shared words (see the module docstring)."""
 
 
@@ -80,6 +91,7 @@ class GradeOptions:
     random_params: int | None = None
     seed: int | None = None
     names: str | None = None
+    sandbox: tuple[str, ...] = ()       # --sandbox/--limits arguments passed on to every check
 
 
 @dataclass(frozen=True)
@@ -103,6 +115,7 @@ class GradeRow:
     file: str = ""
     checks: int = 0                                 # values compared + structural checks (check.json's total)
     diagnosis_full: str = ""                        # the whole diagnosis (``diagnosis`` is its first 240 chars)
+    sandbox: str = ""                               # the isolation the check ran the submission under
 
     @property
     def status(self) -> Verdict:
@@ -214,6 +227,7 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
                      ("--seed", options.seed), ("--names", options.names)):
         if val is not None:
             cmd += [opt, str(val)]
+    cmd += list(options.sandbox)
     t0 = time.perf_counter()
     row = GradeRow(sub.name, sub.language, GradeVerdict.CRASHED, "", file=str(sub.path))
     tag = processes.new_tag()  # carried by the check and everything it starts (Octave, a student's system())
@@ -249,6 +263,11 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
         head = f"the check process ended with exit code {rc}"
         row.diagnosis = _one_line(head + (f": {tail[-1]}" if tail else ""))
         row.diagnosis_full = head + (":\n" + "\n".join(tail[-40:]) if tail else "")
+        return row
+    row.sandbox = str(data.get("sandbox") or "")
+    if data.get("verdict") == "violation" and rc == 2:
+        row.verdict = GradeVerdict.VIOLATION
+        row.diagnosis = _one_line(f"{data.get('violation')}: {data.get('error', '')}")
         return row
     if data.get("timeout"):
         row.verdict, row.diagnosis_full = GradeVerdict.TIMEOUT, data.get("error", "timed out")
@@ -330,29 +349,32 @@ def to_csv(rows: list[GradeRow], n: int) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["submission", "language", "verdict", "status", "checks", *entries, *checks, "diagnosis", "runtime_s",
-                "diagnosis_full"])
+                "diagnosis_full", "sandbox"])
     for r in rows:
         w.writerow([r.submission, r.language, r.verdict, r.status.value, r.checks, *(_cell(r.entries.get(e)) for e in entries),
                     *(_cell(r.structure.get(c)) for c in checks), r.diagnosis, f"{r.runtime_s:.2f}",
-                    r.diagnosis_full or r.diagnosis])
+                    r.diagnosis_full or r.diagnosis, r.sandbox])
     return buf.getvalue()
 
 
 _CSS = ("body{font-family:system-ui,sans-serif;margin:2rem;line-height:1.35}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:left;vertical-align:top;font-size:.9rem}"
         ".pass,.correct{background:#e3f4e6;color:#176f2c}.fail,.wrong{background:#fbe3e6;color:#b00020}"
-        ".unusable,.timeout,.crashed{background:#fff0d0;color:#8a5a00}.note{color:#8a5a00}pre.full{white-space:pre-wrap}")
+        ".unusable,.violation,.timeout,.crashed{background:#fff0d0;color:#8a5a00}.note{color:#8a5a00}pre.full{white-space:pre-wrap}")
 
 
-def to_html(rows: list[GradeRow], n: int, title: str, reports: str | Path = ".", html_dir: str | Path = ".") -> str:
+def to_html(rows: list[GradeRow], n: int, title: str, reports: str | Path = ".", html_dir: str | Path = ".",
+            isolation: str = "") -> str:
     """The table as a page; each submission links to its report ``reports``/NAME/check.html (relative to
-    ``html_dir``, where the page is written)."""
+    ``html_dir``, where the page is written); ``isolation`` (:meth:`crossdyn.sandbox.Isolation.describe`) is
+    stated under the title."""
     e = html.escape
     entries, checks = columns(rows, n)
-    counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
+    counts = {v.value: sum(r.verdict == v for r in rows) for v in GradeVerdict}
     summary = ", ".join(f"{c} {v}" for v, c in counts.items() if c) + f"; {status_line(rows)}"
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title><style>{_CSS}</style>"
-           f"</head><body><h1>{e(title)}</h1><p>{len(rows)} submissions: {e(summary)}</p><table><tr>"
+           f"</head><body><h1>{e(title)}</h1><p>{len(rows)} submissions: {e(summary)}</p>"
+           + (f"<p class='sandbox'>Sandbox: {e(isolation)}</p>" if isolation else "") + "<table><tr>"
            "<th>submission</th><th>language</th><th>verdict</th><th>status</th><th>checks</th>"
            + "".join(f"<th>{e(c)}</th>" for c in entries + checks) + "<th>diagnosis</th><th>s</th></tr>"]
     for r in rows:

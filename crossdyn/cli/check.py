@@ -4,7 +4,8 @@ Prints the verdict, what it rests on (the checks: values compared, entries × st
 structural checks) and the diagnosis, and writes ``check.json``, ``check.md`` and ``check.html`` into
 ``--out DIR`` (atomically).  Exit status (:class:`crossdyn.status.Exit`, the table of every command): 0 PASS,
 every checked entry matches and the structural checks pass; 1 FAIL, something is wrong; 2 the file cannot be
-used (or bad arguments) — then the user's traceback is shown (frames in their file only), never crossdyn's;
+used (or bad arguments; or it broke a sandbox limit or tried a blocked action: ``check.json``'s verdict
+``violation`` names it, see :mod:`crossdyn.checking.grading`) — then the user's traceback is shown (frames in their file only), never crossdyn's;
 3 INCONCLUSIVE, a MATLAB evaluation did not return within ``--timeout`` (nothing was judged).
 
 With ``--summary``, one row per submission in the CSV, with ``status`` in the same words: PASS (``correct``), FAIL
@@ -20,6 +21,7 @@ from __future__ import annotations
 import sys
 
 from crossdyn.cli.common import add_judging_options, out_dir, publish
+from crossdyn.cli.sandbox_options import add_sandbox_options
 from crossdyn.status import Exit, Verdict
 
 MAX_STATES = 1_000_000
@@ -62,10 +64,15 @@ def add_parser(sub) -> None:
     add_judging_options(p, "check")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --summary: submissions checked at once (default: the number of cores)")
+    add_sandbox_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from crossdyn.cli import sandbox_options
+
+    args.isolation = sandbox_options.apply(args)   # exit 2 for a bad --sandbox/--limit-* value or strict unmet
+    sandbox_options.prestart(args)                 # a Python file's worker starts while the checker is imported
 
     from crossdyn.io import UsageError
     from crossdyn.checking import checker, report
@@ -109,11 +116,15 @@ def run(args) -> int:
         print(f"crossdyn check: cannot use {args.file}", file=sys.stderr)
         print(report.indent(e.report(), "  "), file=sys.stderr)
         timed_out = bool(getattr(e, "timed_out", False))  # nothing judged: INCONCLUSIVE, not an input error
-        code = Exit.INCONCLUSIVE if timed_out else Exit.USAGE
-        data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file, "verdict": "unusable",
+        code = Exit.INCONCLUSIVE if timed_out else Exit.USAGE   # a violation too: see crossdyn.checking.grading
+        data = {"tool": "crossdyn check", "arm": args.arm, "file": args.file,
+                "verdict": "violation" if e.violation else "unusable",
                 "status": Verdict.INCONCLUSIVE.value if timed_out else None, "checks": {"total": 0},
                 "exit_code": int(code), "function": e.function, "error": e.message, "where": e.where,
-                "user_traceback": e.user_traceback, "timeout": timed_out}
+                "user_traceback": e.user_traceback, "timeout": timed_out, "violation": e.violation,
+                "sandbox": args.isolation.describe()}
+        print(f"sandbox: {args.isolation.describe()}" + (f"; blocked: {e.violation}" if e.violation else ""),
+              file=sys.stderr)
         publish(args, write_json_atomic(out / "check.json", document(data)))
         write_text_atomic(out / "check.md", report.render_unusable_markdown(data))
         write_text_atomic(out / "check.html", report.render_unusable_html(data))
@@ -125,7 +136,10 @@ def run(args) -> int:
     if args.quiet:  # the verdict line, and the line naming what is wrong
         text = "\n".join(line for line in text.splitlines() if line.startswith(("WRONG:", "verdict: ")))
     print(text)
-    publish(args, write_json_atomic(out / "check.json", document(result.to_dict())))
+    if not args.quiet:
+        print(f"sandbox: {args.isolation.describe()}")
+    publish(args, write_json_atomic(out / "check.json", document(dict(result.to_dict(),
+                                                                      sandbox=args.isolation.describe()))))
     write_text_atomic(out / "check.md", report.render_markdown(result))
     write_text_atomic(out / "check.html", report.render_html(result))
     if not args.quiet:
@@ -144,6 +158,7 @@ def run_summary(args) -> int:
 
     from crossdyn.checking import grading
     from crossdyn.checking import checker
+    from crossdyn.cli import sandbox_options
     from crossdyn.io import UsageError, check_out_dir, check_out_file
     from crossdyn.io import write_text_atomic
     from crossdyn.models import load_arm
@@ -176,7 +191,8 @@ def run_summary(args) -> int:
     timeout = args.timeout or grading.DEFAULT_TIMEOUT
     if not args.quiet:
         print(f"crossdyn check {args.arm}: {len(subs)} submissions in {args.file} "
-              f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)")
+              f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)\n"
+              f"sandbox: {args.isolation.describe()}")
 
     def progress(row):
         if not args.quiet:
@@ -184,12 +200,13 @@ def run_summary(args) -> int:
 
     rows, _ = grading.grade(str(args.arm), folder, out, jobs=args.jobs, timeout=timeout,
                             states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
-                            progress=progress)
+                            progress=progress, sandbox=tuple(sandbox_options.passed_on(args)))
     html_path = csv_path.with_suffix(".html")
     write_text_atomic(csv_path, grading.to_csv(rows, spec.n))
     write_text_atomic(html_path, grading.to_html(rows, spec.n, f"crossdyn check {spec.name}: {folder.name}",
-                                                 reports=out, html_dir=html_path.parent))
-    counts = {v: sum(r.verdict == v for r in rows) for v in ("correct", "wrong", "unusable", "timeout", "crashed")}
+                                                 reports=out, html_dir=html_path.parent,
+                                                 isolation=args.isolation.describe()))
+    counts = {v: sum(r.verdict == v for r in rows) for v in grading.GradeVerdict}
     if not args.quiet:
         print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
               + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from crossdyn.cli.common import add_judging_options, out_dir, publish
+from crossdyn.cli import sandbox_options
 from crossdyn.status import Exit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = Exit.PASS, Exit.FAIL, Exit.USAGE
@@ -19,6 +20,7 @@ EXIT_INTERRUPTED = Exit.INTERRUPTED
 """Ctrl-C: what finished is written, the summary's verdict is ``FAIL`` (the run is incomplete)."""
 
 from crossdyn.comparison.options import MAX_STATES, MAX_STEPS  # noqa: E402,F401  (where they were)
+
 
 
 def add_parser(sub) -> None:
@@ -49,6 +51,7 @@ def add_parser(sub) -> None:
                    help="with --batch: each L, m, Lc/L, J scaled by U[1-F, 1+F] (default 0.2)")
     p.add_argument("--precision", default="highest", metavar="P",
                    help="with --batch: JAX/MJX matmul precision, highest (default), high or default (TF32 on GPUs)")
+    sandbox_options.add_sandbox_options(p)       # user:FILE engines run sandboxed (crossdyn.sandbox)
     p.set_defaults(func=cmd_compare)
 
 
@@ -419,6 +422,7 @@ def cmd_compare(args) -> int:
         return EXIT_OK
     if args.arm is None:
         raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
+    sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
     spec = load_arm(args.arm)
     if args.batch is not None:
         return cmd_compare_batch(spec, args)

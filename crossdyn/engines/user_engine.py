@@ -76,6 +76,7 @@ class UserModelEngine(Engine):
         probe = 0.3 * np.arange(1, self.n + 1)
         self._parts(probe, -0.5 * probe)          # shapes checked now, and C's form (matrix or vector) known
         self._octave_steps = self._octave and integrator == "rk4"
+        self.batched_energies = self._octave     # energies(): one call for every state (comparison's energy group)
         if self._octave_steps:                    # RK4 steps inside Octave: one round trip per step
             self.model.engine_init(self.p)
 
@@ -163,6 +164,16 @@ class UserModelEngine(Engine):
         M = self.model.M(q, self.p, self._label)
         return float(0.5 * qd @ M @ qd), float(analytic.potential_energy(self.params, q))
 
+    def energies(self, q, qd) -> np.ndarray:
+        """E = T + U at every row of q, q̇ (K × n): :meth:`energy` batched, M at every state in one call to the
+        process running the user's code (a sandboxed Python worker or Octave); one state at a time otherwise."""
+        q, qd = np.asarray(q, float).reshape(-1, self.n), np.asarray(qd, float).reshape(-1, self.n)
+        if not self._octave:
+            return np.array([sum(self.energy(a, v)) for a, v in zip(q, qd, strict=True)])
+        M = self._octave_batch(q)[0]
+        T = 0.5 * np.einsum("ki,kij,kj->k", qd, M, qd)
+        return T + np.array([float(analytic.potential_energy(self.params, a)) for a in q])
+
     def config(self) -> dict:
         try:
             digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
@@ -178,4 +189,16 @@ class UserModelEngine(Engine):
             "friction_model": "F = b*qd + fc*sign(qd) (from the spec, added to your equations)",
             "energy": "T = 1/2 qd^T M_user qd, U = analytic potential of the spec",
             "inertia_substitutions": [],
+            "sandbox": self._isolation(),
         }
+
+    def close(self) -> None:
+        """End the process running the user's code (a sandboxed Python worker or Octave), if any."""
+        close = getattr(getattr(self, "model", None), "close", None)
+        if close is not None:
+            close()
+
+    def _isolation(self) -> str:
+        """The isolation the user's code runs under (:meth:`crossdyn.sandbox.Isolation.describe`)."""
+        iso = getattr(self.model, "isolation", None)
+        return iso.describe() if iso is not None else "off: the user's code runs with crossdyn's rights (--sandbox off)"

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import importlib.resources
 import re
+import shutil
 from pathlib import Path
 from typing import cast
 
 import numpy as np
 
 from crossdyn.equations import progress
+from crossdyn import sandbox
 from crossdyn.equations.octave_session import (OctaveDied, OctaveSession, OctaveTimeout, OctaveUnavailable,
                                                octave_string)
 from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, UserFileError
@@ -113,7 +115,7 @@ class OctaveModel:
     language = "matlab"
 
     def __init__(self, path: str | Path, n: int, names: dict[str, str] | None = None, *,
-                 timeout: float | None = None):
+                 timeout: float | None = None, policy: sandbox.Policy | None = None):
         self.path = Path(path)
         self.n = n
         # an explicit timeout is a hard limit per call; by default a big batch gets more time when one
@@ -126,12 +128,22 @@ class OctaveModel:
         if not self.path.exists():
             raise UserFileError(f"{self.path}: no such file or folder")
         try:
-            self.session = OctaveSession(timeout=self.timeout)
+            self.session = OctaveSession(timeout=self.timeout, policy=policy)
         except OctaveUnavailable as e:
             raise UserFileError(f"{self.path}: cannot check a MATLAB file here: {e}") from None
         except (OctaveTimeout, OctaveDied) as e:
             raise UserFileError(f"{self.path}: Octave did not start: {e}") from None
         self._source_map: dict[str, Path] = {}
+        self.isolation = self.session.isolation
+        self._src = self.path
+        if self.isolation.active:     # the sandboxed Octave reads its own copy (the user's folder may be closed)
+            self._src = Path(self.session.tmpdir) / "submission" / self.path.name
+            if self.path.is_dir():
+                shutil.copytree(self.path, self._src, ignore=shutil.ignore_patterns(".*"))
+            else:
+                self._src.parent.mkdir()
+                shutil.copyfile(self.path, self._src)
+            self._source_map[str(self._src.resolve())] = self.path
         self._load()
         self.functions = self._resolve(names or {})
 
@@ -146,7 +158,11 @@ class OctaveModel:
             raise UserFileError(f"{self.path}: {what or 'Octave'} did not return within {t:g} s and was stopped "
                                 "(an endless loop? --timeout sets the limit)", timed_out=True) from None
         except OctaveDied as e:
-            raise UserFileError(f"{self.path}: {what or 'Octave'}: {e}") from None
+            iso = self.isolation
+            violation = (sandbox.violation_of_exit(self.session.proc.returncode, iso.limits if iso.active else None)
+                         or sandbox.violation_of_text(str(e), iso))
+            raise UserFileError(f"{self.path}: {what or 'Octave'}: {e}" + (f" ({violation})" if violation else ""),
+                                violation=violation) from None
         finally:
             progress.leave()
 
@@ -180,7 +196,7 @@ class OctaveModel:
             if not files:
                 raise UserFileError(f"{self.path}: the folder holds no .m files (one function per file: M.m, C.m, G.m)")
             for name in files:      # a parse error met at call time ends Octave: find it here, with its line
-                f = self.path.resolve() / name
+                f = self._src.resolve() / name
                 out = self._call(f"try\n if exist('__parse_file__'), __parse_file__({octave_string(f)}); end\n"
                                  f"catch err\n crossdyn_report__(err, 0, 0, 0);\nend", what="reading the folder")
                 err = self._parse_error(out) if any(ln.startswith("@@ERR@@") for ln in out) else None
@@ -192,7 +208,7 @@ class OctaveModel:
                     raise UserFileError(f"{self.path / name}: Octave could not parse the file"
                                         + (f": line {m.group(1)}" if m else "") + (f": {detail}" if detail else ""),
                                         user_traceback=text)
-            code = f"addpath({octave_string(self.path.resolve())});"
+            code = f"addpath({octave_string(self._src.resolve())});"
             out = self._call(code, what="adding the folder")
             self.printed += out
             return
@@ -202,7 +218,7 @@ class OctaveModel:
             text = self.path.read_text(encoding="utf-8", errors="replace")
         except OSError as e:
             raise UserFileError(f"{self.path}: cannot read: {e}") from None
-        source = self.path.resolve()
+        source = self._src.resolve()
         if _starts_with_function(text):
             # a function file: make it a script of local functions, on the same line numbers
             copy = Path(self.session.tmpdir) / ("crossdyn_user__" + re.sub(r"\W", "_", self.path.stem) + ".m")
@@ -231,7 +247,8 @@ class OctaveModel:
                 raise UserFileError(f"{self.path}: Octave could not parse the file: {where or block[0].strip()}"
                                     + (f": {detail}" if detail else ""), user_traceback=text)
             raise UserFileError(f"{self.path}: Octave could not run the file: {err['message']}"
-                                + (f" ({err['at']})" if err.get("at") else ""), user_traceback=err["trace"])
+                                + (f" ({err['at']})" if err.get("at") else ""), user_traceback=err["trace"],
+                                violation=self._violation(err["full"]))
         self.printed += [ln for ln in out if ln != "@@LOADED@@"]
 
     def _resolve(self, names: dict[str, str]) -> dict[str, tuple[str, bool]]:
@@ -417,7 +434,7 @@ class OctaveModel:
             at = f" ({err['at']})" if err["at"] else ""
             raise UserFileError(f"{self.path}: an Octave error{at} while stepping: {err['message']}",
                                 where=f"from q = {_vec(q)}, qd = {_vec(qd)}, tau = {_vec(tau)} {label}".rstrip(),
-                                user_traceback=err["trace"])
+                                user_traceback=err["trace"], violation=self._violation(err["full"]))
         v = np.array([float(x) for x in ok.split()[1:]])
         return v[: self.n], v[self.n:]
 
@@ -480,7 +497,7 @@ class OctaveModel:
             fp = Path(file).resolve()
         except (OSError, ValueError):
             return None
-        root = self.path.resolve()
+        root = self._src.resolve()
         if fp == root or (root.is_dir() and root in fp.parents):
             return str(self.path / fp.relative_to(root)) if root.is_dir() else str(self.path)
         return None
@@ -521,7 +538,7 @@ class OctaveModel:
         err = self._parse_error(lines)
         if not err["role"]:
             tail = "; ".join(ln for ln in lines[-5:] if ln.strip())
-            raise UserFileError(f"{self.path}: Octave failed: {tail or 'no output'}")
+            raise UserFileError(f"{self.path}: Octave failed: {tail or 'no output'}", violation=self._violation(tail))
         role = {1: "M", 2: "C", 3: "G"}[err["role"]]
         name = self.name(role)
         sig = self.signature(role)
@@ -549,8 +566,14 @@ class OctaveModel:
             raise UserFileError(f"{sig} returned a {now} here but a {before} elsewhere; return either the n x n "
                                 "matrix C or the n-vector C qd, always", function=name, where=where)
         at = f" ({err['at']})" if err["at"] else ""
-        raise UserFileError(f"{sig} raised an Octave error{at}: {err['message']}", function=name, where=where,
-                            user_traceback=err["trace"])
+        violation = self._violation(msg)
+        raise UserFileError(f"{sig} raised an Octave error{at}: {err['message']}"
+                            + (f" ({violation})" if violation else ""), function=name, where=where,
+                            user_traceback=err["trace"], violation=violation)
+
+    def _violation(self, text: str) -> str | None:
+        """The blocked action or broken limit an Octave error's text tells (sandboxed sessions only)."""
+        return sandbox.violation_of_text(text, self.isolation)
 
     def close(self) -> None:
         self.session.close()

@@ -23,6 +23,8 @@ import tempfile
 import time
 import weakref
 
+from crossdyn import sandbox
+
 INSTALL_HINT = ("GNU Octave is needed to check MATLAB (.m) files: install it with "
                 "'sudo apt-get install --no-install-recommends octave' (Debian/Ubuntu), 'brew install octave' "
                 "(macOS), 'sudo dnf install octave' (Fedora) or from https://octave.org/download, so that "
@@ -95,7 +97,7 @@ class OctaveSession:
     (also at garbage collection and interpreter exit).
     """
 
-    def __init__(self, timeout: float = 60.0, executable: str | None = None):
+    def __init__(self, timeout: float = 60.0, executable: str | None = None, policy: sandbox.Policy | None = None):
         exe = executable or find_octave()
         if exe is None:
             raise OctaveUnavailable(INSTALL_HINT)
@@ -103,12 +105,14 @@ class OctaveSession:
         self.timeout = timeout
         self.tmpdir = tempfile.mkdtemp(prefix="crossdyn-octave-")
         self._token = "@@CROSSDYN-" + secrets.token_hex(8) + "@@"
-        env = dict(os.environ, OCTAVE_HISTFILE=os.devnull, TERM="dumb")
+        # the sandbox (crossdyn.sandbox): its own folder (tmpdir) writable, the rest read-only, no network, limits
+        run = sandbox.launch([exe, "--norc", "--no-history", "--quiet", "--no-window-system", "--no-line-editing"],
+                             self.tmpdir, policy, extra_env={"OCTAVE_HISTFILE": os.devnull, "TERM": "dumb"},
+                             read_only=[exe])
+        self.isolation = run.isolation
         try:
-            self.proc = subprocess.Popen(
-                [exe, "--norc", "--no-history", "--quiet", "--no-window-system", "--no-line-editing"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=self.tmpdir,
-                env=env, start_new_session=True)
+            self.proc = subprocess.Popen(run.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, **run.popen_kwargs())
         except OSError as e:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             raise OctaveUnavailable(f"cannot start {exe}: {e}; {INSTALL_HINT}") from None

@@ -38,17 +38,20 @@ class UserFileError(InputError):
     """The user's file cannot be used: the message names the function, the state and the problem.
 
     ``user_traceback`` holds the traceback restricted to frames in the user's file; ``timed_out`` is True when
-    the user's code was stopped after the timeout.  ``str(error)`` is the full report (message, state, traceback).
+    the user's code was stopped after the timeout; ``violation`` the limit it broke or the blocked action it tried
+    when it ran sandboxed (:mod:`crossdyn.sandbox`: "exceeded 2 GiB", "network is disabled", ...), else None.
+    ``str(error)`` is the full report (message, state, traceback).
     """
 
     def __init__(self, message: str, *, function: str | None = None, where: str = "",
-                 user_traceback: str = "", timed_out: bool = False):
+                 user_traceback: str = "", timed_out: bool = False, violation: str | None = None):
         super().__init__(message)
         self.message = message
         self.function = function
         self.where = where
         self.user_traceback = user_traceback
         self.timed_out = timed_out
+        self.violation = violation
         self.args = (self.report(),)
 
     def report(self) -> str:
