@@ -137,8 +137,8 @@ def run(args) -> int:
         print(f"sandbox: {args.isolation.describe()}")
     publish(args, write_json_atomic(out / "check.json", document(dict(result.to_dict(),
                                                                       sandbox=args.isolation.describe()))))
-    write_text_atomic(out / "check.md", report.render_markdown(result))
-    write_text_atomic(out / "check.html", report.render_html(result))
+    write_text_atomic(out / "check.md", report.render_markdown(result, args.isolation.describe()))
+    write_text_atomic(out / "check.html", report.render_html(result, args.isolation.describe()))
     if not args.quiet:
         print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
     return result.exit_code
