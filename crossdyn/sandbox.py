@@ -73,7 +73,7 @@ class Limits:
 
     2 GiB of address space: ``octave-cli`` with a user's file loaded peaks at ~0.18 GiB of address space (VmPeak,
     one BLAS thread), a Python worker importing NumPy and crossdyn at ~0.15 GiB (Linux x86-64, Octave 8, NumPy 2;
-    docs/_incoming/sandbox.md), so 2 GiB leaves ten times that for the user's arrays and a check's batches."""
+    docs/explanation/sandbox.md), so 2 GiB leaves ten times that for the user's arrays and a check's batches."""
 
     memory: int = 2 * GiB
     cpu: int = 60
