@@ -225,6 +225,9 @@ def test_the_python_hostiles_alone_are_recorded_with_their_reasons(open_dir, ser
     assert rows["a_good.py"]["verdict"] == "correct"
     for act, reason in REASONS.items():
         assert rows[f"p_{act}.py"]["verdict"] == "violation" and rows[f"p_{act}.py"]["diagnosis"].startswith(reason)
+        full = rows[f"p_{act}.py"]["diagnosis_full"]  # the whole text: the reason, the error, the user's traceback
+        assert full.startswith(reason) and len(full) >= len(rows[f"p_{act}.py"]["diagnosis"])
+    assert "Traceback" in rows["p_write.py"]["diagnosis_full"]
     assert rows["p_secret.py"]["verdict"] == "unusable"
     assert checksum(cls, home) == before and not accepted
     assert SECRET not in all_text(results, open_dir / "reports") + r.stdout + r.stderr

@@ -267,7 +267,9 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
     row.sandbox = str(data.get("sandbox") or "")
     if data.get("verdict") == "violation" and rc == 2:
         row.verdict = GradeVerdict.VIOLATION
-        row.diagnosis = _one_line(f"{data.get('violation')}: {data.get('error', '')}")
+        row.diagnosis_full = f"{data.get('violation')}: {data.get('error', '')}" + (
+            f"\n{data['user_traceback']}" if data.get("user_traceback") else "")
+        row.diagnosis = _one_line(row.diagnosis_full)
         return row
     if data.get("timeout"):
         row.verdict, row.diagnosis_full = GradeVerdict.TIMEOUT, data.get("error", "timed out")
