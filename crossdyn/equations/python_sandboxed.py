@@ -276,6 +276,25 @@ class SandboxedModel:
         status = {0: "ok", 1: "diverged", 2: "singular"}[int(reply["status"])]
         return status, int(reply["k"]), out["qs"].reshape(-1, n), out["T"].reshape(-1), float(reply["T0"])
 
+    def find_friction(self, names: dict[str, str] | None) -> tuple[str, int] | None:
+        """(name, arguments) of the file's friction function F(qd[, p]), or None
+        (:func:`crossdyn.equations.user_friction.find`, run in the worker)."""
+        reply, _ = self._request({"op": "friction_find", "names": dict(names or {})})
+        found = reply.get("found")
+        return (str(found[0]), int(found[1])) if found else None
+
+    def friction_values(self, name: str, k: int, sets, Q, QD) -> np.ndarray:
+        """The file's F at every parameter set (:class:`ParamSet`) × state, (S, N, n), in one round trip
+        (:func:`crossdyn.equations.user_friction.values` in the worker: the same checks and messages)."""
+        n = self.n
+        Q = np.ascontiguousarray(Q, float).reshape(-1, n)
+        QD = np.ascontiguousarray(QD, float).reshape(-1, n)
+        P = np.array([_row(ps.user) for ps in sets], float).reshape(len(sets), -1)
+        _, out = self._request({"op": "friction_values", "name": name, "k": int(k),
+                                "labels": [_label(ps) for ps in sets]}, {"Q": Q, "QD": QD, "P": P},
+                               len(Q) * len(sets) * n)
+        return out["F"].reshape(len(sets), len(Q), n)
+
     def written_for_links(self, gravity) -> tuple[int, str] | None:
         reply, _ = self._request({"op": "links", "gravity": [float(g) for g in gravity]})
         found = reply.get("found")
