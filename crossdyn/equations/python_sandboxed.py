@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import processes, sandbox
+from crossdyn.equations import progress
 from crossdyn.equations.params import ParamSet
 from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, UserFileError
 from crossdyn.equations.python_worker import MAX_PRINTED, read_message, write_message
@@ -71,7 +72,11 @@ class _Worker:
     def __init__(self, policy: sandbox.Policy):
         self.workdir = tempfile.mkdtemp(prefix="crossdyn-python-")
         root = str(Path(__file__).resolve().parents[2])
-        run = sandbox.launch([sys.executable, "-I", "-c", _BOOT.format(root=root)], self.workdir, policy)
+        # the worker writes the call it makes into a progress file: a grader's, bound read-write into the sandbox,
+        # or its own in its folder (what a timed-out request names, read before the folder is removed)
+        self.progress_file, writable = progress.for_child(self.workdir)
+        run = sandbox.launch([sys.executable, "-I", "-c", _BOOT.format(root=root)], self.workdir, policy,
+                             extra_env={progress.ENV: self.progress_file}, writable=writable)
         self.log = open(Path(self.workdir) / "worker.log", "w+b")
         self.proc = subprocess.Popen(run.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                      **run.popen_kwargs())
@@ -153,9 +158,12 @@ class SandboxedModel:
         if self.timeout is not None and self.proc.stdout is not None:
             ready, _, _ = select.select([self.proc.stdout.fileno()], [], [], self.timeout)
             if not ready:
+                running = progress.read(self.worker.progress_file)     # before end() removes the worker's folder
                 self.end()
-                raise UserFileError(f"{self.path}: your functions did not return within {self.timeout:g} s and "
-                                    "were stopped (an endless loop? --timeout sets the limit)", timed_out=True)
+                what = f"{running} did not return within {self.timeout:g} s and was stopped" if running else \
+                    f"your functions did not return within {self.timeout:g} s and were stopped"
+                raise UserFileError(f"{self.path}: {what} (an endless loop? --timeout sets the limit)",
+                                    timed_out=True)
         try:
             reply, data = read_message(self.proc.stdout, max_floats)
         except EOFError:
