@@ -42,6 +42,22 @@ def _row(p) -> np.ndarray:
     return np.concatenate([p.L, p.m, p.Lc, p.J, p.b, p.fc, p.armature, g])
 
 
+SUBMISSION_FOLDER = "CROSSDYN_SUBMISSION_FOLDER"
+"""Set by a grader (:func:`crossdyn.checking.grading.check_one`) to a sub-folder submission's folder: the check of
+the Python file in it copies the whole folder into the sandbox (helper modules beside the file import), not the
+file alone.  Unset — a single ``check ARM FILE``, a lone file in a class folder — the file is copied alone, so that
+another student's files beside it never are."""
+
+
+def submission_folder(path: str | Path) -> Path | None:
+    """The folder to copy with ``path``: :data:`SUBMISSION_FOLDER` when it is ``path``'s own folder, else None."""
+    given = os.environ.get(SUBMISSION_FOLDER)
+    if not given:
+        return None
+    folder = Path(given).resolve()
+    return folder if Path(path).resolve().parent == folder and folder.is_dir() else None
+
+
 def _label(ps) -> str | None:
     if ps is None:
         return None
@@ -134,8 +150,13 @@ class SandboxedModel:
 
     def _load(self, names: dict[str, str] | None, key: tuple | None) -> None:
         copy = Path(self.workdir) / "submission" / self.path.name
-        copy.parent.mkdir(exist_ok=True)
-        shutil.copyfile(self.path, copy)
+        folder = submission_folder(self.path)
+        if folder is not None:        # a sub-folder submission: its helper modules beside the file, no one else's
+            shutil.copytree(folder, copy.parent, symlinks=True, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        else:
+            copy.parent.mkdir(exist_ok=True)
+            shutil.copyfile(self.path, copy)
         iso = self.isolation
         limits = None if iso.limits is None else {k: getattr(iso.limits, k) for k in
                                                   ("memory", "cpu", "processes", "file_size")}
