@@ -35,25 +35,27 @@ test-slow: $(STAMP) octave
 	$(PY) -m pytest -q $(XDIST) -m slow $(addprefix --ignore=,$(JAX_TESTS)) || [ $$? -eq 5 ]
 	$(PY) -m pytest -q $(XDIST) -m slow $(JAX_TESTS) || [ $$? -eq 5 ]
 
-# GNU Octave runs MATLAB equation files (crossdyn check my_arm.m).  Installed when missing and possible
-# (root and apt-get: the Debian package `octave`, ~135 packages, ~300 MB, ~1 min); elsewhere the MATLAB
-# tests are skipped with the reason, and docs/howto/class-grading.md says how to install it.  bubblewrap (bwrap,
-# ~100 kB) isolates users' files (crossdyn.sandbox), installed the same way; without it the sandbox tests are skipped.
+# System packages the tests use, each installed when missing and possible (root and apt-get; Debian's packages,
+# --no-install-recommends), elsewhere the tests that need it are skipped with the reason:
+# - GNU Octave runs MATLAB equation files (crossdyn check my_arm.m): `octave`, ~135 packages, ~300 MB, ~1 min;
+#   docs/howto/class-grading.md says how to install it by hand;
+# - bubblewrap (bwrap, ~100 kB) isolates users' files (crossdyn.sandbox; without it: `unshare` and limits only);
+# - Chromium: the reports are opened in a real headless browser at 1366 px and 390 px (~1 min).
+# $(call apt_install,COMMAND,PACKAGE,WHAT FOR)
+define apt_install
+	@command -v $(1) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $(2) for $(3) (apt-get install --no-install-recommends $(2))"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(2) >/dev/null; \
+	  else \
+	    echo "note: $(1) not found and not installable here (needs root and apt-get): $(3) will be skipped"; \
+	  fi; }
+endef
+
 octave:
-	@command -v octave-cli >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing GNU Octave for the MATLAB checks (apt-get install --no-install-recommends octave)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends octave >/dev/null; \
-	  else \
-	    echo "note: octave-cli not found and not installable here (needs root and apt-get): MATLAB tests will be skipped"; \
-	  fi; }
-	@command -v bwrap >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing bubblewrap for the sandbox (apt-get install --no-install-recommends bubblewrap)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null; \
-	  else \
-	    echo "note: bwrap not found and not installable here (needs root and apt-get): sandbox tests will be skipped"; \
-	  fi; }
+	$(call apt_install,octave-cli,octave,the MATLAB tests)
+	$(call apt_install,bwrap,bubblewrap,the sandbox tests)
+	$(call apt_install,chromium,chromium,the browser tests)
 
 # mypy (default mode) and ruff on the package, as CI's reviewers read it
 lint: $(STAMP)

@@ -185,9 +185,29 @@ def test_json_refuses_what_has_no_document(tmp_path, capsys):
     d = str(tmp_path / "o")
     assert main(["compare", "--list-profiles", "--json"]) == 2
     assert "--list-profiles" in capsys.readouterr().err
-    assert main(["check", "planar2r", str(tmp_path), "--summary", str(tmp_path / "g.csv"), "--json", "--out", d]) == 2
-    assert "--summary" in capsys.readouterr().err
     assert not Path(d).exists()
+
+
+def test_check_summary_json_is_the_class_document(tmp_path):
+    """``check ARM FOLDER --summary grades.csv --json``: grades.json (beside the CSV) alone on standard output,
+    valid against crossdyn.grades/1, one object per submission with the whole diagnosis; the class's verdict is
+    the rows' combined and sets the exit status."""
+    import shutil
+
+    cls = tmp_path / "class"
+    cls.mkdir()
+    shutil.copy(ROOT / "examples/check/my_2r.py", cls / "alice.py")
+    (cls / "bob.py").write_text("def M(q, p):\n    return [[1.0, 0.0], [0.0, 1.0]\n")  # a syntax error
+    code, out, err = _run_json(tmp_path, ["check", "planar2r", "class", "--summary", "grades.csv", "--jobs", "1",
+                                          "--states", "50", "--random-params", "2"])
+    doc = _check_document("check-summary", code, out, err, tmp_path / "grades.json")
+    rows = {r["submission"]: r for r in doc["submissions"]}
+    assert rows["alice.py"]["verdict"] == "correct" and rows["alice.py"]["checks"] > 0
+    assert rows["bob.py"]["verdict"] == "unusable" and rows["bob.py"]["status"] == "FAIL"
+    assert "bob.py" in rows["bob.py"]["diagnosis_full"] or "syntax" in rows["bob.py"]["diagnosis_full"].lower()
+    assert doc["verdict"] == "FAIL" and code == doc["exit_code"] == 1
+    assert doc["counts"]["correct"] == doc["counts"]["unusable"] == 1 and doc["sandbox"]
+    assert doc["checks"]["total"] == sum(r["checks"] for r in doc["submissions"])
 
 
 QUICK = {

@@ -32,7 +32,8 @@ def test_without_native_the_name_is_refused_before_the_run(tmp_path, capsys):
     code = main(["compare", "planar2r-limits", "--engines", f"mujoco-rk4,{NATIVE}", *START, "--quiet",
                  "--no-plots", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert code == 2 and NATIVE in err and "--native" in err and "twice" in err
+    assert code == 2 and f"--engines: {NATIVE} runs the engine's own limits" in err and "add --native" in err
+    assert "native=True" not in err  # the command line's words, not the API's
     assert not (tmp_path / "o" / "summary.json").exists()
     from crossdyn import compare
 
@@ -49,3 +50,13 @@ def test_with_native_it_is_judged_in_the_native_section_alone(tmp_path):
     native = summary["limits"]["native"]
     assert NATIVE in native and native[NATIVE]["checked"] > 0  # its own limits, judged against the law
     assert any(n.startswith(f"{NATIVE}: runs its own limits") for n in summary["notes"])
+
+
+def test_native_names_alone_are_judged_by_their_native_section(tmp_path, capsys):
+    """No applied-mode run at all: the verdict rests on the native section's checks (no "no engine made a check")."""
+    code = main(["compare", "planar2r-limits", "--engines", NATIVE, "--native", *START, "--quiet", "--no-plots",
+                 "--out", str(tmp_path)])
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["engines"] == {} and summary["checks"]["limits"] > 0
+    assert not any("no engine made a check" in line for line in summary["inconclusive"])
+    assert code == 1 and summary["verdict"] == "FAIL"  # solref (0.02, 1) is not the law: a real departure

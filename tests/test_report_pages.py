@@ -121,3 +121,17 @@ def test_identify_report_fits_a_desktop_and_a_phone_and_its_images_load(failed_i
                                                                          tmp_path):
     found = measure((failed_identification / "identify.html").read_text(), width, height, tmp_path)
     assert_fits(found, width, images=2)
+
+
+def test_the_check_report_states_the_isolation_the_file_ran_in(tmp_path):
+    """Issue 29: the report, like the terminal and check.json, states the sandbox in force."""
+    from crossdyn.cli import main
+
+    out = tmp_path / "c"
+    assert main(["check", "planar2r", str(FILES.parent.parent / "examples/check/my_2r.py"), "--states", "20",
+                 "--random-params", "1",
+                 "--quiet", "--out", str(out)]) == 0
+    stated = json.loads((out / "check.json").read_text())["sandbox"]
+    assert stated
+    for page in ("check.md", "check.html"):
+        assert f"Isolation (the sandbox your file ran in): {stated}." in (out / page).read_text()

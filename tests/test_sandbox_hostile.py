@@ -241,6 +241,10 @@ def test_single_check_of_a_hostile_file_exits_2_with_violation(open_dir, server)
     assert data["verdict"] == "violation" and data["violation"] == "network is disabled"
     assert data["sandbox"].startswith("bubblewrap: no network, read-only filesystem")
     assert "blocked: network is disabled" in r.stderr and not accepted
+    for page in ("check.md", "check.html"):  # the report states the verdict, the reason and the isolation
+        text = (open_dir / "one" / page).read_text()
+        assert "violation" in text and "network is disabled" in text
+        assert "Isolation (the sandbox the file ran in): bubblewrap: no network, read-only filesystem" in text
 
 
 @needs_bwrap

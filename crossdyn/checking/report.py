@@ -268,7 +268,7 @@ def diagnosis_blocks(result) -> list[tuple]:
     return b
 
 
-def detail_blocks(result) -> list[tuple]:
+def detail_blocks(result, sandbox: str = "") -> list[tuple]:
     """The details, collapsed in HTML (:func:`crossdyn.pages.folded`): every structural check with its whole
     message, every entry's errors, the parameter sets, the run's settings."""
     return folded([
@@ -284,34 +284,40 @@ def detail_blocks(result) -> list[tuple]:
         ("h", 2, "Run settings"),
         ("p", f"{result.states} random states, {result.random_params} random parameter sets, seed {result.seed}, "
               f"rtol {result.rtol:g}, {getattr(result, 'language', 'python')} file; checked in "
-              f"{result.runtime_s:.2f} s.")])
+              f"{result.runtime_s:.2f} s."),
+        ("p", f"Isolation (the sandbox your file ran in): {sandbox or 'not stated'}.")])
 
 
-def report_blocks(result) -> list[tuple]:
+def report_blocks(result, sandbox: str = "") -> list[tuple]:
     """The check report as blocks (:mod:`crossdyn.pages`): the verdict, the summary table, the diagnosis, then the
-    details collapsed.  A check draws no figure: its errors are entries, listed in the summary and the details."""
-    return verdict_blocks(result) + summary_blocks(result) + diagnosis_blocks(result) + detail_blocks(result)
+    details collapsed (``sandbox``: the isolation in force, :meth:`crossdyn.sandbox.Isolation.describe`, stated in
+    the run settings).  A check draws no figure: its errors are entries, listed in the summary and the details."""
+    return (verdict_blocks(result) + summary_blocks(result) + diagnosis_blocks(result)
+            + detail_blocks(result, sandbox))
 
 
-def render_markdown(result) -> str:
+def render_markdown(result, sandbox: str = "") -> str:
     """``check.md``: :func:`report_blocks` as Markdown."""
-    return pages.render_markdown(report_blocks(result))
+    return pages.render_markdown(report_blocks(result, sandbox))
 
 
-def render_html(result) -> str:
+def render_html(result, sandbox: str = "") -> str:
     """``check.html``: :func:`report_blocks` as one self-contained page."""
-    return pages.render_html(report_blocks(result), {})
+    return pages.render_html(report_blocks(result, sandbox), {})
 
 
 def unusable_blocks(data: dict) -> list[tuple]:
     """The report of a file that could not be judged (``data``: check.json's content): its verdict, the error,
     where it happened, the traceback."""
-    timeout = bool(data.get("timeout"))
-    word = "INCONCLUSIVE" if timeout else "unusable"
+    timeout, violation = bool(data.get("timeout")), data.get("violation")
+    word = "INCONCLUSIVE" if timeout else "violation" if violation else "unusable"
     what = ("**The file could not be judged: it did not return in time** (INCONCLUSIVE, 0 checks, exit code 3)."
-            if timeout else "**The file cannot be used** (exit code 2).")
+            if timeout else f"**The file broke a sandbox limit or tried something blocked: {violation}** (exit "
+            "code 2)." if violation else "**The file cannot be used** (exit code 2).")
     b: list[tuple] = [("h", 1, f"crossdyn check: {data['file']} against {data['arm']} — {word}"), ("p", what),
                       ("h", 2, "What went wrong"), ("p", data["error"])]
+    if data.get("sandbox"):
+        b.append(("p", f"Isolation (the sandbox the file ran in): {data['sandbox']}."))
     if data.get("where"):
         b.append(("p", data["where"]))
     if data.get("user_traceback"):

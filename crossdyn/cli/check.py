@@ -95,9 +95,6 @@ def run(args) -> int:
     if args.jobs is not None and not args.summary:
         raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
     if args.summary:
-        if args.json:
-            raise UsageError(f"check: --json prints one file's check.json; with --summary {args.summary} the result "
-                             "is that CSV (drop --json, or check one FILE)")
         return run_summary(args)
     try:
         names = checker.parse_names(args.names)
@@ -140,8 +137,8 @@ def run(args) -> int:
         print(f"sandbox: {args.isolation.describe()}")
     publish(args, write_json_atomic(out / "check.json", document(dict(result.to_dict(),
                                                                       sandbox=args.isolation.describe()))))
-    write_text_atomic(out / "check.md", report.render_markdown(result))
-    write_text_atomic(out / "check.html", report.render_html(result))
+    write_text_atomic(out / "check.md", report.render_markdown(result, args.isolation.describe()))
+    write_text_atomic(out / "check.html", report.render_html(result, args.isolation.describe()))
     if not args.quiet:
         print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
     return result.exit_code
@@ -211,6 +208,11 @@ def run_summary(args) -> int:
         print(", ".join(f"{c} {v}" for v, c in counts.items() if c)
               + (f"; skipped (not .py/.m): {', '.join(skipped)}" if skipped else ""))
         print(f"summary: {csv_path}, {html_path}; reports: {out}/<submission>/")
+    from crossdyn.checking.grades_document import ClassRun, grades_document
+    from crossdyn.io import write_json_atomic
+
+    run = ClassRun(str(args.arm), spec.n, str(folder), tuple(skipped), args.isolation.describe())
+    publish(args, write_json_atomic(csv_path.with_suffix(".json"), grades_document(run, rows)))
     verdict = Verdict.combine(r.status for r in rows)
     print(f"verdict: {verdict.value} ({grading.status_line(rows)})")
     return Exit.of(verdict)

@@ -48,13 +48,16 @@ SCHEMAS = {
     "sweep": ("crossdyn.cli", "schemas/sweep-report.schema.json"),
     "demo": ("crossdyn.cli", "schemas/demo.schema.json"),
     "compare-batch": ("crossdyn.cli", "schemas/batch.schema.json"),
+    "check-summary": ("crossdyn.cli", "schemas/grades.schema.json"),
 }
 """Per judging command, the package and file name of the JSON Schema its ``--json`` document follows
 (``compare-batch``: ``compare --batch``'s)."""
 
 DOCUMENTS = {"compare": "summary.json", "check": "check.json", "identify": "identify.json",
-             "sweep": "sweep-report.json", "demo": "demo.json", "compare-batch": "batch_summary.json"}
-"""Per judging command, the file in ``--out`` that ``--json`` prints."""
+             "sweep": "sweep-report.json", "demo": "demo.json", "compare-batch": "batch_summary.json",
+             "check-summary": "grades.json"}
+"""Per judging command, the file in ``--out`` that ``--json`` prints (``check-summary``: ``grades.json`` beside the
+``--summary`` CSV)."""
 
 EXIT_LINE = "exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage or input error, 130 interrupted; see crossdyn --help"
 """The one line each judging command's ``--help`` ends with (the table: :data:`crossdyn.status.EXIT_TABLE`)."""
@@ -78,7 +81,9 @@ reStructuredText, where a wrapped line would end the list)."""
 
 
 JSON_ALSO = {"compare": " (with --batch: batch_summary.json, schema crossdyn.batch/2: `crossdyn info --schema "
-                        "compare-batch`)"}
+                        "compare-batch`)",
+             "check": " (with --summary CSV: grades.json, written beside the CSV, schema crossdyn.grades/1: "
+                      "`crossdyn info --schema check-summary`)"}
 """What a command's ``--json`` help adds: another document it prints in another mode."""
 
 
@@ -111,7 +116,8 @@ def schema_text(command: str) -> str:
 
 
 SCHEMA_IDS = {"compare": "crossdyn.compare/2", "check": "crossdyn.check/1", "identify": "crossdyn.identify/1",
-              "sweep": "crossdyn.sweep-report/1", "demo": "crossdyn.demo/1", "compare-batch": "crossdyn.batch/2"}
+              "sweep": "crossdyn.sweep-report/1", "demo": "crossdyn.demo/1", "compare-batch": "crossdyn.batch/2",
+              "check-summary": "crossdyn.grades/1"}
 """The ``schema`` word each document carries (equal to its schema's ``$id``; a test holds them equal)."""
 
 

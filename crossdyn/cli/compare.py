@@ -134,6 +134,9 @@ def _options(args, spec):
         for e in engines:
             if e.startswith("user:") or "@" in e:
                 _check_user_engine(e, spec, args.dt)  # the file, or the options, checked by building it once
+        from crossdyn.comparison.compare import split_native_runs
+
+        split_native_runs(engines, args.native, label="--engines", switch="--native")  # exit 2 before any work
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     q0 = _state_option(args, "q0", spec.n, "rad")

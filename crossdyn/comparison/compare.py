@@ -164,10 +164,9 @@ def engine_inconclusive(runs: dict) -> list[str]:
              for name, run in runs.items() if run.status == RunStatus.OK
              for metric, values in run.summary.items()
              if isinstance(values, dict) and values.get("verdict") == Verdict.INCONCLUSIVE]
-    if not any(sum(run.checks.values()) for run in runs.values()):
-        lines.append("no engine made a check: " + (", ".join(f"{n} {r.status}" for n, r in runs.items())
-                                                  or "no engine was asked for"))
-    return lines
+    if runs and not any(sum(run.checks.values()) for run in runs.values()):
+        lines.append("no engine made a check: " + ", ".join(f"{n} {r.status}" for n, r in runs.items()))
+    return lines  # no applied-mode run at all: every engine given is a native run, judged in its native section
 
 
 def verdict_of(out: Outcome) -> Verdict:
@@ -175,7 +174,8 @@ def verdict_of(out: Outcome) -> Verdict:
     return Verdict.FAIL if out.failures else Verdict.INCONCLUSIVE if out.inconclusive else Verdict.PASS
 
 
-def split_native_runs(engines: tuple[str, ...], native: bool) -> tuple[tuple[str, ...], list[str]]:
+def split_native_runs(engines: tuple[str, ...], native: bool, label: str = "engines",
+                      switch: str = "native=True") -> tuple[tuple[str, ...], list[str]]:
     """(the engines given an applied-mode run, notes): a name whose options switch on the engine's own limits or
     contact (:func:`crossdyn.engines.registry.native_mechanisms`, e.g. a calibration's rerun string) is a native
     run only: an applied-mode run would add crossdyn's law on top of the engine's own mechanism and count the
@@ -186,9 +186,9 @@ def split_native_runs(engines: tuple[str, ...], native: bool) -> tuple[tuple[str
     native_only = {name: native_mechanisms(name) for name in engines if native_mechanisms(name)}
     if native_only and not native:
         name, phenomena = next(iter(native_only.items()))
-        raise InputError(f"engines: {name} runs the engine's own {' and '.join(phenomena)}; an applied-mode run "
-                         f"would add crossdyn's law on top of it and count it twice: add --native (native=True) "
-                         f"to judge it against the law, or drop its native option", "engines", name)
+        raise InputError(f"{label}: {name} runs the engine's own {' and '.join(phenomena)}; an applied-mode run "
+                         f"would add crossdyn's law on top of it and count it twice: add {switch} to judge it "
+                         f"against the law, or drop its native option", label, name)
     notes = [f"{name}: runs its own {' and '.join(ph)}, so it is judged in the native {' and '.join(ph)} "
              f"section only (no applied-mode row, where crossdyn's law would act on top of it)"
              for name, ph in native_only.items()]
