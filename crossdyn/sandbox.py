@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -294,12 +295,14 @@ def environment(home: Path, tag: str | None, keep: Iterable[str] = (), extra: Ma
 
 
 def _traversable(path: Path) -> Path | None:
-    """The first ancestor of ``path`` (from /) that others cannot enter (no o+x), or None."""
+    """The first folder on ``path`` (from /; ``path`` itself when a folder) that others cannot enter (no o+x), or
+    None.  A file's own mode does not count: it is bound, not entered."""
     cur = Path("/")
     for part in path.parts[1:]:
         cur = cur / part
         try:
-            if not os.stat(cur).st_mode & 0o001:
+            mode = os.stat(cur).st_mode
+            if stat.S_ISDIR(mode) and not mode & 0o001:
                 return cur
         except OSError:
             return None
@@ -317,13 +320,16 @@ def _needed_paths() -> list[Path]:
     return sorted(p.resolve() for p in paths)
 
 
-def _bwrap_args(exe: str, workdir: Path, env: Mapping[str, str], extra_ro: Iterable[Path]) -> list[str]:
-    """bubblewrap's arguments: / read-only (/tmp too: the child's TMPDIR is in its folder), folders others cannot enter hidden under a tmpfs with only
-    what the child needs bound back (its ancestors made enterable), ``workdir`` read-write, no network."""
+def _bwrap_args(exe: str, workdir: Path, env: Mapping[str, str], extra_ro: Iterable[Path],
+                writable: Iterable[Path] = ()) -> list[str]:
+    """bubblewrap's arguments: / read-only (/tmp too: the child's TMPDIR is in its folder), folders others cannot
+    enter hidden under a tmpfs with only what the child needs bound back (its ancestors made enterable),
+    ``workdir`` and the ``writable`` files read-write, no network."""
     args = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     hidden: list[Path] = []
     binds: list[tuple[str, Path]] = []
-    for kind, p in [*(("--ro-bind", p) for p in [*_needed_paths(), *extra_ro]), ("--bind", workdir)]:
+    for kind, p in [*(("--ro-bind", p) for p in [*_needed_paths(), *extra_ro]), ("--bind", workdir),
+                    *(("--bind", p) for p in writable)]:
         top = _traversable(p)
         if top is not None and not any(top == h or h in top.parents for h in hidden):
             hidden.append(top)
@@ -375,12 +381,14 @@ def _limiter(limits: Limits, nproc: int, uid: int | None) -> Callable[[], None]:
 
 def launch(argv: list[str], workdir: str | Path, policy: Policy | None = None, *, env_keep: Iterable[str] = (),
            extra_env: Mapping[str, str] | None = None, tag: str | None = None,
-           read_only: Iterable[str | Path] = ()) -> Launch:
+           read_only: Iterable[str | Path] = (), writable: Iterable[str | Path] = ()) -> Launch:
     """What to :class:`subprocess.Popen` to run ``argv`` isolated under ``policy`` (default :func:`current`),
     with ``workdir`` (created if missing) its only writable folder and working directory.
 
     ``env_keep``: names of the caller's environment variables the child needs; ``extra_env``: variables set for
-    it; ``read_only``: more paths it must read (bound back when under a folder it could not enter)."""
+    it; ``read_only``: more paths it must read (bound back when under a folder it could not enter);
+    ``writable``: existing files outside ``workdir`` it may write in place (bound read-write, given to the
+    sandbox's user; a grader's progress file, :mod:`crossdyn.equations.progress`) — nothing else outside."""
     policy = policy or current()
     iso = isolation(policy)
     workdir = Path(workdir).resolve()
@@ -393,15 +401,16 @@ def launch(argv: list[str], workdir: str | Path, policy: Policy | None = None, *
     limits = policy.limits
     root = os.getuid() == 0
     uid = _uid_for_launch() if root else None
+    files = [Path(p).resolve() for p in writable if Path(p).is_file()]
     if uid is not None:
-        for p in [workdir, *workdir.rglob("*")]:
+        for p in [workdir, *workdir.rglob("*"), *files]:
             os.chown(p, uid, uid, follow_symlinks=False)
     nproc = limits.processes if root else _own_processes() + limits.processes
     command = list(argv)
     drop_in_child = uid
     if iso.mechanism == "bubblewrap":
         exe = shutil.which("bwrap") or "bwrap"
-        wrapper = _bwrap_args(exe, workdir, env, [Path(p).resolve() for p in read_only])
+        wrapper = _bwrap_args(exe, workdir, env, [Path(p).resolve() for p in read_only], files)
         if uid is not None:       # bwrap needs root to set up its mounts; setpriv drops it inside
             wrapper += ["--", shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}",
                         "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]

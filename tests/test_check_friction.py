@@ -132,3 +132,15 @@ def test_matlab_friction_functions_right_and_wrong(tmp_path):
     code, data, _ = _check(tmp_path, "wrong.m", wrong)
     assert code == 1 and data["wrong_entries"] == ["F1", "F2", "F3"]
     assert all("+ 0*sign(qd" in f["messages"][0] for f in data["findings"] if f["quantity"] == "F")
+
+
+def test_a_friction_function_that_raises_names_the_call_and_the_users_line_in_the_sandbox(tmp_path, capsys):
+    """The sandboxed worker calls F (default --sandbox auto): an exception names the call, the state and the
+    user's own line, as in-process (--sandbox off) does."""
+    f = tmp_path / "raises.py"
+    f.write_text(_py("\n\ndef F(qd, p):\n    return 1 / 0\n"))
+    for sandbox in ("auto", "off"):
+        assert main(["check", ARM, str(f), "--out", str(tmp_path / sandbox), *ARGS, "--sandbox", sandbox]) == 2
+        err = capsys.readouterr().err
+        assert "F(qd, p) raised ZeroDivisionError: division by zero" in err and "at q = [" in err, err
+        assert "raises.py\", line" in err and "return 1 / 0" in err and "crossdyn-python-" not in err, err

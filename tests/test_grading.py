@@ -228,3 +228,27 @@ def test_friction_entries_get_columns_after_g():
             GradeRow("b.py", "python", GradeVerdict.CORRECT, "all match", entries={"M11": True, "G1": True})]
     head, a, b = (line.split(",") for line in to_csv(rows, 1).splitlines())
     assert head[5:8] == ["M11", "G1", "F1"] and a[5:8] == ["pass", "pass", "fail"] and b[7] == ""
+
+
+def test_a_folder_submission_imports_its_helper_module_and_a_lone_file_sees_no_one_elses(tmp_path):
+    """A sub-folder submission is copied whole into its sandbox (default --sandbox auto): its file imports the
+    helper module beside it and is graded correct.  A lone file in the class folder is copied alone: importing
+    another student's file beside it fails (unusable), and that student is graded as before."""
+    textbook = (FILES / "textbook_2r.py").read_text()
+    sub = _class_folder(tmp_path, {
+        "dave.py": "import erin  # another student's file, beside this one\n" + textbook,
+        "erin.py": textbook})
+    (sub / "carol").mkdir()
+    (sub / "carol" / "helpers.py").write_text("from math import cos\n\n\ndef c2(q):\n    return cos(q[1])\n")
+    (sub / "carol" / "carol.py").write_text(textbook.replace("from math import cos, sin\n",
+                                                             "from math import cos, sin\n\nimport helpers\n")
+                                            .replace("    c2 = cos(q[1])\n", "    c2 = helpers.c2(q)\n"))
+    grades = tmp_path / "grades.csv"
+    code = main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "reports"),
+                 "--states", "10", "--random-params", "1", "--jobs", "2"])
+    rows = {r["submission"]: r for r in csv.DictReader(grades.open())}
+    assert code == 1, rows                                       # dave FAILs (unusable)
+    assert rows["carol"]["verdict"] == "correct" and rows["erin.py"]["verdict"] == "correct", rows
+    assert rows["carol"]["sandbox"] and not rows["carol"]["sandbox"].startswith("off"), rows["carol"]
+    assert rows["dave.py"]["verdict"] == "unusable", rows["dave.py"]
+    assert "No module named 'erin'" in rows["dave.py"]["diagnosis"], rows["dave.py"]

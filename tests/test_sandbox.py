@@ -116,6 +116,46 @@ def test_writes_outside_the_folder_fail_and_inside_succeed(open_dir):
 
 
 @needs_bwrap
+def test_a_writable_file_is_the_one_thing_outside_the_folder_it_may_write(open_dir):
+    """``launch(writable=[FILE])`` (a grader's progress file): the child writes that file in place; the file beside
+    it stays read-only, and the bound file cannot be removed or replaced."""
+    from crossdyn.equations import progress
+
+    beside = open_dir / "beside.txt"
+    beside.write_text("keep")
+    shared = progress.create(open_dir / ".running")
+    launched = sandbox.launch([sys.executable, "-I", "-c",
+                               f"f = open({str(shared)!r}, 'r+b'); f.write(b'C(q, qd, p)'); f.close()\n"
+                               "import os\n"
+                               f"for act in (lambda: open({str(beside)!r}, 'w'), lambda: os.remove({str(shared)!r})):\n"
+                               "    try:\n        act()\n    except OSError as e:\n        print('blocked', e.errno)\n"],
+                              open_dir / "work", POLICY, writable=[shared])
+    r = subprocess.run(launched.argv, capture_output=True, text=True, timeout=60, **launched.popen_kwargs())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["blocked", "30", "blocked", "30"]        # EROFS: the file beside, the folder
+    assert progress.read(shared) == "C(q, qd, p)" and beside.read_text() == "keep"
+
+
+def test_a_timed_out_python_request_names_the_call_that_was_running(tmp_path):
+    """The sandboxed Python worker writes the call it makes into its own progress file: a request that times out
+    names it (read before the worker's folder is removed)."""
+    import numpy as np
+    from pathlib import Path
+    from crossdyn.equations.protocol import UserFileError
+    from crossdyn.equations.python_sandboxed import open_model
+
+    text = (Path(__file__).parent / "check_files" / "textbook_2r.py").read_text()
+    f = tmp_path / "loops.py"
+    f.write_text(text.replace("def C(q, qd, p):\n", "def C(q, qd, p):\n    while True:\n        pass\n"))
+    model = open_model(f, 2, policy=POLICY, timeout=2)
+    with pytest.raises(UserFileError, match=r"loops.py: C\(q, qd, p\) did not return within 2 s") as e:
+        model.evaluate(np.zeros((1, 2)), np.ones((1, 2)), np.array([[1, 1, 1, 1, .5, .5, .1, .1, 0, 0, 0, 0, 0, 0,
+                                                                     0, -9.81, 0]], float), roles=("C",))
+    assert e.value.timed_out
+    assert not Path(model.workdir).exists()
+
+
+@needs_bwrap
 def test_network_is_disabled_even_to_localhost(tmp_path):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

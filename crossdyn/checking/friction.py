@@ -15,12 +15,14 @@ is wrong at a set when its largest error exceeds ``RTOL`` × the largest frictio
 (:func:`crossdyn.checking.entries.compare`).  A wrong entry says which law the user's values follow: the least-squares
 fit of F_i to a q̇_i + c sign(q̇_i) + d at the worst set, against b_i and f_c,i.
 
+A Python file's F is found and called by :mod:`crossdyn.equations.user_friction`: in the sandboxed worker
+(``find_friction``/``friction_values`` of :class:`~crossdyn.equations.python_sandboxed.SandboxedModel`, one round
+trip for the whole batch) or, with ``--sandbox off``, in the check's own process; the messages are the same.
 A MATLAB file's F is called by Octave one state at a time (``crossdyn_each__`` of crossdyn's Octave helpers).
 """
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,16 +34,15 @@ from crossdyn import analytic
 from crossdyn.checking.entries import Compared, _entry, compare
 from crossdyn.checking.results import EntryFinding
 from crossdyn.checking.sampling import Sample
-from crossdyn.equations import progress
+from crossdyn.equations import user_friction
 from crossdyn.equations.params import ParamSet
-from crossdyn.equations.protocol import FRICTION_NAMES, UserFileError, fmt_vec, user_traceback
-from crossdyn.equations.python_file import quiet
+from crossdyn.equations.protocol import FRICTION_NAMES, UserFileError, fmt_vec
+from crossdyn.equations.user_friction import ARGS
 
 B_RANGE = (0.01, 0.5)
 """N m s/rad: the viscous damping b of each joint in a random parameter set, uniform."""
 FC_RANGE = (0.05, 2.0)
 """N m: the Coulomb friction f_c of each joint in a random parameter set, uniform."""
-ARGS = {1: "(qd)", 2: "(qd, p)", 3: "(q, qd, p)"}
 
 
 @dataclass(frozen=True)
@@ -61,42 +62,9 @@ class FrictionCheck:
                 "wrong_entries": [f.entry for f in self.findings]}
 
 
-def _arity(fn: Callable[..., Any]) -> int | None:
-    """How many arguments the friction function takes: 2 (qd, p), 1 (qd) or 3 (q, qd, p); None if none works."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return 2
-    for k in (2, 1, 3):
-        try:
-            sig.bind(*([None] * k))
-            return k
-        except TypeError:
-            pass
-    return None
-
-
 def _find_python(model, names: dict[str, str]) -> tuple[str, Callable[..., Any], int] | None:
     module = getattr(model, "module", None)
-    if module is None:
-        return None
-    if "F" in names:
-        name = names["F"]
-        if not callable(getattr(module, name, None)):
-            raise UserFileError(f"{model.path}: --names maps F to {name!r}, which the file does not define as a "
-                                "function", function=name)
-        candidates = [name]
-    else:
-        candidates = [c for c in FRICTION_NAMES if callable(getattr(module, c, None))]
-    if not candidates:
-        return None
-    name = candidates[0]
-    fn = getattr(module, name)
-    k = _arity(fn)
-    if k is None:
-        raise UserFileError(f"{model.path}: {name}{inspect.signature(fn)} cannot be called as {name}(qd, p), "
-                            f"{name}(qd) or {name}(q, qd, p)", function=name)
-    return name, fn, k
+    return None if module is None else user_friction.find(module, model.path, names)
 
 
 def _find_octave(model, names: dict[str, str]) -> tuple[str, int] | None:
@@ -166,43 +134,6 @@ def friction_sets(sample: Sample, rng: np.random.Generator) -> list[ParamSet]:
     return out
 
 
-def _python_values(path, name: str, fn, k: int, sets: list[ParamSet], Q, QD, sink: io.StringIO) -> np.ndarray:
-    """The user's F at every set × state, (S, N, n); :class:`UserFileError` naming the call and the state."""
-    S, N, n = len(sets), len(Q), Q.shape[1]
-    sig = name + ARGS[k]
-    out = np.empty((S, N, n))
-    with quiet(sink):
-        for s, ps in enumerate(sets):
-            for i in range(N):
-                args = {1: (QD[i].copy(),), 2: (QD[i].copy(), ps.user), 3: (Q[i].copy(), QD[i].copy(), ps.user)}[k]
-                where = f"at q = {fmt_vec(Q[i])}, qd = {fmt_vec(QD[i])}, with {ps.label} ({ps.describe()})"
-                progress.enter(sig)
-                try:
-                    raw = fn(*args)
-                except (Exception, SystemExit) as e:
-                    raise UserFileError(f"{sig} raised {type(e).__name__}: {e}", function=name, where=where,
-                                        user_traceback=user_traceback(e, path)) from None
-                finally:
-                    progress.leave()
-                out[s, i] = _vector(raw, sig, name, n, where)
-    return out
-
-
-def _vector(raw, sig: str, name: str, n: int, where: str) -> np.ndarray:
-    try:
-        a = np.asarray(raw, dtype=float)
-    except (TypeError, ValueError) as e:
-        raise UserFileError(f"{sig} returned {type(raw).__name__} that is not an array of real numbers "
-                            f"({str(e).splitlines()[0]})", function=name, where=where) from None
-    if a.size != n or (a.ndim > 1 and sorted(a.shape)[:-1] != [1] * (a.ndim - 1)):
-        raise UserFileError(f"{sig} returned shape {a.shape}; expected ({n},) for this {n}-link arm", function=name,
-                            where=where)
-    a = a.reshape(n)
-    if not np.all(np.isfinite(a)):
-        raise UserFileError(f"{sig} returned NaN or an infinite value", function=name, where=where)
-    return a
-
-
 def _reading(user: np.ndarray, qd: np.ndarray, ps: ParamSet, j: int) -> str:
     """Which law entry j of the user's F follows at one set: a q̇_j + c sign(q̇_j) + d fitted, against b_j, f_c,j."""
     A = np.column_stack([qd, np.sign(qd), np.ones_like(qd)])
@@ -232,13 +163,21 @@ def check_friction(model, sample: Sample, sink: io.StringIO, names: dict[str, st
         name, k = found_m
         sets = _sets(sample, k, seed)
         user = _octave_values(model, name, k, sets, sample.Q, sample.QD)
+    elif hasattr(model, "find_friction"):      # a sandboxed worker: it finds and calls F (the same messages)
+        found_s = model.find_friction(names)
+        if found_s is None:
+            return _absent(has_friction)
+        name, k = found_s
+        sets = _sets(sample, k, seed)
+        user = model.friction_values(name, k, sets, sample.Q, sample.QD)
     else:
         found = _find_python(model, names)
         if found is None:
             return _absent(has_friction)
         name, fn, k = found
         sets = _sets(sample, k, seed)
-        user = _python_values(model.path, name, fn, k, sets, sample.Q, sample.QD, sink)
+        labels = [(ps.user, f"{ps.label} ({ps.describe()})") for ps in sets]
+        user = user_friction.values(model.path, name, fn, k, labels, sample.Q, sample.QD, sink)
     ref = np.stack([analytic.dynamics.friction(ps.arm, sample.QD) for ps in sets])
     cmp_ = compare("F", user, ref)
     fsample = dataclasses.replace(sample, sets=sets)

@@ -54,6 +54,7 @@ from typing import Any
 
 from crossdyn import processes
 from crossdyn.equations import progress
+from crossdyn.equations.python_sandboxed import SUBMISSION_FOLDER
 from crossdyn.status import Verdict
 
 DEFAULT_TIMEOUT = 120.0
@@ -99,6 +100,7 @@ class Submission:
     name: str           # the folder entry's name
     path: Path          # what is checked: a .py file, a .m file or a folder of .m files
     language: str       # "python" | "matlab"
+    folder: bool = False  # a sub-folder of the class folder (its other files belong to it: helper modules)
 
 
 @dataclass
@@ -146,11 +148,11 @@ def find_submissions(folder: str | Path) -> tuple[list[Submission], list[str]]:
             ms = sorted(entry.glob("*.m"))
             if py:
                 pick = py[0] if len(py) == 1 else next((p for p in py if _defines_roles(p)), py[0])
-                subs.append(Submission(entry.name, pick, "python"))
+                subs.append(Submission(entry.name, pick, "python", folder=True))
             elif len(ms) == 1 and ms[0].stem not in ("M", "C", "G", "mass_matrix", "coriolis", "gravity", "bias"):
-                subs.append(Submission(entry.name, ms[0], "matlab"))
+                subs.append(Submission(entry.name, ms[0], "matlab", folder=True))
             elif ms:
-                subs.append(Submission(entry.name, entry, "matlab"))
+                subs.append(Submission(entry.name, entry, "matlab", folder=True))
             else:
                 skipped.append(entry.name + "/")
     return subs, skipped
@@ -232,10 +234,13 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
     row = GradeRow(sub.name, sub.language, GradeVerdict.CRASHED, "", file=str(sub.path))
     tag = processes.new_tag()  # carried by the check and everything it starts (Octave, a student's system())
     running = progress.create(out_dir / ".running")  # the call the check is in, if it has to be stopped
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **{progress.ENV: str(running)})
+    env.pop(SUBMISSION_FOLDER, None)
+    if sub.language == "python" and sub.folder:      # its helper modules go into the sandbox with it
+        env[SUBMISSION_FOLDER] = str(sub.path.parent)
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                                env=processes.tagged(dict(os.environ, PYTHONUNBUFFERED="1",
-                                                          **{progress.ENV: str(running)}), tag))
+                                env=processes.tagged(env, tag))
         try:
             rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

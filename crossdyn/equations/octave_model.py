@@ -152,9 +152,9 @@ class OctaveModel:
         progress.enter(what or "Octave")  # the batch writes the user's function it runs (crossdyn_progress__)
         try:
             return self.session.call(code, timeout)
-        except OctaveTimeout:
+        except OctaveTimeout as e:
             t = self.timeout if timeout is None else timeout
-            what = progress.read(self._progress_file) or what
+            what = e.running or what
             raise UserFileError(f"{self.path}: {what or 'Octave'} did not return within {t:g} s and was stopped "
                                 "(an endless loop? --timeout sets the limit)", timed_out=True) from None
         except OctaveDied as e:
@@ -170,14 +170,6 @@ class OctaveModel:
         """Run Octave ``code`` in this model's session (``what`` names it in a timeout's message); the lines printed."""
         return self._call(code, what=what)
 
-    def _own_progress_file(self) -> str:
-        """A progress file of this model's own (outside the session's folder, which a timeout removes): what a
-        timed-out call names (the user's function the batch was in)."""
-        import tempfile
-
-        self._progress_tmp = tempfile.NamedTemporaryFile(prefix="crossdyn-progress-", suffix=".bin")  # noqa: SIM115
-        return str(progress.create(self._progress_tmp.name))
-
     def _load(self) -> None:
         tmp = Path(self.session.tmpdir)
         helpers = tmp / "crossdyn_helpers__.m"
@@ -188,7 +180,7 @@ class OctaveModel:
         (self._zdir / "zeros.m").write_text(m_file("zeros.m"))
         self.vectorise = True
         self.last_paths = ""
-        self._progress_file = progress.octave_setup() or self._own_progress_file()
+        self._progress_file = self.session.progress_file    # writable inside its sandbox (OctaveSession)
         self._call(f"source({octave_string(helpers)}); global crossdyn_progress_file__; "
                    f"crossdyn_progress_file__ = {octave_string(self._progress_file)};", what="loading crossdyn's helpers")
         if self.path.is_dir():

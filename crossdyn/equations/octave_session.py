@@ -24,6 +24,7 @@ import time
 import weakref
 
 from crossdyn import sandbox
+from crossdyn.equations import progress
 
 INSTALL_HINT = ("GNU Octave is needed to check MATLAB (.m) files: install it with "
                 "'sudo apt-get install --no-install-recommends octave' (Debian/Ubuntu), 'brew install octave' "
@@ -36,7 +37,12 @@ class OctaveUnavailable(RuntimeError):
 
 
 class OctaveTimeout(RuntimeError):
-    """A call did not finish within its timeout; the Octave process was stopped."""
+    """A call did not finish within its timeout; the Octave process was stopped.  ``running``: the call the
+    progress file named then (:mod:`crossdyn.equations.progress`; "" when none)."""
+
+    def __init__(self, message: str, running: str = ""):
+        super().__init__(message)
+        self.running = running
 
 
 class OctaveDied(RuntimeError):
@@ -105,10 +111,13 @@ class OctaveSession:
         self.timeout = timeout
         self.tmpdir = tempfile.mkdtemp(prefix="crossdyn-octave-")
         self._token = "@@CROSSDYN-" + secrets.token_hex(8) + "@@"
+        # the file Octave writes the user's function it is in (crossdyn_progress__): a grader's, bound read-write
+        # into the sandbox, or one in the session's own folder (read at a timeout before the folder goes)
+        self.progress_file, writable = progress.for_child(self.tmpdir)
         # the sandbox (crossdyn.sandbox): its own folder (tmpdir) writable, the rest read-only, no network, limits
         run = sandbox.launch([exe, "--norc", "--no-history", "--quiet", "--no-window-system", "--no-line-editing"],
                              self.tmpdir, policy, extra_env={"OCTAVE_HISTFILE": os.devnull, "TERM": "dumb"},
-                             read_only=[exe])
+                             read_only=[exe], writable=writable)
         self.isolation = run.isolation
         try:
             self.proc = subprocess.Popen(run.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -171,8 +180,9 @@ class OctaveSession:
                     return lines
                 lines.append(line)
         except TimeoutError:
+            running = progress.read(self.progress_file)      # before close() removes the session's folder
             self.close()
-            raise OctaveTimeout(f"Octave did not finish within {timeout:g} s and was stopped") from None
+            raise OctaveTimeout(f"Octave did not finish within {timeout:g} s and was stopped", running) from None
         except EOFError:
             rc = self.proc.poll()
             self.close()

@@ -6,7 +6,9 @@ the check maps that file (:data:`SIZE` bytes) and writes into it, before each ca
 (``C(q, qd, p)``; ``importing the file`` while the file's top level runs) and clears it when the call returns.  A
 write is a store into shared memory (no system call), so the thousands of calls of a check cost microseconds; the
 file's contents survive the process being killed.  Octave writes the same file from
-``crossdyn_batch__``/``crossdyn_one__`` before each of the user's functions (:func:`octave_setup`).
+``crossdyn_batch__``/``crossdyn_one__`` before each of the user's functions (:func:`octave_setup`), and so does the
+sandboxed Python worker (:mod:`crossdyn.equations.python_worker`) before each call of the user's code: the file is
+bound read-write into their sandbox (:func:`for_child`), the one thing outside their folder they may write.
 
 Without :data:`ENV` nothing is written (``crossdyn check FILE`` alone, engines).
 """
@@ -82,8 +84,21 @@ def running(text: str) -> Iterator[None]:
 
 
 def octave_setup() -> str | None:
-    """The progress file for Octave to write (None: no progress asked for)."""
+    """The progress file a grader asked for (:data:`ENV`), mapped here, or None: the file a sandboxed child
+    (Octave, the Python worker) writes too, bound read-write into its sandbox (:func:`crossdyn.sandbox.launch`'s
+    ``writable``), since everything outside the child's own folder is read-only there."""
     return _progress().path if _progress().mm is not None else None
+
+
+def for_child(workdir: str | Path) -> tuple[str, list[str]]:
+    """(the progress file a sandboxed child started in ``workdir`` writes, the files to bind read-write for it):
+    the grader's (:func:`octave_setup`), else one of the child's own in ``workdir`` (created now, before the
+    launch gives ``workdir`` to the sandbox's user), which the caller reads when a call times out, before the
+    folder is removed."""
+    shared = octave_setup()
+    if shared:
+        return shared, [shared]
+    return str(create(Path(workdir) / "progress")), []
 
 
 def create(path: str | Path) -> Path:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import processes, sandbox
+from crossdyn.equations import progress
 from crossdyn.equations.params import ParamSet
 from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, UserFileError
 from crossdyn.equations.python_worker import MAX_PRINTED, read_message, write_message
@@ -39,6 +40,22 @@ def _row(p) -> np.ndarray:
     """[L, m, Lc, J, b, fc, Ia, gx, gy, gz] of a user's ``p`` (UserParams)."""
     g = (tuple(p.gravity) + (0.0,) * 3)[:3]
     return np.concatenate([p.L, p.m, p.Lc, p.J, p.b, p.fc, p.armature, g])
+
+
+SUBMISSION_FOLDER = "CROSSDYN_SUBMISSION_FOLDER"
+"""Set by a grader (:func:`crossdyn.checking.grading.check_one`) to a sub-folder submission's folder: the check of
+the Python file in it copies the whole folder into the sandbox (helper modules beside the file import), not the
+file alone.  Unset — a single ``check ARM FILE``, a lone file in a class folder — the file is copied alone, so that
+another student's files beside it never are."""
+
+
+def submission_folder(path: str | Path) -> Path | None:
+    """The folder to copy with ``path``: :data:`SUBMISSION_FOLDER` when it is ``path``'s own folder, else None."""
+    given = os.environ.get(SUBMISSION_FOLDER)
+    if not given:
+        return None
+    folder = Path(given).resolve()
+    return folder if Path(path).resolve().parent == folder and folder.is_dir() else None
 
 
 def _label(ps) -> str | None:
@@ -71,7 +88,11 @@ class _Worker:
     def __init__(self, policy: sandbox.Policy):
         self.workdir = tempfile.mkdtemp(prefix="crossdyn-python-")
         root = str(Path(__file__).resolve().parents[2])
-        run = sandbox.launch([sys.executable, "-I", "-c", _BOOT.format(root=root)], self.workdir, policy)
+        # the worker writes the call it makes into a progress file: a grader's, bound read-write into the sandbox,
+        # or its own in its folder (what a timed-out request names, read before the folder is removed)
+        self.progress_file, writable = progress.for_child(self.workdir)
+        run = sandbox.launch([sys.executable, "-I", "-c", _BOOT.format(root=root)], self.workdir, policy,
+                             extra_env={progress.ENV: self.progress_file}, writable=writable)
         self.log = open(Path(self.workdir) / "worker.log", "w+b")
         self.proc = subprocess.Popen(run.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                      **run.popen_kwargs())
@@ -129,8 +150,13 @@ class SandboxedModel:
 
     def _load(self, names: dict[str, str] | None, key: tuple | None) -> None:
         copy = Path(self.workdir) / "submission" / self.path.name
-        copy.parent.mkdir(exist_ok=True)
-        shutil.copyfile(self.path, copy)
+        folder = submission_folder(self.path)
+        if folder is not None:        # a sub-folder submission: its helper modules beside the file, no one else's
+            shutil.copytree(folder, copy.parent, symlinks=True, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        else:
+            copy.parent.mkdir(exist_ok=True)
+            shutil.copyfile(self.path, copy)
         iso = self.isolation
         limits = None if iso.limits is None else {k: getattr(iso.limits, k) for k in
                                                   ("memory", "cpu", "processes", "file_size")}
@@ -153,9 +179,12 @@ class SandboxedModel:
         if self.timeout is not None and self.proc.stdout is not None:
             ready, _, _ = select.select([self.proc.stdout.fileno()], [], [], self.timeout)
             if not ready:
+                running = progress.read(self.worker.progress_file)     # before end() removes the worker's folder
                 self.end()
-                raise UserFileError(f"{self.path}: your functions did not return within {self.timeout:g} s and "
-                                    "were stopped (an endless loop? --timeout sets the limit)", timed_out=True)
+                what = f"{running} did not return within {self.timeout:g} s and was stopped" if running else \
+                    f"your functions did not return within {self.timeout:g} s and were stopped"
+                raise UserFileError(f"{self.path}: {what} (an endless loop? --timeout sets the limit)",
+                                    timed_out=True)
         try:
             reply, data = read_message(self.proc.stdout, max_floats)
         except EOFError:
@@ -275,6 +304,25 @@ class SandboxedModel:
                                     "row": _row(p)}, (n + 1) * (int(steps) + 1))
         status = {0: "ok", 1: "diverged", 2: "singular"}[int(reply["status"])]
         return status, int(reply["k"]), out["qs"].reshape(-1, n), out["T"].reshape(-1), float(reply["T0"])
+
+    def find_friction(self, names: dict[str, str] | None) -> tuple[str, int] | None:
+        """(name, arguments) of the file's friction function F(qd[, p]), or None
+        (:func:`crossdyn.equations.user_friction.find`, run in the worker)."""
+        reply, _ = self._request({"op": "friction_find", "names": dict(names or {})})
+        found = reply.get("found")
+        return (str(found[0]), int(found[1])) if found else None
+
+    def friction_values(self, name: str, k: int, sets, Q, QD) -> np.ndarray:
+        """The file's F at every parameter set (:class:`ParamSet`) × state, (S, N, n), in one round trip
+        (:func:`crossdyn.equations.user_friction.values` in the worker: the same checks and messages)."""
+        n = self.n
+        Q = np.ascontiguousarray(Q, float).reshape(-1, n)
+        QD = np.ascontiguousarray(QD, float).reshape(-1, n)
+        P = np.array([_row(ps.user) for ps in sets], float).reshape(len(sets), -1)
+        _, out = self._request({"op": "friction_values", "name": name, "k": int(k),
+                                "labels": [_label(ps) for ps in sets]}, {"Q": Q, "QD": QD, "P": P},
+                               len(Q) * len(sets) * n)
+        return out["F"].reshape(len(sets), len(Q), n)
 
     def written_for_links(self, gravity) -> tuple[int, str] | None:
         reply, _ = self._request({"op": "links", "gravity": [float(g) for g in gravity]})

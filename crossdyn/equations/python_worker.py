@@ -86,6 +86,7 @@ class Worker:
         self.engine_set: Any = None
         self.iso: Any = None
         self.sets: dict = {}
+        self.friction: Any = None              # (name, function, arguments) once friction_find found one
         import io
         self.sink = io.StringIO()              # what the user's code printed, sent back with each reply
 
@@ -169,6 +170,22 @@ class Worker:
                 else:
                     out["C"] = m.C(a["q"], a["qd"], ps.user, label)[1]
         return {"c_kind": m.c_kind}, out
+
+    def friction_find(self, h: dict, a: dict) -> tuple[dict, dict]:
+        """The file's friction function F(qd[, p]) (:mod:`crossdyn.equations.user_friction`): [name, arguments]."""
+        from crossdyn.equations import user_friction
+        self.friction = user_friction.find(self.model.module, self.model.path, dict(h.get("names") or {}))
+        return {"found": None if self.friction is None else [self.friction[0], self.friction[2]]}, {}
+
+    def friction_values(self, h: dict, a: dict) -> tuple[dict, dict]:
+        """F at every parameter set (rows P, labels) × state (Q, QD): (S, N, n), as the check's own process."""
+        from crossdyn.equations import user_friction
+        if self.friction is None:
+            raise ValueError("friction_values before friction_find found a function")
+        name, fn, k = self.friction
+        labels = h.get("labels") or []
+        sets = [(self._set(row, None)[0].user, labels[s] if s < len(labels) else "") for s, row in enumerate(a["P"])]
+        return {}, {"F": user_friction.values(self.model.path, name, fn, k, sets, a["Q"], a["QD"], self.sink)}
 
     def links(self, h: dict, a: dict) -> tuple[dict, dict]:
         from crossdyn.equations.python_file import written_for_links
@@ -273,7 +290,8 @@ def main() -> None:
     import crossdyn.equations.python_file  # noqa: F401
     worker = Worker()
     ops = {"load": worker.load, "eval": worker.eval, "one": worker.one, "links": worker.links,
-           "engine_init": worker.engine_init, "engine_step": worker.engine_step, "free_swing": worker.free_swing}
+           "engine_init": worker.engine_init, "engine_step": worker.engine_step, "free_swing": worker.free_swing,
+           "friction_find": worker.friction_find, "friction_values": worker.friction_values}
     while True:
         try:
             header, arrays = read_message(proto_in)
