@@ -29,34 +29,12 @@ from scipy.integrate import DOP853
 from crossdyn.analytic import codegen
 from crossdyn.analytic.dynamics import forward_dynamics
 from crossdyn.models.spec import ArmSpec
+from crossdyn.steps import ForwardDynamics, euler_step, rk4_step, semi_implicit_euler_step  # noqa: F401  (re-exported)
 
 METHODS = ("euler", "semi-implicit-euler", "rk4", "reference")
 ORDERS = {"euler": 1, "semi-implicit-euler": 1, "rk4": 4, "reference": 8}
 
-ForwardDynamics = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 TorqueFn = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
-
-
-def euler_step(fd: ForwardDynamics, q, qd, tau, dt):
-    a = fd(q, qd, tau)
-    return q + dt * qd, qd + dt * a
-
-
-def semi_implicit_euler_step(fd: ForwardDynamics, q, qd, tau, dt):
-    qd_new = qd + dt * fd(q, qd, tau)
-    return q + dt * qd_new, qd_new
-
-
-def rk4_step(fd: ForwardDynamics, q, qd, tau, dt):
-    k1q, k1v = qd, fd(q, qd, tau)
-    k2q = qd + 0.5 * dt * k1v
-    k2v = fd(q + 0.5 * dt * k1q, k2q, tau)
-    k3q = qd + 0.5 * dt * k2v
-    k3v = fd(q + 0.5 * dt * k2q, k3q, tau)
-    k4q = qd + dt * k3v
-    k4v = fd(q + dt * k3q, k4q, tau)
-    return (q + dt / 6.0 * (k1q + 2 * k2q + 2 * k3q + k4q),
-            qd + dt / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v))
 
 
 MAX_REFERENCE_STEPS = 2000

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from crossdyn.steps import rk4_step  # NumPy only: the same step as the analytic model's
+
 MAX_HEADER = 1 << 20
 """The longest JSON line either side accepts (bytes)."""
 MAX_PRINTED = 1 << 16
@@ -61,19 +63,6 @@ def write_message(stream, header: dict, arrays: dict | None = None) -> None:
         stream.write(v.tobytes())
     stream.flush()
 
-
-def rk4_step(fd, q, qd, tau, dt):
-    """:func:`crossdyn.analytic.integrators.rk4_step`, the same operations in the same order (that module imports
-    SciPy: a second of start-up the worker does not need)."""
-    k1q, k1v = qd, fd(q, qd, tau)
-    k2q = qd + 0.5 * dt * k1v
-    k2v = fd(q + 0.5 * dt * k1q, k2q, tau)
-    k3q = qd + 0.5 * dt * k2v
-    k3v = fd(q + 0.5 * dt * k2q, k3q, tau)
-    k4q = qd + dt * k3v
-    k4v = fd(q + dt * k3q, k4q, tau)
-    return (q + dt / 6.0 * (k1q + 2 * k2q + 2 * k3q + k4q),
-            qd + dt / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v))
 
 
 class Worker:
