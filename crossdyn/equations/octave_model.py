@@ -34,7 +34,7 @@ from crossdyn.equations import progress
 from crossdyn import sandbox
 from crossdyn.equations.octave_session import (OctaveDied, OctaveSession, OctaveTimeout, OctaveUnavailable,
                                                octave_string)
-from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, UserFileError
+from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, OneCallParts, UserFileError
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds one Octave call (one batch of evaluations) may take before it is stopped."""
@@ -105,7 +105,7 @@ def _vec(x) -> str:
     return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(x, float).ravel()) + "]"
 
 
-class OctaveModel:
+class OctaveModel(OneCallParts):
     """The user's MATLAB functions, run in one Octave session.
 
     ``functions``: role → (name, takes_p).  ``c_kind`` ("matrix" | "vector") is known after the
@@ -439,18 +439,6 @@ class OctaveModel:
     def C(self, q, qd, p, ps=None) -> tuple[str, np.ndarray]:
         # the kind known *before* this call (None on a model's very first C call: as it always was)
         return cast(str, self.c_kind), self._one(("C",), q, qd, p, ps)["C"]
-
-    def Cqd(self, q, qd, p, ps=None) -> np.ndarray:
-        kind, a = self.C(q, qd, p, ps)
-        return a @ np.asarray(qd, float) if kind == "matrix" else a
-
-    def parts(self, q, qd, p, ps=None) -> tuple:
-        """(M, C q̇, G) at one state in one Octave call (None for a function the file lacks)."""
-        out = self._one(("M", "C", "G"), q, qd, p, ps)
-        c = out.get("C")
-        if c is not None and self.c_kind == "matrix":
-            c = c @ np.asarray(qd, float)
-        return out.get("M"), c, out.get("G")
 
     def free_swing(self, q0, qd0, p, dt: float, steps: int, every: int = 5):
         """RK4 free swing (τ = 0) of M q̈ + C q̇ + G = 0 from (q0, q̇0) in ONE Octave call, the same steps as

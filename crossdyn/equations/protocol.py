@@ -110,6 +110,32 @@ def parse_names(text: str | None) -> dict[str, str]:
 
 # =============================================================================== the protocol
 
+class OneCallParts:
+    """``Cqd`` and ``parts`` for a model whose ``_one(roles, q, qd, p, ps)`` evaluates several of M, C, G at one
+    state in one round trip ({role: value}, a missing function absent) and whose ``c_kind`` is known after its
+    first C (the sandboxed Python worker, an Octave session): C q̇ = C @ q̇ when the file returns the matrix."""
+
+    c_kind: str | None = None
+
+    def _one(self, roles, q, qd, p, ps) -> dict:
+        raise NotImplementedError
+
+    def C(self, q, qd, p, ps=None) -> tuple[str, np.ndarray]:
+        raise NotImplementedError
+
+    def Cqd(self, q, qd, p, ps=None) -> np.ndarray:
+        kind, a = self.C(q, qd, p, ps)
+        return a @ np.asarray(qd, float) if kind == "matrix" else a
+
+    def parts(self, q, qd, p, ps=None) -> tuple:
+        """(M, C q̇, G) at one state in one round trip (None for a function the file lacks)."""
+        out = self._one(("M", "C", "G"), q, qd, p, ps)
+        c = out.get("C")
+        if c is not None and self.c_kind == "matrix":
+            c = c @ np.asarray(qd, float)
+        return out.get("M"), c, out.get("G")
+
+
 @runtime_checkable
 class Equations(Protocol):
     """The user's M, C, G as crossdyn calls them, in either language.

@@ -29,7 +29,7 @@ import numpy as np
 from crossdyn import processes, sandbox
 from crossdyn.equations import progress
 from crossdyn.equations.params import ParamSet
-from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, UserFileError
+from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, OneCallParts, UserFileError
 from crossdyn.equations.python_worker import MAX_PRINTED, read_message, write_message
 
 _BOOT = ("import sys; sys.path.insert(0, {root!r}); "
@@ -123,7 +123,7 @@ def _give_back(worker: _Worker) -> None:
         worker.end()
 
 
-class SandboxedModel:
+class SandboxedModel(OneCallParts):
     """The user's Python functions, run in a sandboxed worker process (see the module docstring)."""
 
     language = "python"
@@ -266,18 +266,6 @@ class SandboxedModel:
     def C(self, q, qd, p, ps=None) -> tuple[str, np.ndarray]:
         c = self._one(("C",), q, qd, p, ps)["C"]
         return str(self.c_kind), c
-
-    def Cqd(self, q, qd, p, ps=None) -> np.ndarray:
-        kind, a = self.C(q, qd, p, ps)
-        return a @ np.asarray(qd, float) if kind == "matrix" else a
-
-    def parts(self, q, qd, p, ps=None) -> tuple:
-        """(M, C q̇, G) at one state in one round trip (None for a function the file lacks)."""
-        out = self._one(("M", "C", "G"), q, qd, p, ps)
-        c = out.get("C")
-        if c is not None and self.c_kind == "matrix":
-            c = c @ np.asarray(qd, float)
-        return out.get("M"), c, out.get("G")
 
     def evaluate(self, Q, QD, P, roles=("M", "C", "G"), labels=None, timeout: float | None = None) -> dict:
         """Every state × parameter set in one round trip, as :meth:`OctaveModel.evaluate` (the same arrays)."""
