@@ -56,7 +56,10 @@ def test_engines_page_lists_exactly_each_adapters_knobs():
         listed.setdefault(family.strip("`").rstrip("*"), set()).add(knob.strip("`"))
     for name in engine_names():
         family = next((f for f in listed if name == f or name.startswith(f + "-")), None)
-        takes, _ = option_names(entry(name).adapter())
+        adapter = entry(name).adapter()
+        if not adapter.__module__.startswith("crossdyn."):
+            continue  # an engine another test registered in this process (test_reliability's faulty-nan, ...)
+        takes, _ = option_names(adapter)
         if not takes:
             continue
         assert family is not None, f"engine {name}: no rows in docs/reference/engines.md's knob table"
