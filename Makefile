@@ -20,9 +20,10 @@ demo: $(STAMP)
 # pytest session of their own so that no test process forks after importing JAX.
 JAX_TESTS := tests/test_jax_model.py tests/test_mjx.py tests/test_batch.py
 
-# The docs' examples share a namespace and a folder per page: --dist loadgroup keeps a page on one worker, in order
-# (docs/conftest.py groups them; other tests are distributed as by --dist load).
-XDIST := -n 2 --dist loadgroup
+# The docs' examples share a namespace and a folder per page: --dist loadfile keeps each page (and each test file)
+# on one worker, in order.  (--dist loadgroup with xdist_group marks did not: with pytest 9.2 and xdist 3.8 the
+# group suffix never reached the scheduler and a page's examples were spread over both workers.)
+XDIST := -n 2 --dist loadfile
 
 # Two tiers: `make test` (the README's command) runs everything not marked slow; `make test-slow` runs the checks
 # too slow for that budget (tests marked @pytest.mark.slow: long sweeps, 50-dataset identification coverage, ...).

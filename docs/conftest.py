@@ -5,7 +5,6 @@ The runner and its conventions: ``tests/docs_runner.py``; for writers: ``docs/re
 import sys
 from pathlib import Path
 
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -17,6 +16,6 @@ except ImportError as e:  # sybil missing: say which extra brings it rather than
 pytest_collect_file = docs_sybil(Path(__file__).parent).pytest()
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
-def pytest_collection_modifyitems(config, items):
-    mark_items(items)
+def pytest_itemcollected(item):
+    """Mark each slow example as it is collected, before `-m "not slow"` deselects."""
+    mark_items([item])

@@ -403,8 +403,8 @@ def docs_sybil(docs: Path) -> Sybil:
 
 
 def mark_items(items: list[Any]) -> None:
-    """Mark the slow examples ``slow``, and group each page's examples (``--dist loadgroup`` keeps a page on
-    one worker, in order: its blocks share a namespace and a folder)."""
+    """Mark the slow examples ``slow`` (a page's examples stay on one worker, in order, by ``--dist loadfile``:
+    its blocks share a namespace and a folder)."""
     import pytest
 
     for item in items:
@@ -413,4 +413,3 @@ def mark_items(items: list[Any]) -> None:
             continue
         if getattr(example.region.evaluator, "slow", False):
             item.add_marker(pytest.mark.slow)
-        item.add_marker(pytest.mark.xdist_group(name=f"docs:{example.path}"))
