@@ -173,16 +173,21 @@ def _class_folder(tmp_path, files: dict) -> Path:
     return sub
 
 
-def test_a_timed_out_row_names_the_call_that_was_running(tmp_path, capsys):
+@pytest.mark.parametrize("relative_out", [False, True], ids=["absolute-out", "relative-out"])
+def test_a_timed_out_row_names_the_call_that_was_running(tmp_path, capsys, monkeypatch, relative_out):
     """Issue 25: a Python submission whose C never returns is stopped at the timeout and its row says it was in C
     (the check writes the call it is in to a file the grader reads after killing it); one that never finishes
-    importing says so; neither leaves its progress file in the reports."""
+    importing says so; neither leaves its progress file in the reports.  With a relative --out too (the default
+    crossdyn-report/...): the sandboxed worker, in a folder of its own, once got the progress file's relative name
+    and the row lost the call."""
     textbook = (FILES / "textbook_2r.py").read_text()
     sub = _class_folder(tmp_path, {
         "in_c.py": textbook.replace("def C(q, qd, p):\n", "def C(q, qd, p):\n    while True:\n        pass\n"),
         "at_import.py": "while True:\n    pass\n" + textbook})
     grades = tmp_path / "grades.csv"
-    code = main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", str(tmp_path / "reports"),
+    monkeypatch.chdir(tmp_path)
+    out = "reports" if relative_out else str(tmp_path / "reports")
+    code = main(["check", "planar2r", str(sub), "--summary", str(grades), "--out", out,
                  "--timeout", "3", "--states", "10", "--random-params", "1", "--jobs", "2"])
     assert code == 3                                             # nothing judged: INCONCLUSIVE
     rows = {r["submission"]: r for r in csv.DictReader(grades.open())}

@@ -205,7 +205,7 @@ def test_a_class_with_hostile_python_and_matlab_submissions(open_dir, server):
     assert all(row["sandbox"] == iso for row in rows.values())
     assert iso in grades.with_suffix(".html").read_text() and f"sandbox: {iso}" in r.stdout
     assert checksum(cls, home) == before                    # nothing in the class or the home folder changed
-    assert sorted(p.name for p in results.iterdir()) == ["grades.csv", "grades.html"]
+    assert sorted(p.name for p in results.iterdir()) == ["grades.csv", "grades.html", "grades.json"]
     assert not accepted                                     # no connection reached the server
     assert SECRET not in all_text(results, open_dir / "reports") + r.stdout + r.stderr
 

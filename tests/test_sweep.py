@@ -105,9 +105,15 @@ def direct_rows(sweep_file) -> pd.DataFrame:
     return df.drop(columns=list(TIMING_COLUMNS)).sort_values(KEYS).reset_index(drop=True)
 
 
-def _start(args, log):
-    return subprocess.Popen([sys.executable, "-m", *args], env=ENV, stdout=log, stderr=subprocess.STDOUT,
+def _start(args, log, env=None):
+    return subprocess.Popen([sys.executable, "-m", *args], env=env or ENV, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
+
+
+WORKER_ENV = {**ENV, "CROSSDYN_SANDBOX": "off;"}
+"""The cluster's workers run users' engines in their own process (``--sandbox off``), so that the crashing engine
+below can kill the worker it runs in: sandboxed, a user's file can end only its own child
+(tests/test_sandbox_hostile.py), and Dask's recovery from a lost worker would go untested."""
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +133,7 @@ def scheduler(tmp_path_factory):
         address = json.loads(sched_file.read_text())["address"]
         for _ in range(2):
             procs.append(_start(["distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
-                                 "--no-dashboard", "--host", "127.0.0.1"], log))
+                                 "--no-dashboard", "--host", "127.0.0.1"], log, WORKER_ENV))
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=120)
         yield address

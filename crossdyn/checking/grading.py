@@ -233,7 +233,8 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
     t0 = time.perf_counter()
     row = GradeRow(sub.name, sub.language, GradeVerdict.CRASHED, "", file=str(sub.path))
     tag = processes.new_tag()  # carried by the check and everything it starts (Octave, a student's system())
-    running = progress.create(out_dir / ".running")  # the call the check is in, if it has to be stopped
+    running = progress.create(out_dir.resolve() / ".running")  # the call the check is in (absolute: the sandboxed
+    # child, whose working folder is its own, writes it by this name)
     env = dict(os.environ, PYTHONUNBUFFERED="1", **{progress.ENV: str(running)})
     env.pop(SUBMISSION_FOLDER, None)
     if sub.language == "python" and sub.folder:      # its helper modules go into the sandbox with it

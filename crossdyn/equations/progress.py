@@ -96,7 +96,8 @@ def for_child(workdir: str | Path) -> tuple[str, list[str]]:
     launch gives ``workdir`` to the sandbox's user), which the caller reads when a call times out, before the
     folder is removed."""
     shared = octave_setup()
-    if shared:
+    if shared:  # absolute: the child's working folder is its own
+        shared = str(Path(shared).resolve())
         return shared, [shared]
     return str(create(Path(workdir) / "progress")), []
 
