@@ -86,8 +86,20 @@ def test_a_bug_in_crossdyn_is_raised_not_reported_as_a_failed_engine(monkeypatch
     from crossdyn.comparison.pool import start_method
 
     if jobs > 1 and start_method() != "fork":
-        pytest.skip("JAX is imported in this test process: workers start from a forkserver, which does not see "
-                    "the patch (the JAX tests run in a session of their own: make test)")
+        # JAX was imported in this test process (another test file on this worker): the pool's workers start from
+        # a forkserver and would not see a patch made here, so the same check runs in a fresh process of its own
+        import subprocess
+        import sys
+
+        code = ("import pytest\nfrom crossdyn import compare\nfrom crossdyn.comparison import metrics\n"
+                "def broken(*a, **k):\n    raise ZeroDivisionError(\"a bug in crossdyn's own metric\")\n"
+                "metrics.trajectory_errors = broken\n"
+                "with pytest.raises(ZeroDivisionError, match='a bug in crossdyn'):\n"
+                f"    compare('planar2r', engines=['mujoco-rk4', 'pinocchio'], jobs={jobs}, **{QUICK!r})\n"
+                "print('raised')\n")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0 and proc.stdout.strip().endswith("raised"), proc.stdout + proc.stderr
+        return
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug in crossdyn's own metric")
