@@ -62,6 +62,16 @@ def end_group(proc: subprocess.Popen, wait: float = 10.0) -> None:
         pass
 
 
+def close_pipes(proc: subprocess.Popen) -> None:
+    """Close ``proc``'s stdin and stdout pipes (an already closed or broken one is no error)."""
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+
+
 def end_tagged(tag: str) -> list[int]:
     """SIGKILL every process carrying ``tag``, each with its process group unless that group is ours; the PIDs."""
     ended = []

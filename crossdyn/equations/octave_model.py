@@ -280,18 +280,6 @@ class OctaveModel(OneCallParts):
         return found
 
     # ------------------------------------------------------------------ description
-    def has(self, role: str) -> bool:
-        return role in self.functions
-
-    def name(self, role: str) -> str:
-        return self.functions[role][0]
-
-    def takes_p(self, role: str) -> bool:
-        return self.functions[role][1]
-
-    def signature(self, role: str) -> str:
-        name, takes_p = self.functions[role]
-        return name + (ROLE_ARGS if takes_p else ROLE_ARGS_NO_P)[role]
 
     def describe(self) -> dict[str, str | None]:
         return {role: (self.signature(role) if role in self.functions else None) for role in ROLE_NAMES}

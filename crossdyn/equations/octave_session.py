@@ -23,7 +23,7 @@ import tempfile
 import time
 import weakref
 
-from crossdyn import sandbox
+from crossdyn import processes, sandbox
 from crossdyn.equations import progress
 
 INSTALL_HINT = ("GNU Octave is needed to check MATLAB (.m) files: install it with "
@@ -87,12 +87,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 def _cleanup(proc: subprocess.Popen, tmpdir: str) -> None:
     _kill(proc)
-    for stream in (proc.stdin, proc.stdout):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
+    processes.close_pipes(proc)
     shutil.rmtree(tmpdir, ignore_errors=True)
 
 

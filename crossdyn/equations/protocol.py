@@ -111,11 +111,26 @@ def parse_names(text: str | None) -> dict[str, str]:
 # =============================================================================== the protocol
 
 class OneCallParts:
-    """``Cqd`` and ``parts`` for a model whose ``_one(roles, q, qd, p, ps)`` evaluates several of M, C, G at one
+    """The description (``has``, ``name``, ``takes_p``, ``signature`` from ``functions``) and ``Cqd`` and ``parts``
+    for a model whose ``_one(roles, q, qd, p, ps)`` evaluates several of M, C, G at one
     state in one round trip ({role: value}, a missing function absent) and whose ``c_kind`` is known after its
     first C (the sandboxed Python worker, an Octave session): C q̇ = C @ q̇ when the file returns the matrix."""
 
     c_kind: str | None = None
+    functions: dict[str, tuple[str, bool]]
+    """role → (the file's function name, whether it takes p), found when the file was loaded."""
+
+    def has(self, role: str) -> bool:
+        return role in self.functions
+
+    def name(self, role: str) -> str:
+        return self.functions[role][0]
+
+    def takes_p(self, role: str) -> bool:
+        return self.functions[role][1]
+
+    def signature(self, role: str) -> str:
+        return self.name(role) + (ROLE_ARGS if self.takes_p(role) else ROLE_ARGS_NO_P)[role]
 
     def _one(self, roles, q, qd, p, ps) -> dict:
         raise NotImplementedError

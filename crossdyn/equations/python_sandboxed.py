@@ -29,7 +29,7 @@ import numpy as np
 from crossdyn import processes, sandbox
 from crossdyn.equations import progress
 from crossdyn.equations.params import ParamSet
-from crossdyn.equations.protocol import ROLE_ARGS, ROLE_ARGS_NO_P, ROLE_NAMES, OneCallParts, UserFileError
+from crossdyn.equations.protocol import ROLE_NAMES, OneCallParts, UserFileError
 from crossdyn.equations.python_worker import MAX_PRINTED, read_message, write_message
 
 _BOOT = ("import sys; sys.path.insert(0, {root!r}); "
@@ -68,12 +68,7 @@ def _close(proc: subprocess.Popen, workdir: str, log, owner: int) -> None:
     if os.getpid() != owner:          # a forked copy of the process that started the worker: not ours to end
         return
     processes.end_group(proc, wait=5.0)
-    for stream in (proc.stdin, proc.stdout):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
+    processes.close_pipes(proc)
     try:
         log.close()
     except OSError:
@@ -236,17 +231,6 @@ class SandboxedModel(OneCallParts):
         self.worker.end()
 
     # ------------------------------------------------------------------ the Equations protocol
-    def has(self, role: str) -> bool:
-        return role in self.functions
-
-    def name(self, role: str) -> str:
-        return self.functions[role][0]
-
-    def takes_p(self, role: str) -> bool:
-        return self.functions[role][1]
-
-    def signature(self, role: str) -> str:
-        return self.name(role) + (ROLE_ARGS if self.takes_p(role) else ROLE_ARGS_NO_P)[role]
 
     def describe(self) -> dict[str, str | None]:
         return {role: (self.signature(role) if role in self.functions else None) for role in ROLE_NAMES}
