@@ -311,7 +311,10 @@ def _traversable(path: Path) -> Path | None:
 
 def _needed_paths() -> list[Path]:
     """What a sandboxed child must read: the Python installation, crossdyn and NumPy."""
-    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(__file__).resolve().parents[1]}
+    # crossdyn's package folder itself, not the checkout above it: a checkout others cannot enter (a clone in a
+    # `mktemp -d` folder, mode 0700) bound as it is stays closed to the child's uid; under the tmpfs that hides it,
+    # the package folder bound alone is reached through enterable folders
+    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(__file__).resolve().parent}
     try:
         import numpy
         paths.add(Path(numpy.__file__).parents[1])
