@@ -307,6 +307,15 @@ def test_read_robot_raises_input_error_for_bad_urdf(tmp_path):
         read_robot(tmp_path / "absent.urdf")
 
 
+def test_limits_default_to_zero_with_a_note(tmp_path):
+    path = tmp_path / "ok.urdf"
+    path.write_text(MINI.replace('lower="-1" ', ""))
+    m = read_urdf(path)
+    assert (m.joints[0].lower, m.joints[0].upper) == (0.0, 1.0)
+    (note,) = [n for n in m.notes if n.where == "joint 'j1' <limit>"]
+    assert note.message == "no lower=: 0, URDF's default (the joint moves within [0, 1])"
+
+
 def test_fixed_joint_axis_is_not_read(tmp_path):
     """URDF ignores the axis of a fixed joint (the pybullet Panda writes <axis xyz="0 0 0"/> on panda_joint8)."""
     path = tmp_path / "ok.urdf"

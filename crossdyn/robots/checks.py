@@ -94,7 +94,7 @@ def placeholder_notes(inertials: Sequence[tuple[str, Inertial]], kind: str = "li
     notes = []
     for a, names in groups.items():
         if len(names) >= PLACEHOLDER_MIN_BODIES:
-            notes.append(Note(f"{len(names)} {kind}", f"placeholder inertia diag({fmt(a)}) on {len(names)} "
+            notes.append(Note(f"<inertia> of {len(names)} {kind}", f"placeholder inertia diag({fmt(a)}) on {len(names)} "
                               f"{kind} ({', '.join(names)}): the same inertia whatever the mass and shape",
                               Severity.SUSPECT))
     return notes

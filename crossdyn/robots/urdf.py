@@ -136,8 +136,9 @@ def _read_links(doc: XmlDoc) -> dict[str, _Link]:
     return links
 
 
-def _limits(doc: XmlDoc, el: ET.Element, what: str, jt: JointType) -> dict:
-    """lower, upper, effort, velocity from ``<limit>`` (URDF: required for revolute and prismatic)."""
+def _limits(doc: XmlDoc, el: ET.Element, what: str, jt: JointType, notes: list[Note]) -> dict:
+    """lower, upper, effort, velocity from ``<limit>`` (URDF: required for revolute and prismatic, with effort and
+    velocity; lower and upper default to 0, and a Note says so)."""
     lim = _only(doc, el, "limit", what)
     if lim is None:
         if jt is JointType.CONTINUOUS:
@@ -153,6 +154,10 @@ def _limits(doc: XmlDoc, el: ET.Element, what: str, jt: JointType) -> dict:
         lo = doc.number(lim, "lower", f"{what} <limit>", default=0.0)
         hi = doc.number(lim, "upper", f"{what} <limit>", default=0.0)
         assert lo is not None and hi is not None
+        absent = [k for k in ("lower", "upper") if lim.get(k) is None]
+        if absent:
+            notes.append(Note(f"{what} <limit>", f"no {' and no '.join(f'{k}=' for k in absent)}: 0, URDF's "
+                                                 f"default (the joint moves within [{lo:g}, {hi:g}])"))
         if lo > hi:
             raise doc.error(lim, f"{what} <limit>", f"lower=\"{lim.get('lower')}\" > upper=\"{lim.get('upper')}\"",
                             (lo, hi))
@@ -227,7 +232,7 @@ def _read_joint(doc: XmlDoc, el: ET.Element, links: dict[str, _Link], notes: lis
     if kind == "fixed":
         return _UJoint(name, el, kind, ends["parent"], ends["child"], origin, None)
     jt = MOVING[kind]
-    joint = Joint(name, jt, origin, _axis(doc, el, what, notes), **_limits(doc, el, what, jt),
+    joint = Joint(name, jt, origin, _axis(doc, el, what, notes), **_limits(doc, el, what, jt, notes),
                   **_dynamics(doc, el, what))
     return _UJoint(name, el, kind, ends["parent"], ends["child"], origin, joint, _mimic(doc, el, what))
 
