@@ -69,6 +69,8 @@ def test_erd_ur5_base_links_and_transmissions():
     base = [n for n in m.notes if n.where == "link 'world'"]
     assert len(base) == 1 and "base_link, base" in base[0].message and "4 kg" in base[0].message
     assert m.bodies[5].merged == ("ee_link", "tool0")
+    assert [j.gear for j in m.joints] == [1.0] * 6  # its transmissions say mechanicalReduction 1
+    assert not [n for n in m.notes if "mesh" in n.where]  # package://example-robot-data/... found above the file
     # wrist_2: origin xyz 0 0.093 0, no rotation
     assert np.array_equal(m.joints[4].origin[:3, 3], [0.0, 0.093, 0.0])
 
@@ -314,6 +316,24 @@ def test_limits_default_to_zero_with_a_note(tmp_path):
     assert (m.joints[0].lower, m.joints[0].upper) == (0.0, 1.0)
     (note,) = [n for n in m.notes if n.where == "joint 'j1' <limit>"]
     assert note.message == "no lower=: 0, URDF's default (the joint moves within [0, 1])"
+
+
+def test_transmissions_read_and_not_read(tmp_path):
+    """One joint: its reduction is the gear (old ROS format: directly under <transmission>); a coupled one, or one
+    naming a joint not in the file, is an INFO note and changes no gear."""
+    trans = ('<transmission name="old" type="pr2_mechanism_model/SimpleTransmission"><joint name="j1"/>'
+             '<actuator name="m"/><mechanicalReduction>-12.5</mechanicalReduction></transmission>'
+             '<transmission name="diff"><joint name="j1"/><joint name="w"/><actuator name="m2">'
+             "<mechanicalReduction>3</mechanicalReduction></actuator></transmission>"
+             '<transmission name="gone"><joint name="j7"/><actuator name="m3">'
+             "<mechanicalReduction>3</mechanicalReduction></actuator></transmission></robot>")
+    path = tmp_path / "t.urdf"
+    path.write_text(MINI.replace("</robot>", trans))
+    m = read_urdf(path)
+    assert m.joints[0].gear == -12.5
+    notes = {n.where: n.message for n in m.notes}
+    assert notes["transmission 'diff'"].startswith("drives 2 joints (j1, w)")
+    assert notes["transmission 'gone'"] == "names joint 'j7', which is not in the file: ignored"
 
 
 def test_fixed_joint_axis_is_not_read(tmp_path):
