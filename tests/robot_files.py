@@ -112,6 +112,11 @@ def menagerie_panda_xml() -> Path:
     return _fixture("menagerie_panda.xml")
 
 
+def menagerie_panda_coupled_xml() -> Path:
+    """Menagerie's panda.xml with its finger tendon, joint equality and tendon servo kept (crossdyn refuses it)."""
+    return _fixture("menagerie_panda_coupled.xml")
+
+
 def menagerie_panda_nohand_xml() -> Path:
     """Menagerie's panda_nohand.xml (7 revolute joints), no meshes."""
     return _fixture("menagerie_panda_nohand.xml")
@@ -140,7 +145,8 @@ def ur5e_description_urdf() -> Path:
 ALL_FILES = {
     "erd_panda": erd_panda_urdf, "erd_ur5": erd_ur5_urdf,
     "pybullet_panda": pybullet_panda_urdf, "pybullet_iiwa": pybullet_iiwa_urdf,
-    "menagerie_panda": menagerie_panda_xml, "menagerie_panda_nohand": menagerie_panda_nohand_xml,
+    "menagerie_panda": menagerie_panda_xml, "menagerie_panda_coupled": menagerie_panda_coupled_xml,
+    "menagerie_panda_nohand": menagerie_panda_nohand_xml,
     "menagerie_ur5e": menagerie_ur5e_xml, "menagerie_ur5e_general": menagerie_ur5e_general_xml,
     "menagerie_iiwa14": menagerie_iiwa14_xml, "ur5e_description": ur5e_description_urdf,
 }

@@ -60,6 +60,19 @@ def test_menagerie_panda_numbers():
     assert list(model.jnt_type[7:]) == [mujoco.mjtJoint.mjJNT_SLIDE] * 2
 
 
+def test_menagerie_panda_coupled_keeps_menageries_finger_coupling():
+    """The same bodies and joints as menagerie_panda.xml plus what crossdyn refuses: one fixed tendon (the fingers'
+    mean, coefficients 0.5) and one joint equality, with the eighth servo acting on the tendon."""
+    model = _load(rf.menagerie_panda_coupled_xml())
+    plain = _load(rf.menagerie_panda_xml())
+    assert (model.ntendon, model.neq, model.nu, model.nmesh) == (1, 1, 8, 0)
+    np.testing.assert_allclose(model.wrap_prm[:2], 0.5, rtol=PARSE)
+    assert model.eq_type[0] == mujoco.mjtEq.mjEQ_JOINT
+    assert model.actuator_trntype[7] == mujoco.mjtTrn.mjTRN_TENDON
+    np.testing.assert_array_equal(model.body_mass, plain.body_mass)
+    np.testing.assert_array_equal(model.dof_armature, plain.dof_armature)
+
+
 def test_menagerie_panda_nohand_numbers():
     model = _load(rf.menagerie_panda_nohand_xml())
     _check_common(model, nq=7, nu=7)
@@ -181,6 +194,7 @@ def test_b_pybullet_iiwa_against_menagerie_iiwa14():
     FIGURES["b_G_abs"].check(max_abs(g_pb, g_men))
     assert np.unravel_index(np.abs(g_pb - g_men).argmax(), g_pb.shape)[1] == 1  # joint 2
     FIGURES["b_G_rel"].check(global_rel(g_pb, g_men))
+    FIGURES["b_G_rel_pb"].check(global_rel(g_men, g_pb))
 
 
 def test_c_menagerie_panda_armature_explains_the_whole_M_difference():
