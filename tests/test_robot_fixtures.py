@@ -220,8 +220,8 @@ def test_c_menagerie_panda_armature_explains_the_whole_M_difference():
 
 
 def test_c_menagerie_ur5e_against_the_ur_description():
-    """The UR5e pair does not reduce to armature: Menagerie keeps the UR description's pre-2024 masses and
-    cylinder-centred CoMs, so even with armature zeroed G differs by several N m.  Base frames: Menagerie's world
+    """The UR5e pair does not reduce to armature: Menagerie has the UR description's pre-2024 masses (wrist_3
+    0.1889 against 0.1879) and cylinder-centred CoMs, so even with armature zeroed G differs by several N m.  Base frames: Menagerie's world
     is the URDF's base_link turned by π/2 about z (π for the other Menagerie version) — every joint axis agrees
     under that rotation and under no other multiple of π/2; joint-space M, G, C do not depend on it (the rotation
     is about gravity)."""
