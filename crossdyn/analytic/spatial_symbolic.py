@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import sympy as sp
@@ -47,22 +47,30 @@ from crossdyn.analytic.spatial_arm import SymArm
 class SpatialDerivation:
     """M, C, G of an arm in symbols, the per-parameter collection and the symbols (see the module docstring)."""
 
-    arm: SymArm
+    name: str
+    types: str
+    """One letter per joint: R (revolute) or P (prismatic)."""
     q: tuple
     qd: tuple
     params: tuple
-    """Every parameter symbol, in order: geometry (L1, d1, …), gravity (g), inertial (m1, cx1, …, Izz1, m2, …)."""
+    """Every parameter symbol, in order: geometry (a1, d1, …), gravity (g), inertial (m1, cx1, …, Izz1, m2, …)."""
+    inertial: tuple
+    """The inertial symbols (the tail of ``params``): 0 where a value is not given."""
     M: sp.Matrix
     C: sp.Matrix
     G: sp.Matrix
     collected: dict
     """{("M", i, j) | ("C", i, j) | ("G", i, 0): ((π_k, Y_k), …)} (0-based; M for j ≥ i only)."""
     seconds: float
-    """Wall time of the derivation."""
+    """Wall time of the derivation (or of reading the shipped file)."""
+
+    @property
+    def n(self) -> int:
+        return len(self.q)
 
     @cached_property
     def _compiled(self) -> tuple[Callable, Callable, Callable]:
-        n = self.arm.n
+        n = self.n
         upper = [self.M[i, j] for i in range(n) for j in range(i, n)]
         fM = sp.lambdify((self.q, self.params), upper, modules="numpy", cse=True)
         fC = sp.lambdify((self.q, self.qd, self.params), list(self.C), modules="numpy", cse=True)
@@ -72,7 +80,7 @@ class SpatialDerivation:
     def param_values(self, values: dict) -> tuple:
         """The parameter tuple for ``values`` (symbol name → float, broadcastable arrays allowed; inertial
         parameters not given are 0)."""
-        inertial = set(self.arm.inertial_symbols())
+        inertial = set(self.inertial)
         out = []
         for s in self.params:
             if str(s) in values:
@@ -80,13 +88,13 @@ class SpatialDerivation:
             elif s in inertial:
                 out.append(np.asarray(0.0))
             else:
-                raise KeyError(f"{self.arm.name}: no value for the parameter {s}")
+                raise KeyError(f"{self.name}: no value for the parameter {s}")
         return tuple(out)
 
     def mass_matrix(self, Q, values: dict) -> np.ndarray:
         """M(q), batched over Q's leading axes (…, n) → (…, n, n)."""
         Q = np.asarray(Q, float)
-        n = self.arm.n
+        n = self.n
         vals = self._compiled[0](tuple(Q[..., i] for i in range(n)), self.param_values(values))
         out = np.empty(Q.shape[:-1] + (n, n))
         k = 0
@@ -99,7 +107,7 @@ class SpatialDerivation:
     def coriolis_matrix(self, Q, QD, values: dict) -> np.ndarray:
         """C(q, q̇) (Christoffel), (…, n, n)."""
         Q, QD = np.asarray(Q, float), np.asarray(QD, float)
-        n = self.arm.n
+        n = self.n
         vals = self._compiled[1](tuple(Q[..., i] for i in range(n)), tuple(QD[..., i] for i in range(n)),
                                  self.param_values(values))
         shape = np.broadcast_shapes(Q.shape[:-1], QD.shape[:-1])
@@ -108,7 +116,7 @@ class SpatialDerivation:
     def gravity(self, Q, values: dict) -> np.ndarray:
         """G(q) = ∂U/∂q, (…, n)."""
         Q = np.asarray(Q, float)
-        n = self.arm.n
+        n = self.n
         vals = self._compiled[2](tuple(Q[..., i] for i in range(n)), self.param_values(values))
         return np.stack([np.broadcast_to(v, Q.shape[:-1]) for v in vals], axis=-1)
 
@@ -120,7 +128,7 @@ class SpatialDerivation:
 class _Ring:
     """The polynomial ring of one arm and the maps between its generators and the arm's symbols."""
 
-    R: object
+    R: Any
     gens: tuple
     cs: dict            # joint index → (c, s) generators (revolute)
     qp: dict            # joint index → q generator (prismatic)
@@ -144,10 +152,10 @@ class _Ring:
         return p.diff(self.qp[i])
 
 
-def _domain(consts) -> object:
+def _domain(consts) -> Any:
     """QQ when the fixed transforms' numbers are rational, an algebraic field (QQ<√3> for a π/3 twist) when they
     are algebraic, else SymPy's slow EX."""
-    coeffs = []
+    coeffs: list = []
     for e in consts:
         e = sp.expand(sp.sympify(e))
         coeffs += sp.Poly(e, *sorted(e.free_symbols, key=str)).coeffs() if e.free_symbols else [e]
@@ -180,7 +188,7 @@ def _make_ring(arm: SymArm) -> _Ring:
     R, *gens = ring(",".join(names), _domain(consts), sp.polys.orderings.lex)
     # from_expr must read the arm's own symbols: map them onto the generators by name
     by_name = dict(zip(names, gens, strict=True))
-    cs, qp, k = {}, {}, 0
+    cs, qp = {}, {}
     for i, j in enumerate(arm.joints):
         if j.type == "revolute":
             cs[i] = (by_name[f"c{i + 1}_"], by_name[f"s{i + 1}_"])
@@ -347,4 +355,6 @@ def derive(arm: SymArm) -> SpatialDerivation:
     q = sp.symbols(f"q1:{n + 1}", real=True)
     qd = sp.symbols(f"qd1:{n + 1}", real=True)
     params = tuple(arm.geometry_symbols() + arm.gravity_symbols() + arm.inertial_symbols())
-    return SpatialDerivation(arm, q, qd, params, M, C, G, collected, time.perf_counter() - t0)
+    types = "".join("R" if j.type == "revolute" else "P" for j in arm.joints)
+    return SpatialDerivation(arm.name, types, q, qd, params, tuple(arm.inertial_symbols()), M, C, G, collected,
+                             time.perf_counter() - t0)
