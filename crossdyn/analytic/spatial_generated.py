@@ -110,6 +110,12 @@ def shipped(name: str) -> tuple[SpatialDerivation, dict]:
     return from_json(path.read_text(encoding="utf-8"))
 
 
+def shipped_info(name: str) -> str:
+    """The preset's convention and notes, as shipped."""
+    shipped(name)
+    return str(json.loads((SHIPPED_DIR / f"{name}.json").read_text(encoding="utf-8"))["info"])
+
+
 def _child(arm: SymArm, conn) -> None:
     try:
         conn.send(("ok", to_json(derive(arm))))
