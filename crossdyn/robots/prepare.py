@@ -18,6 +18,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from crossdyn.errors import InputError
 from crossdyn.robots.model import Format, RobotModel
@@ -34,11 +35,15 @@ class Prepared:
     removed: tuple[str, ...]
 
 
-def _parse(path: Path) -> ET.ElementTree:
+def _parse(path: Path) -> tuple[Any, ET.Element]:
     try:
-        return ET.parse(path)
+        tree = ET.parse(path)
     except (ET.ParseError, OSError) as e:
         raise InputError(f"{path}: cannot read robot file ({e})", where=str(path)) from None
+    root = tree.getroot()
+    if root is None:
+        raise InputError(f"{path}: empty robot file", where=str(path))
+    return tree, root
 
 
 def _count_remove(parent: ET.Element, tag: str) -> int:
@@ -92,8 +97,7 @@ def _keep_collisions(root: ET.Element, base: Path) -> int:
 
 def prepare_urdf(src: Path, dst: Path, keep_collision: bool = False, extra: ET.Element | None = None) -> Prepared:
     """Write the URDF ``src`` without visuals (and collisions unless kept), transmissions and gazebo blocks."""
-    tree = _parse(src)
-    root = tree.getroot()
+    tree, root = _parse(src)
     removed = []
     for tag in URDF_REMOVED:
         if tag == "collision" and keep_collision:
@@ -132,8 +136,7 @@ def _absolute_assets(root: ET.Element, base: Path) -> None:
 
 def prepare_mjcf(src: Path, dst: Path) -> Prepared:
     """Write the MJCF ``src`` without actuators, contact pairs/excludes, keyframes, sensors and collisions."""
-    tree = _parse(src)
-    root = tree.getroot()
+    tree, root = _parse(src)
     removed = []
     for tag in MJCF_REMOVED:
         k = _count_remove(root, tag)

@@ -191,7 +191,7 @@ class FileEngine(abc.ABC):
 
     # ---- what the engine did to the file ----------------------------------------------------------------------
     def options_dict(self) -> dict:
-        return asdict(self.options) if is_dataclass(self.options) else {}
+        return asdict(self.options) if is_dataclass(self.options) and not isinstance(self.options, type) else {}
 
     def base_config(self) -> dict:
         """What every adapter reports: the file, the format, the model's joint order, gravity, dt, the options."""
