@@ -373,3 +373,44 @@ def test_prepared_copies_remove_and_list(tmp_path):
     assert any("<actuator>" in r for r in mcopy.removed) and any("<keyframe>" in r for r in mcopy.removed)
     engine = make_file_engine("mujoco", light_model(mjcf, Format.MJCF))
     assert engine.config()["copy_removed"] == list(mcopy.removed)
+
+
+CHILDCLASS_ARM = """<mujoco model="two">
+  <compiler angle="radian"/>
+  <default>
+    <default class="arm">
+      <joint axis="0 1 0" armature="0.05"/>
+      <default class="big"><default class="big_limited"><joint range="-2 2"/></default></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="link1" pos="0 0 0.1" childclass="arm">
+      <inertial pos="0.2 0 0" mass="1.5" diaginertia="0.01 0.02 0.02"/>
+      <joint name="j1" class="big"/>
+      <body name="link2" pos="0.4 0 0">
+        <inertial pos="0.15 0 0.01" mass="0.8" diaginertia="0.004 0.006 0.007"/>
+        <joint name="j2" class="big"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_drake_skips_a_default_class_without_its_own_joint_element(tmp_path):
+    """Joints of class "big", which has no <joint> element of its own (only a nested class does), inside class
+    "arm" that sets axis="0 1 0" (as Menagerie's UR5e: class "size3" inside "ur5e"): MuJoCo and Pinocchio inherit
+    the axis, Drake 1.51's MJCF parser does not (axes (0, 0, 1), named in config()), so its G differs.  With a
+    <joint> element in "big" Drake inherits correctly (measured), and a file where every joint says its axis is
+    read alike (test_mjcf_read_by_mujoco_pinocchio_and_drake_agree)."""
+    path = tmp_path / "two.xml"
+    path.write_text(CHILDCLASS_ARM)
+    model = light_model(path, Format.MJCF)
+    assert [j.armature for j in model.joints] == [0.05, 0.05]
+    Q, _, _ = states(model, 10)
+    mj = make_file_engine("mujoco", model)
+    assert rel(make_file_engine("pinocchio", model).mass_matrix(Q), mj.mass_matrix(Q)) <= TOL
+    if "drake" in installed(Format.MJCF):
+        drake = make_file_engine("drake", model)
+        assert drake.config()["joint_axes_read"] == {"j1": [0.0, 0.0, 1.0], "j2": [0.0, 0.0, 1.0]}
+        assert rel(drake.gravity(Q), mj.gravity(Q)) > 0.5

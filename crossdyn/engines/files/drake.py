@@ -159,6 +159,19 @@ class DrakeFileEngine(FileEngine):
         return {plant.get_body(BodyIndex(i)).name(): float(plant.get_body(BodyIndex(i)).default_mass())
                 for i in range(1, plant.num_bodies())}
 
+    def joint_axes(self) -> dict[str, list[float]]:
+        """Each model joint's axis as Drake holds it.  Drake 1.51's MJCF parser gives a joint whose default class has
+        no ``<joint>`` element of its own none of the parent classes' joint settings: Menagerie's UR5e (joints of
+        class "size3", which holds only a nested class, inside "ur5e" which sets axis="0 1 0") reads as axes
+        (0, 0, 1)."""
+        plant = self.plant
+        out = {}
+        for j in self.model.joints:
+            joint = plant.GetJointByName(j.name)
+            axis = joint.revolute_axis() if hasattr(joint, "revolute_axis") else joint.translation_axis()
+            out[j.name] = [float(a) for a in axis]
+        return out
+
     def config(self) -> dict:
         names = list(self.model.joint_names)
         return {**self.base_config(),
@@ -172,6 +185,9 @@ class DrakeFileEngine(FileEngine):
                 "armature_model": "JointActuator per joint with armature: gear ratio 1, rotor inertia = armature",
                 "joint_damping_in_file": dict(zip(names, self.file_damping)),
                 "body_masses_read": self.body_masses(),
+                "joint_axes_read": self.joint_axes(),
+                "mjcf_default_classes": "Drake 1.51's MJCF parser ignores the parent classes' joint settings when a "
+                                        "joint's own class has no <joint> element (see joint_axes_read)",
                 "massless_bodies": "Drake's URDF parser gives a link of mass 0 with a non-zero inertia a mass of 1 kg "
                                    "(its warning: 'While re-expressing as central inertia ... mass > 0 failed')",
                 "joint_damping": "Drake's Joint.default_damping: excluded from the queries (not in CalcMassMatrix, "
