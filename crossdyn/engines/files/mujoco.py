@@ -92,6 +92,8 @@ class MuJoCoFileEngine(FileEngine):
         self.file_damping = m.dof_damping.copy()
         self.file_frictionloss = m.dof_frictionloss.copy()
         self.file_gravity = m.opt.gravity.copy()
+        self.file_option = {"timestep": float(m.opt.timestep), "integrator": mujoco.mjtIntegrator(m.opt.integrator).name,
+                            "disableflags": int(m.opt.disableflags), "enableflags": int(m.opt.enableflags)}
         D = mujoco.mjtDisableBit
         for mm in (self.m, self.ms):
             mm.opt.gravity[:] = model.gravity
@@ -184,6 +186,8 @@ class MuJoCoFileEngine(FileEngine):
                 "copy_removed": list(self.prepared.removed),
                 **importer,
                 "gravity_in_file": self.file_gravity.tolist(),
+                "option_in_file": self.file_option,
+                "option_set": f"timestep = dt, integrator = {opt.integrator} (stepping); flags below",
                 "gravity_set": "opt.gravity = the model's gravity",
                 "contact": "on" if opt.contact else "off (mjDSBL_CONTACT)",
                 "constraint": "on" if opt.constraint else "off (mjDSBL_CONSTRAINT: joint limits, frictionloss)",
