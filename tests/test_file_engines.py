@@ -44,8 +44,11 @@ FILES = {
     "erd-ur5": lambda: _erd("ur_description/urdf/ur5_robot.urdf"),
     "pybullet-iiwa": lambda: _pybullet("kuka_iiwa/model.urdf"),
     "pybullet-panda": lambda: _pybullet("franka_panda/panda.urdf"),
+    # continuous joints (Pinocchio's (cos, sin) coordinates); a URDF with a `world` link (Drake welds it itself)
+    "erd-double-pendulum-continuous": lambda: _erd("double_pendulum_description/urdf/double_pendulum_continuous.urdf"),
+    "pybullet-pendulum5": lambda: _pybullet("pendulum5.urdf"),
 }
-UNAMBIGUOUS = ["erd-panda", "erd-ur5", "pybullet-iiwa"]
+UNAMBIGUOUS = ["erd-panda", "erd-ur5", "pybullet-iiwa", "erd-double-pendulum-continuous", "pybullet-pendulum5"]
 """Files without a massless link carrying inertia (pybullet_data's Panda has panda_link8: mass 0, inertia diag(0.1))."""
 
 
