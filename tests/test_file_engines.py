@@ -373,6 +373,7 @@ def test_prepared_copies_remove_and_list(tmp_path):
     root = ET.parse(mcopy.path).getroot()
     assert root.find("actuator") is None and root.find("keyframe") is None
     assert all(g.get("contype") == "0" and g.get("conaffinity") == "0" for g in root.iter("geom"))
+    assert any("collisions of" in r for r in mcopy.removed)
     assert any("<actuator>" in r for r in mcopy.removed) and any("<keyframe>" in r for r in mcopy.removed)
     engine = make_file_engine("mujoco", light_model(mjcf, Format.MJCF))
     assert engine.config()["copy_removed"] == list(mcopy.removed)
@@ -474,3 +475,41 @@ def test_two_files_every_engine_1000_states_within_budget():
     total = float(out.stdout.strip().splitlines()[-1].split()[1])
     print(out.stdout)
     assert total <= 6.0, out.stdout
+
+
+GEOMETRY_ARM = """<mujoco model="g">
+  <worldbody>
+    <body name="link1" pos="0 0 0.1" euler="0 30 0">
+      <joint name="j1" axis="0 1 0" range="-90 90"/>
+      <geom type="box" size="0.2 0.03 0.02" pos="0.2 0 0" density="1000"{visual}/>
+      <body name="link2" pos="0.4 0 0" euler="20 0 0">
+        <inertial pos="0.15 0 0.01" mass="0.8" diaginertia="0.004 0.006 0.007"/>
+        <joint name="j2" axis="0 1 0" range="-90 90" armature="0.02"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_mjcf_inertia_from_geometry_and_degrees(tmp_path):
+    """link1's inertia comes from its box (MuJoCo's default inertiafromgeom="auto"), angles in degrees (MJCF's
+    default): MuJoCo, Pinocchio and Drake agree to 1e-10, because the copy leaves that body's geoms as written.  A
+    box the FILE marks contype=conaffinity=0 is visual to Pinocchio (mass left out: M differs by > 10 %) — that
+    difference is the file's ambiguity, and the reason the copy does not switch collisions off there."""
+    path = tmp_path / "g.xml"
+    path.write_text(GEOMETRY_ARM.format(visual=""))
+    model = light_model(path, Format.MJCF)
+    Q, QD, QDD = states(model, 20)
+    ref = quantities(make_file_engine("mujoco", model), Q, QD, QDD)
+    for name in [n for n in installed(Format.MJCF) if n != "mujoco"]:
+        got = quantities(make_file_engine(name, model), Q, QD, QDD)
+        for key in ref:
+            assert rel(got[key], ref[key]) <= TOL, (name, key)
+    visual = tmp_path / "v.xml"
+    visual.write_text(GEOMETRY_ARM.format(visual=' contype="0" conaffinity="0"'))
+    vmodel = light_model(visual, Format.MJCF)
+    mj, pin = make_file_engine("mujoco", vmodel), make_file_engine("pinocchio", vmodel)
+    assert rel(mj.mass_matrix(Q), ref["M"]) <= TOL  # MuJoCo: contype does not enter the inertia
+    assert rel(pin.mass_matrix(Q), ref["M"]) > 0.1

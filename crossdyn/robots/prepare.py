@@ -5,9 +5,11 @@ dynamics when every link has an ``<inertial>``, and a missing ``package://`` mes
 ``keep_collision=True`` (PyBullet without ``URDF_USE_INERTIA_FROM_FILE``, which derives inertias from the collision
 shapes) the collisions stay, their relative mesh paths made absolute.
 
-MJCF: ``<actuator>``, ``<contact>``, ``<keyframe>``, ``<sensor>`` are removed, every geom gets ``contype="0"
-conaffinity="0"`` (no collisions); in a body with an explicit ``<inertial>`` (and ``inertiafromgeom`` not "true")
-the mesh geoms are removed, while a body whose inertia comes from its geoms keeps them.  Relative asset folders and
+MJCF: ``<actuator>``, ``<contact>``, ``<keyframe>``, ``<sensor>`` are removed; in a body with an explicit
+``<inertial>`` (and ``inertiafromgeom`` not "true") the mesh geoms are removed and the others get ``contype="0"
+conaffinity="0"`` (no collisions), while a body whose inertia comes from its geoms keeps them as written (Pinocchio's
+MJCF parser counts a geom with contype = conaffinity = 0 as visual and leaves its mass out: measured 17 % on M).
+The engines switch contact off themselves (MuJoCo ``mjDSBL_CONTACT``; the others never simulate it here).  Relative asset folders and
 ``<include>`` files are made absolute so the copy loads from another folder.
 
 :func:`prepared_copy` returns the path of the copy; :func:`prepare` the path and what it removed (in words, for the
@@ -143,25 +145,34 @@ def prepare_mjcf(src: Path, dst: Path) -> Prepared:
         if k:
             removed.append(f"{k} <{tag}>")
     from_geom = _inertia_from_geom(root) == "true"
-    dropped = 0
+    dropped = off = 0
+    geometric = []
+    world = root.find("worldbody")
+    for geom in [] if world is None else [g for g in world if g.tag == "geom"]:  # static: no inertia to derive
+        geom.set("contype", "0")
+        geom.set("conaffinity", "0")
+        off += 1
     for body in root.iter("body"):
         if from_geom or body.find("inertial") is None:
+            geometric.append(body.get("name", "?"))
             continue
-        for geom in [g for g in body if g.tag == "geom" and (g.get("type") == "mesh" or "mesh" in g.attrib)]:
-            body.remove(geom)
-            dropped += 1
+        for geom in [g for g in body if g.tag == "geom"]:
+            if geom.get("type") == "mesh" or "mesh" in geom.attrib:
+                body.remove(geom)
+                dropped += 1
+            else:
+                geom.set("contype", "0")
+                geom.set("conaffinity", "0")
+                off += 1
     if dropped:
         removed.append(f"{dropped} mesh <geom> in bodies with an explicit <inertial>")
-    geoms = list(root.iter("geom"))
-    for g in geoms:
-        g.set("contype", "0")
-        g.set("conaffinity", "0")
-    for d in root.iter("default"):
-        for g in [c for c in d if c.tag == "geom"]:
-            g.set("contype", "0")
-            g.set("conaffinity", "0")
-    if geoms:
-        removed.append(f"collisions of {len(geoms)} <geom> (contype=conaffinity=0)")
+    if off:
+        removed.append(f"collisions of {off} <geom> in the world and in bodies with an explicit <inertial> "
+                       "(contype=conaffinity=0)")
+    if geometric:
+        removed.append(f"nothing in the bodies whose inertia comes from their geoms ({', '.join(geometric)}): "
+                       "their geoms kept as written (Pinocchio counts a geom with contype=conaffinity=0 as visual "
+                       "and leaves its mass out)")
     _absolute_assets(root, src.parent)
     tree.write(dst, encoding="unicode")
     return Prepared(dst, tuple(removed))
