@@ -283,14 +283,15 @@ def test_mujoco_queries_leave_the_files_damping_out_and_constraints_off():
 
 
 def test_base_rk4_stepping_applies_the_files_damping():
-    """Pinocchio/Drake/DART step with crossdyn's RK4 on the engine's FD; the file's damping −b q̇ unless
-    damping=false; the same trajectory from two engines reading the same file (1e-10 rad after 0.1 s)."""
+    """Pinocchio/Drake/DART step with crossdyn's RK4 on the engine's FD, MuJoCo with its own RK4 (damping explicit
+    in its stages too); the file's damping −b q̇ unless damping=false; the same trajectory from every RK4 engine
+    reading the same file (1e-10 rad after 0.1 s; measured 6e-17 MuJoCo vs Pinocchio)."""
     model = model_of(FILES["pybullet-iiwa"]())
     q0, qd0 = np.full(7, 0.2), np.full(7, 1.0)
     q_pin, qd_pin = _coast(make_file_engine("pinocchio", model), q0, qd0, 100)
     _, qd_free = _coast(make_file_engine("pinocchio@damping=false", model), q0, qd0, 100)
     assert np.max(np.abs(qd_pin - qd_free)) > 1e-3
-    for name in [n for n in ("drake", "dart") if n in installed(Format.URDF)]:
+    for name in [n for n in ("mujoco", "drake", "dart") if n in installed(Format.URDF)]:
         q, qd = _coast(make_file_engine(name, model), q0, qd0, 100)
         assert np.max(np.abs(q - q_pin)) <= 1e-10, name
 
