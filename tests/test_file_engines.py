@@ -514,3 +514,19 @@ def test_mjcf_inertia_from_geometry_and_degrees(tmp_path):
     mj, pin = make_file_engine("mujoco", vmodel), make_file_engine("pinocchio", vmodel)
     assert rel(mj.mass_matrix(Q), ref["M"]) <= TOL  # MuJoCo: contype does not enter the inertia
     assert rel(pin.mass_matrix(Q), ref["M"]) > 0.1
+
+
+def test_a_urdfs_own_mujoco_block_is_replaced_and_listed(tmp_path):
+    """A URDF with its own <mujoco><compiler fusestatic="true"/></mujoco>: MuJoCo's copy carries the adapter's
+    block instead (fusestatic false: the pybullet_data Panda reads as Pinocchio does) and config() lists it."""
+    src = FILES["pybullet-panda"]()
+    root = ET.parse(src).getroot()
+    root.insert(0, ET.fromstring('<mujoco><compiler fusestatic="true"/></mujoco>'))
+    path = tmp_path / "panda.urdf"
+    ET.ElementTree(root).write(path, encoding="unicode")
+    model = light_model(src, Format.URDF)
+    model = RobotModel(model.name, str(path), model.format, model.base, model.bodies, model.joints, model.parents)
+    Q, _, _ = states(model, 10)
+    engine = make_file_engine("mujoco", model)
+    assert any("<mujoco> block" in r and "fusestatic" in r for r in engine.config()["copy_removed"])
+    assert rel(engine.mass_matrix(Q), make_file_engine("pinocchio", model).mass_matrix(Q)) <= TOL

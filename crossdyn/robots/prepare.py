@@ -111,6 +111,11 @@ def prepare_urdf(src: Path, dst: Path, keep_collision: bool = False, extra: ET.E
         if k:
             removed.append(f"{k} <{tag}>")
     if extra is not None:
+        own = [c for c in root if c.tag == extra.tag]
+        for block in own:  # the file's own <mujoco> block: replaced by the engine's, its content listed
+            root.remove(block)
+            removed.append(f"the file's <{block.tag}> block ({ET.tostring(block, encoding='unicode').strip()}), "
+                           "replaced by the engine's")
         root.insert(0, extra)
     tree.write(dst, encoding="unicode")
     return Prepared(dst, tuple(removed))
