@@ -558,3 +558,41 @@ def test_a_urdfs_own_mujoco_block_is_replaced_and_listed(tmp_path):
     engine = make_file_engine("mujoco", model)
     assert any("<mujoco> block" in r and "fusestatic" in r for r in engine.config()["copy_removed"])
     assert rel(engine.mass_matrix(Q), make_file_engine("pinocchio", model).mass_matrix(Q)) <= TOL
+
+
+def test_dart_native_step_and_its_limit_enforcement():
+    """dart@native_step=true steps with DART's World.step, the semi-implicit Euler PyBullet uses too: without
+    damping both coast the iiwa alike (measured 1e-16 rad after 0.1 s).  DART's limit enforcement, off here,
+    stops a joint at its limit when switched back on (limits=true); off, the joint passes it."""
+    pytest.importorskip("dartpy")
+    pytest.importorskip("pybullet")
+    model = model_of(FILES["pybullet-iiwa"]())
+    q0, qd0 = np.full(7, 0.2), np.full(7, 1.0)
+    q_dart, _ = _coast(make_file_engine("dart@native_step=true@damping=false", model), q0, qd0, 100)
+    q_pb, _ = _coast(make_file_engine("pybullet@damping=false", model), q0, qd0, 100)
+    assert np.max(np.abs(q_dart - q_pb)) <= 1e-10
+    upper = float(model.joints[1].upper)  # type: ignore[arg-type]
+    q, v = np.zeros(7), np.zeros(7)
+    q[1], v[1] = upper - 0.01, 2.0
+    free, _ = _coast(make_file_engine("dart@native_step=true", model), q, v, 50)
+    held, _ = _coast(make_file_engine("dart@native_step=true@limits=true", model), q, v, 50)
+    assert free[1] > upper + 0.05 and held[1] <= upper + 1e-6
+
+
+def test_dart_coulomb_friction_knob(tmp_path):
+    """The iiwa with <dynamics friction="1.0"> on every joint: DART reads it (config lists it), the adapter zeroes
+    it; dart@native_step=true@coulomb_friction=true brings DART's friction constraint back and the coasting arm
+    slows."""
+    pytest.importorskip("dartpy")
+    text = FILES["pybullet-iiwa"]().read_text().replace('damping="0.5"', 'damping="0.5" friction="1.0"')
+    assert 'friction="1.0"' in text
+    path = tmp_path / "iiwa_friction.urdf"
+    path.write_text(text)
+    model = model_of(path)
+    q0, qd0 = np.full(7, 0.2), np.full(7, 1.0)
+    plain = make_file_engine("dart@native_step=true@damping=false", model)
+    assert set(plain.config()["dart_coulomb_friction_read"].values()) == {1.0}
+    _, qd_plain = _coast(plain, q0, qd0, 50)
+    _, qd_fric = _coast(make_file_engine("dart@native_step=true@damping=false@coulomb_friction=true", model),
+                        q0, qd0, 50)
+    assert np.max(np.abs(qd_plain - qd_fric)) > 1e-2

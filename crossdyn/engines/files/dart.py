@@ -5,18 +5,20 @@ DART default                               here                       knob (``na
 =========================================  =========================  ============================================
 root joint FLOATING (no ``world`` link)    FIXED                      —
 joint damping from ``<dynamics damping>``  0 in DART; stepping adds   ``damping=false`` (stepping without it)
-                                           −b q̇ itself (the model's)
-Coulomb friction from ``<dynamics          0                          —  (compared as a parameter)
+                                           −b q̇ itself (the model's);
+                                           native_step: DART's own
+Coulomb friction from ``<dynamics          0                          ``coulomb_friction=true`` (World.step)
 friction>``
-position-limit enforcement                 off                        —  (queries; limits are not simulated)
+position-limit enforcement                 off                        ``limits=true`` (World.step)
+own integrator (World.step)                crossdyn's RK4             ``native_step=true``
 gravity (0, 0, −9.81)                      the model's gravity        —
 initial positions moved into the limits    0 (set per query)          —
 =========================================  =========================  ============================================
 
 Queries: M = ``getMassMatrix``; G = ``getGravityForces``; bias = ``getCoriolisAndGravityForces``; ID =
 ``computeInverseDynamics(withExternalForces=False, withDampingForces=False, withSpringForces=False)`` → ``getForces``;
-FD = M⁻¹ (τ − bias).  Stepping: crossdyn's RK4 on that forward dynamics (DART's ``World.step`` is semi-implicit Euler
-with its own limit handling).  MJCF: unsupported (:data:`MJCF_REASON`).
+FD = M⁻¹ (τ − bias); none of them includes damping, friction or limits.  Stepping: crossdyn's RK4 on that forward
+dynamics, or with ``native_step=true`` DART's ``World.step`` (semi-implicit Euler, the only one dartpy exposes).  MJCF: unsupported (:data:`MJCF_REASON`).
 """
 from __future__ import annotations
 
@@ -36,7 +38,13 @@ MJCF_REASON = ("DART 6.20's dart.utils.MjcfParser ignores <inertial>: every body
 
 @dataclass(frozen=True)
 class DartFileOptions(FileOptions):
-    pass
+    native_step: bool = False
+    """Step with DART's own ``World.step`` (semi-implicit Euler; the file's damping as DART's damping coefficient
+    when ``damping``) instead of crossdyn's RK4 on DART's forward dynamics."""
+    limits: bool = False
+    """DART's position-limit enforcement (``setLimitEnforcement``), in ``World.step`` only."""
+    coulomb_friction: bool = False
+    """DART's joint Coulomb friction from the URDF's ``<dynamics friction>``, in ``World.step`` only."""
 
 
 class DartFileEngine(FileEngine):
@@ -74,15 +82,42 @@ class DartFileEngine(FileEngine):
             self.file_damping.append(float(dof.getDampingCoefficient()))
             self.file_friction.append(float(dof.getCoulombFriction()))
             self.file_spring.append(float(dof.getSpringStiffness()))
-            dof.setDampingCoefficient(0.0)
-            dof.setCoulombFriction(0.0)
+            native = self.options.native_step
+            dof.setDampingCoefficient(self.file_damping[-1] if native and self.options.damping else 0.0)
+            dof.setCoulombFriction(self.file_friction[-1] if native and self.options.coulomb_friction else 0.0)
             dof.setSpringStiffness(0.0)
             dof.setInitialPosition(0.0)
         for j in range(skel.getNumJoints()):
             if skel.getJoint(j).getNumDofs():
-                skel.getJoint(j).setLimitEnforcement(False)
+                skel.getJoint(j).setLimitEnforcement(bool(self.options.limits))
         skel.setGravity(np.array(model.gravity, dtype=float))
         self.set_joint_order([skel.getDof(i).getName() for i in range(n)])
+        if self.options.native_step:
+            self.integrator = "semi-implicit Euler (DART's World.step)"
+            self.world = dart.simulation.World()
+            self.world.setTimeStep(self.dt)
+            self.world.setGravity(np.array(model.gravity, dtype=float))
+            self.world.addSkeleton(skel)
+
+    def reset(self, q: np.ndarray, qd: np.ndarray) -> None:
+        super().reset(q, qd)
+        if self.options.native_step:
+            skel = self.skel
+            skel.setPositions(self.to_engine(self._q[None])[0])
+            skel.setVelocities(self.to_engine(self._qd[None])[0])
+            skel.resetAccelerations()
+            skel.clearInternalForces()
+            skel.clearExternalForces()
+            self.world.setTime(0.0)
+
+    def step(self, tau: np.ndarray) -> None:
+        if not self.options.native_step:
+            super().step(tau)
+            return
+        self.skel.setForces(self.to_engine(np.reshape(np.asarray(tau, dtype=float), (1, self.n)))[0])
+        self.world.step()
+        self._q = self.to_model(np.asarray(self.skel.getPositions())[None])[0]
+        self._qd = self.to_model(np.asarray(self.skel.getVelocities())[None])[0]
 
     def _at(self, q: np.ndarray, v: np.ndarray | None = None) -> None:
         self.skel.setPositions(q)
@@ -131,6 +166,9 @@ class DartFileEngine(FileEngine):
                 "dart_damping_read": dict(zip(names, [self.file_damping[i] for i in by])),
                 "dart_coulomb_friction_read": dict(zip(names, [self.file_friction[i] for i in by])),
                 "dart_spring_stiffness_read": dict(zip(names, [self.file_spring[i] for i in by])),
-                "neutralised": "damping coefficient, Coulomb friction and spring stiffness set to 0 in DART "
-                               "(stepping adds the model's -b*qd itself); position-limit enforcement off",
+                "neutralised": "spring stiffness 0; Coulomb friction 0 (coulomb_friction=true: the file's, World.step "
+                               "only); damping coefficient 0 unless native_step (crossdyn's RK4 adds -b*qd itself); "
+                               "position-limit enforcement off (limits=true: on, World.step only)",
+                "stepping": ("DART's World.step (semi-implicit Euler)" if self.options.native_step
+                             else "crossdyn's RK4 on DART's forward dynamics"),
                 "armature": "none (DART 6 has no joint armature; a URDF has none)"}
