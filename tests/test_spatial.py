@@ -4,8 +4,8 @@ the inertia given relative to it), on random chains and trees with revolute and 
 random inertias, armature and gravity: 200 random states each.
 
 Tolerance: 1e-12 of the reference's largest entry over the batch.  Both sides are float64 (ε = 2.2e-16) with a few
-hundred operations per entry and the same equations in a different order: measured ≤ 2e-15 for τ, M, G, C q̇, Y,
-T, U and ≤ 1e-13 for q̈ (the ABA's round-off grows with M's condition number); 1e-12 is ~4500 ε and leaves room
+hundred operations per entry and the same equations in a different order: measured ≤ 1.2e-15 for τ, M, G, C q̇, Y,
+T, U and ≤ 8e-15 for q̈ (the ABA's round-off grows with M's condition number); 1e-12 is ~4500 ε and leaves room
 for that growth without hiding a wrong term (a missing anchor, armature or cross term is ≥ 1e-3 here).
 """
 from __future__ import annotations
