@@ -7,7 +7,7 @@ axis, (N, n), and returns (N, …); a single (n,) state returns the unbatched sh
 
 * :func:`rnea` (τ = M q̈ + C q̇ + G), :func:`gravity_torque` (G), :func:`bias` (C q̇ + G), :func:`coriolis` (C q̇):
   :mod:`~crossdyn.spatial.rnea`, Table 5.1 of Featherstone, *Rigid Body Dynamics Algorithms* (2008);
-* :func:`crba` (M): :mod:`~crossdyn.spatial.crba`, Table 6.2;  :func:`aba` (q̈): :mod:`~crossdyn.spatial.aba`,
+* :func:`crba` (M): :mod:`~crossdyn.spatial.crba`, ch. 6;  :func:`aba` (q̈): :mod:`~crossdyn.spatial.aba`,
   Table 7.1;
 * :func:`regressor` and :func:`parameters` (Y π = τ, Pinocchio's parameter order): :mod:`~crossdyn.spatial.regressor`;
 * :func:`energy` (T, U): :mod:`~crossdyn.spatial.energy`;  :func:`body_poses`: :mod:`~crossdyn.spatial.kinematics`;

@@ -1,5 +1,4 @@
-"""The joint-space inertia matrix by the composite-rigid-body algorithm (Featherstone 2008, §6.2, Table 6.2),
-batched.
+"""The joint-space inertia matrix by the composite-rigid-body algorithm (Featherstone 2008, ch. 6), batched.
 
     I^c_i = I_i + Σ_{children j} ⁱX*_j I^c_j ʲX_i                (the subtree's inertia, in body i's frame)
     F_i = I^c_i S_i,   H_ii = S_iᵀ F_i,   H_ij = H_ji = S_jᵀ (ʲX*_k ⋯ F_i)  for every ancestor j of i

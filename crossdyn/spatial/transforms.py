@@ -6,13 +6,13 @@ Conventions (Featherstone's, also Pinocchio's up to the order of the halves):
   point at the frame's origin, both in that frame's coordinates.  A spatial force is ``[n; f]``: the moment about
   the frame's origin and the force.
 * A frame B placed in frame A with rotation R (columns: B's axes in A) and origin p (in A).  The Plücker transform
-  of motion vectors from A to B coordinates is (§2.7)
+  of motion vectors from A to B coordinates is (eq. 2.28 with Table 2.2's rotation and translation)
 
       ᴮX_A = [[E, 0], [−E p×, E]],   E = Rᵀ      i.e.  ω_B = E ω_A,   v_B = E (v_A − p × ω_A),
 
   and force vectors go back from B to A with its transpose, ᴬX*_B = (ᴮX_A)ᵀ:  n_A = R n_B + p × R f_B,
   f_A = R f_B.
-* Spatial cross products (§2.9): ``[ω; v] × [ω'; v'] = [ω × ω'; ω × v' + v × ω']`` on motion vectors and
+* Spatial cross products (eqs. 2.31, 2.32): ``[ω; v] × [ω'; v'] = [ω × ω'; ω × v' + v × ω']`` on motion vectors and
   ``[ω; v] ×* [n; f] = [ω × n + v × f; ω × f]`` on forces.
 * A rigid body's spatial inertia about a frame's origin (eq. 2.63), from its mass m, centre of mass c and rotational
   inertia I_c about c:  ``I = [[Ī, m c×], [−m c×, m 1]]`` with ``Ī = I_c − m c× c×`` (the parallel-axis theorem);
