@@ -4,8 +4,9 @@
     U = −Σ_i m_i g · c_i^world
 
 with v_i = [ω; v] the body's spatial velocity in its frame (the RNEA's forward pass, Featherstone Table 5.1),
-(m, h = m c, Ī about the body origin) its inertia (eq. 2.63 expanded; T_i = ½ v_iᵀ I_i v_i is eq. 2.67), g the model's world gravity.  T = ½ q̇ᵀ M q̇
-(M from :mod:`crossdyn.spatial.crba`), and d(T + U)/dt = q̇ᵀ τ along any motion.
+(m, h = m c, Ī about the body origin) its inertia (eq. 2.63 expanded; T_i = ½ v_iᵀ I_i v_i is eq. 2.67) and g the
+model's world gravity.  T = ½ q̇ᵀ M q̇ (M from :mod:`crossdyn.spatial.crba`), and d(T + U)/dt = q̇ᵀ τ along any
+motion.
 """
 from __future__ import annotations
 
