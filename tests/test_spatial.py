@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spatial_models import anchor_map, joint_anchor, random_model, relative_error, to_pinocchio, translation
 
 import crossdyn.spatial as sp
@@ -141,3 +143,22 @@ def test_body_poses_match_pinocchio(case):
         for i, joint in enumerate(model.joints):
             ref[k, i] = pd.oMi[i + 1].homogeneous @ translation(-joint_anchor(joint))
     assert relative_error(sp.body_poses(model, Q), ref) <= TOL
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 8), tree=st.booleans(),
+       prismatic=st.sampled_from([0.0, 0.3, 1.0]), anchors=st.booleans())
+def test_any_drawn_model_matches_pinocchio(seed, n, tree, prismatic, anchors):
+    """hypothesis draws the model (depth-first trees: Pinocchio's CRBA needs every subtree's joints consecutive;
+    crossdyn's any topological order, tests/test_spatial_physics.py relabels trees); 20 states each."""
+    model = random_model(seed, n, tree=tree, prismatic=prismatic, anchors=anchors)
+    pm, pd = to_pinocchio(model)
+    rng = np.random.default_rng(seed)
+    Q, QD, QDD = rng.uniform(-np.pi, np.pi, (20, n)), rng.uniform(-5.0, 5.0, (20, n)), rng.uniform(-20.0, 20.0, (20, n))
+    M = pinocchio_batch(pm, pd, pin.crba, Q)
+    assert relative_error(sp.crba(model, Q), np.triu(M) + np.swapaxes(np.triu(M, 1), 1, 2)) <= TOL
+    tau = sp.rnea(model, Q, QD, QDD)
+    assert relative_error(tau, pinocchio_batch(pm, pd, pin.rnea, Q, QD, QDD)) <= TOL
+    assert relative_error(sp.aba(model, Q, QD, tau), pinocchio_batch(pm, pd, pin.aba, Q, QD, tau)) <= TOL
+    Y = pinocchio_batch(pm, pd, pin.computeJointTorqueRegressor, Q, QD, QDD)
+    assert relative_error(sp.regressor(model, Q, QD, QDD), Y @ anchor_map(model)) <= TOL
