@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from crossdyn.robots.model import Joint, RobotModel
-from crossdyn.spatial.transforms import cross, rotate, rotation
+from crossdyn.spatial.transforms import rotate, rotation
 
 
 def as_states(model: RobotModel, *arrays) -> tuple[list[np.ndarray], bool]:
@@ -121,5 +121,5 @@ def com_positions(model: RobotModel, Q) -> np.ndarray:
     return out[0] if single else out
 
 
-__all__ = ["Bodies", "as_states", "bodies", "body_poses", "com_positions", "cross", "joint_transform",
-           "joint_transforms", "motion_subspace", "world_transforms"]
+__all__ = ["Bodies", "as_states", "bodies", "body_poses", "com_positions", "joint_transform", "joint_transforms",
+           "motion_subspace", "world_transforms"]
