@@ -1,0 +1,225 @@
+"""crossdyn's own reader of MJCF (MuJoCo XML) robot files: :func:`read_mjcf` → :class:`RobotModel`.
+
+Written with ``xml.etree``/``expat`` and numpy only: MuJoCo is one of the engines under test, so it is never used
+to parse (the tests compile the same files with MuJoCo and compare, body by body, to 1e-12).
+
+What is read: ``<compiler>`` (angle, eulerseq, autolimits, inertiafromgeom, inertiagrouprange, boundmass,
+boundinertia, meshdir), ``<default>`` classes with inheritance and ``childclass``, ``<include>``, ``<option
+gravity>``, the body tree of ``<worldbody>`` (``pos`` and one orientation per body; ``<frame>`` elements compose
+onto what they hold), hinge and slide joints (:mod:`crossdyn.robots.mjcf_parts`), ``<inertial>`` elements, and for
+a body without one (``inertiafromgeom`` auto, or always with true) the inertia of its primitive geoms
+(:mod:`crossdyn.robots.mjcf_geometry`; geoms whose ``group`` is outside ``inertiagrouprange`` do not count).
+
+The tree: a body with a joint is a moving body of the model, its joint's origin the body's pose in its moving
+ancestor's frame.  A body with several joints is split: one zero-mass body per joint, named ``BODY:JOINT``, in the
+file's order (MuJoCo composes the joints in that order, each in the frame the previous one moved), the last one
+carrying the body's name and inertial.  A body without a joint is welded to its moving ancestor and merged into it
+(listed in :attr:`Body.merged`); welded to the world, it belongs to the fixed base.
+
+Removed for the comparison and listed in :attr:`RobotModel.removed`: actuators (their gear kept as the joint's
+gear), contact pairs and excludes and the geoms' collisions, keyframes, sensors, gravity compensation
+(``gravcomp``).  Refused (InputError, exit 2, naming file:line, element and value): free and ball joints (a floating
+base), equality constraints (closed loops), tendons, composites, flexes, inertia from a mesh, a moving body or a
+joint without a name, a zero axis, a negative mass, broken XML.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from crossdyn.errors import InputError
+from crossdyn.robots.mjcf_geometry import geom_inertial, pose
+from crossdyn.robots.mjcf_parts import bounded, inertial_notes, read_inertial, read_joint
+from crossdyn.robots.mjcf_sections import (REFUSED_IN_BODY, Mesh, actuators, gravity, meshes, missing_mesh_notes,
+                                           other_removed, refuse_sections)
+from crossdyn.robots.mjcf_xml import Compiler, Defaults, Document, compiler, load, numbers
+from crossdyn.robots.model import Body, Format, Inertial, Joint, Note, RobotModel, Severity
+
+__all__ = ["read_mjcf"]
+
+
+@dataclass
+class _Moving:
+    name: str
+    joint: Joint
+    parent: int
+    inertial: Inertial
+    merged: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Reader:
+    doc: Document
+    c: Compiler
+    defaults: Defaults
+    assets: dict[str, Mesh]
+    moving: list[_Moving] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    base: str | None = None
+    colliding: int = 0
+    gravcomp: list[str] = field(default_factory=list)
+
+    def body_name(self, el: ET.Element) -> str:
+        return el.get("name") or f"<body at {self.doc.at(el)}>"
+
+    # -- geoms ---------------------------------------------------------------------------------------------------
+
+    def geoms(self, el: ET.Element, T: np.ndarray, childclass: str | None):
+        """(geom, attributes, frame pose in the body) of ``el``'s geoms, through ``<frame>`` elements."""
+        for child in el:
+            if child.tag == "geom":
+                yield child, self.defaults.attrs(child, childclass), T
+            elif child.tag == "frame":
+                cc = child.get("childclass") or childclass
+                yield from self.geoms(child, T @ pose(self.doc, child, child.attrib, self.c), cc)
+
+    def count_collisions(self, el: ET.Element, childclass: str | None) -> None:
+        for _g, a, _T in self.geoms(el, np.eye(4), childclass):
+            if a.get("contype", "1") != "0" or a.get("conaffinity", "1") != "0":
+                self.colliding += 1
+
+    def _mesh_geom(self, body: ET.Element, g: ET.Element, a: dict[str, str]) -> InputError:
+        name = a.get("mesh", "")
+        mesh = self.assets.get(name)
+        if mesh is None:
+            return self.doc.error(g, "no <mesh> asset of that name", "mesh")
+        if mesh.file is not None and not mesh.file.is_file():
+            return self.doc.error(mesh.element, f"mesh file {mesh.file} does not exist (body "
+                                                f"{self.body_name(body)!r} needs its inertia from it)", "file")
+        return self.doc.error(g, f"inertia from mesh geometry unsupported (body {self.body_name(body)!r} has no "
+                                 f"<inertial>; mesh {name!r}): give the body an <inertial>", "mesh")
+
+    def from_geoms(self, body: ET.Element, childclass: str | None) -> Inertial:
+        """The body's inertial from its geoms (MuJoCo's inertiafromgeom), zero when none counts."""
+        total = Inertial.zero()
+        lo, hi = self.c.inertiagrouprange
+        for g, a, T in self.geoms(body, np.eye(4), childclass):
+            if not lo <= int(a.get("group", "0")) <= hi:
+                continue
+            kind = a.get("type", "mesh" if "mesh" in a else "sphere")
+            if a.get("mass") is not None and float(a["mass"]) == 0 or \
+                    a.get("mass") is None and a.get("density") is not None and float(a["density"]) == 0:
+                continue  # contributes nothing, whatever its shape
+            if kind == "mesh":
+                raise self._mesh_geom(body, g, a)
+            if kind in ("plane", "hfield", "sdf"):
+                raise self.doc.error(g, f"unsupported: a {kind} geom in a body whose inertia comes from geoms",
+                                     "type")
+            total = total.plus(geom_inertial(self.doc, g, {**a, "type": kind}, self.c).transformed(
+                T[:3, :3], T[:3, 3]))
+        return total
+
+    def inertial(self, body: ET.Element, childclass: str | None) -> Inertial:
+        explicit = body.find("inertial")
+        if explicit is not None and self.c.inertiafromgeom != "true":
+            found = read_inertial(self.doc, explicit, self.c)
+        elif self.c.inertiafromgeom != "false":
+            found = self.from_geoms(body, childclass)
+        else:
+            found = Inertial.zero()
+        return bounded(found, self.c)
+
+    # -- bodies --------------------------------------------------------------------------------------------------
+
+    def check_body(self, el: ET.Element) -> None:
+        for child in el:
+            if child.tag in REFUSED_IN_BODY:
+                raise self.doc.error(child, f"unsupported: {REFUSED_IN_BODY[child.tag]}")
+        cc = el.get("childclass")
+        if cc is not None and cc not in self.defaults.classes:
+            raise self.doc.error(el, "no <default> class of that name", "childclass")
+        g = numbers(self.doc, el, "gravcomp", 1)
+        if g is not None and g[0] != 0:
+            self.gravcomp.append(f"{self.body_name(el)} ({g[0]:g})")
+
+    def add_moving(self, el: ET.Element, joints: list, X: np.ndarray, parent: int, childclass: str | None) -> int:
+        """Append the moving body (bodies, one per joint) of ``el``; the index of the last."""
+        if not el.get("name"):
+            raise self.doc.error(el, "a body with a joint needs a name (crossdyn matches bodies by name)")
+        name = el.get("name", "")
+        reads = [read_joint(self.doc, j, self.defaults.attrs(j, childclass), self.c) for j in joints]
+        if len(reads) > 1:
+            self.notes.append(Note(f"body {name!r}", f"{len(reads)} joints in one body: split into zero-mass "
+                                   f"bodies {', '.join(f'{name}:{r.name}' for r in reads[:-1])} and {name!r}",
+                                   Severity.INFO))
+        for k, r in enumerate(reads):
+            origin = r.fold_ref(X if k == 0 else np.eye(4))
+            joint = Joint(r.name, r.type, origin, r.axis, r.anchor, r.lower, r.upper, r.effort, None, r.damping,
+                          r.friction, r.armature)
+            last = k == len(reads) - 1
+            inertial = self.inertial(el, childclass) if last else Inertial.zero()
+            self.moving.append(_Moving(name if last else f"{name}:{r.name}", joint, parent, inertial))
+            parent = len(self.moving) - 1
+        return parent
+
+    def walk(self, el: ET.Element, X: np.ndarray, parent: int, childclass: str | None, top: str | None) -> None:
+        """Read the bodies under ``el``, whose frame has pose X in body ``parent``'s frame (−1: the world);
+        ``top`` is the outermost body welded to the world on the way (the base's name)."""
+        for child in el:
+            if child.tag == "frame":
+                self.walk(child, X @ pose(self.doc, child, child.attrib, self.c), parent,
+                          child.get("childclass") or childclass, top)
+                continue
+            if child.tag != "body":
+                continue
+            self.check_body(child)
+            cc = child.get("childclass") or childclass
+            Xb = X @ pose(self.doc, child, child.attrib, self.c)
+            joints = [j for j in child if j.tag in ("joint", "freejoint")]
+            self.count_collisions(child, cc)
+            if joints:
+                if parent < 0 and self.base is None:
+                    self.base = top or "world"
+                index = self.add_moving(child, joints, Xb, parent, cc)
+                self.walk(child, np.eye(4), index, cc, top)
+                continue
+            if parent >= 0:
+                m = self.moving[parent]
+                m.inertial = m.inertial.plus(self.inertial(child, cc).transformed(Xb[:3, :3], Xb[:3, 3]))
+                m.merged.append(self.body_name(child))
+            self.walk(child, Xb, parent, cc, top if parent >= 0 or top else self.body_name(child))
+
+
+def _removed(r: _Reader, gears_lines: list[str]) -> list[str]:
+    out = list(gears_lines)
+    if r.colliding:
+        out.append(f"collisions of {r.colliding} geom{'s' * (r.colliding != 1)} with contype/conaffinity ≠ 0 "
+                   "removed (no contact in the comparison)")
+    out += other_removed(r.doc)
+    if r.gravcomp:
+        out.append(f"gravcomp (gravity compensation) removed on {len(r.gravcomp)} bod"
+                   f"{'y' if len(r.gravcomp) == 1 else 'ies'}: {', '.join(r.gravcomp)}")
+    return out
+
+
+def read_mjcf(path: str | Path) -> RobotModel:
+    """The MJCF file at ``path`` as a :class:`RobotModel` (module docstring); InputError (exit 2) naming the file,
+    line, element and value for what cannot be represented."""
+    doc = load(path)
+    refuse_sections(doc)
+    c = compiler(doc)
+    defaults = Defaults(doc)
+    r = _Reader(doc, c, defaults, meshes(doc, c))
+    for wb in doc.root.findall("worldbody"):
+        r.count_collisions(wb, None)
+        r.walk(wb, np.eye(4), -1, None, None)
+    if not r.moving:
+        raise InputError(f"{path}: no body with a joint: nothing moves", where=str(path))
+    lines, gears, notes = actuators(doc, defaults, {m.joint.name for m in r.moving})
+    joints = []
+    for m in r.moving:
+        j = m.joint
+        if j.name in gears:
+            j = Joint(j.name, j.type, j.origin, j.axis, j.anchor, j.lower, j.upper, j.effort, j.velocity,
+                      j.damping, j.friction, j.armature, gears[j.name])
+        joints.append(j)
+    body_notes = [n for m in r.moving if not m.name.endswith(f":{m.joint.name}")
+                  for n in inertial_notes(f"body {m.name!r}", m.inertial)]
+    return RobotModel(name=doc.root.get("model") or Path(path).stem, source=str(path), format=Format.MJCF,
+                      base=r.base or "world", bodies=tuple(Body(m.name, m.inertial, tuple(m.merged)) for m in r.moving),
+                      joints=tuple(joints), parents=tuple(m.parent for m in r.moving), gravity=gravity(doc),
+                      notes=tuple(r.notes + notes + body_notes + missing_mesh_notes(doc, r.assets)),
+                      removed=tuple(_removed(r, lines)))

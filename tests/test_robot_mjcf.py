@@ -1,0 +1,296 @@
+"""crossdyn's MJCF reader (crossdyn.robots.mjcf) against MuJoCo itself, the independent reading of the same file.
+
+For each file: MuJoCo compiles it (``mujoco.MjModel.from_xml_path``) and its kinematics at qpos = 0 and at random
+qpos give each body's world pose, centre of mass and principal inertia; the test merges MuJoCo's jointless bodies
+into their moving ancestor with the parallel-axis theorem (numpy, here) and compares with crossdyn's bodies, joint
+by joint (axis, anchor, range, damping, armature, frictionloss) and by forward kinematics written here from the
+model's docstring.  Tolerance 1e-12: both sides are float64 evaluations of the same few products of numbers of
+order 1 (MuJoCo stores its inertia in principal axes, which costs an eigen-decomposition: ~1e-16 relative).
+"""
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from crossdyn.errors import InputError
+from crossdyn.robots import read_robot
+from crossdyn.robots.mjcf import read_mjcf
+from crossdyn.robots.model import JointType, RobotModel, Severity
+
+mujoco = pytest.importorskip("mujoco")
+
+TOL = 1e-12
+
+
+# ---------------------------------------------------------------------------------------------------- reference
+
+def _rot(axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rodrigues' formula (written here, not crossdyn's)."""
+    k = np.asarray(axis, dtype=float)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K
+
+
+def fk(model: RobotModel, q: np.ndarray) -> list[np.ndarray]:
+    """World poses of the model's bodies at q, from the model docstring's X_i(q)."""
+    out: list[np.ndarray] = []
+    for i, (j, p) in enumerate(zip(model.joints, model.parents, strict=True)):
+        X = np.eye(4)
+        if j.type is JointType.PRISMATIC:
+            X[:3, 3] = q[i] * j.axis
+        else:
+            R = _rot(j.axis, q[i])
+            X[:3, :3] = R
+            X[:3, 3] = j.anchor - R @ j.anchor
+        out.append((np.eye(4) if p < 0 else out[p]) @ j.origin @ X)
+    return out
+
+
+def mujoco_bodies(m, qpos: np.ndarray) -> dict[str, tuple[np.ndarray, float, np.ndarray, np.ndarray]]:
+    """Per MuJoCo body with a joint: (world pose, mass, world CoM, world inertia about the CoM) with the jointless
+    bodies welded to it merged in (parallel-axis theorem)."""
+    d = mujoco.MjData(m)
+    d.qpos[:] = qpos
+    mujoco.mj_kinematics(m, d)
+    groups: dict[int, list[int]] = {}
+    for b in range(1, m.nbody):
+        a = b
+        while a > 0 and m.body_jntnum[a] == 0:
+            a = m.body_parentid[a]
+        if a > 0:
+            groups.setdefault(a, []).append(b)
+    out = {}
+    for a, members in groups.items():
+        mass = sum(float(m.body_mass[b]) for b in members)
+        com = sum(m.body_mass[b] * d.xipos[b] for b in members) / mass if mass > 0 else d.xpos[a]
+        inertia = np.zeros((3, 3))
+        for b in members:
+            R = d.ximat[b].reshape(3, 3)
+            r = d.xipos[b] - com
+            inertia += R @ np.diag(m.body_inertia[b]) @ R.T + m.body_mass[b] * (r @ r * np.eye(3) - np.outer(r, r))
+        X = np.eye(4)
+        X[:3, :3] = d.xmat[a].reshape(3, 3)
+        X[:3, 3] = d.xpos[a]
+        out[mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, a)] = (X, mass, com, inertia)
+    return out
+
+
+def assert_same_as_mujoco(path: Path, model: RobotModel, states: int = 5) -> None:
+    """The model and MuJoCo's compilation of ``path`` agree to TOL on every body and joint."""
+    m = mujoco.MjModel.from_xml_path(str(path))
+    assert m.njnt == model.n
+    rng = np.random.default_rng(0)
+    for k in range(states + 1):
+        q = np.zeros(model.n) if k == 0 else rng.uniform(-2, 2, model.n)
+        qpos = np.zeros(m.nq)
+        for i, j in enumerate(model.joints):
+            qpos[m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j.name)]] = q[i]
+        ref = mujoco_bodies(m, qpos)
+        poses = fk(model, q)
+        seen = 0
+        for body, X in zip(model.bodies, poses, strict=True):
+            if body.name not in ref:
+                continue  # an intermediate body of a split
+            seen += 1
+            Xm, mass, com, inertia = ref[body.name]
+            np.testing.assert_allclose(X, Xm, rtol=0, atol=TOL, err_msg=body.name)
+            R = X[:3, :3]
+            assert abs(body.inertial.mass - mass) <= TOL * max(1.0, mass)
+            np.testing.assert_allclose(R @ body.inertial.com + X[:3, 3], com, rtol=0, atol=TOL)
+            np.testing.assert_allclose(R @ body.inertial.inertia @ R.T, inertia, rtol=0,
+                                       atol=TOL * max(1.0, float(np.abs(inertia).max())))
+        assert seen == len(ref)
+    for j in model.joints:
+        jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j.name)
+        dof = m.jnt_dofadr[jid]
+        np.testing.assert_allclose(j.axis, m.jnt_axis[jid], rtol=0, atol=TOL)
+        np.testing.assert_allclose(j.anchor, m.jnt_pos[jid], rtol=0, atol=TOL)
+        assert (j.lower is not None) == bool(m.jnt_limited[jid])
+        if j.lower is not None:
+            np.testing.assert_allclose([j.lower, j.upper], m.jnt_range[jid], rtol=0, atol=TOL)
+        for mine, theirs in ((j.damping, m.dof_damping[dof]), (j.armature, m.dof_armature[dof]),
+                             (j.friction, m.dof_frictionloss[dof])):
+            assert abs(mine - theirs) <= TOL
+        if m.jnt_actfrclimited[jid]:
+            assert j.effort == pytest.approx(np.abs(m.jnt_actfrcrange[jid]).max(), abs=TOL)
+        else:
+            assert j.effort is None
+    np.testing.assert_allclose(model.gravity, m.opt.gravity, rtol=0, atol=TOL)
+
+
+# ---------------------------------------------------------------------------------------------------- files
+
+MENAGERIE_STYLE = """\
+<mujoco model="menagerie_style">
+  <compiler angle="radian" meshdir="assets" autolimits="true"/>
+  <option integrator="implicitfast" gravity="0 0 -9.8"/>
+  <default>
+    <default class="arm">
+      <joint armature="0.1" damping="1" axis="0 0 1" range="-2.8973 2.8973"/>
+      <general dyntype="none" biastype="affine" ctrlrange="-2.8973 2.8973" forcerange="-87 87"/>
+      <default class="visual">
+        <geom type="mesh" contype="0" conaffinity="0" group="2"/>
+      </default>
+      <default class="collision">
+        <geom type="capsule" group="3" size="0.03 0.05"/>
+      </default>
+      <default class="wrist">
+        <joint damping="0.5" frictionloss="0.2" armature="0.05" actuatorfrcrange="-12 12"/>
+      </default>
+    </default>
+  </default>
+  <asset>
+    <mesh name="link0" file="link0.obj"/>
+    <mesh file="link1.obj"/>
+  </asset>
+  <worldbody>
+    <light name="top" pos="0 0 2"/>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="link0" childclass="arm">
+      <inertial mass="0.629769" pos="-0.041018 -0.00014 0.049974"
+        fullinertia="0.00315 0.00388 0.004285 8.2904e-07 0.00015 8.2299e-06"/>
+      <geom mesh="link0" class="visual"/>
+      <body name="link1" pos="0 0 0.333">
+        <inertial mass="4.970684" pos="0.003875 0.002081 -0.04762"
+          fullinertia="0.70337 0.70661 0.0091170 -0.00013900 0.0067720 0.019169"/>
+        <joint name="joint1"/>
+        <geom mesh="link1" class="visual"/>
+        <geom class="collision" pos="0 0 -0.1"/>
+        <body name="link2" quat="1 -1 0 0">
+          <inertial mass="0.646926" pos="-0.003141 -0.02872 0.003495" quat="0.9 0.1 -0.2 0.3"
+            diaginertia="0.0079620 0.028110 0.025995"/>
+          <joint name="joint2" range="-1.7628 1.7628"/>
+          <body name="link3" pos="0 -0.316 0" quat="1 1 0 0">
+            <joint name="joint3" class="wrist" pos="0.01 0 0.02"/>
+            <geom type="box" size="0.05 0.04 0.03" pos="0.01 0 0.02" quat="0.8 0.2 0.1 0.3"/>
+            <geom type="capsule" fromto="0 0 0 0.08 0.02 -0.1" size="0.02"/>
+            <geom type="cylinder" size="0.03 0.06" pos="0 0.05 0" mass="0.4" xyaxes="0 1 0 -1 0 0"/>
+            <geom type="sphere" size="0.02" pos="0.1 0 0" density="500"/>
+            <geom class="visual" mesh="link0" density="0"/>
+            <body name="flange" pos="0.088 0 0" quat="0.7071068 0 0 0.7071068">
+              <inertial mass="0.3" pos="0 0 0.01" diaginertia="0.001 0.001 0.0015"/>
+              <site name="attachment" pos="0 0 0.02"/>
+            </body>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <contact>
+    <exclude body1="link0" body2="link1"/>
+    <pair geom1="floor" geom2="floor"/>
+  </contact>
+  <actuator>
+    <general class="arm" name="actuator1" joint="joint1" gainprm="4500" biasprm="0 -4500 -450"/>
+    <position name="actuator2" joint="joint2" kp="2000" kv="100"/>
+    <motor name="actuator3" joint="joint3" gear="50"/>
+  </actuator>
+  <sensor>
+    <jointpos name="q1" joint="joint1"/>
+  </sensor>
+  <keyframe>
+    <key name="home" qpos="0 0 0"/>
+    <key name="up" qpos="0 0.5 0"/>
+  </keyframe>
+</mujoco>
+"""
+
+DEGREES = """\
+<mujoco model="degrees">
+  <compiler eulerseq="zXy"/>
+  <default>
+    <joint damping="0.2"/>
+    <default class="slider">
+      <joint type="slide" range="-0.3 0.4" armature="2"/>
+    </default>
+  </default>
+  <worldbody>
+    <body name="base" pos="0.1 0.2 0.3" euler="10 20 30">
+      <body name="a" pos="0 0 0.4" axisangle="1 1 0 35">
+        <joint name="ja" axis="1 2 3" range="-90 120" ref="15"/>
+        <inertial mass="1.5" pos="0.01 0.02 0.1" diaginertia="0.02 0.03 0.04" euler="5 -10 40"/>
+        <body name="b" pos="0.2 0 0" zaxis="0 1 1">
+          <joint name="jb" class="slider" axis="0 0 -1" ref="0.05"/>
+          <inertial mass="0.8" pos="0 0 0.05" diaginertia="0.004 0.005 0.006" xyaxes="0 1 0 -1 0 0.5"/>
+          <frame pos="0 0.1 0" euler="0 0 90">
+            <body name="c" pos="0.1 0 0">
+              <joint name="jc1" axis="0 1 0" pos="0 0 0.02"/>
+              <joint name="jc2" axis="1 0 0" ref="-20"/>
+              <inertial mass="0.5" pos="0.05 0 0" diaginertia="0.001 0.002 0.002"/>
+              <body name="tool" pos="0.1 0 0" euler="90 0 0">
+                <inertial mass="0.2" pos="0 0 0.03" diaginertia="0.0002 0.0002 0.0001"/>
+              </body>
+            </body>
+          </frame>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+CUBE_OBJ = "".join(f"v {x} {y} {z}\n" for x in (0, 0.1) for y in (0, 0.1) for z in (0, 0.1)) + \
+    "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n"
+
+
+def _write(tmp_path: Path, text: str, name: str = "robot.xml", meshes: tuple[str, ...] = ()) -> Path:
+    """The MJCF text as a file, with small cube meshes of the given names under assets/."""
+    p = tmp_path / name
+    p.write_text(text)
+    for mesh in meshes:
+        (tmp_path / "assets").mkdir(exist_ok=True)
+        (tmp_path / "assets" / mesh).write_text(CUBE_OBJ)
+    return p
+
+
+# ---------------------------------------------------------------------------------------------------- tests
+
+def test_menagerie_style_file_agrees_with_mujoco(tmp_path):
+    path = _write(tmp_path, MENAGERIE_STYLE, meshes=("link0.obj", "link1.obj"))
+    model = read_mjcf(path)
+    assert model.joint_names == ("joint1", "joint2", "joint3")
+    assert model.body_names == ("link1", "link2", "link3")
+    assert model.base == "link0"
+    assert model.bodies[2].merged == ("flange",)
+    assert [j.type for j in model.joints] == [JointType.REVOLUTE] * 3
+    assert model.joints[2].gear == 50.0 and model.joints[0].gear == 1.0
+    assert model.joints[2].effort == 12.0 and model.joints[0].effort is None
+    assert_same_as_mujoco(path, model)
+
+
+def test_menagerie_style_removed_and_notes(tmp_path):
+    model = read_mjcf(_write(tmp_path, MENAGERIE_STYLE))
+    removed = "\n".join(model.removed)
+    assert "3 actuators removed" in removed
+    assert "actuator1 (general on joint 'joint1', gear" not in removed  # no gear written: none listed
+    assert "actuator1 (general on joint 'joint1', gainprm 4500, biasprm 0 -4500 -450" in removed
+    assert "actuator2 (position on joint 'joint2', kp 2000, kv 100)" in removed
+    assert "actuator3 (motor on joint 'joint3', gear 50)" in removed
+    assert "1 pair and 1 exclude removed" in removed
+    assert "2 keys removed (home, up)" in removed
+    assert "1 sensor removed (jointpos q1)" in removed
+    assert "collisions of 6 geoms" in removed  # the floor, link1's capsule, link3's 4 primitives (visuals: 0)
+    missing = [n for n in model.notes if "not found" in n.message]
+    assert len(missing) == 2 and all(n.severity is Severity.INFO for n in missing)
+    assert any("link1.obj" in n.message for n in missing)
+
+
+def test_degrees_eulerseq_ref_slide_split_frame_agree_with_mujoco(tmp_path):
+    path = _write(tmp_path, DEGREES)
+    model = read_mjcf(path)
+    assert model.joint_names == ("ja", "jb", "jc1", "jc2")
+    assert model.body_names == ("a", "b", "c:jc1", "c")
+    assert model.bodies[2].inertial.mass == 0.0 and model.parents == (-1, 0, 1, 2)
+    assert model.joints[1].type is JointType.PRISMATIC
+    assert [j.type for j in model.joints if j.name != "jb"] == [JointType.REVOLUTE, JointType.CONTINUOUS,
+                                                                JointType.CONTINUOUS]
+    assert model.joints[0].lower == pytest.approx(-math.pi / 2, abs=1e-15)
+    assert model.bodies[3].merged == ("tool",)
+    assert model.base == "base"
+    assert any("split" in n.message for n in model.notes)
+    assert_same_as_mujoco(path, model)
