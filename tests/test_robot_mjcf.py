@@ -115,11 +115,12 @@ def assert_same_as_mujoco(path: Path, model: RobotModel, states: int = 5) -> Non
         for mine, theirs in ((j.damping, m.dof_damping[dof]), (j.armature, m.dof_armature[dof]),
                              (j.friction, m.dof_frictionloss[dof])):
             assert abs(mine - theirs) <= TOL
-        if m.jnt_actfrclimited[jid]:
-            assert j.effort == pytest.approx(np.abs(m.jnt_actfrcrange[jid]).max(), abs=TOL)
-        else:
-            assert j.effort is None
-    np.testing.assert_allclose(model.gravity, m.opt.gravity, rtol=0, atol=TOL)
+        limits = [np.abs(m.jnt_actfrcrange[jid]).max()] if m.jnt_actfrclimited[jid] else []
+        limits += [abs(m.actuator_gear[a, 0]) * np.abs(m.actuator_forcerange[a]).max() for a in range(m.nu)
+                   if m.actuator_trnid[a, 0] == jid and m.actuator_forcelimited[a]]
+        assert j.effort == (pytest.approx(min(limits), abs=TOL) if limits else None)
+    off = m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY
+    np.testing.assert_allclose(model.gravity, 0.0 * m.opt.gravity if off else m.opt.gravity, rtol=0, atol=TOL)
 
 
 # ---------------------------------------------------------------------------------------------------- files
@@ -259,7 +260,7 @@ def test_menagerie_style_file_agrees_with_mujoco(tmp_path):
     assert model.bodies[2].merged == ("flange",)
     assert [j.type for j in model.joints] == [JointType.REVOLUTE] * 3
     assert model.joints[2].gear == 50.0 and model.joints[0].gear == 1.0
-    assert model.joints[2].effort == 12.0 and model.joints[0].effort is None
+    assert [j.effort for j in model.joints] == [87.0, None, 12.0]  # the servo's forcerange, actuatorfrcrange
     assert_same_as_mujoco(path, model)
 
 
@@ -294,3 +295,150 @@ def test_degrees_eulerseq_ref_slide_split_frame_agree_with_mujoco(tmp_path):
     assert model.base == "base"
     assert any("split" in n.message for n in model.notes)
     assert_same_as_mujoco(path, model)
+
+
+@pytest.mark.parametrize("preset", ["planar2r", "planar3r-general", "planar3r-geared", "planar2r-limits",
+                                    "planar3r-friction", "planar2r-floor", "planar6r"])
+def test_crossdyn_generated_arms_agree_with_mujoco(tmp_path, preset):
+    """The MJCF crossdyn writes for its own arms (crossdyn.models.mjcf), read back and compiled by MuJoCo."""
+    from crossdyn.models.mjcf import to_mjcf
+    from crossdyn.models.presets import get_preset
+
+    spec = get_preset(preset)
+    path = _write(tmp_path, to_mjcf(spec, native_limits=True))
+    model = read_mjcf(path)
+    assert model.n == spec.n and model.name == spec.name
+    assert_same_as_mujoco(path, model)
+    assert [j.armature for j in model.joints] == [link.armature for link in spec.links]
+    assert [j.effort for j in model.joints] == [link.effort for link in spec.links]
+    assert model.removed[0].startswith(f"<actuator>: {spec.n} actuator")
+
+
+def test_includes_relative_to_the_including_file_and_geom_inertia_options(tmp_path):
+    """``<include>`` nested in a sub-folder, ``inertiafromgeom="true"`` (the geoms win over an <inertial>),
+    ``inertiagrouprange`` (group 4 left out), ``boundinertia``, gravity switched off by a flag."""
+    (tmp_path / "parts" / "more").mkdir(parents=True)
+    (tmp_path / "parts" / "arm.xml").write_text("""<mujoco><worldbody>
+      <body name="upper" pos="0 0 0.1"><joint name="j1" axis="0 1 0" range="-1 1"/>
+        <inertial mass="9" pos="0 0 0" diaginertia="1 1 1"/>
+        <geom type="ellipsoid" size="0.03 0.04 0.05" pos="0 0 0.1" euler="0.1 0.2 0.3"/>
+        <geom type="box" fromto="0 0 0 0 0.1 0.2" size="0.01 0.02"/>
+        <geom type="sphere" size="0.5" group="4"/>
+        <include file="more/lower.xml"/>
+      </body></worldbody></mujoco>""")
+    (tmp_path / "parts" / "more" / "lower.xml").write_text("""<mujoco>
+      <body name="lower" pos="0 0 0.3"><joint name="j2" type="slide" axis="1 0 0"/>
+        <geom type="cylinder" fromto="0 0 0 0.1 0.1 0.1" size="0.01" mass="0.25"/>
+        <geom type="sphere" size="0.001" mass="1e-9"/>
+      </body></mujoco>""")
+    path = _write(tmp_path, """<mujoco model="inc">
+      <compiler angle="radian" inertiafromgeom="true" inertiagrouprange="0 3" boundinertia="1e-7"/>
+      <option><flag gravity="disable"/></option>
+      <include file="parts/arm.xml"/>
+    </mujoco>""")
+    model = read_mjcf(path)
+    assert model.joint_names == ("j1", "j2") and model.name == "inc"
+    assert np.all(model.gravity == 0.0)
+    assert model.joints[1].type is JointType.PRISMATIC and model.joints[1].lower is None
+    assert model.bodies[0].inertial.mass != 9.0
+    assert_same_as_mujoco(path, model)
+
+
+def test_read_robot_dispatches_on_mujoco_root(tmp_path):
+    path = _write(tmp_path, DEGREES, name="robot.mjcf")
+    assert read_robot(path).joint_names == ("ja", "jb", "jc1", "jc2")
+
+
+# ---------------------------------------------------------------------------------------------------- bad files
+
+ARM = """<mujoco><compiler angle="radian"/>{top}<worldbody>
+  <body name="b1"><joint name="j1" axis="0 0 1"/><inertial mass="1" pos="0 0 0" diaginertia="1 1 1"/>
+    {inner}
+  </body></worldbody>{after}</mujoco>"""
+
+
+def _bad(tmp_path: Path, inner: str = "", top: str = "", after: str = "", meshes: tuple[str, ...] = ()) -> str:
+    path = _write(tmp_path, ARM.format(inner=inner, top=top, after=after), meshes=meshes)
+    with pytest.raises(InputError) as e:
+        read_mjcf(path)
+    message = str(e.value)
+    assert str(path) in message
+    return message
+
+
+@pytest.mark.parametrize("inner, words", [
+    ('<body name="b2"><freejoint name="f"/><geom size="0.1"/></body>', ["<freejoint name='f'>", "floating base",
+                                                                       ":3:"]),
+    ('<body name="b2"><joint name="f" type="free"/><geom size="0.1"/></body>', ['type="free"', "floating base"]),
+    ('<body name="b2"><joint name="s" type="ball"/><geom size="0.1"/></body>', ['type="ball"', "hinge and slide"]),
+    ('<body name="b2"><joint name="z" axis="0 0 0"/><geom size="0.1"/></body>', ["<joint name='z'>",
+                                                                                 'axis="0 0 0"', "zero axis"]),
+    ('<body name="b2"><joint name="n"/><inertial mass="-1" pos="0 0 0" diaginertia="1 1 1"/></body>',
+     ['<inertial> mass="-1"', "negative mass"]),
+    ('<body name="b2"><joint name="n"/><geom size="0.1" mass="-2"/></body>', ['<geom> mass="-2"', "negative mass"]),
+    ('<body><joint name="n"/><geom size="0.1"/></body>', ["<body>", "needs a name"]),
+    ('<body name="b2"><joint/><geom size="0.1"/></body>', ["<joint>", "needs a name"]),
+    ('<body name="b2"><joint name="k" stiffness="3"/><geom size="0.1"/></body>', ['stiffness="3"', "spring"]),
+    ('<body name="b2"><joint name="c" class="nope"/><geom size="0.1"/></body>', ['class="nope"', "no <default>"]),
+    ('<body name="b2" childclass="nope"><joint name="c"/></body>', ['childclass="nope"', "no <default>"]),
+    ('<body name="b2"><joint name="r" range="0 1" limited="true" axis="1 0"/></body>', ['axis="1 0"',
+                                                                                      "3 numbers"]),
+    ('<body name="b2"><joint name="r" range="1 0"/><geom size="0.1"/></body>', ['range="1 0"', "lower < upper"]),
+    ('<body name="b2"><joint name="c"/><composite type="cable" count="3"/></body>', ["<composite>",
+                                                                                    "unsupported"]),
+    ('<body name="b2"><joint name="q" quat="1 0 0 0"/><geom size="0.1" quat="1 0 0 0" euler="0 0 1"/></body>',
+     ["<geom>", "more than one orientation"]),
+    ('<body name="b2"><joint name="p"/><geom type="plane" size="1 1 1"/></body>', ['type="plane"',
+                                                                                 "unsupported"]),
+])
+def test_bad_bodies_and_joints_exit_2_naming_file_element_value(tmp_path, inner, words):
+    message = _bad(tmp_path, inner=inner)
+    for w in words:
+        assert w in message, (w, message)
+
+
+@pytest.mark.parametrize("after, words", [
+    ('<equality><connect body1="b1" anchor="0 0 0"/></equality>', ["<connect>", "equality constraints",
+                                                                   "closed loops"]),
+    ('<tendon><fixed name="t"><joint joint="j1" coef="1"/></fixed></tendon>', ["<fixed name='t'>", "tendons"]),
+    ('<actuator><motor name="m" joint="nojoint"/></actuator>', ["<motor name='m'>", 'joint="nojoint"']),
+])
+def test_bad_sections_exit_2(tmp_path, after, words):
+    message = _bad(tmp_path, after=after)
+    for w in words:
+        assert w in message, (w, message)
+
+
+def test_broken_xml_names_the_line(tmp_path):
+    path = _write(tmp_path, '<mujoco>\n<worldbody>\n<body name="a">\n</worldbody></mujoco>\n')
+    with pytest.raises(InputError, match=rf"{path}:4: not well-formed XML \(mismatched tag, line 4"):
+        read_mjcf(path)
+    with pytest.raises(Exception, match="XML"):  # MuJoCo refuses it too
+        mujoco.MjModel.from_xml_path(str(path))
+
+
+def test_inertia_from_a_mesh_is_refused_and_a_missing_mesh_file_named(tmp_path):
+    inner = '<body name="hand"><joint name="j2"/><geom type="mesh" mesh="palm"/></body>'
+    top = '<compiler meshdir="assets"/><asset><mesh name="palm" file="palm.obj"/></asset>'
+    message = _bad(tmp_path, inner=inner, top=top, meshes=("palm.obj",))
+    assert "inertia from mesh geometry unsupported" in message and "'hand'" in message and "'palm'" in message
+    shutil.rmtree(tmp_path / "assets")
+    message = _bad(tmp_path, inner=inner, top=top)
+    assert "<mesh name='palm'>" in message and 'file="palm.obj"' in message and "does not exist" in message
+    assert str(tmp_path / "assets" / "palm.obj") in message
+
+
+def test_autolimits_false_range_without_limited_is_refused_like_mujoco(tmp_path):
+    inner = '<body name="b2"><joint name="r" range="0 1"/><geom size="0.1"/></body>'
+    message = _bad(tmp_path, inner=inner, top='<compiler autolimits="false"/>')
+    assert 'range="0 1"' in message and "autolimits" in message
+    with pytest.raises(Exception, match="autolimits"):
+        mujoco.MjModel.from_xml_path(str(tmp_path / "robot.xml"))
+
+
+def test_missing_include_and_nothing_moving(tmp_path):
+    message = _bad(tmp_path, after='<include file="gone.xml"/>')
+    assert '<include> file="gone.xml"' in message and "not found" in message
+    path = _write(tmp_path, '<mujoco><worldbody><body name="a"><geom size="1"/></body></worldbody></mujoco>')
+    with pytest.raises(InputError, match="no body with a joint"):
+        read_mjcf(path)

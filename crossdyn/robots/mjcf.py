@@ -17,7 +17,7 @@ carrying the body's name and inertial.  A body without a joint is welded to its 
 (listed in :attr:`Body.merged`); welded to the world, it belongs to the fixed base.
 
 Removed for the comparison and listed in :attr:`RobotModel.removed`: actuators (their gear kept as the joint's
-gear), contact pairs and excludes and the geoms' collisions, keyframes, sensors, gravity compensation
+gear; the effort is the smaller of the joint's ``actuatorfrcrange`` and |gear| × the actuator's ``forcerange``), contact pairs and excludes and the geoms' collisions, keyframes, sensors, gravity compensation
 (``gravcomp``).  Refused (InputError, exit 2, naming file:line, element and value): free and ball joints (a floating
 base), equality constraints (closed loops), tendons, composites, flexes, inertia from a mesh, a moving body or a
 joint without a name, a zero axis, a negative mass, broken XML.
@@ -208,18 +208,18 @@ def read_mjcf(path: str | Path) -> RobotModel:
         r.walk(wb, np.eye(4), -1, None, None)
     if not r.moving:
         raise InputError(f"{path}: no body with a joint: nothing moves", where=str(path))
-    lines, gears, notes = actuators(doc, defaults, {m.joint.name for m in r.moving})
+    act = actuators(doc, defaults, {m.joint.name for m in r.moving}, c)
     joints = []
     for m in r.moving:
         j = m.joint
-        if j.name in gears:
-            j = Joint(j.name, j.type, j.origin, j.axis, j.anchor, j.lower, j.upper, j.effort, j.velocity,
-                      j.damping, j.friction, j.armature, gears[j.name])
-        joints.append(j)
+        efforts = [e for e in (j.effort, act.efforts.get(j.name)) if e is not None]
+        joints.append(Joint(j.name, j.type, j.origin, j.axis, j.anchor, j.lower, j.upper,
+                            min(efforts) if efforts else None, j.velocity, j.damping, j.friction, j.armature,
+                            act.gears.get(j.name, 1.0)))
     body_notes = [n for m in r.moving if not m.name.endswith(f":{m.joint.name}")
                   for n in inertial_notes(f"body {m.name!r}", m.inertial)]
     return RobotModel(name=doc.root.get("model") or Path(path).stem, source=str(path), format=Format.MJCF,
                       base=r.base or "world", bodies=tuple(Body(m.name, m.inertial, tuple(m.merged)) for m in r.moving),
                       joints=tuple(joints), parents=tuple(m.parent for m in r.moving), gravity=gravity(doc),
-                      notes=tuple(r.notes + notes + body_notes + missing_mesh_notes(doc, r.assets)),
-                      removed=tuple(_removed(r, lines)))
+                      notes=tuple(r.notes + act.notes + body_notes + missing_mesh_notes(doc, r.assets)),
+                      removed=tuple(_removed(r, act.removed)))

@@ -18,7 +18,8 @@ inertia about the centre in the geom frame (z the axis of symmetry):
   the cylinder's end): I_z = m_c r²/2 + 2/5 m_s r², I_x = m_c (3r² + 4h²)/12 + m_s (83/320 r² + (h + 3r/8)²).
 
 ``fromto`` (capsule, cylinder, box, ellipsoid) places the geom at the segment's midpoint, its z axis along the
-segment, the half-length |to − from|/2 in place of the size's last entry.
+segment, the half-length |to − from|/2 in place of the size's last entry; a box's or an ellipsoid's two other
+half-sizes are both ``size[0]`` (MuJoCo 4.0 ignores ``size[1]`` there, measured in the tests).
 """
 from __future__ import annotations
 
@@ -179,14 +180,14 @@ def _fromto(doc: Document, el: ET.Element, a: dict[str, str], kind: str, size: l
     half = float(np.linalg.norm(d)) / 2
     if kind in ("capsule", "cylinder"):
         return T, [size[0], half]
-    return T, [size[0], size[1] if len(size) > 1 else size[0], half]
+    return T, [size[0], size[0], half]
 
 
 def geom_inertial(doc: Document, el: ET.Element, a: dict[str, str], c: Compiler) -> Inertial:
     """The inertial of a primitive geom (attributes ``a``) in its body's frame (module docstring)."""
     kind = a.get("type", "sphere")
     size = numbers(doc, el, "size", attrs=a) or []
-    need = SIZES[kind] - (1 if "fromto" in a and kind in ("capsule", "cylinder") else 0)
+    need = 1 if "fromto" in a else SIZES[kind]
     if len(size) < need or any(s < 0 for s in size[:need]):
         raise doc.error(el, f"a {kind} needs {need} non-negative size value(s)", "size")
     if a.get("shellinertia", "false") == "true":

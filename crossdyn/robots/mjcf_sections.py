@@ -68,11 +68,35 @@ def _actuator_words(doc: Document, el: ET.Element, a: dict[str, str]) -> str:
     return f"{el.get('name') or doc.at(el)} ({', '.join(parts)})"
 
 
-def actuators(doc: Document, defaults: Defaults, joints: set[str]) -> tuple[list[str], dict[str, float], list[Note]]:
-    """The removed-list line for the ``<actuator>`` entries, each joint's gear (first actuator on it) and notes
-    (two actuators with different gears on one joint)."""
+@dataclass
+class Actuation:
+    """What the ``<actuator>`` section says about the joints, and the removed-list line."""
+
+    removed: list[str]
+    gears: dict[str, float]
+    """Per joint: the first actuator's ``gear[0]``."""
+    efforts: dict[str, float]
+    """Per joint: the smallest |gear| · max(|forcerange|) of its force-limited actuators (MuJoCo clamps the
+    actuator force to ``forcerange``; the joint torque is gear × force)."""
+    notes: list[Note]
+
+
+def _force_limit(doc: Document, el: ET.Element, a: dict[str, str], c: Compiler) -> float | None:
+    mode = a.get("forcelimited", "auto")
+    if mode == "false" or (mode == "auto" and not (c.autolimits and "forcerange" in a)):
+        return None
+    r = numbers(doc, el, "forcerange", 2, attrs=a)
+    if r is None:
+        raise doc.error(el, "forcelimited=\"true\" without forcerange", "forcelimited")
+    return max(abs(r[0]), abs(r[1]))
+
+
+def actuators(doc: Document, defaults: Defaults, joints: set[str], c: Compiler) -> Actuation:
+    """The ``<actuator>`` entries: the removed-list line, each joint's gear (first actuator on it) and effort
+    limit, notes (two actuators with different gears on one joint)."""
     words: list[str] = []
     gears: dict[str, float] = {}
+    efforts: dict[str, float] = {}
     notes: list[Note] = []
     for section in doc.root.findall("actuator"):
         for el in section:
@@ -90,9 +114,12 @@ def actuators(doc: Document, defaults: Defaults, joints: set[str]) -> tuple[list
                 notes.append(Note(f"joint {target!r}", f"actuators with gears {gears[target]:g} and {gear:g}: "
                                                        f"the first is the joint's gear", Severity.SUSPECT))
             gears.setdefault(target, gear)
+            force = _force_limit(doc, el, a, c)
+            if force is not None:
+                efforts[target] = min(efforts.get(target, np.inf), abs(gear) * force)
     lines = [f"<actuator>: {len(words)} actuator{'s' * (len(words) != 1)} removed (τ is applied directly): "
              + "; ".join(words)] if words else []
-    return lines, gears, notes
+    return Actuation(lines, gears, efforts, notes)
 
 
 def other_removed(doc: Document) -> list[str]:
