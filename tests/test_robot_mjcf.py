@@ -388,6 +388,8 @@ def _bad(tmp_path: Path, inner: str = "", top: str = "", after: str = "", meshes
                                                                                     "unsupported"]),
     ('<body name="b2"><joint name="q" quat="1 0 0 0"/><geom size="0.1" quat="1 0 0 0" euler="0 0 1"/></body>',
      ["<geom>", "more than one orientation"]),
+    ('<body name="b2"><joint name="f"/><inertial mass="1" pos="0 0 0" quat="0 1 0 0" fullinertia="1 1 1 0 0 0"/>'
+     '</body>', ['fullinertia="1 1 1 0 0 0"', "orientation"]),
     ('<body name="b2"><joint name="p"/><geom type="plane" size="1 1 1"/></body>', ['type="plane"',
                                                                                  "unsupported"]),
 ])
@@ -422,6 +424,8 @@ def test_inertia_from_a_mesh_is_refused_and_a_missing_mesh_file_named(tmp_path):
     top = '<compiler meshdir="assets"/><asset><mesh name="palm" file="palm.obj"/></asset>'
     message = _bad(tmp_path, inner=inner, top=top, meshes=("palm.obj",))
     assert "inertia from mesh geometry unsupported" in message and "'hand'" in message and "'palm'" in message
+    sized = '<body name="hand"><joint name="j2"/><geom type="box" mesh="palm"/></body>'  # a box fitted to it
+    assert "inertia from mesh geometry unsupported" in _bad(tmp_path, inner=sized, top=top, meshes=("palm.obj",))
     shutil.rmtree(tmp_path / "assets")
     message = _bad(tmp_path, inner=inner, top=top)
     assert "<mesh name='palm'>" in message and 'file="palm.obj"' in message and "does not exist" in message

@@ -99,16 +99,16 @@ class _Reader:
         for g, a, T in self.geoms(body, np.eye(4), childclass):
             if not lo <= int(a.get("group", "0")) <= hi:
                 continue
-            kind = a.get("type", "mesh" if "mesh" in a else "sphere")
+            kind = a.get("type", "sphere")
             if a.get("mass") is not None and float(a["mass"]) == 0 or \
                     a.get("mass") is None and a.get("density") is not None and float(a["density"]) == 0:
                 continue  # contributes nothing, whatever its shape
-            if kind == "mesh":
+            if kind == "mesh" or "mesh" in a:  # a primitive with a mesh takes its size from the mesh (MuJoCo)
                 raise self._mesh_geom(body, g, a)
             if kind in ("plane", "hfield", "sdf"):
                 raise self.doc.error(g, f"unsupported: a {kind} geom in a body whose inertia comes from geoms",
                                      "type")
-            total = total.plus(geom_inertial(self.doc, g, {**a, "type": kind}, self.c).transformed(
+            total = total.plus(geom_inertial(self.doc, g, a, self.c).transformed(
                 T[:3, :3], T[:3, 3]))
         return total
 

@@ -143,6 +143,9 @@ def read_inertial(doc: Document, el: ET.Element, c: Compiler) -> Inertial:
     pos = numbers(doc, el, "pos", 3) or [0.0, 0.0, 0.0]
     if "fullinertia" in a and "diaginertia" in a:
         raise doc.error(el, "both diaginertia and fullinertia: MuJoCo takes one", "fullinertia")
+    turned = [k for k in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if k in a]
+    if "fullinertia" in a and turned:
+        raise doc.error(el, f"fullinertia with an orientation ({turned[0]}): MuJoCo refuses it too", "fullinertia")
     R = orientation(doc, el, a, c)
     if "fullinertia" in a:
         xx, yy, zz, xy, xz, yz = numbers(doc, el, "fullinertia", 6) or []
