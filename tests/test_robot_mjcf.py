@@ -446,3 +446,16 @@ def test_missing_include_and_nothing_moving(tmp_path):
     path = _write(tmp_path, '<mujoco><worldbody><body name="a"><geom size="1"/></body></worldbody></mujoco>')
     with pytest.raises(InputError, match="no body with a joint"):
         read_mjcf(path)
+
+
+@pytest.mark.parametrize("inner, top, words", [
+    ('<body name="b2"><joint name="g"/><geom size="0.1" group="two"/></body>', "", ['group="two"', "1 numbers"]),
+    ('<body name="b2"><joint name="g"/><geom size="0.1" mass="heavy"/></body>', "", ['mass="heavy"']),
+    ("", '<compiler boundmass="x"/>', ['<compiler> boundmass="x"']),
+    ("", '<compiler settotalmass="3"/>', ['settotalmass="3"', "unsupported"]),
+    ('<body name="b2"><joint name="g" range="0 nan"/></body>', "", ['range="0 nan"', "2 numbers"]),
+])
+def test_bad_numbers_exit_2(tmp_path, inner, top, words):
+    message = _bad(tmp_path, inner=inner, top=top)
+    for w in words:
+        assert w in message, (w, message)

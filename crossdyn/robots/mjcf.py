@@ -97,12 +97,13 @@ class _Reader:
         total = Inertial.zero()
         lo, hi = self.c.inertiagrouprange
         for g, a, T in self.geoms(body, np.eye(4), childclass):
-            if not lo <= int(a.get("group", "0")) <= hi:
+            if not lo <= (numbers(self.doc, g, "group", 1, attrs=a) or [0.0])[0] <= hi:
                 continue
             kind = a.get("type", "sphere")
-            if a.get("mass") is not None and float(a["mass"]) == 0 or \
-                    a.get("mass") is None and a.get("density") is not None and float(a["density"]) == 0:
-                continue  # contributes nothing, whatever its shape
+            mass = numbers(self.doc, g, "mass", 1, attrs=a)
+            density = numbers(self.doc, g, "density", 1, attrs=a)
+            if (mass or density or [1.0])[0] == 0.0:
+                continue  # contributes nothing, whatever its shape (mass overrides density)
             if kind == "mesh" or "mesh" in a:  # a primitive with a mesh takes its size from the mesh (MuJoCo)
                 raise self._mesh_geom(body, g, a)
             if kind in ("plane", "hfield", "sdf"):

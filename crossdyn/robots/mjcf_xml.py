@@ -175,7 +175,10 @@ def compiler(doc: Document) -> Compiler:
     for key, ok in (("balanceinertia", "false"), ("coordinate", "local")):
         if a.get(key, ok) != ok:
             raise doc.error(last[key], f"unsupported: crossdyn reads {key}=\"{ok}\" only", key)
-    if "settotalmass" in a and float(a["settotalmass"]) > 0:
+    def one(key: str) -> float:
+        return (numbers(doc, last[key], key, 1) or [0.0])[0] if key in a else 0.0
+
+    if one("settotalmass") > 0:
         raise doc.error(last["settotalmass"], "unsupported: rescaling the masses is not read", "settotalmass")
     group = numbers(doc, last["inertiagrouprange"], "inertiagrouprange", 2) if "inertiagrouprange" in a else (0, 5)
     assert group is not None
@@ -184,7 +187,7 @@ def compiler(doc: Document) -> Compiler:
     return Compiler(degrees=a.get("angle", "degree") == "degree", eulerseq=seq,
                     autolimits=a.get("autolimits", "true") == "true", inertiafromgeom=fromgeom,
                     inertiagrouprange=(int(group[0]), int(group[1])), meshdir=base / meshdir,
-                    boundmass=float(a.get("boundmass", 0)), boundinertia=float(a.get("boundinertia", 0)))
+                    boundmass=one("boundmass"), boundinertia=one("boundinertia"))
 
 
 class Defaults:
