@@ -400,8 +400,8 @@ def test_bad_bodies_and_joints_exit_2_naming_file_element_value(tmp_path, inner,
 
 
 @pytest.mark.parametrize("after, words", [
-    ('<equality><connect body1="b1" anchor="0 0 0"/></equality>', ["<connect>", "equality constraints",
-                                                                   "closed loops"]),
+    ('<equality><connect body1="b1" anchor="0 0 0"/></equality>', ["<connect body1='b1'>: in <equality>",
+                                                                   "equality constraints", "closed loops"]),
     ('<tendon><fixed name="t"><joint joint="j1" coef="1"/></fixed></tendon>', ["<fixed name='t'>", "tendons"]),
     ('<actuator><motor name="m" joint="nojoint"/></actuator>', ["<motor name='m'>", 'joint="nojoint"']),
 ])

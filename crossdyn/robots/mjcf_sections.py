@@ -36,7 +36,7 @@ def refuse_sections(doc: Document) -> None:
         for section in doc.root.findall(tag):
             entries = [e for e in section if e.tag != "skin"]
             if entries:
-                raise doc.error(entries[0], f"unsupported: {what} are not part of crossdyn's fixed-base tree "
+                raise doc.error(entries[0], f"in <{tag}>: unsupported: {what} are not part of crossdyn's fixed-base tree "
                                             f"model (<{tag}> has {len(entries)} entr{'y' if len(entries) == 1 else 'ies'})")
 
 

@@ -23,6 +23,8 @@ from crossdyn.errors import InputError
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",
                  "adhesion", "plugin")
 """The children of ``<actuator>`` (and of a ``<default>``, for all but ``plugin``)."""
+IDENTIFYING = ("joint1", "body1", "geom1", "site1", "tendon1", "joint", "tendon", "body", "site", "file", "mesh")
+"""Attributes that identify an unnamed element in a message (an ``<equality>``'s joints, an actuator's target)."""
 
 
 @dataclass
@@ -40,15 +42,16 @@ class Document:
         f, line = self.lines.get(id(el), (self.path, 0))
         return f"{f}:{line}"
 
-    def describe(self, el: ET.Element) -> str:
-        """``<tag name='N'>`` (or ``<tag>`` at its line when unnamed)."""
-        name = el.get("name")
-        return f"<{el.tag} name={name!r}>" if name is not None else f"<{el.tag}>"
+    def describe(self, el: ET.Element, skip: str | None = None) -> str:
+        """``<tag name='N'>``; unnamed, ``<tag KEY='V'>`` with the first attribute that identifies it (joint1,
+        body1, joint, …), else ``<tag>`` (the line is in :meth:`at`)."""
+        key = next((k for k in ("name",) + IDENTIFYING if el.get(k) is not None and k != skip), None)
+        return f"<{el.tag} {key}={el.get(key)!r}>" if key else f"<{el.tag}>"
 
     def error(self, el: ET.Element, message: str, attr: str | None = None) -> InputError:
         """An InputError naming the file and line, the element, the attribute and its value."""
         value = el.get(attr) if attr else None
-        what = f'{self.describe(el)} {attr}="{value}"' if attr else self.describe(el)
+        what = f'{self.describe(el, attr)} {attr}="{value}"' if attr else self.describe(el)
         return InputError(f"{self.at(el)}: {what}: {message}", where=f"{self.at(el)} {self.describe(el)}",
                           value=value)
 
