@@ -344,6 +344,28 @@ def test_includes_relative_to_the_including_file_and_geom_inertia_options(tmp_pa
     assert_same_as_mujoco(path, model)
 
 
+def test_frames_move_joints_inertials_and_geoms(tmp_path):
+    """A ``<frame>`` inside a body moves the joint, the inertial and the geoms it holds (MuJoCo 4.0 accepts all
+    three), its ``childclass`` applying to them."""
+    path = _write(tmp_path, """<mujoco><compiler angle="radian"/>
+      <default><default class="k"><joint damping="3" axis="1 0 0"/><geom type="box" size="0.01 0.02 0.03"/>
+      </default></default>
+      <worldbody><body name="a" pos="0 0 0.2">
+        <frame pos="0 0.1 0.2" euler="0.3 0.2 0.1" childclass="k">
+          <joint name="j1" pos="0.01 0 0"/>
+          <frame pos="0.05 0 0" quat="0.5 0.5 0.5 0.5"><geom pos="0 0 0.1"/></frame>
+        </frame>
+        <geom type="sphere" size="0.03"/>
+        <body name="b" pos="0.3 0 0"><joint name="j2" axis="0 1 0"/>
+          <frame quat="0 1 0 0" pos="0.1 0 0"><inertial mass="2" pos="0 0 0.1" diaginertia="0.1 0.2 0.3"/></frame>
+        </body>
+      </body></worldbody></mujoco>""")
+    model = read_mjcf(path)
+    assert model.joints[0].damping == 3.0 and model.joints[0].anchor[1] != 0.0
+    assert model.bodies[1].inertial.mass == 2.0
+    assert_same_as_mujoco(path, model)
+
+
 def test_read_robot_dispatches_on_mujoco_root(tmp_path):
     path = _write(tmp_path, DEGREES, name="robot.mjcf")
     assert read_robot(path).joint_names == ("ja", "jb", "jc1", "jc2")
@@ -381,6 +403,9 @@ def _bad(tmp_path: Path, inner: str = "", top: str = "", after: str = "", meshes
     ('<body name="b2"><joint name="k" stiffness="3"/><geom size="0.1"/></body>', ['stiffness="3"', "spring"]),
     ('<body name="b2"><joint name="c" class="nope"/><geom size="0.1"/></body>', ['class="nope"', "no <default>"]),
     ('<body name="b2" childclass="nope"><joint name="c"/></body>', ['childclass="nope"', "no <default>"]),
+    ('<body name="b2" class="main"><joint name="c"/></body>', ['<body name=\'b2\'> class="main"', "childclass"]),
+    ('<body name="b2"><joint name="c"/><inertial mass="1" pos="0 0 0" diaginertia="1 1 1"/>'
+     '<frame><inertial mass="1" pos="0 0 0" diaginertia="1 1 1"/></frame></body>', ["a second <inertial>"]),
     ('<body name="b2"><joint name="r" range="0 1" limited="true" axis="1 0"/></body>', ['axis="1 0"',
                                                                                       "3 numbers"]),
     ('<body name="b2"><joint name="r" range="1 0"/><geom size="0.1"/></body>', ['range="1 0"', "lower < upper"]),

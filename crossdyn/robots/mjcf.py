@@ -25,7 +25,7 @@ joint without a name, a zero axis, a negative mass, broken XML.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -67,14 +67,18 @@ class _Reader:
 
     # -- geoms ---------------------------------------------------------------------------------------------------
 
-    def geoms(self, el: ET.Element, T: np.ndarray, childclass: str | None):
-        """(geom, attributes, frame pose in the body) of ``el``'s geoms, through ``<frame>`` elements."""
+    def parts(self, el: ET.Element, T: np.ndarray, childclass: str | None, tags: tuple[str, ...]):
+        """(element, attributes with defaults, pose of its frame in the body) of ``el``'s children with one of
+        ``tags``, through ``<frame>`` elements (MuJoCo moves what a frame holds: geoms, joints, inertials)."""
         for child in el:
-            if child.tag == "geom":
+            if child.tag in tags:
                 yield child, self.defaults.attrs(child, childclass), T
             elif child.tag == "frame":
                 cc = child.get("childclass") or childclass
-                yield from self.geoms(child, T @ pose(self.doc, child, child.attrib, self.c), cc)
+                yield from self.parts(child, T @ pose(self.doc, child, child.attrib, self.c), cc, tags)
+
+    def geoms(self, el: ET.Element, T: np.ndarray, childclass: str | None):
+        return self.parts(el, T, childclass, ("geom",))
 
     def count_collisions(self, el: ET.Element, childclass: str | None) -> None:
         for _g, a, _T in self.geoms(el, np.eye(4), childclass):
@@ -114,9 +118,12 @@ class _Reader:
         return total
 
     def inertial(self, body: ET.Element, childclass: str | None) -> Inertial:
-        explicit = body.find("inertial")
-        if explicit is not None and self.c.inertiafromgeom != "true":
-            found = read_inertial(self.doc, explicit, self.c)
+        explicit = list(self.parts(body, np.eye(4), childclass, ("inertial",)))
+        if len(explicit) > 1:
+            raise self.doc.error(explicit[1][0], f"a second <inertial> in body {self.body_name(body)!r}")
+        if explicit and self.c.inertiafromgeom != "true":
+            el, _a, T = explicit[0]
+            found = read_inertial(self.doc, el, self.c).transformed(T[:3, :3], T[:3, 3])
         elif self.c.inertiafromgeom != "false":
             found = self.from_geoms(body, childclass)
         else:
@@ -129,6 +136,9 @@ class _Reader:
         for child in el:
             if child.tag in REFUSED_IN_BODY:
                 raise self.doc.error(child, f"unsupported: {REFUSED_IN_BODY[child.tag]}")
+        if el.get("class") is not None:
+            raise self.doc.error(el, "a body has no class attribute in MJCF (childclass sets its elements' class; "
+                                     "MuJoCo refuses it too)", "class")
         cc = el.get("childclass")
         if cc is not None and cc not in self.defaults.classes:
             raise self.doc.error(el, "no <default> class of that name", "childclass")
@@ -141,7 +151,9 @@ class _Reader:
         if not el.get("name"):
             raise self.doc.error(el, "a body with a joint needs a name (crossdyn matches bodies by name)")
         name = el.get("name", "")
-        reads = [read_joint(self.doc, j, self.defaults.attrs(j, childclass), self.c) for j in joints]
+        reads = [read_joint(self.doc, j, a, self.c) for j, a, _T in joints]
+        reads = [replace(r, axis=T[:3, :3] @ r.axis, anchor=T[:3, :3] @ r.anchor + T[:3, 3])
+                 for r, (_j, _a, T) in zip(reads, joints, strict=True)]
         if len(reads) > 1:
             self.notes.append(Note(f"body {name!r}", f"{len(reads)} joints in one body: split into zero-mass "
                                    f"bodies {', '.join(f'{name}:{r.name}' for r in reads[:-1])} and {name!r}",
@@ -169,7 +181,7 @@ class _Reader:
             self.check_body(child)
             cc = child.get("childclass") or childclass
             Xb = X @ pose(self.doc, child, child.attrib, self.c)
-            joints = [j for j in child if j.tag in ("joint", "freejoint")]
+            joints = list(self.parts(child, np.eye(4), cc, ("joint", "freejoint")))
             self.count_collisions(child, cc)
             if joints:
                 if parent < 0 and self.base is None:
