@@ -484,3 +484,73 @@ def test_bad_numbers_exit_2(tmp_path, inner, top, words):
     message = _bad(tmp_path, inner=inner, top=top)
     for w in words:
         assert w in message, (w, message)
+
+
+# ---------------------------------------------------------------------------------------------------- random files
+
+def _orientation(rng: np.random.Generator, degrees: bool) -> str:
+    unit = 180 / math.pi if degrees else 1.0
+    v = lambda n: " ".join(f"{x:.6g}" for x in rng.normal(size=n))  # noqa: E731
+    kind = rng.integers(6)
+    if kind == 0:
+        return f' quat="{v(4)}"'
+    if kind == 1:
+        return f' axisangle="{v(3)} {rng.uniform(-3, 3) * unit:.6g}"'
+    if kind == 2:
+        return f' euler="{" ".join(f"{x * unit:.6g}" for x in rng.uniform(-3, 3, 3))}"'
+    if kind == 3:
+        return f' xyaxes="{v(6)}"'
+    return f' zaxis="{v(3)}"' if kind == 4 else ""
+
+
+def _geom(rng: np.random.Generator, degrees: bool) -> str:
+    kind = ["sphere", "box", "capsule", "cylinder", "ellipsoid"][rng.integers(5)]
+    size = " ".join(f"{x:.4g}" for x in rng.uniform(0.01, 0.1, 3))
+    amount = f' mass="{rng.uniform(0.1, 2):.4g}"' if rng.random() < 0.5 else f' density="{rng.uniform(100, 3000):.5g}"'
+    if kind != "sphere" and rng.random() < 0.3:
+        ends = " ".join(f"{x:.4g}" for x in rng.uniform(-0.2, 0.2, 6))
+        return f'<geom type="{kind}" size="{size}" fromto="{ends}"{amount}/>'
+    pos = " ".join(f"{x:.4g}" for x in rng.uniform(-0.1, 0.1, 3))
+    return f'<geom type="{kind}" size="{size}" pos="{pos}"{_orientation(rng, degrees)}{amount}/>'
+
+
+def _body(rng: np.random.Generator, name: str, depth: int, degrees: bool, counter: list[int]) -> str:
+    pos = " ".join(f"{x:.4g}" for x in rng.uniform(-0.3, 0.3, 3))
+    out = [f'<body name="{name}" pos="{pos}"{_orientation(rng, degrees)}>']
+    for _ in range(rng.choice([1, 1, 1, 2]) if name == "b" else rng.choice([0, 1, 1, 1, 2])):
+        counter[0] += 1
+        kind = "slide" if rng.random() < 0.25 else "hinge"
+        unit = 180 / math.pi if degrees and kind == "hinge" else 1.0
+        lo, hi = sorted(rng.uniform(-2, 2, 2))
+        rng_attr = f' range="{lo * unit:.6g} {hi * unit:.6g}"' if rng.random() < 0.7 else ""
+        out.append(f'<joint name="j{counter[0]}" type="{kind}" axis="{" ".join(f"{x:.4g}" for x in rng.normal(size=3))}"'
+                   f' pos="{" ".join(f"{x:.4g}" for x in rng.uniform(-0.1, 0.1, 3))}" ref="{rng.uniform(-1, 1) * unit:.6g}"'
+                   f' damping="{rng.uniform(0, 2):.4g}" armature="{rng.uniform(0, 0.2):.4g}"{rng_attr}/>')
+    if rng.random() < 0.5:
+        sx, sy, sz = rng.uniform(0.005, 0.05, 3)  # second moments: the principal moments obey A + B >= C
+        d = np.array([sy + sz, sx + sz, sx + sy])
+        Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        F = Q @ np.diag(d) @ Q.T
+        inertia = f'fullinertia="{" ".join(repr(float(x)) for x in F[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]])}"' \
+            if rng.random() < 0.5 else f'diaginertia="{float(d[0])!r} {float(d[1])!r} {float(d[2])!r}"{_orientation(rng, degrees)}'
+        out.append(f'<inertial mass="{rng.uniform(0.5, 3):.4g}" pos="{" ".join(f"{x:.4g}" for x in rng.uniform(-0.1, 0.1, 3))}" {inertia}/>')
+    else:
+        out += [_geom(rng, degrees) for _ in range(rng.integers(1, 4))]
+    if depth > 0:
+        out += [_body(rng, f"{name}{k}", depth - 1, degrees, counter) for k in range(rng.choice([1, 1, 2]))]
+    return "\n".join(out + ["</body>"])
+
+
+@pytest.mark.parametrize("seed", range(12))  # 300 seeds pass too (14.7 s)
+def test_random_trees_agree_with_mujoco(tmp_path, seed):
+    """Random trees: every orientation kind, 0–2 hinge/slide joints per body with ref, welded bodies, inertials or
+    primitive geoms (pos, orientation, fromto, mass or density), degrees or radians, a random eulerseq."""
+    rng = np.random.default_rng(seed)
+    degrees = bool(rng.random() < 0.5)
+    seq = "".join(c.upper() if rng.random() < 0.5 else c for c in rng.permutation(list("xyz")))
+    text = (f'<mujoco><compiler angle="{"degree" if degrees else "radian"}" eulerseq="{seq}"/><worldbody>'
+            + _body(rng, "b", 3, degrees, [0]) + "</worldbody></mujoco>")
+    path = _write(tmp_path, text)
+    model = read_mjcf(path)
+    assert model.n > 0
+    assert_same_as_mujoco(path, model, states=3)
