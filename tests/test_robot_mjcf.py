@@ -415,6 +415,8 @@ def _bad(tmp_path: Path, inner: str = "", top: str = "", after: str = "", meshes
      ["<geom>", "more than one orientation"]),
     ('<body name="b2"><joint name="f"/><inertial mass="1" pos="0 0 0" quat="0 1 0 0" fullinertia="1 1 1 0 0 0"/>'
      '</body>', ['fullinertia="1 1 1 0 0 0"', "orientation"]),
+    ('<body name="b2"><joint name="j1"/><geom size="0.1"/></body>', ["joint name 'j1' used more than once"]),
+    ('<body name="b1"><joint name="j9"/><geom size="0.1"/></body>', ["body name 'b1' used more than once"]),
     ('<body name="b2"><joint name="p"/><geom type="plane" size="1 1 1"/></body>', ['type="plane"',
                                                                                  "unsupported"]),
 ])

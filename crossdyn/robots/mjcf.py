@@ -221,6 +221,13 @@ def read_mjcf(path: str | Path) -> RobotModel:
         r.walk(wb, np.eye(4), -1, None, None)
     if not r.moving:
         raise InputError(f"{path}: no body with a joint: nothing moves", where=str(path))
+    for what, names in (("joint", [m.joint.name for m in r.moving]),
+                        ("body", [n for m in r.moving for n in (m.name, *m.merged)])):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(f"{path}: {what} name {twice[0]!r} used more than once (crossdyn matches {what}s by "
+                             "name; MuJoCo refuses repeated names too)", where=f"{path} <{what} name={twice[0]!r}>",
+                             value=twice[0])
     act = actuators(doc, defaults, {m.joint.name for m in r.moving}, c)
     joints = []
     for m in r.moving:
