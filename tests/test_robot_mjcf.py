@@ -556,3 +556,67 @@ def test_random_trees_agree_with_mujoco(tmp_path, seed):
     model = read_mjcf(path)
     assert model.n > 0
     assert_same_as_mujoco(path, model, states=3)
+
+
+# ---------------------------------------------------------------------------------------------------- notes
+
+def test_physics_notes_on_bodies_as_the_file_writes_them(tmp_path):
+    """crossdyn.robots.checks on each body (welded ones too, before merging): massless with an inertia, off the
+    triangle inequality, a placeholder diag(a) on three bodies, a massless body; the world-welded base said."""
+    inertial = '<inertial mass="{m}" pos="0 0 0" diaginertia="{d}"/>'
+    bodies = [("b1", "1", "0.1 0.1 0.1"), ("b2", "2", "0.1 0.1 0.1"), ("b3", "0", "0.01 0.02 0.02"),
+              ("b4", "1", "0.1 0.1 0.1"), ("b5", "1", "0.01 0.01 0.05")]
+    inner = "".join(f'<body name="{n}" pos="0.1 0 0"><joint name="j{n}"/>{inertial.format(m=m, d=d)}'
+                    for n, m, d in bodies)
+    path = _write(tmp_path, f"""<mujoco><compiler angle="radian"/><worldbody><body name="stand">{inner}
+      <body name="empty"/>{"</body>" * len(bodies)}</body></worldbody></mujoco>""")
+    notes = {(n.where, n.severity): n.message for n in read_mjcf(path).notes}
+    assert "mass 0 with inertia" in notes["body 'b3'", Severity.AMBIGUOUS]
+    assert "triangle inequality" in notes["body 'b5'", Severity.SUSPECT]
+    assert "b1, b2, b4" in notes["<inertia> of 3 bodies", Severity.SUSPECT]
+    assert "massless" in notes["body 'empty' (welded to 'b5')", Severity.INFO]
+    assert "welded to the world" in notes["body 'stand'", Severity.INFO]
+
+
+# ---------------------------------------------------------------------------------------------------- fixtures
+
+def _fixture_files():
+    import robot_files as rf
+    return {"panda": rf.menagerie_panda_xml, "panda_nohand": rf.menagerie_panda_nohand_xml,
+            "ur5e": rf.menagerie_ur5e_xml, "ur5e_general": rf.menagerie_ur5e_general_xml,
+            "iiwa14": rf.menagerie_iiwa14_xml}
+
+
+@pytest.mark.parametrize("name", ["panda", "panda_nohand", "ur5e", "ur5e_general", "iiwa14"])
+def test_menagerie_fixtures_agree_with_mujoco(name):
+    path = _fixture_files()[name]()
+    model = read_mjcf(path)
+    assert_same_as_mujoco(path, model, states=10)
+    assert not [n for n in model.notes if n.severity is not Severity.INFO]
+    assert model.removed[0].startswith(f"<actuator>: {7 if 'panda' in name or name == 'iiwa14' else 6} actuators")
+    assert any(r.startswith("<keyframe>: 1 key removed (home)") for r in model.removed)
+
+
+def test_menagerie_published_armature_damping_effort():
+    """Issue 26's figures as crossdyn reads them: armature 0.1 on every Panda and UR5e joint, damping 1 (Panda),
+    200 on the UR5e's shoulder and elbow and 15 on its wrists, none on the iiwa14 or the general-servo UR5e; the
+    servos' forcerange as the effort (Panda 87/12 N m, UR5e 150/28 N m)."""
+    files = _fixture_files()
+    panda, ur5e, general, iiwa = (read_mjcf(files[k]()) for k in ("panda_nohand", "ur5e", "ur5e_general", "iiwa14"))
+    assert [j.armature for j in panda.joints] == [0.1] * 7 and [j.damping for j in panda.joints] == [1.0] * 7
+    assert [j.effort for j in panda.joints] == [87.0] * 4 + [12.0] * 3
+    assert [j.armature for j in ur5e.joints] == [0.1] * 6
+    assert [j.damping for j in ur5e.joints] == [200.0] * 3 + [15.0] * 3
+    assert [j.effort for j in ur5e.joints] == [150.0] * 3 + [28.0] * 3
+    assert [j.damping for j in general.joints] == [0.0] * 6
+    assert [j.armature for j in iiwa.joints] == [0.0] * 7 and [j.damping for j in iiwa.joints] == [0.0] * 7
+    assert panda.base == "link0" and panda.joint_names == tuple(f"joint{i}" for i in range(1, 8))
+
+
+def test_menagerie_panda_with_its_finger_coupling_is_refused():
+    import robot_files as rf
+    path = rf.menagerie_panda_coupled_xml()
+    with pytest.raises(InputError) as e:
+        read_mjcf(path)
+    message = str(e.value)
+    assert str(path) in message and "in <equality>" in message and "joint1='finger_joint1'" in message

@@ -18,7 +18,9 @@ carrying the body's name and inertial.  A body without a joint is welded to its 
 
 Removed for the comparison and listed in :attr:`RobotModel.removed`: actuators (their gear kept as the joint's
 gear; the effort is the smaller of the joint's ``actuatorfrcrange`` and |gear| × the actuator's ``forcerange``), contact pairs and excludes and the geoms' collisions, keyframes, sensors, gravity compensation
-(``gravcomp``).  Refused (InputError, exit 2, naming file:line, element and value): free and ball joints (a floating
+(``gravcomp``).  Notes: :mod:`crossdyn.robots.checks` on each body as the file writes it (welded ones before
+merging), massless bodies, the bodies welded to the world, missing mesh files (INFO where no inertia needs them).
+Refused (InputError, exit 2, naming file:line, element and value): free and ball joints (a floating
 base), equality constraints (closed loops), tendons, composites, flexes, inertia from a mesh, a moving body or a
 joint without a name, a zero axis, a negative mass, broken XML.
 """
@@ -32,7 +34,8 @@ import numpy as np
 
 from crossdyn.errors import InputError
 from crossdyn.robots.mjcf_geometry import geom_inertial, pose
-from crossdyn.robots.mjcf_parts import bounded, inertial_notes, read_inertial, read_joint
+from crossdyn.robots.checks import inertial_notes, model_notes, placeholder_notes
+from crossdyn.robots.mjcf_parts import bounded, read_inertial, read_joint
 from crossdyn.robots.mjcf_sections import (REFUSED_IN_BODY, Mesh, actuators, gravity, meshes, missing_mesh_notes,
                                            other_removed, refuse_sections)
 from crossdyn.robots.mjcf_xml import Compiler, Defaults, Document, compiler, load, numbers
@@ -61,6 +64,9 @@ class _Reader:
     base: str | None = None
     colliding: int = 0
     gravcomp: list[str] = field(default_factory=list)
+    written: list[tuple[str, str, Inertial]] = field(default_factory=list)
+    """(body name, where, inertial) of each body as the file writes it (explicit or from its geoms)."""
+    world_welded: list[str] = field(default_factory=list)
 
     def body_name(self, el: ET.Element) -> str:
         return el.get("name") or f"<body at {self.doc.at(el)}>"
@@ -117,7 +123,15 @@ class _Reader:
                 T[:3, :3], T[:3, 3]))
         return total
 
-    def inertial(self, body: ET.Element, childclass: str | None) -> Inertial:
+    def inertial(self, body: ET.Element, childclass: str | None, owner: str | None = None) -> Inertial:
+        """The body's inertial as the file gives it (recorded for the checks; ``owner``: the moving body it is
+        welded to)."""
+        found = self._inertial(body, childclass)
+        name = self.body_name(body)
+        self.written.append((name, f"body {name!r}" + (f" (welded to {owner!r})" if owner else ""), found))
+        return found
+
+    def _inertial(self, body: ET.Element, childclass: str | None) -> Inertial:
         explicit = list(self.parts(body, np.eye(4), childclass, ("inertial",)))
         if len(explicit) > 1:
             raise self.doc.error(explicit[1][0], f"a second <inertial> in body {self.body_name(body)!r}")
@@ -191,8 +205,11 @@ class _Reader:
                 continue
             if parent >= 0:
                 m = self.moving[parent]
-                m.inertial = m.inertial.plus(self.inertial(child, cc).transformed(Xb[:3, :3], Xb[:3, 3]))
+                welded = self.inertial(child, cc, m.name).transformed(Xb[:3, :3], Xb[:3, 3])
+                m.inertial = m.inertial.plus(welded)
                 m.merged.append(self.body_name(child))
+            else:
+                self.world_welded.append(self.body_name(child))
             self.walk(child, Xb, parent, cc, top if parent >= 0 or top else self.body_name(child))
 
 
@@ -208,6 +225,29 @@ def _removed(r: _Reader, gears_lines: list[str]) -> list[str]:
     return out
 
 
+def _refuse_repeated_names(path: str | Path, moving: list[_Moving]) -> None:
+    for what, names in (("joint", [m.joint.name for m in moving]),
+                        ("body", [n for m in moving for n in (m.name, *m.merged)])):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(f"{path}: {what} name {twice[0]!r} used more than once (crossdyn matches {what}s by "
+                             "name; MuJoCo refuses repeated names too)", where=f"{path} <{what} name={twice[0]!r}>",
+                             value=twice[0])
+
+
+def _body_notes(r: _Reader) -> list[Note]:
+    """The bodies welded to the world, and :mod:`crossdyn.robots.checks` on each body as the file writes it."""
+    notes = []
+    if r.world_welded:
+        notes.append(Note(f"body {r.world_welded[0]!r}", "welded to the world: part of the fixed base, ignored "
+                          f"for the dynamics ({', '.join(r.world_welded)})"))
+    for _name, where, inertial in r.written:
+        if inertial.mass == 0.0 and not np.any(inertial.inertia):
+            notes.append(Note(where, "no <inertial> and no geom with mass: massless"))
+        notes += inertial_notes(where, inertial)
+    return notes + placeholder_notes([(name, inertial) for name, _where, inertial in r.written], kind="bodies")
+
+
 def read_mjcf(path: str | Path) -> RobotModel:
     """The MJCF file at ``path`` as a :class:`RobotModel` (module docstring); InputError (exit 2) naming the file,
     line, element and value for what cannot be represented."""
@@ -221,13 +261,7 @@ def read_mjcf(path: str | Path) -> RobotModel:
         r.walk(wb, np.eye(4), -1, None, None)
     if not r.moving:
         raise InputError(f"{path}: no body with a joint: nothing moves", where=str(path))
-    for what, names in (("joint", [m.joint.name for m in r.moving]),
-                        ("body", [n for m in r.moving for n in (m.name, *m.merged)])):
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise InputError(f"{path}: {what} name {twice[0]!r} used more than once (crossdyn matches {what}s by "
-                             "name; MuJoCo refuses repeated names too)", where=f"{path} <{what} name={twice[0]!r}>",
-                             value=twice[0])
+    _refuse_repeated_names(path, r.moving)
     act = actuators(doc, defaults, {m.joint.name for m in r.moving}, c)
     joints = []
     for m in r.moving:
@@ -236,10 +270,11 @@ def read_mjcf(path: str | Path) -> RobotModel:
         joints.append(Joint(j.name, j.type, j.origin, j.axis, j.anchor, j.lower, j.upper,
                             min(efforts) if efforts else None, j.velocity, j.damping, j.friction, j.armature,
                             act.gears.get(j.name, 1.0)))
-    body_notes = [n for m in r.moving if not m.name.endswith(f":{m.joint.name}")
-                  for n in inertial_notes(f"body {m.name!r}", m.inertial)]
-    return RobotModel(name=doc.root.get("model") or Path(path).stem, source=str(path), format=Format.MJCF,
-                      base=r.base or "world", bodies=tuple(Body(m.name, m.inertial, tuple(m.merged)) for m in r.moving),
-                      joints=tuple(joints), parents=tuple(m.parent for m in r.moving), gravity=gravity(doc),
-                      notes=tuple(r.notes + act.notes + body_notes + missing_mesh_notes(doc, r.assets)),
-                      removed=tuple(_removed(r, act.removed)))
+    model = RobotModel(name=doc.root.get("model") or Path(path).stem, source=str(path), format=Format.MJCF,
+                       base=r.base or "world", bodies=tuple(Body(m.name, m.inertial, tuple(m.merged))
+                                                            for m in r.moving),
+                       joints=tuple(joints), parents=tuple(m.parent for m in r.moving), gravity=gravity(doc),
+                       notes=tuple(r.notes + act.notes + _body_notes(r) + missing_mesh_notes(doc, r.assets)),
+                       removed=tuple(_removed(r, act.removed)))
+    extra = model_notes(model)
+    return replace(model, notes=model.notes + tuple(extra)) if extra else model

@@ -1,4 +1,4 @@
-"""MJCF joints and ``<inertial>`` elements as crossdyn's model reads them, and the physical notes on an inertial.
+"""MJCF joints and ``<inertial>`` elements as crossdyn's model reads them.
 
 Joint rules (MuJoCo's XML reference, checked against MuJoCo 4.0 in ``tests/test_robot_mjcf.py``): ``type`` hinge
 (default) or slide; ``axis`` (default 0 0 1) normalised, a zero axis refused; ``pos`` the anchor in the body frame;
@@ -19,7 +19,7 @@ import numpy as np
 
 from crossdyn.robots.mjcf_geometry import axis_quat, orientation, quat_matrix
 from crossdyn.robots.mjcf_xml import Compiler, Document, numbers
-from crossdyn.robots.model import Inertial, JointType, Note, Severity
+from crossdyn.robots.model import Inertial, JointType
 
 
 @dataclass(frozen=True)
@@ -164,23 +164,3 @@ def bounded(inertial: Inertial, c: Compiler) -> Inertial:
     w, V = np.linalg.eigh(inertial.inertia)
     w = np.maximum(w, c.boundinertia)
     return Inertial(max(inertial.mass, c.boundmass), inertial.com, V @ np.diag(w) @ V.T)
-
-
-def inertial_notes(where: str, inertial: Inertial, tol: float = 1e-12) -> list[Note]:
-    """Physical checks on one body's inertial: no mass and no inertia (AMBIGUOUS: engines treat a massless moving
-    body differently), massless with an inertia (AMBIGUOUS), a non-positive principal moment or one off the
-    triangle inequality I_a + I_b ≥ I_c (SUSPECT).  (A local stand-in for ``crossdyn.robots.checks``.)"""
-    m, inertia = inertial.mass, inertial.inertia
-    w = np.linalg.eigvalsh((inertia + inertia.T) / 2)
-    scale = max(float(np.max(np.abs(w))), 1e-300)
-    if m == 0.0 and scale <= 1e-300:
-        return [Note(where, "no mass and no inertia", Severity.AMBIGUOUS)]
-    if m == 0.0:
-        return [Note(where, f"mass 0 with an inertia (principal moments {w.tolist()})", Severity.AMBIGUOUS)]
-    notes = []
-    if w[0] <= 0:
-        notes.append(Note(where, f"non-positive principal moment of inertia ({w.tolist()})", Severity.SUSPECT))
-    if w[0] + w[1] < w[2] - tol * scale:
-        notes.append(Note(where, f"principal moments {w.tolist()} violate the triangle inequality "
-                                 "I1 + I2 >= I3", Severity.SUSPECT))
-    return notes
