@@ -341,7 +341,13 @@ def test_includes_relative_to_the_including_file_and_geom_inertia_options(tmp_pa
     assert np.all(model.gravity == 0.0)
     assert model.joints[1].type is JointType.PRISMATIC and model.joints[1].lower is None
     assert model.bodies[0].inertial.mass != 9.0
+    assert not [n for n in model.notes if n.severity is Severity.AMBIGUOUS]
     assert_same_as_mujoco(path, model)
+    path.write_text(path.read_text().replace('<flag gravity="disable"/>',
+                                             '<flag gravity="disable" passive="disable" frictionloss="disable"/>'))
+    flagged = [n for n in read_mjcf(path).notes if n.severity is Severity.AMBIGUOUS]
+    assert [n.where.split()[-1] for n in flagged] == ['passive="disable">', 'frictionloss="disable">']
+    assert "joint damping (and springs) are not applied" in flagged[0].message
 
 
 def test_frames_move_joints_inertials_and_geoms(tmp_path):

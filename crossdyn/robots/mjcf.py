@@ -37,7 +37,7 @@ from crossdyn.robots.mjcf_geometry import geom_inertial, pose
 from crossdyn.robots.checks import inertial_notes, model_notes, placeholder_notes
 from crossdyn.robots.mjcf_parts import bounded, read_inertial, read_joint
 from crossdyn.robots.mjcf_sections import (REFUSED_IN_BODY, Mesh, actuators, gravity, meshes, missing_mesh_notes,
-                                           other_removed, refuse_sections)
+                                           option_notes, other_removed, refuse_sections)
 from crossdyn.robots.mjcf_xml import Compiler, Defaults, Document, compiler, load, numbers
 from crossdyn.robots.model import Body, Format, Inertial, Joint, Note, RobotModel, Severity
 
@@ -274,7 +274,8 @@ def read_mjcf(path: str | Path) -> RobotModel:
                        base=r.base or "world", bodies=tuple(Body(m.name, m.inertial, tuple(m.merged))
                                                             for m in r.moving),
                        joints=tuple(joints), parents=tuple(m.parent for m in r.moving), gravity=gravity(doc),
-                       notes=tuple(r.notes + act.notes + _body_notes(r) + missing_mesh_notes(doc, r.assets)),
+                       notes=tuple(r.notes + act.notes + _body_notes(r) + option_notes(doc)
+                                   + missing_mesh_notes(doc, r.assets)),
                        removed=tuple(_removed(r, act.removed)))
     extra = model_notes(model)
     return replace(model, notes=model.notes + tuple(extra)) if extra else model

@@ -53,6 +53,27 @@ def gravity(doc: Document) -> np.ndarray:
     return g
 
 
+FLAG_EFFECTS = {
+    "passive": "joint damping (and springs) are not applied",
+    "frictionloss": "joint frictionloss is not applied",
+    "limit": "joint limits are not enforced",
+    "constraint": "no constraint (limits, frictionloss) is applied",
+}
+
+
+def option_notes(doc: Document) -> list[Note]:
+    """AMBIGUOUS notes for ``<option><flag … ="disable">`` switches that make MuJoCo ignore joint parameters the
+    model keeps (passive forces, frictionloss, limits, constraints)."""
+    notes = []
+    for opt in doc.root.findall("option"):
+        for flag in opt.findall("flag"):
+            for key, effect in FLAG_EFFECTS.items():
+                if flag.get(key) == "disable":
+                    notes.append(Note(f"{doc.at(flag)} <flag {key}=\"disable\">", f"MuJoCo simulating this file: "
+                                      f"{effect}; crossdyn's model keeps the joints' values", Severity.AMBIGUOUS))
+    return notes
+
+
 def _fmt(values: list[float]) -> str:
     return " ".join(f"{v:g}" for v in values)
 
