@@ -1,6 +1,7 @@
 """crossdyn.spatial on real robot files: example-robot-data's Panda and UR5 URDFs, pybullet_data's Panda and iiwa
 and the UR5e URDF fixture, read by crossdyn's reader (crossdyn.robots.read_robot), against
-pinocchio.buildModelFromUrdf on the same file, 100 random states within the joint limits.  Joints are matched by
+pinocchio.buildModelFromUrdf on the same file, 100 random states within the joint limits; the Menagerie MJCF
+fixtures against MuJoCo's compilation of the same file.  Joints are matched by
 name (Pinocchio's idx_q/idx_v), a continuous joint's (cos q, sin q) included.
 
 Tolerance 1e-12 of Pinocchio's largest entry: both float64, the same rigid bodies (fixed links merged by both
@@ -94,3 +95,42 @@ def test_regressor_energy_and_poses_match_pinocchio(robot):
         for i, name in enumerate(model.joint_names):
             poses[k, i] = pd.oMi[pm.getJointId(name)].homogeneous
     assert relative_error(sp.body_poses(model, Q), poses) <= TOL
+
+
+MJCF_FILES = {"menagerie-panda": robot_files.menagerie_panda_xml,
+              "menagerie-panda-nohand": robot_files.menagerie_panda_nohand_xml,
+              "menagerie-ur5e": robot_files.menagerie_ur5e_xml, "menagerie-iiwa14": robot_files.menagerie_iiwa14_xml}
+
+
+@pytest.mark.parametrize("name", list(MJCF_FILES))
+def test_mjcf_fixtures_match_mujoco_reading_the_same_file(name):
+    """The Menagerie fixtures (armature 0.1 on the Panda's and UR5e's joints) read by crossdyn's MJCF reader against
+    MuJoCo's own compilation of the file: M (armature included), C q̇ + G (qfrc_bias: rigid body only, the file's
+    servos and damping are not in it) and MuJoCo's energies (U up to the constant of the base), joints by name,
+    100 states within the limits."""
+    mujoco = pytest.importorskip("mujoco")
+    path = MJCF_FILES[name]()
+    model = read_robot(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+    d = mujoco.MjData(m)
+    k = [int(m.jnt_dofadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]) for j in model.joint_names]
+    assert m.nq == m.nv == model.n
+    rng = np.random.default_rng(1)
+    lo = np.where(np.isfinite(model.lower()), model.lower(), -np.pi)
+    hi = np.where(np.isfinite(model.upper()), model.upper(), np.pi)
+    Q, QD = rng.uniform(lo, hi, (N, model.n)), rng.uniform(-2.0, 2.0, (N, model.n))
+    M, bias, T, U = np.zeros((N, model.n, model.n)), np.zeros((N, model.n)), np.zeros(N), np.zeros(N)
+    full = np.zeros((m.nv, m.nv))
+    for s in range(N):
+        d.qpos[k], d.qvel[k] = Q[s], QD[s]
+        mujoco.mj_forward(m, d)
+        mujoco.mj_fullM(m, d, full)
+        M[s], bias[s], U[s], T[s] = full[np.ix_(k, k)], d.qfrc_bias[k], d.energy[0], d.energy[1]
+    assert np.any(model.armature() > 0) == (name != "menagerie-iiwa14")
+    assert relative_error(sp.crba(model, Q), M) <= TOL
+    assert relative_error(sp.bias(model, Q, QD), bias) <= TOL
+    T_mine, U_mine = sp.energy(model, Q, QD)
+    assert relative_error(T_mine, T) <= TOL
+    # MuJoCo's U also counts the bodies welded to the world (the base link0: a constant); compare changes of U
+    assert relative_error(U_mine - U_mine[0], U - U[0]) <= TOL
