@@ -19,7 +19,7 @@ from crossdyn.spatial.transforms import cross
 
 
 def kinetic_energy(model: RobotModel, Q, QD, armature: bool = True) -> np.ndarray:
-    """T(q, q̇): (N,), or a 0-d array for one state."""
+    """T(q, q̇): (N,), or a NumPy scalar for one state."""
     (Q, QD), single = as_states(model, Q, QD)
     b = bodies(model)
     motion = body_accelerations(b, joint_transforms(model, Q), QD, np.zeros_like(QD), np.zeros(3))
@@ -33,7 +33,7 @@ def kinetic_energy(model: RobotModel, Q, QD, armature: bool = True) -> np.ndarra
 
 
 def potential_energy(model: RobotModel, Q) -> np.ndarray:
-    """U(q) = −Σ m_i g · c_i (zero at the world origin): (N,), or a 0-d array for one state."""
+    """U(q) = −Σ m_i g · c_i (zero at the world origin): (N,), or a NumPy scalar for one state."""
     (Q,), single = as_states(model, Q)
     masses = np.array([body.inertial.mass for body in model.bodies])
     U = -np.einsum("nij,j,i->n", com_positions(model, Q), model.gravity, masses)
@@ -41,5 +41,5 @@ def potential_energy(model: RobotModel, Q) -> np.ndarray:
 
 
 def energy(model: RobotModel, Q, QD, armature: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(T, U): kinetic and potential energy, (N,) each, or 0-d arrays for one state."""
+    """(T, U): kinetic and potential energy, (N,) each, or NumPy scalars for one state."""
     return kinetic_energy(model, Q, QD, armature), potential_energy(model, Q)
