@@ -3,10 +3,12 @@
 =====================================  ===========================  ================================================
 Drake default                          here                         knob (``name@key=value``)
 =====================================  ===========================  ================================================
-discrete plant, time_step = 1 ms       continuous (time_step = 0)   —  (the queries are the continuous dynamics)
+discrete plant, time_step = 1 ms       continuous (time_step = 0)   ``native_step=true@time_step=0.001`` (stepping;
+                                                                    the queries are always the continuous dynamics)
 URDF root link floating (a free body)  welded to the world          —  (MJCF: bodies without joints are welded)
 joint damping read from the file       kept as Drake's property,    ``damping=false``: stepping without it
                                        excluded from the queries
+own integrator (Simulator)             crossdyn's RK4               ``native_step=true`` (Drake's RK3 at dt)
 gravity (0, 0, −9.81)                  the model's gravity          —
 MJCF armature                          JointActuator rotor inertia  ``armature=false``
 =====================================  ===========================  ================================================
@@ -37,6 +39,11 @@ from crossdyn.robots.prepare import prepare
 class DrakeFileOptions(FileOptions):
     armature: bool = True
     """The file's armature as each joint's reflected rotor inertia (False: none)."""
+    native_step: bool = False
+    """Step with Drake's Simulator (RK3 at a fixed step dt on the continuous plant, or the discrete solver when
+    time_step > 0) instead of crossdyn's RK4 on Drake's forward dynamics."""
+    time_step: float = 0.0
+    """The stepping plant's time_step (0: continuous; Drake's default is a discrete plant at 0.001 s)."""
 
 
 def massless_mjcf_bodies(path: str) -> list[str]:
@@ -66,55 +73,103 @@ class DrakeFileEngine(FileEngine):
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, **kw: Any):
         super().__init__(model, dt, options, **kw)
-        from pydrake.multibody.parsing import Parser
-        from pydrake.multibody.plant import MultibodyPlant
-
+        opt = self.options
         self.prepared = prepare(model, self.folder, "drake")
         path = str(self.prepared.path)
         if model.format is Format.MJCF and (bad := massless_mjcf_bodies(path)):
             raise EngineUnsupported(f"drake: Drake's MJCF parser aborts the process on a body of mass 0 "
                                     f"({', '.join(bad)} in {model.source})")
-        plant: Any = MultibodyPlant(0.0)
+        if not (isinstance(opt.time_step, (int, float)) and opt.time_step >= 0):
+            raise EngineError(f"drake time_step: a number >= 0 s, got {opt.time_step!r}")
+        self.plant: Any = self._build(path, 0.0)
+        self.ctx: Any = self.plant.CreateDefaultContext()
+        joints = [self.plant.GetJointByName(j.name) for j in model.joints]
+        self.file_damping = [float(j.default_damping()) for j in joints]
+        self.rotor = [float(j.armature) if opt.armature else 0.0 for j in model.joints]
+        names = [""] * self.n
+        for mj, joint in zip(model.joints, joints):
+            names[joint.velocity_start()] = mj.name
+        self.set_joint_order(names)
+        from pydrake.multibody.tree import MultibodyForces
+
+        self._forces: Any = MultibodyForces(self.plant)
+        if opt.native_step:
+            self._native(path)
+
+    def _build(self, path: str, time_step: float, damping: bool = True) -> Any:
+        """The plant of the file: root welded (URDF), armature as rotor inertia, the model's gravity."""
+        from pydrake.multibody.parsing import Parser
+        from pydrake.multibody.plant import MultibodyPlant
+
+        model = self.model
+        plant: Any = MultibodyPlant(time_step)
         parser: Any = Parser(plant)
         try:
             (instance, *_) = parser.AddModels(path)
         except (RuntimeError, ValueError) as e:
             raise EngineError(f"drake: could not load {model.source}: {e}") from None
         self.welded = None
-        if model.format is Format.URDF:
-            root = urdf_root_link(path)
-            if root != "world":
-                plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(root, instance))
-                self.welded = root
-        joints: list[Any] = [plant.GetJointByName(j.name, instance) if plant.HasJointNamed(j.name, instance) else None
-                  for j in model.joints]
-        if any(j is None for j in joints):
-            raise EngineError(f"drake: {model.source}: joints missing in Drake's model: "
-                              f"{[j.name for j, d in zip(model.joints, joints) if d is None]}")
-        self.file_damping = [float(j.default_damping()) for j in joints]
-        self.rotor = [0.0] * self.n
-        if self.options.armature:
-            for mj, dj in zip(model.joints, joints):
-                if mj.armature:
-                    act = plant.AddJointActuator(f"crossdyn_armature_{mj.name}", dj)
-                    act.set_default_gear_ratio(1.0)
-                    act.set_default_rotor_inertia(float(mj.armature))
-            self.rotor = [float(j.armature) for j in model.joints]
+        if model.format is Format.URDF and (root := urdf_root_link(path)) != "world":
+            plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(root, instance))
+            self.welded = root
+        missing = [j.name for j in model.joints if not plant.HasJointNamed(j.name, instance)]
+        if missing:
+            raise EngineError(f"drake: {model.source}: joints missing in Drake's model: {missing}")
+        for mj in model.joints:
+            joint = plant.GetJointByName(mj.name, instance)
+            if not damping:
+                joint.set_default_damping(0.0)
+            if mj.armature and self.options.armature:
+                act = plant.AddJointActuator(f"crossdyn_armature_{mj.name}", joint)
+                act.set_default_gear_ratio(1.0)
+                act.set_default_rotor_inertia(float(mj.armature))
         plant.mutable_gravity_field().set_gravity_vector(np.array(model.gravity, dtype=float))
         plant.Finalize()
         if plant.num_positions() != self.n or plant.num_velocities() != self.n:
             raise EngineError(f"drake: {model.source}: {plant.num_positions()} positions, "
                               f"{plant.num_velocities()} velocities; expected {self.n}")
-        self.plant: Any = plant
-        self.ctx: Any = plant.CreateDefaultContext()
-        starts = [j.velocity_start() for j in joints]
-        names = [""] * self.n
-        for mj, s in zip(model.joints, starts):
-            names[s] = mj.name
-        self.set_joint_order(names)
-        from pydrake.multibody.tree import MultibodyForces
+        return plant
 
-        self._forces: Any = MultibodyForces(plant)
+    def _native(self, path: str) -> None:
+        """Drake's own stepping: a Simulator on a plant of time_step (0: continuous, Drake's RK3 at a fixed step dt;
+        > 0: Drake's discrete solver), τ through the applied generalized force port, held over dt."""
+        from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
+
+        ts = float(self.options.time_step)
+        plant = self._build(path, ts, damping=bool(self.options.damping))
+        self._splant: Any = plant
+        self._sim: Any = Simulator(plant)
+        self._sctx: Any = self._sim.get_mutable_context()
+        if ts == 0.0:
+            integ = ResetIntegratorFromFlags(self._sim, "runge_kutta3", self.dt)
+            integ.set_fixed_step_mode(True)
+            self.integrator = "Drake's RK3, fixed step dt (continuous plant)"
+        else:
+            self.integrator = f"Drake's discrete plant, time_step {ts} s"
+        self._port: Any = plant.get_applied_generalized_force_input_port()
+        self._port.FixValue(self._sctx, np.zeros(self.n))
+        self._sim.Initialize()
+        self._k = 0
+
+    def reset(self, q: np.ndarray, qd: np.ndarray) -> None:
+        super().reset(q, qd)
+        if self.options.native_step:
+            self._sctx.SetTime(0.0)
+            self._splant.SetPositions(self._sctx, self.to_engine(self._q[None])[0])
+            self._splant.SetVelocities(self._sctx, self.to_engine(self._qd[None])[0])
+            self._sim.Initialize()
+            self._k = 0
+
+    def step(self, tau: np.ndarray) -> None:
+        if not self.options.native_step:
+            super().step(tau)
+            return
+        te = self.to_engine(np.reshape(np.asarray(tau, dtype=float), (1, self.n)))[0]
+        self._port.FixValue(self._sctx, te)
+        self._k += 1
+        self._sim.AdvanceTo(self._k * self.dt)
+        self._q = self.to_model(np.asarray(self._splant.GetPositions(self._sctx))[None])[0]
+        self._qd = self.to_model(np.asarray(self._splant.GetVelocities(self._sctx))[None])[0]
 
     def _at(self, q: np.ndarray, v: np.ndarray | None = None) -> None:
         self.plant.SetPositions(self.ctx, q)
@@ -178,7 +233,8 @@ class DrakeFileEngine(FileEngine):
                 "library": "drake " + _version(),
                 "loader": f"Parser(plant).AddModels({self.prepared.path.name})",
                 "copy_removed": list(self.prepared.removed),
-                "plant": "continuous (time_step = 0; Drake's default: discrete, 1 ms)",
+                "plant": "queries: continuous (time_step = 0; Drake's default: discrete, 1 ms)",
+                "stepping": self.integrator,
                 "base": f"root link {self.welded!r} welded to the world" if self.welded else "as the file fixes it",
                 "gravity_set": "the model's gravity",
                 "armature": dict(zip(names, self.rotor)),
