@@ -42,7 +42,14 @@ def oblique() -> SymArm:
     return SymArm("oblique-test", (j1, j2, j3))
 
 
-ARMS = {"rp": rp_polar, "scara": scara, "elbow": elbow, "craig": modified_rpr, "oblique": oblique}
+def twisted() -> SymArm:
+    """Standard DH with angles that are no rational multiple of π (α1 = 1/10 rad, θ2 = 3/10 rad): SymPy's EX
+    domain (cos(1/10) is no algebraic number)."""
+    return dh_arm("twisted-test", [("a1", sp.Rational(1, 10), 0, 0), ("a2", HALF_PI, "d2", sp.Rational(3, 10))], "RP")
+
+
+ARMS = {"rp": rp_polar, "scara": scara, "elbow": elbow, "craig": modified_rpr, "oblique": oblique,
+        "twisted": twisted}
 
 
 def random_values(arm: SymArm, rng: np.random.Generator) -> dict:

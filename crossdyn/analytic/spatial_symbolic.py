@@ -154,7 +154,8 @@ class _Ring:
 
 def _domain(consts) -> Any:
     """QQ when the fixed transforms' numbers are rational, an algebraic field (QQ<√3> for a π/3 twist) when they
-    are algebraic, else SymPy's slow EX."""
+    are algebraic, else SymPy's slow EX (an angle that is no rational multiple of π: cos(1/10) — correct numbers,
+    but cos² + sin² of such a constant is not recognised as 1, so the printed form may keep cancelling terms)."""
     coeffs: list = []
     for e in consts:
         e = sp.expand(sp.sympify(e))
@@ -163,7 +164,9 @@ def _domain(consts) -> Any:
         dom, _ = construct_domain(coeffs, extension=True)
     except (sp.polys.polyerrors.PolynomialError, NotImplementedError):
         return EX
-    return QQ if dom in (QQ, ZZ) else dom
+    if dom in (QQ, ZZ):
+        return QQ
+    return dom if dom.is_AlgebraicField else EX   # cos(1/10) is no algebraic number: SymPy's expressions
 
 
 def _make_ring(arm: SymArm) -> _Ring:
