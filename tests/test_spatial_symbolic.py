@@ -113,3 +113,16 @@ def test_agrees_with_crossdyn_spatial(case):
     assert relative_error(G, spatial.gravity_torque(model, Q)) <= TOL
     Cqd = np.einsum("kij,kj->ki", d.coriolis_matrix(Q, QD, vals), QD)
     assert relative_error(Cqd + G, spatial.bias(model, Q, QD)) <= TOL
+
+
+def test_elbow_terms_are_the_textbooks():
+    """The elbow's parallel shoulder and elbow joints give Spong's form: M11's m3 coefficient has
+    2 L2 L3 c2 c23 and L3² c23², M22's has 2 L2 L3 c3, G3 = m3 g L3 c23 (+ the centre-of-mass terms)."""
+    d = ss.derive(ARMS["elbow"]())
+    q1, q2, q3 = d.q
+    m3, L2, L3 = (sp.Symbol(s, real=True) for s in ("m3", "L2", "L3"))
+    g = sp.Symbol("g", positive=True)
+    m11 = sp.Add.make_args(dict(d.collected[("M", 0, 0)])[m3])
+    assert 2 * L2 * L3 * sp.cos(q2) * sp.cos(q2 + q3) in m11 and L3**2 * sp.cos(q2 + q3) ** 2 in m11
+    assert 2 * L2 * L3 * sp.cos(q3) in sp.Add.make_args(dict(d.collected[("M", 1, 1)])[m3])
+    assert dict(d.collected[("G", 2, 0)])[m3] == g * L3 * sp.cos(q2 + q3)

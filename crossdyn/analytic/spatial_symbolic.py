@@ -26,6 +26,11 @@ Collected per inertial parameter: each entry is Σ_k π_k Y_k(q, q̇, geometry, 
 inertial symbols (m2, m2*cx2, m2*cz2**2, Izz2 …): the centre of mass is c itself (cx2, …, as a student writes
 m2*(d2 - cz2)**2), so π_k runs over m, m·c, m·c·c and the inertia entries; :attr:`SpatialDerivation.collected`
 holds the pairs.  A prismatic joint's coordinate is q_i (a student's d2 is q2).
+
+Where consecutive revolute joints have parallel axes (the elbow's shoulder and elbow), each entry is printed in
+the shorter of two normal forms: in cos qᵢ, sin qᵢ, or in the cosines and sines of the run's absolute angles
+(cos(q2 + q3), the textbook's c23: the same reduction with c3 = c23 c2 + s23 s2, s3 = s23 c2 − c23 s2), so that
+M11 reads m3 (a2² c2² + 2 a2 a3 c2 c23 + a3² c23²) and M22 keeps 2 a2 a3 c3, as in Spong's derivation.
 """
 from __future__ import annotations
 
@@ -337,6 +342,78 @@ def _expr(pairs) -> sp.Expr:
     return sp.Add(*(pi * Y for pi, Y in pairs))
 
 
+def _parallel_runs(arm: SymArm) -> list[list[int]]:
+    """Runs of consecutive revolute joints with parallel axes (joint k's axis, carried into joint k−1's moving
+    frame by R_B(k−1) R_A(k), equals joint k−1's axis): the elbow's shoulder and elbow, a planar sub-chain."""
+    runs, run = [], []
+    for i, j in enumerate(arm.joints):
+        if j.type == "revolute" and run:
+            prev = arm.joints[i - 1]
+            v = prev.B[:3, :3] * j.A[:3, :3] * sp.Matrix(j.axis) - sp.Matrix(prev.axis)
+            if all(sp.simplify(x) == 0 for x in v):
+                run.append(i)
+                continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [i] if j.type == "revolute" else []
+    return runs + ([run] if len(run) > 1 else [])
+
+
+def _absolute(rg: _Ring, runs: list[list[int]], q: tuple):
+    """(a ring whose generators include cos/sin of the absolute angles θ_k = q_first + … + q_k of each run,
+    the map of a relative-angle polynomial into its normal form there)."""
+    names = [str(g) for g in rg.R.gens]
+    syms = list(rg.syms)
+    for run in runs:
+        for k in run[1:]:
+            theta = sum(q[run[0]:k + 1], sp.Integer(0))
+            names += [f"S{k + 1}_", f"C{k + 1}_"]
+            syms += [sp.sin(theta), sp.cos(theta)]
+    R2, *gens = ring(",".join(names), rg.R.domain, sp.polys.orderings.lex)
+    by = dict(zip(names, gens, strict=True))
+    subs, replaced = [], set()
+    for run in runs:
+        Cp, Sp = by[f"c{run[0] + 1}_"], by[f"s{run[0] + 1}_"]
+        for k in run[1:]:
+            Ck, Sk = by[f"C{k + 1}_"], by[f"S{k + 1}_"]
+            subs += [(by[f"c{k + 1}_"], Ck * Cp + Sk * Sp), (by[f"s{k + 1}_"], Sk * Cp - Ck * Sp)]
+            replaced.add(k)
+            Cp, Sp = Ck, Sk
+    basis = [by[f"s{i + 1}_"] ** 2 + by[f"c{i + 1}_"] ** 2 - 1 for i in rg.cs if i not in replaced]
+    basis += [by[f"S{k + 1}_"] ** 2 + by[f"C{k + 1}_"] ** 2 - 1 for k in replaced]
+    rg2 = _Ring(R2, tuple(gens), {}, {}, (), {}, syms, tuple(names.index(str(g)) for g in rg.inertial.values()),
+                basis)
+
+    def convert(p: PolyElement) -> PolyElement:
+        return rg2.reduce(p.set_ring(R2).compose(subs)) if p else R2.zero
+
+    return rg2, convert
+
+
+def _collect(arm: SymArm, rg: _Ring, Mr, Cr, Gr, q: tuple) -> dict:
+    """The collected pairs of every entry, each in the shorter of two normal forms: relative angles (cos q_i,
+    sin q_i), or — where the arm has parallel revolute joints — their absolute angles (cos(q2 + q3), as the
+    textbook's c23), whichever has fewer terms (ties: relative)."""
+    n = arm.n
+    runs = _parallel_runs(arm)
+    rg2, convert = _absolute(rg, runs, q) if runs else (rg, None)
+
+    def pairs(p):
+        if convert is None:
+            return tuple(_split(rg, p))
+        p2 = convert(p)
+        return tuple(_split(rg2, p2) if len(p2.terms()) < len(p.terms()) else _split(rg, p))
+
+    collected: dict = {}
+    for i in range(n):
+        for j in range(i, n):
+            collected[("M", i, j)] = pairs(Mr[i][j])
+        for j in range(n):
+            collected[("C", i, j)] = pairs(Cr[i][j])
+        collected[("G", i, 0)] = pairs(Gr[i])
+    return collected
+
+
 def derive(arm: SymArm) -> SpatialDerivation:
     """M, C, G of ``arm`` (see the module docstring), collected per inertial parameter."""
     t0 = time.perf_counter()
@@ -345,17 +422,11 @@ def derive(arm: SymArm) -> SpatialDerivation:
     Mr, U = _energy_matrices(arm, rg)
     Cr = _christoffel(rg, Mr, n)
     Gr = [rg.dq(U, i) for i in range(n)]
-    collected: dict = {}
-    for i in range(n):
-        for j in range(i, n):
-            collected[("M", i, j)] = tuple(_split(rg, Mr[i][j]))
-        for j in range(n):
-            collected[("C", i, j)] = tuple(_split(rg, Cr[i][j]))
-        collected[("G", i, 0)] = tuple(_split(rg, Gr[i]))
+    q = sp.symbols(f"q1:{n + 1}", real=True)
+    collected = _collect(arm, rg, Mr, Cr, Gr, q)
     M = sp.Matrix(n, n, lambda i, j: _expr(collected[("M", min(i, j), max(i, j))]))
     C = sp.Matrix(n, n, lambda i, j: _expr(collected[("C", i, j)]))
     G = sp.Matrix(n, 1, lambda i, _: _expr(collected[("G", i, 0)]))
-    q = sp.symbols(f"q1:{n + 1}", real=True)
     qd = sp.symbols(f"qd1:{n + 1}", real=True)
     params = tuple(arm.geometry_symbols() + arm.gravity_symbols() + arm.inertial_symbols())
     types = "".join("R" if j.type == "revolute" else "P" for j in arm.joints)
