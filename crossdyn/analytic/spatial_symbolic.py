@@ -345,7 +345,8 @@ def _expr(pairs) -> sp.Expr:
 def _parallel_runs(arm: SymArm) -> list[list[int]]:
     """Runs of consecutive revolute joints with parallel axes (joint k's axis, carried into joint k−1's moving
     frame by R_B(k−1) R_A(k), equals joint k−1's axis): the elbow's shoulder and elbow, a planar sub-chain."""
-    runs, run = [], []
+    runs: list[list[int]] = []
+    run: list[int] = []
     for i, j in enumerate(arm.joints):
         if j.type == "revolute" and run:
             prev = arm.joints[i - 1]
