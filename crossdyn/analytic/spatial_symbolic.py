@@ -342,6 +342,11 @@ def _expr(pairs) -> sp.Expr:
     return sp.Add(*(pi * Y for pi, Y in pairs))
 
 
+ABSOLUTE_MAX_TERMS = 150
+"""Entries longer than this (a 6R's) keep the relative-angle form: the absolute-angle one is for reading, and
+converting them costs more than the derivation itself."""
+
+
 def _parallel_runs(arm: SymArm) -> list[list[int]]:
     """Runs of consecutive revolute joints with parallel axes (joint k's axis, carried into joint k−1's moving
     frame by R_B(k−1) R_A(k), equals joint k−1's axis): the elbow's shoulder and elbow, a planar sub-chain."""
@@ -394,13 +399,14 @@ def _absolute(rg: _Ring, runs: list[list[int]], q: tuple):
 def _collect(arm: SymArm, rg: _Ring, Mr, Cr, Gr, q: tuple) -> dict:
     """The collected pairs of every entry, each in the shorter of two normal forms: relative angles (cos q_i,
     sin q_i), or — where the arm has parallel revolute joints — their absolute angles (cos(q2 + q3), as the
-    textbook's c23), whichever has fewer terms (ties: relative)."""
+    textbook's c23), whichever has fewer terms (ties: relative); entries of more than ABSOLUTE_MAX_TERMS terms
+    stay relative."""
     n = arm.n
     runs = _parallel_runs(arm)
     rg2, convert = _absolute(rg, runs, q) if runs else (rg, None)
 
     def pairs(p):
-        if convert is None:
+        if convert is None or len(p.terms()) > ABSOLUTE_MAX_TERMS:
             return tuple(_split(rg, p))
         p2 = convert(p)
         return tuple(_split(rg2, p2) if len(p2.terms()) < len(p.terms()) else _split(rg, p))
