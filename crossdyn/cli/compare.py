@@ -29,7 +29,8 @@ def add_parser(sub) -> None:
                        description="Compare every engine against the analytic reference on ARM and write "
                                    "summary.json, time series, plots and report.md/report.html into --out.")
     add_judging_options(p, "compare")
-    p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path")
+    p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path, or a robot file "
+                   "(.urdf, .xml: every file engine against crossdyn's spatial reference)")
     _common(p)
     p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
                    "trajectory's first point, else near the hanging pose)")
@@ -425,6 +426,10 @@ def cmd_compare(args) -> int:
         return EXIT_OK
     if args.arm is None:
         raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
+    from crossdyn.cli.robot_compare import cmd_compare_robot, is_robot_file
+
+    if is_robot_file(args.arm):
+        return cmd_compare_robot(args)  # a robot file (URDF, MJCF): crossdyn.robotcompare
     sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
     spec = load_arm(args.arm)
     if args.batch is not None:
