@@ -30,7 +30,13 @@ def is_robot_file(arm: str) -> bool:
     return Path(arm).suffix.lower() in ROBOT_SUFFIXES
 
 
+ROBOT_DURATION = 0.5
+"""The default --duration on a robot file (s): crossdyn's spatial reference costs ~13 ABA calls per step."""
+
+
 def _check_args(args) -> None:
+    if args.duration is None:
+        args.duration = ROBOT_DURATION
     for name, default in PLANAR_ONLY.items():
         if getattr(args, name, default) not in (default,):
             raise UsageError(f"--{name.replace('_', '-')}: applies to the planar arms, not to a robot file "

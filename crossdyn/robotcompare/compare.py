@@ -104,6 +104,19 @@ def _friction_lines(model: RobotModel) -> list[str]:
             "stiction has no smooth reference; `crossdyn audit` compares it as a parameter)"]
 
 
+def switched_back(failure: str) -> str:
+    """For a failure of an engine run with options (``pybullet@link_damping=0.04: …``): the options named, since
+    each switches a setting crossdyn neutralises back to what the user asked ("" for an engine without options)."""
+    spec = failure.split(":", 1)[0]
+    if "@" not in spec:
+        return ""
+    from crossdyn.engines.registry import split_options
+
+    _, options = split_options(spec)
+    return (" [run with " + ", ".join(f"{k}={v}" for k, v in options.items()) + " switched from crossdyn's "
+            "neutral setting on the command line; its config lists each setting]")
+
+
 def _tracking(job: RobotJob, desired: motion.DesiredMotion) -> dict:
     q_d = desired.at(job.reference.t)[0]
     k = len(job.reference.q)
@@ -137,6 +150,12 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     if not tracking["within_limits"]:
         out.inconclusive.append(f"the reference run leaves the file's joint limits ({tracking['outside']}): an "
                                 "engine that enforces them would differ; shorten --duration")
+    named: set[str] = set()
+    for k, line in enumerate(out.failures):  # an engine's first failure names the options it was run with
+        spec = line.split(":", 1)[0]
+        if spec not in named:
+            named.add(spec)
+            out.failures[k] = line + switched_back(line)
     notes = friction + notes + [f"{n.where}: {n.message}" for n in model.notes]
     summary = document(model, opt, job, desired, results, out, notes, tracking)
     return RobotComparison(model, job, desired, results, summary)

@@ -42,16 +42,18 @@ def verdict_rows(summary: dict) -> list[list[str]]:
 
 
 def format_table(summary: dict) -> str:
-    """The terminal table: one line per engine."""
+    """The terminal table: one line per engine (the reason an engine did not run below it)."""
     head = ["engine", "run"] + list(GROUPS)
-    rows = [head] + verdict_rows(summary)
+    rows = [head] + [r if r[1] == "ok" or r[3] else r[:2] + ["-"] * len(GROUPS) for r in verdict_rows(summary)]
+    reasons = [f"  {name}: {e['status']}: {e.get('reason', '')}" for name, e in summary["engines"].items()
+               if e["status"] != "ok"]
     widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(head))]
     lines = [f"{summary['robot']} ({summary['format']}, {summary['dof']} joints), dt = {summary['dt']:g} s, "
              f"{summary['duration']:g} s, open-loop multi-sine torque about the mid-limit pose; {summary['states']} "
              "random states"]
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
-    return "\n".join(lines)
+    return "\n".join(lines + reasons)
 
 
 def checks_line(summary: dict) -> str:
