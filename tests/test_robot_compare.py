@@ -112,3 +112,18 @@ def test_energy_scale_is_the_sum_of_weights_times_distances():
     com = np.asarray(com_positions(model, np.zeros(model.n)))  # crossdyn.spatial's kinematics: another path
     expected = sum(b.inertial.mass * np.linalg.norm(model.gravity) * np.linalg.norm(c) for b, c in zip(model.bodies, com, strict=True))
     assert energy_scale(model) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_every_installed_engine_passes_on_the_ur5():
+    """The default engine set (every installed engine that reads URDF: Drake and DART too, PyBullet without its
+    inertia flag left out and noted): PASS, every engine measured."""
+    from crossdyn.engines.files import FILE_ENGINES, file_engine_status
+    from crossdyn.robotcompare import RobotCompareOptions, compare_robot
+    from crossdyn.robots import Format
+
+    result = compare_robot(erd_ur5_urdf(), RobotCompareOptions(duration=DURATION, dt=DT, n_states=STATES))
+    installed = [n for n in FILE_ENGINES if file_engine_status(n, Format.URDF) is None and n != "pybullet-noflag"]
+    assert sorted(result.summary["engines"]) == sorted(installed) and len(installed) >= 3
+    assert result.summary["verdict"] == "PASS", result.summary["failures"] + result.summary["inconclusive"]
+    assert any(n.startswith("left out pybullet-noflag") for n in result.summary["notes"])
