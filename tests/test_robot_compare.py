@@ -127,3 +127,16 @@ def test_every_installed_engine_passes_on_the_ur5():
     assert sorted(result.summary["engines"]) == sorted(installed) and len(installed) >= 3
     assert result.summary["verdict"] == "PASS", result.summary["failures"] + result.summary["inconclusive"]
     assert any(n.startswith("left out pybullet-noflag") for n in result.summary["notes"])
+
+
+def test_a_torque_above_the_files_effort_limit_is_noted():
+    from crossdyn.robotcompare.compare import effort_lines
+    from crossdyn.robots import read_robot
+
+    model = read_robot(erd_ur5_urdf())
+    efforts = np.array([j.effort for j in model.joints], float)
+    assert not effort_lines(model, 0.9 * efforts[None, :])
+    over = 0.9 * efforts
+    over[2] = 1.5 * efforts[2]
+    (line,) = effort_lines(model, np.stack([0.5 * efforts, over]))
+    assert model.joints[2].name in line and f"{efforts[2]:g}" in line

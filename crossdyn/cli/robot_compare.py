@@ -106,4 +106,9 @@ def cmd_compare_robot(args) -> int:
         print(f"  INCONCLUSIVE {line}")
     for note in s["notes"]:
         print(f"  note: {note}")
+    if s.get("interrupted"):
+        skipped = [k for k, e in s["engines"].items() if e["status"] == "skipped"]
+        print(f"crossdyn: interrupted (Ctrl-C): wrote what finished to {out}; skipped: {', '.join(skipped)}",
+              file=sys.stderr)
+        return Exit.INTERRUPTED
     return Exit.of(s["verdict"])

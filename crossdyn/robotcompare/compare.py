@@ -104,6 +104,15 @@ def _friction_lines(model: RobotModel) -> list[str]:
             "stiction has no smooth reference; `crossdyn audit` compares it as a parameter)"]
 
 
+def effort_lines(model: RobotModel, taus: np.ndarray) -> list[str]:
+    """A note per joint whose torque in the sequence exceeds the file's effort limit (the engines apply it
+    unclamped: the file's actuators are removed, the torque is applied directly)."""
+    peak = np.max(np.abs(taus), axis=0) if len(taus) else np.zeros(model.n)
+    return [f"joint {j.name!r}: the torque sequence reaches {p:.4g}, above the file's effort limit {j.effort:g}; "
+            "every engine and the reference apply it unclamped (the file's actuators are removed)"
+            for j, p in zip(model.joints, peak, strict=True) if j.effort and p > j.effort]
+
+
 def switched_back(failure: str) -> str:
     """For a failure of an engine run with options (``pybullet@link_damping=0.04: …``): the options named, since
     each switches a setting crossdyn neutralises back to what the user asked ("" for an engine without options)."""
@@ -141,11 +150,17 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     friction = _friction_lines(model)
     results: dict[str, EngineRun] = {}
     same_cache: dict = {}
+    interrupted = False
     for spec in specs:
+        if interrupted:  # Ctrl-C: the engines after the interrupted one are not run
+            results[spec] = EngineRun(spec, RunStatus.SKIPPED, "interrupted (Ctrl-C) before it ran")
+            continue
         results[spec] = measure_engine(spec, job, same_cache, say)
+        interrupted = results[spec].status == RunStatus.SKIPPED
     for spec, why in not_run.items():
         results[spec] = EngineRun(spec, RunStatus.UNSUPPORTED if "install" not in why else RunStatus.SKIPPED, why)
-    out = Outcome(failures=engine_failures(results, False, job.reference), inconclusive=engine_inconclusive(results))
+    out = Outcome(failures=engine_failures(results, interrupted, job.reference),
+                  inconclusive=engine_inconclusive(results))
     tracking = _tracking(job, desired)
     if not tracking["within_limits"]:
         out.inconclusive.append(f"the reference run leaves the file's joint limits ({tracking['outside']}): an "
@@ -156,8 +171,9 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
         if spec not in named:
             named.add(spec)
             out.failures[k] = line + switched_back(line)
-    notes = friction + notes + [f"{n.where}: {n.message}" for n in model.notes]
+    notes = friction + effort_lines(model, job.taus) + notes + [f"{n.where}: {n.message}" for n in model.notes]
     summary = document(model, opt, job, desired, results, out, notes, tracking)
+    summary["interrupted"] = interrupted
     return RobotComparison(model, job, desired, results, summary)
 
 
