@@ -140,3 +140,21 @@ def test_a_torque_above_the_files_effort_limit_is_noted():
     over[2] = 1.5 * efforts[2]
     (line,) = effort_lines(model, np.stack([0.5 * efforts, over]))
     assert model.joints[2].name in line and f"{efforts[2]:g}" in line
+
+
+def test_a_dt2_rerun_that_repeats_the_run_bit_for_bit_estimates_nothing():
+    """An engine whose step ignores dt (drake@native_step=true@time_step=0.001: its discrete plant keeps 1 ms) gives a
+    dt/2 rerun equal to the run: a zero Richardson estimate would make a 1e-9 rad tolerance and a false FAIL (measured:
+    2.6e-4 rad "> 1e-9"); it is turned into a failed rerun, so the group says INCONCLUSIVE with the reason."""
+    from crossdyn.analytic.integrators import Trajectory
+    from crossdyn.robotcompare.measure import _not_refined
+
+    t = np.arange(4) * 1e-3
+    q = np.linspace(0, 1, 8).reshape(4, 2)
+    driven = Trajectory(t, q, q, np.zeros((3, 2)), "x", 1e-3)
+    repeated = Trajectory(np.arange(7) * 5e-4, np.repeat(q, 2, axis=0)[:7], np.repeat(q, 2, axis=0)[:7],
+                          np.zeros((6, 2)), "x", 5e-4)
+    judged = _not_refined(driven, repeated)
+    assert judged.status == "failed" and "does not follow dt" in judged.message
+    refined = Trajectory(repeated.t, repeated.q + 1e-12, repeated.qd, repeated.tau, "x", 5e-4)
+    assert _not_refined(driven, refined) is refined

@@ -69,6 +69,8 @@ def scheme_of(integrator: str) -> str:
     text = integrator.lower()
     if "rk4" in text:
         return "rk4"
+    if "rk3" in text:
+        return "rk3"
     if "implicitfast" in text:
         return "mujoco-implicitfast"
     if "semi-implicit" in text or "symplectic" in text or text.strip() == "euler":
@@ -89,7 +91,26 @@ def same_scheme(engine, model: RobotModel) -> str | None:
     return scheme if scheme in runs.SCHEME_STEPS else None
 
 
-def _side_runs(spec: str, engine, job: RobotJob, same_cache: dict) -> SideRuns:
+ORDERS = {**ORDER, "rk3": 3}
+"""Order of each scheme (the planar table, plus Drake's fixed-step RK3)."""
+
+
+def _not_refined(driven, half):
+    """``half`` unless it reproduces ``driven`` bit for bit on the dt grid: then the engine's step did not follow
+    dt (a fixed ``time_step`` option, a discrete plant with its own period) and the rerun estimates nothing; it is
+    returned as failed, saying so (the trajectory group is then INCONCLUSIVE, never PASS on a zero estimate)."""
+    from dataclasses import replace
+
+    if half.status != "ok" or driven.status != "ok" or len(half.q[::2]) != len(driven.q):
+        return half
+    if np.array_equal(half.q[::2], driven.q) and len(driven.q) > 1:
+        return replace(half, status="failed", message="it reproduced the dt run bit for bit: the engine's own step "
+                                                      "does not follow dt (a fixed time step?), so it estimates no "
+                                                      "error")
+    return half
+
+
+def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> SideRuns:
     """The dt/2 rerun (τ held for dt) and crossdyn's model stepped by the engine's scheme (and again from a start
     moved by the run's accumulated round-off, its sensitivity)."""
     from crossdyn.engines.files import make_file_engine
@@ -97,7 +118,8 @@ def _side_runs(spec: str, engine, job: RobotJob, same_cache: dict) -> SideRuns:
     with engine_code():
         half_engine = make_file_engine(spec, job.model, job.dt / 2)
         try:
-            half = runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt, substeps=2)
+            half = _not_refined(driven, runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt,
+                                                         substeps=2))
         finally:
             half_engine.close()
         scheme = same_scheme(engine, job.model)
@@ -110,7 +132,7 @@ def _side_runs(spec: str, engine, job: RobotJob, same_cache: dict) -> SideRuns:
                                                             np.stack([job.q0, job.q0 + delta]),
                                                             np.stack([job.qd0, job.qd0]), job.dt))
         same, perturbed = same_cache[scheme]
-    order = ORDER.get(scheme or scheme_of(integrator), 1)
+    order = ORDERS.get(scheme or scheme_of(integrator), 1)
     return SideRuns(order, integrator, half, None, scheme, same, "float64", perturbed, delta, job.dt)
 
 
@@ -196,7 +218,7 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     record.driven = driven
     if driven.status != "ok":
         record.status, record.reason = RunStatus.DIVERGED, driven.message
-    side = _side_runs(spec, engine, job, same_cache)
+    side = _side_runs(spec, engine, driven, job, same_cache)
     record.add(trajectory_group(driven, job, side))
     say(f"[{job.model.name}] {spec}: inverse/forward dynamics and mass matrix at {len(job.static.q)} states")
     for group in static_groups(engine, job):
