@@ -30,6 +30,18 @@ def test_a_broken_robot_file_exits_2_naming_it(tmp_path, capsys):
     assert str(bad) in err and "XML" in err and "Traceback" not in err
 
 
+def test_a_negative_mass_exits_2_naming_the_element_and_value(tmp_path, capsys):
+    bad = tmp_path / "arm.urdf"
+    bad.write_text('<robot name="arm"><link name="base"/><link name="l1"><inertial><mass value="-1"/>'
+                   '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                   '<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>'
+                   '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>')
+    assert _code(["compare", str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "l1" in err and "-1" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # nothing written, no engine run
+
+
 def test_a_missing_robot_file_exits_2(tmp_path, capsys):
     assert _code(["compare", str(tmp_path / "nothing.xml")]) == 2
     assert "nothing.xml" in capsys.readouterr().err
