@@ -44,6 +44,11 @@ def cmd_arms(args) -> int:
 
     print(f"{'planar<N>r':20s} NR  NR, uniform rods, lengths 1.0 -> 0.6 m, masses 1.0 -> 0.5 kg "
           f"(e.g. planar5r; 1 <= N <= {MAX_LINKS})")
+    from crossdyn.models.spatial_presets import SPATIAL_PRESETS
+
+    for name, make_spatial in SPATIAL_PRESETS.items():
+        arm = make_spatial()
+        print(f"{name:20s} {arm.type_string}  spatial, {arm.convention.value}: {arm.notes}")
     return EXIT_OK
 
 
@@ -69,6 +74,7 @@ def engine_lines() -> list[str]:
 def cmd_info(args) -> int:
     from crossdyn.errors import UsageError
     from crossdyn.models import load_arm
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
     if args.schema:
         from crossdyn.cli.common import schema_text
@@ -84,7 +90,13 @@ def cmd_info(args) -> int:
         if args.arms:
             print()
     for arm in args.arms:
-        print(describe(load_arm(arm)))
+        spec = load_arm(arm, spatial=True)
+        if isinstance(spec, SpatialArmSpec):
+            from crossdyn.cli.info_spatial import describe_spatial
+
+            print(describe_spatial(spec))
+        else:
+            print(describe(spec))
         print()
     return EXIT_OK
 

@@ -210,8 +210,6 @@ class SpatialJoint:
         if not isinstance(self.type, JointKind):
             raise SpecError(f"{where}.type: unknown joint type {self.type!r}; crossdyn knows "
                             f"{', '.join(k.value for k in JointKind)}", f"{where}.type", self.type)
-        if self.dh is not None:
-            _vector(self.dh, 4, f"{where}.dh", "one DH row")
         _vector(self.xyz, 3, f"{where}.xyz", "m")
         _vector(self.rpy, 3, f"{where}.rpy", "rad")
         u = _vector(self.axis, 3, f"{where}.axis", "a direction")
@@ -311,6 +309,9 @@ class SpatialArmSpec:
             if dh and j.dh is None:
                 raise SpecError(f"joints[{i}].dh: the {self.convention.value} convention needs a DH row "
                                 f"({', '.join(self.convention.columns)})", f"joints[{i}].dh", None)
+            if dh and j.dh is not None:
+                _vector(j.dh, 4, f"joints[{i}].dh", f"one {self.convention.value} DH row: "
+                                                     f"{', '.join(self.convention.columns)}")
             if not dh and j.dh is not None:
                 raise SpecError(f"joints[{i}].dh: a DH row needs convention dh-standard or dh-modified, the arm's "
                                 f"is {self.convention.value}", f"joints[{i}].dh", j.dh)
