@@ -162,6 +162,14 @@ def inertia_matrix(six) -> np.ndarray:
     return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
 
 
+def _shown(value: Any) -> Any:
+    """``value`` as the user would write it (nested lists of plain floats where it is numeric)."""
+    try:
+        return np.asarray(value, dtype=float).tolist()
+    except (TypeError, ValueError):
+        return value
+
+
 def inertia_six(value: Any, where: str) -> tuple[float, ...]:
     """An inertia given as 6 numbers (ixx ixy ixz iyy iyz izz) or a 3×3 list, checked: symmetric (relative
     asymmetry ≤ SYMMETRY_TOL), positive definite, principal moments obeying the triangle inequality."""
@@ -180,10 +188,10 @@ def inertia_six(value: Any, where: str) -> tuple[float, ...]:
     eig = np.linalg.eigvalsh(inertia_matrix(six))
     if eig[0] <= 0.0:
         raise SpecError(f"{where}: the inertia is not positive definite (principal moments "
-                        f"{', '.join(f'{e:.6g}' for e in eig)} kg m^2), got {value!r}", where, value)
+                        f"{', '.join(f'{e:.6g}' for e in eig)} kg m^2), got {_shown(value)!r}", where, value)
     if eig[0] + eig[1] < eig[2] * (1.0 - TRIANGLE_TOL):
         raise SpecError(f"{where}: the principal moments {', '.join(f'{e:.6g}' for e in eig)} kg m^2 violate the "
-                        f"triangle inequality I1 + I2 >= I3 (no rigid body has them), got {value!r}", where, value)
+                        f"triangle inequality I1 + I2 >= I3 (no rigid body has them), got {_shown(value)!r}", where, value)
     return tuple(float(v) for v in six)
 
 
