@@ -333,3 +333,13 @@ def test_bad_spatial_toml_through_the_console(tmp_path):
     r = subprocess.run([sys.executable, "-m", "crossdyn", "info", str(path)], capture_output=True, text=True,
                        cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert r.returncode == 2 and "Traceback" not in r.stderr and "joints[2].dh" in r.stderr, r.stderr
+
+
+def test_arms_summary_is_the_presets_own():
+    """``crossdyn arms`` prints SUMMARY without building the presets (numpy-free): it must say what they are."""
+    from crossdyn.models.spatial_presets import SUMMARY
+
+    assert list(SUMMARY) == list(SPATIAL_PRESETS)
+    for name, (kinds, convention, notes) in SUMMARY.items():
+        spec = SPATIAL_PRESETS[name]()
+        assert (spec.type_string, spec.convention.value, spec.notes, spec.name) == (kinds, convention, notes, name)

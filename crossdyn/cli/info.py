@@ -44,11 +44,10 @@ def cmd_arms(args) -> int:
 
     print(f"{'planar<N>r':20s} NR  NR, uniform rods, lengths 1.0 -> 0.6 m, masses 1.0 -> 0.5 kg "
           f"(e.g. planar5r; 1 <= N <= {MAX_LINKS})")
-    from crossdyn.models.spatial_presets import SPATIAL_PRESETS
+    from crossdyn.models.spatial_presets import SUMMARY
 
-    for name, make_spatial in SPATIAL_PRESETS.items():
-        arm = make_spatial()
-        print(f"{name:20s} {arm.type_string}  spatial, {arm.convention.value}: {arm.notes}")
+    for name, (kinds, convention, notes) in SUMMARY.items():
+        print(f"{name:20s} {kinds}  spatial, {convention}: {notes}")
     return EXIT_OK
 
 
@@ -111,18 +110,9 @@ def _fmt_matrix(M: np.ndarray, indent: str = "    ") -> str:
 
 def _angle(x: float) -> str:
     """An angle in rad, as a multiple of pi/4 when it is one (``-pi/2``), else 4 decimals."""
-    import math
+    from crossdyn.cli.info_spatial import angle_text
 
-    k = x / (math.pi / 4)
-    if abs(k - round(k)) < 1e-12:
-        k = round(k)
-        if k == 0:
-            return "0"
-        num, den = (k, 4) if k % 2 else ((k // 2, 2) if k % 4 else (k // 4, 1))
-        sign = "-" if num < 0 else ""
-        num = abs(num)
-        return f"{sign}{'' if num == 1 else num}pi" + (f"/{den}" if den != 1 else "")
-    return f"{x:.4f}"
+    return angle_text(x)
 
 
 def gravity_poses(spec: ArmSpec):

@@ -8,12 +8,27 @@ if TYPE_CHECKING:
     from crossdyn.models.spatial_spec import SpatialArmSpec
 
 
+def angle_text(x: float) -> str:
+    """An angle in rad, as a multiple of pi/4 when it is one (``-pi/2``), else 4 decimals."""
+    import math
+
+    k = x / (math.pi / 4)
+    if abs(k - round(k)) < 1e-12:
+        k = round(k)
+        if k == 0:
+            return "0"
+        num, den = (k, 4) if k % 2 else ((k // 2, 2) if k % 4 else (k // 4, 1))
+        sign = "-" if num < 0 else ""
+        num = abs(num)
+        return f"{sign}{'' if num == 1 else num}pi" + (f"/{den}" if den != 1 else "")
+    return f"{x:.4f}"
+
+
 def _g(v) -> str:
     return "[" + ", ".join(f"{float(x):.6g}" for x in v) + "]"
 
 
 def _joint_lines(spec: SpatialArmSpec) -> list[str]:
-    from crossdyn.cli.info import _angle
     from crossdyn.models.spatial_spec import Convention
 
     dh = spec.convention is not Convention.ORIGIN
@@ -21,7 +36,7 @@ def _joint_lines(spec: SpatialArmSpec) -> list[str]:
             "  joint  type       origin xyz [m] / rpy [rad] / axis")
     lines = [head]
     for i, (j, name) in enumerate(zip(spec.joints, spec.joint_names, strict=True), start=1):
-        where = ("  ".join(f"{_angle(float(v)) if c in ('alpha', 'theta') else f'{float(v):.6g}':>10s}"
+        where = ("  ".join(f"{angle_text(float(v)) if c in ('alpha', 'theta') else f'{float(v):.6g}':>10s}"
                            for c, v in zip(spec.convention.columns, j.dh or (), strict=True)) if dh else
                  f"xyz {_g(j.xyz)}  rpy {_g(j.rpy)}  axis {_g(j.axis)}")
         extra = [f"{name}"] + ([f"limits {_g(j.limits)} {'rad' if j.type.value == 'revolute' else 'm'}"]

@@ -204,5 +204,5 @@ def load_arm(arm, spatial: bool = False):
     if text.endswith(".toml") or Path(text).is_file():
         from crossdyn.models.spec_io import load_spec
 
-        return load_spec(text, spatial=spatial)
-    return get_preset(text, spatial=spatial)
+        return load_spec(text, spatial=True) if spatial else load_spec(text)
+    return get_preset(text, spatial=True) if spatial else get_preset(text)

@@ -28,6 +28,34 @@ R, P = JointKind.REVOLUTE, JointKind.PRISMATIC
 HALF_PI = math.pi / 2
 
 
+NOTES = {
+    "rp-polar": ("RP polar arm in a vertical plane (frame 0: z0 horizontal = the revolute axis, y0 up; "
+                 "theta1 from the horizontal x0, DH theta offset pi/2; the prismatic d2 along the "
+                 "link, link 2's centre of mass at distance d2 from joint 1); Spong-style standard DH"),
+    "rpp-cylindrical": ("RPP cylindrical arm, Spong's table: d1 = 1 m column, d2 up the column, d3 out "
+                        "horizontally (alpha2 = -pi/2); standard DH"),
+    "scara": ("RRP SCARA, Spong's table: a1 = 0.5 m, alpha1 = pi (z1, z2 point down), a2 = 0.4 m, "
+              "d3 moves the quill down; standard DH"),
+    "elbow-rrr": ("spatial anthropomorphic RRR (the first three joints of a PUMA-like elbow arm, no "
+                  "shoulder offset), Spong's articulated-arm table: d1 = 0.6 m, alpha1 = pi/2, "
+                  "a2 = 0.5 m, a3 = 0.4 m; standard DH"),
+    "ppp-cartesian": ("PPP Cartesian (gantry) arm: x, then y, then z; explicit origins and axes"),
+    "pan-tilt": ("RR pan-tilt unit: pan about the vertical z, tilt about the horizontal y, the head's "
+                 "centre of mass off the tilt axis; explicit origins and axes"),
+}
+"""What each preset is, in words (``crossdyn arms``, ``crossdyn info``)."""
+
+SUMMARY = {name: (kinds, convention, NOTES[name]) for name, kinds, convention in (
+    ("rp-polar", "RP", "dh-standard"),
+    ("rpp-cylindrical", "RPP", "dh-standard"),
+    ("scara", "RRP", "dh-standard"),
+    ("elbow-rrr", "RRR", "dh-standard"),
+    ("ppp-cartesian", "PPP", "origin"),
+    ("pan-tilt", "RR", "origin"),
+)}
+"""(joint types, convention, notes) per preset without building it: ``crossdyn arms`` stays numpy-free."""
+
+
 def cylinder(mass: float, length: float, radius: float, along: str, com=(0.0, 0.0, 0.0)) -> SpatialLink:
     """A uniform solid cylinder whose axis is ``along`` ("x", "y" or "z" of the link frame), centre at ``com``."""
     axial = mass * radius**2 / 2
@@ -41,9 +69,7 @@ def rp_polar() -> SpatialArmSpec:
               SpatialJoint(P, (0.0, 0.0, 0.0, 0.0), limits=(0.2, 1.2)))
     links = (cylinder(2.0, 1.0, 0.05, "z", (0.0, 0.0, 0.5)), cylinder(1.0, 0.8, 0.04, "z"))
     return SpatialArmSpec(joints, links, Convention.DH_STANDARD, name="rp-polar", base_rpy=(HALF_PI, 0.0, 0.0),
-                          notes="RP polar arm in a vertical plane (frame 0: z0 horizontal = the revolute axis, y0 up; "
-                                "theta1 from the horizontal x0, DH theta offset pi/2; the prismatic d2 along the "
-                                "link, link 2's centre of mass at distance d2 from joint 1); Spong-style standard DH",
+                          notes=NOTES["rp-polar"],
                           source="preset rp-polar")
 
 
@@ -54,8 +80,7 @@ def rpp_cylindrical() -> SpatialArmSpec:
     links = (cylinder(5.0, 1.0, 0.08, "z", (0.0, 0.0, -0.5)), cylinder(2.0, 0.3, 0.06, "z"),
              cylinder(1.0, 0.8, 0.04, "z", (0.0, 0.0, -0.4)))
     return SpatialArmSpec(joints, links, Convention.DH_STANDARD, name="rpp-cylindrical",
-                          notes="RPP cylindrical arm, Spong's table: d1 = 1 m column, d2 up the column, d3 out "
-                                "horizontally (alpha2 = -pi/2); standard DH",
+                          notes=NOTES["rpp-cylindrical"],
                           source="preset rpp-cylindrical")
 
 
@@ -66,8 +91,7 @@ def scara() -> SpatialArmSpec:
     links = (cylinder(3.0, 0.5, 0.04, "x", (-0.25, 0.0, 0.0)), cylinder(2.0, 0.4, 0.03, "x", (-0.2, 0.0, 0.0)),
              cylinder(1.0, 0.6, 0.02, "z", (0.0, 0.0, -0.3)))
     return SpatialArmSpec(joints, links, Convention.DH_STANDARD, name="scara",
-                          notes="RRP SCARA, Spong's table: a1 = 0.5 m, alpha1 = pi (z1, z2 point down), a2 = 0.4 m, "
-                                "d3 moves the quill down; standard DH",
+                          notes=NOTES["scara"],
                           source="preset scara")
 
 
@@ -78,9 +102,7 @@ def elbow_rrr() -> SpatialArmSpec:
     links = (cylinder(4.0, 0.6, 0.06, "y", (0.0, -0.3, 0.0)), cylinder(3.0, 0.5, 0.04, "x", (-0.25, 0.0, 0.0)),
              cylinder(2.0, 0.4, 0.03, "x", (-0.2, 0.0, 0.0)))
     return SpatialArmSpec(joints, links, Convention.DH_STANDARD, name="elbow-rrr",
-                          notes="spatial anthropomorphic RRR (the first three joints of a PUMA-like elbow arm, no "
-                                "shoulder offset), Spong's articulated-arm table: d1 = 0.6 m, alpha1 = pi/2, "
-                                "a2 = 0.5 m, a3 = 0.4 m; standard DH",
+                          notes=NOTES["elbow-rrr"],
                           source="preset elbow-rrr")
 
 
@@ -91,7 +113,7 @@ def ppp_cartesian() -> SpatialArmSpec:
     links = (cylinder(5.0, 1.0, 0.05, "y"), cylinder(3.0, 0.2, 0.05, "z"),
              cylinder(1.0, 0.5, 0.03, "z", (0.0, 0.0, -0.25)))
     return SpatialArmSpec(joints, links, Convention.ORIGIN, name="ppp-cartesian",
-                          notes="PPP Cartesian (gantry) arm: x, then y, then z; explicit origins and axes",
+                          notes=NOTES["ppp-cartesian"],
                           source="preset ppp-cartesian")
 
 
@@ -100,8 +122,7 @@ def pan_tilt() -> SpatialArmSpec:
               SpatialJoint(R, xyz=(0.0, 0.0, 0.1), axis=(0.0, 1.0, 0.0), limits=(-1.5, 1.5)))
     links = (cylinder(0.5, 0.1, 0.03, "z", (0.0, 0.0, 0.05)), cylinder(0.8, 0.12, 0.04, "x", (0.04, 0.0, 0.02)))
     return SpatialArmSpec(joints, links, Convention.ORIGIN, name="pan-tilt",
-                          notes="RR pan-tilt unit: pan about the vertical z, tilt about the horizontal y, the head's "
-                                "centre of mass off the tilt axis; explicit origins and axes",
+                          notes=NOTES["pan-tilt"],
                           source="preset pan-tilt")
 
 

@@ -40,11 +40,11 @@ import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from crossdyn.models.spec import SpecError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy is imported lazily (in the functions): `crossdyn arms` and `--help` stay fast
+    import numpy as np
+
     from crossdyn.robots.model import Format, RobotModel
 
 Vec3 = tuple[float, float, float]
@@ -88,16 +88,22 @@ class Convention(enum.Enum):
 # --- homogeneous transforms (pure) -------------------------------------------------------------------------------
 
 def rot_x(a: float) -> np.ndarray:
+    import numpy as np
+
     c, s = math.cos(a), math.sin(a)
     return np.array([[1.0, 0.0, 0.0, 0.0], [0.0, c, -s, 0.0], [0.0, s, c, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
 
 def rot_z(a: float) -> np.ndarray:
+    import numpy as np
+
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, 0.0, 0.0], [s, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
 
 def translation(p) -> np.ndarray:
+    import numpy as np
+
     T = np.eye(4)
     T[:3, 3] = p
     return T
@@ -105,6 +111,8 @@ def translation(p) -> np.ndarray:
 
 def rpy_matrix(rpy) -> np.ndarray:
     """R = Rz(yaw) Ry(pitch) Rx(roll) (URDF's fixed-axis roll, pitch, yaw), 3×3."""
+    import numpy as np
+
     r, p, y = (float(v) for v in rpy)
     cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
     return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
@@ -131,6 +139,8 @@ def dh_modified(alpha: float, a: float, d: float, theta: float) -> np.ndarray:
 
 def axis_angle(axis, q: float) -> np.ndarray:
     """4×4 rotation by q about the unit ``axis`` (Rodrigues)."""
+    import numpy as np
+
     u = np.asarray(axis, dtype=float)
     K = np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
     T = np.eye(4)
@@ -158,12 +168,16 @@ def _vector(value: Any, n: int, where: str, what: str) -> tuple[float, ...]:
 
 def inertia_matrix(six) -> np.ndarray:
     """3×3 symmetric matrix from (ixx, ixy, ixz, iyy, iyz, izz)."""
+    import numpy as np
+
     xx, xy, xz, yy, yz, zz = (float(v) for v in six)
     return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
 
 
 def _shown(value: Any) -> Any:
     """``value`` as the user would write it (nested lists of plain floats where it is numeric)."""
+    import numpy as np
+
     try:
         return np.asarray(value, dtype=float).tolist()
     except (TypeError, ValueError):
@@ -173,6 +187,8 @@ def _shown(value: Any) -> Any:
 def inertia_six(value: Any, where: str) -> tuple[float, ...]:
     """An inertia given as 6 numbers (ixx ixy ixz iyy iyz izz) or a 3×3 list, checked: symmetric (relative
     asymmetry ≤ SYMMETRY_TOL), positive definite, principal moments obeying the triangle inequality."""
+    import numpy as np
+
     if isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(r, (list, tuple)) for r in value):
         rows = [_vector(r, 3, f"{where}[{k}]", "a row of the 3x3 inertia") for k, r in enumerate(value, start=1)]
         I3 = np.array(rows)
@@ -182,7 +198,7 @@ def inertia_six(value: Any, where: str) -> tuple[float, ...]:
             raise SpecError(f"{where}: the 3x3 inertia is not symmetric (|I - I^T| = {asym:.3g} kg m^2), got "
                             f"{value!r}", where, value)
         I3 = (I3 + I3.T) / 2
-        six = (I3[0, 0], I3[0, 1], I3[0, 2], I3[1, 1], I3[1, 2], I3[2, 2])
+        six: tuple[float, ...] = (I3[0, 0], I3[0, 1], I3[0, 2], I3[1, 1], I3[1, 2], I3[2, 2])
     else:
         six = _vector(value, 6, where, "ixx, ixy, ixz, iyy, iyz, izz in kg m^2, or a 3x3 list")
     eig = np.linalg.eigvalsh(inertia_matrix(six))
@@ -248,6 +264,8 @@ class SpatialJoint:
 
     @property
     def unit_axis(self) -> np.ndarray:
+        import numpy as np
+
         u = np.array(self.axis, dtype=float)
         return u / np.linalg.norm(u)
 
@@ -362,6 +380,8 @@ class SpatialArmSpec:
     def frame_offsets(self) -> tuple[np.ndarray, ...]:
         """Per link, the pose of its frame (the frame its inertial is given in) in body i of
         :meth:`to_robot_model`: Tx(a_i) Rx(α_i) for ``dh-standard``, the identity otherwise."""
+        import numpy as np
+
         out = []
         for i in range(self.n):
             if self.convention is Convention.DH_STANDARD:
@@ -380,6 +400,8 @@ class SpatialArmSpec:
     def joint_frames(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
         """Per joint (origin 4×4 of body i in body i − 1, unit axis in body i), anchors at the origin; body 0 is
         the world (the base pose is in joint 1's origin)."""
+        import numpy as np
+
         out = []
         for i, j in enumerate(self.joints):
             if self.convention is Convention.ORIGIN:
@@ -400,6 +422,8 @@ class SpatialArmSpec:
     def to_robot_model(self, fmt: Format | None = None) -> RobotModel:
         """crossdyn's spatial model of this arm (module docstring: body frames on the joint axes, anchors 0);
         ``fmt`` is the format it is labelled with (default URDF, the file it writes exactly)."""
+        import numpy as np
+
         from crossdyn.robots.model import Body, Format, Inertial, Joint, JointType, RobotModel
 
         joints, bodies = [], []
@@ -451,6 +475,8 @@ def from_robot_model(model: RobotModel, name: str | None = None) -> SpatialArmSp
     (fixed children already merged by the reader).  A joint anchor off the body origin (MJCF's joint ``pos``) is
     moved into the frames: body i's frame is shifted to the anchor (origin · T(a)), its inertial and its child's
     origin by −a, which leaves every X_i(q) unchanged.  SpecError for a tree."""
+    import numpy as np
+
     from crossdyn.robots.model import JointType
 
     if not model.is_chain:
