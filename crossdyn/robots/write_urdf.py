@@ -96,7 +96,9 @@ def write_urdf(model: RobotModel) -> str:
            '  <link name="world"/>',
            '  <joint name="world_to_base" type="fixed"><parent link="world"/><child link="base"/>'
            '<origin xyz="0 0 0" rpy="0 0 0"/></joint>',
-           '  <link name="base"/>']
+           # the fixed base carries no dynamics; an explicit zero inertial keeps PyBullet from inventing one (1 kg)
+           '  <link name="base"><inertial><origin xyz="0 0 0" rpy="0 0 0"/><mass value="0"/>'
+           '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>']
     for i, body in enumerate(model.bodies):
         b = body.inertial
         I = b.inertia
