@@ -7,7 +7,7 @@
   engines reading two different files.  M(q), G(q) and C(q, q̇)q̇ agree at 1,000 random states per preset (q
   uniform in (−π, π) for revolute joints, in the limits for prismatic ones; q̇ uniform in (−2, 2)).  Tolerance:
   1e-12 relative to the largest |entry| of that quantity over the 1,000 states (float64 rounding of ≤ 3-body
-  recursions is ~1e-15 of that scale; measured worst 2e-15 for M and G, 5e-14 for C q̇), so a wrong inertia entry,
+  recursions is ~1e-15 of that scale; measured worst 3.3e-15 for M and G, 1.6e-14 for C q̇), so a wrong inertia entry,
   frame or sign (≥ 1e-3 relative) fails.  Where crossdyn.spatial (issue 26's reference) is present, each engine is
   also compared with it at the same tolerance.
 """

@@ -20,7 +20,7 @@ from crossdyn.robots.model import JointType, RobotModel
 
 
 def _f(x: float) -> str:
-    return repr(float(x))
+    return repr(float(x) + 0.0)  # -0.0 written as 0.0
 
 
 def _v(v) -> str:

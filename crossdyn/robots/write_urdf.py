@@ -30,7 +30,7 @@ URDF_GRAVITY = (0.0, 0.0, -9.81)
 
 
 def _f(x: float) -> str:
-    return repr(float(x))
+    return repr(float(x) + 0.0)  # -0.0 written as 0.0
 
 
 def _v(v) -> str:
