@@ -343,3 +343,19 @@ def test_arms_summary_is_the_presets_own():
     for name, (kinds, convention, notes) in SUMMARY.items():
         spec = SPATIAL_PRESETS[name]()
         assert (spec.type_string, spec.convention.value, spec.notes, spec.name) == (kinds, convention, notes, name)
+
+
+def test_standard_dh_anchor_form_is_the_same_motion():
+    """The other exact RobotModel of a standard DH row (body frame = DH frame i: origin C = Rz(θ)Tz(d)Tx(a)Rx(α),
+    axis R_Cᵀ ẑ, anchor −R_Cᵀ p_C) moves like the anchor-free one crossdyn writes: Rz(q)·C = C·T(a)·Rot(u, q)·T(−a)
+    and Tz(q)·C = C·T(q u).  crossdyn uses the anchor-free form because URDF has no anchor (the written file must
+    read back as the same model)."""
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        a, alpha, d, theta, q = rng.uniform(-2, 2, 5)
+        C = _rz(theta) @ _tr(0, 0, d) @ _tr(a, 0, 0) @ _rx(alpha)
+        R, p = C[:3, :3], C[:3, 3]
+        u, anchor = R.T @ np.array([0.0, 0.0, 1.0]), -R.T @ p
+        revolute = C @ _tr(*anchor) @ _rodrigues(u, q) @ _tr(*-anchor)
+        assert np.abs(_rz(q) @ C - revolute).max() <= TOL
+        assert np.abs(_tr(0, 0, q) @ C - C @ _tr(*(q * u))).max() <= TOL
