@@ -359,3 +359,14 @@ def test_standard_dh_anchor_form_is_the_same_motion():
         revolute = C @ _tr(*anchor) @ _rodrigues(u, q) @ _tr(*-anchor)
         assert np.abs(_rz(q) @ C - revolute).max() <= TOL
         assert np.abs(_tr(0, 0, q) @ C - C @ _tr(*(q * u))).max() <= TOL
+
+
+def test_info_prints_the_rp_arms_textbook_m11_and_g1(capsys):
+    """rp-polar at q0 = (0, 0.2 m): M11 = I1 + m1 lc1² + I2 + m2 d2² and G1 = (m1 lc1 + m2 d2) g cos θ1, with the
+    cylinders' transverse inertias m (3 r² + L²)/12 (the preset's values, typed here)."""
+    i1, i2 = 2.0 * (3 * 0.05**2 + 1.0) / 12, 1.0 * (3 * 0.04**2 + 0.8**2) / 12
+    m11 = i1 + 2.0 * 0.5**2 + i2 + 1.0 * 0.2**2
+    g1 = (2.0 * 0.5 + 1.0 * 0.2) * 9.81
+    assert main(["info", "rp-polar"]) == 0
+    out = capsys.readouterr().out
+    assert f"    [{m11:+.6f}  +0.000000]" in out and f"G(q0) = [{g1:+.6f}," in out, out

@@ -46,6 +46,26 @@ def _joint_lines(spec: SpatialArmSpec) -> list[str]:
     return lines
 
 
+def _num(v: float) -> str:
+    """6 decimals with a sign; rounding residue (|v| < 5e-13) shown as +0.000000, not -0.000000."""
+    return f"{round(float(v), 12) + 0.0:+.6f}"
+
+
+def _dynamics_lines(spec: SpatialArmSpec) -> list[str]:
+    """M and G at q0 (q = 0, clipped into the joint limits) from crossdyn's spatial reference (CRBA, RNEA)."""
+    import numpy as np
+
+    from crossdyn import spatial
+
+    model = spec.to_robot_model()
+    q0 = np.clip(np.zeros(spec.n), model.lower(), model.upper())
+    M, G = spatial.crba(model, q0), spatial.gravity_torque(model, q0)
+    lines = [f"  M(q0) [kg m^2, kg] at q0 = {_g(q0)} (q = 0 clipped into the limits; crossdyn.spatial CRBA):"]
+    lines += ["    [" + "  ".join(_num(v) for v in row) + "]" for row in M]
+    lines.append(f"  G(q0) = [{', '.join(_num(v) for v in G)}] (N m for revolute, N for prismatic joints)")
+    return lines
+
+
 def describe_spatial(spec: SpatialArmSpec) -> str:
     """The plain-text summary printed by ``crossdyn info`` for a spatial arm."""
     from crossdyn.models.spatial_spec import Convention
@@ -66,6 +86,7 @@ def describe_spatial(spec: SpatialArmSpec) -> str:
                  "izz)")
     for i, (link, name) in enumerate(zip(spec.links, spec.link_names, strict=True), start=1):
         lines.append(f"  {i:<5d}  {link.mass:<9.6g}  {_g(link.com):29s}  {_g(link.inertia)}   ({name})")
+    lines += _dynamics_lines(spec)
     lines.append(f"  generated: URDF {len(spec.to_urdf())} chars, MJCF {len(spec.to_mjcf())} chars "
                  "(crossdyn export ARM --urdf FILE --mjcf FILE)")
     return "\n".join(lines)
