@@ -370,3 +370,40 @@ def test_info_prints_the_rp_arms_textbook_m11_and_g1(capsys):
     assert main(["info", "rp-polar"]) == 0
     out = capsys.readouterr().out
     assert f"    [{m11:+.6f}  +0.000000]" in out and f"G(q0) = [{g1:+.6f}," in out, out
+
+
+def test_from_robot_model_moves_mjcf_anchors_into_the_frames():
+    """A RobotModel whose joints turn about points off the body origins (MJCF's joint pos) becomes an anchor-free
+    spec whose centres of mass move exactly as before (world positions at random states)."""
+    from dataclasses import replace
+
+    from crossdyn.robots.model import RobotModel
+
+    rng = np.random.default_rng(8)
+    base = random_dh_arm(rng, Convention.DH_MODIFIED, 3).to_robot_model()
+    joints = tuple(replace(j, anchor=rng.uniform(-0.3, 0.3, 3)) for j in base.joints)
+    anchored = RobotModel(base.name, base.source, base.format, base.base, base.bodies, joints, base.parents)
+    back = from_robot_model(anchored).to_robot_model()
+
+    def coms(model, q):
+        T, out = np.eye(4), []
+        for j, b, qi in zip(model.joints, model.bodies, q, strict=True):
+            a = j.anchor
+            T = T @ j.origin @ ((_tr(*a) @ _rodrigues(j.axis, qi) @ _tr(*-a)) if j.type.rotates else
+                                _tr(*(qi * j.axis)))
+            out.append((T @ np.append(b.inertial.com, 1.0))[:3])
+        return np.array(out)
+
+    for _ in range(10):
+        q = rng.uniform(-2, 2, 3)
+        assert np.abs(coms(back, q) - coms(anchored, q)).max() <= TOL
+
+
+def test_export_of_a_spatial_arm(tmp_path, capsys):
+    """--native is for planar arms (exit 2); a URDF of an arm whose gravity is not (0, 0, -9.81) says so."""
+    assert main(["export", "scara", "--urdf", str(tmp_path / "s.urdf"), "--native"]) == 2
+    assert "spatial arm" in capsys.readouterr().err
+    path = _write(tmp_path, SCARA_TOML.replace("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81, 0.0]"))
+    assert main(["export", str(path), "--urdf", str(tmp_path / "g.urdf"), "--mjcf", str(tmp_path / "g.xml")]) == 0
+    assert "the URDF cannot hold the arm's gravity [0.0, -9.81, 0.0]" in capsys.readouterr().err
+    assert 'gravity="0.0 -9.81 0.0"' in (tmp_path / "g.xml").read_text()
