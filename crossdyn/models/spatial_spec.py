@@ -230,6 +230,10 @@ class SpatialJoint:
     damping: float = 0.0
     armature: float = 0.0
 
+    def __post_init__(self) -> None:
+        if isinstance(self.type, str) and self.type in {k.value for k in JointKind}:
+            object.__setattr__(self, "type", JointKind(self.type))  # "revolute" as well as JointKind.REVOLUTE
+
     def validate(self, where: str) -> None:
         if not isinstance(self.type, JointKind):
             raise SpecError(f"{where}.type: unknown joint type {self.type!r}; crossdyn knows "
@@ -318,6 +322,8 @@ class SpatialArmSpec:
     def __post_init__(self) -> None:
         from crossdyn.conventions import MAX_LINKS
 
+        if isinstance(self.convention, str) and self.convention in {c.value for c in Convention}:
+            object.__setattr__(self, "convention", Convention(self.convention))
         if not isinstance(self.convention, Convention):
             raise SpecError(f"convention: unknown {self.convention!r}; known: "
                             f"{', '.join(c.value for c in Convention)}", "convention", self.convention)
