@@ -35,10 +35,11 @@ def modified_rpr() -> SymArm:
 
 
 def oblique() -> SymArm:
-    """Explicit joints: an x-axis revolute, a prismatic along (0, 3/5, 4/5), a y-axis revolute; gravity along −z."""
+    """Explicit joints: an x-axis revolute, a prismatic along (0, 3/5, 4/5), a y-axis revolute with a rotor
+    armature Ia3; gravity along −z."""
     j1 = SymJoint("revolute", (1, 0, 0), trans(0, 0, "h"), trans("L1", 0, 0))
     j2 = SymJoint("prismatic", (0, sp.Rational(3, 5), sp.Rational(4, 5)), rot((0, 0, 1), sp.pi / 6), trans(0, "L2", 0))
-    j3 = SymJoint("revolute", (0, 1, 0), sp.eye(4), trans(0, 0, "L3"))
+    j3 = SymJoint("revolute", (0, 1, 0), sp.eye(4), trans(0, 0, "L3"), armature=True)
     return SymArm("oblique-test", (j1, j2, j3))
 
 
@@ -71,6 +72,8 @@ def random_values(arm: SymArm, rng: np.random.Generator) -> dict:
         idx = {"Ixx": (0, 0), "Ixy": (0, 1), "Ixz": (0, 2), "Iyy": (1, 1), "Iyz": (1, 2), "Izz": (2, 2)}
         for nm in names:
             vals[f"{nm}{k}"] = I[idx[nm]]
+        if j.armature:
+            vals[f"Ia{k}"] = rng.uniform(0.01, 0.2)
     return vals
 
 
@@ -89,6 +92,7 @@ def to_pinocchio(model):
         inertial = body.inertial
         pm.appendBodyToJoint(parent, pin.Inertia(inertial.mass, inertial.com.copy(), inertial.inertia.copy()),
                              pin.SE3.Identity())
+    pm.armature = np.array([j.armature for j in model.joints], dtype=float)
     pm.gravity.linear = model.gravity.copy()
     return pm, pm.createData()
 

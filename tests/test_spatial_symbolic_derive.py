@@ -16,6 +16,7 @@ import sympy as sp
 from crossdyn.analytic import spatial_generated as sg
 from crossdyn.cli import main
 from crossdyn.equations.octave_session import find_octave
+from crossdyn.models import load_arm
 from spatial_symbolic_arms import relative_error
 
 PRESETS = ("rp-polar", "rpp-cylindrical", "scara", "elbow-rrr", "ppp-cartesian", "pan-tilt")
@@ -108,3 +109,67 @@ def test_text_and_latex_name_every_entry(capsys):
     assert tex.startswith(r"\documentclass") and tex.rstrip().endswith(r"\end{document}")
     assert all(f"M_{{{i}{j}}} &=" in tex for i in range(1, 4) for j in range(i, 4))
     assert all(f"C_{{{i}{j}}} &=" in tex for i in range(1, 4) for j in range(1, 4))
+
+
+SPEC = """
+[arm]
+kind = "spatial"
+name = "student-rp"
+convention = "dh-standard"
+
+[[joints]]
+type = "revolute"
+dh = [0.3, 1.5707963267948966, 0.2, 0.0]
+armature = 0.05
+
+[[joints]]
+type = "prismatic"
+dh = [0.0, 0.0, 0.1, 0.0]
+
+[[links]]
+mass = 2.0
+com = [-0.15, 0.0, 0.05]
+inertia = [0.01, 0.001, 0.0, 0.02, 0.0, 0.015]
+
+[[links]]
+mass = 1.0
+com = [0.0, 0.0, -0.2]
+inertia = [0.02, 0.0, 0.0, 0.02, 0.0, 0.001]
+"""
+
+
+@pytest.mark.parametrize("fmt", ["python", "matlab"])
+def test_a_spatial_spec_file_is_derived_within_the_budget(tmp_path, capsys, fmt):
+    """A user's spatial TOML (an armature, a full inertia, a prismatic offset o2) through `crossdyn derive FILE
+    --numeric`: its M, C q̇ + G equal crossdyn.spatial's on the spec's own RobotModel (armature included)."""
+    spatial = pytest.importorskip("crossdyn.spatial")
+    if fmt == "matlab" and find_octave() is None:
+        pytest.skip("GNU Octave (octave-cli) is not installed")
+    path = tmp_path / "student.toml"
+    path.write_text(SPEC)
+    model = load_arm(str(path), spatial=True).to_robot_model()
+    src = _derive(capsys, str(path), "--format", fmt, "--numeric")
+    rng = np.random.default_rng(5)
+    Q, QD = rng.uniform(-1.0, 1.0, (10, 2)), rng.uniform(-2.0, 2.0, (10, 2))
+    if fmt == "python":
+        ns: dict = {}
+        exec(src, ns)  # noqa: S102
+        M = np.array([ns["M"](q) for q in Q], float)
+        h = np.array([np.array(ns["C"](q, v), float) @ v + np.array(ns["G"](q), float)
+                      for q, v in zip(Q, QD, strict=True)])
+    else:
+        out = _octave_eval(tmp_path, src, {}, Q, QD, True)
+        M = out[:, :4].reshape(-1, 2, 2)
+        h = np.einsum("kij,kj->ki", out[:, 4:8].reshape(-1, 2, 2), QD) + out[:, 8:]
+    assert relative_error(M, spatial.crba(model, Q)) <= TOL
+    assert relative_error(h, spatial.bias(model, Q, QD)) <= TOL
+    assert "Ia1" in _derive(capsys, str(path))
+
+
+def test_a_spec_file_past_the_budget_exits_2_saying_naming_is_unavailable(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "student.toml"
+    path.write_text(SPEC)
+    monkeypatch.setattr(sg, "BUDGET_S", 0.001)
+    assert main(["derive", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "term naming is unavailable" in err and "student-rp" in err and "Traceback" not in err

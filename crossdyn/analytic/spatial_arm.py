@@ -83,6 +83,8 @@ class SymJoint:
     A: sp.ImmutableMatrix = field(default_factory=lambda: sp.ImmutableMatrix(sp.eye(4)))
     B: sp.ImmutableMatrix = field(default_factory=lambda: sp.ImmutableMatrix(sp.eye(4)))
     link: LinkInertia = LinkInertia()
+    armature: bool = False
+    """A rotor armature I_a on this joint (kinetic energy ½ I_a q̇², symbol ``Ia{i}``: M_ii += Ia{i})."""
 
     def __post_init__(self) -> None:
         if self.type not in JOINT_TYPES:
@@ -122,8 +124,9 @@ class SymArm:
         return sorted(free, key=str)
 
     def inertial_symbols(self) -> list[sp.Symbol]:
-        """m1, cx1, …, Izz1, m2, … (the links' declared inertial parameters, link by link)."""
-        return [sp.Symbol(f"{name}{i + 1}", real=True) for i, j in enumerate(self.joints) for name in j.link.names()]
+        """m1, cx1, …, Izz1, (Ia1,) m2, … (the links' declared inertial parameters and armatures, link by link)."""
+        return [sp.Symbol(f"{name}{i + 1}", real=True) for i, j in enumerate(self.joints)
+                for name in (*j.link.names(), *(("Ia",) if j.armature else ()))]
 
 
 def _index(s) -> int:
@@ -190,7 +193,8 @@ def robot_model(arm: SymArm, values: dict) -> RobotModel:
         inertial = Inertial(sym["m"], np.array([sym["cx"], sym["cy"], sym["cz"]]), I).transformed(B[:3, :3], B[:3, 3])
         bodies.append(Body(f"link{i + 1}", inertial))
         jt = JointType.REVOLUTE if j.type == "revolute" else JointType.PRISMATIC
-        joints.append(Joint(f"joint{i + 1}", jt, origin, np.array([float(a) for a in j.axis])))
+        armature = float(vals.get(sp.Symbol(f"Ia{i + 1}", real=True), 0.0)) if j.armature else 0.0
+        joints.append(Joint(f"joint{i + 1}", jt, origin, np.array([float(a) for a in j.axis]), armature=armature))
         prev_B = B
     g = np.array([float(sp.sympify(gk).subs(vals)) for gk in arm.gravity])
     return RobotModel(arm.name, "<crossdyn.analytic.spatial_arm>", Format.URDF, "base", tuple(bodies), tuple(joints),

@@ -10,7 +10,10 @@ The spec's numbers become symbols where they are not zero, so that the derivatio
 * the base pose: ``x0``, ``y0``, ``z0``; rpy exact;
 * link i: ``m{i}``, the nonzero components of its centre of mass ``cx{i}``, ``cy{i}``, ``cz{i}``, and its inertia
   ``Ixx{i}``, ``Iyy{i}``, ``Izz{i}`` (plus ``Ixy{i}``, ``Ixz{i}``, ``Iyz{i}`` when an off-diagonal entry is not 0);
+* a joint's armature (reflected rotor inertia, M_ii += I_a): ``Ia{i}``;
 * gravity g (its magnitude) times the exact unit direction of the spec's vector.
+
+Joint damping and friction are not part of M, C, G and are not written here.
 
 The spec is read by attribute (``convention.value``, ``joints[i].dh/xyz/rpy/axis/type.value``, ``links[i].mass/
 com/inertia`` (ixx, ixy, ixz, iyy, iyz, izz), ``base_xyz``, ``base_rpy``, ``gravity``, ``name``), so this module
@@ -95,7 +98,10 @@ def sym_arm(spec) -> tuple[SymArm, dict]:
             (A, B), axis = _dh_joint(conv, i, j.dh, kind, values), (0, 0, 1)
         if i == 1:
             A = base * A
-        joints.append(SymJoint(kind, axis, A, B, _link(i, link, values)))
+        armature = float(getattr(j, "armature", 0.0) or 0.0)
+        if armature:
+            values[f"Ia{i}"] = armature
+        joints.append(SymJoint(kind, axis, A, B, _link(i, link, values), armature=bool(armature)))
     g = [float(v) for v in spec.gravity]
     norm = math.sqrt(sum(v * v for v in g))
     if norm > 0.0:

@@ -310,6 +310,8 @@ def _energy_matrices(arm: SymArm, rg: _Ring):
         Jc = _add(Jv, [[-x for x in row] for row in _mul(rg, _cross_mat([r[0] for r in c]), Jw)])
         K = _add([[m * x for x in row] for row in _mul(rg, _T(Jc), Jc)], _mul(rg, _T(Jw), _mul(rg, inertia, Jw)))
         M = _add(M, K)
+        if arm.joints[i].armature:  # the rotor's ½ I_a q̇_i²
+            M[i][i] = M[i][i] + rg.inertial[f"Ia{i + 1}"]
         pc = _add(pW, _mul(rg, RW, c))
         U = U - m * sum((grav[k][0] * pc[k][0] for k in range(3)), zero)
     return [[rg.reduce(x) for x in row] for row in M], rg.reduce(U)

@@ -75,13 +75,13 @@ def _spatial_text(args) -> str | None:
     else:
         from crossdyn.models import load_arm
 
-        spec = load_arm(args.arm)
+        spec = load_arm(args.arm, spatial=True)
         if getattr(spec, "kind", "planar") != "spatial":
             return None
         from crossdyn.analytic.spatial_from_spec import sym_arm
 
         arm, values = sym_arm(spec)
-        out = spatial_generated.derive_within(arm)
+        out = spatial_generated.derive_within(arm, spatial_generated.BUDGET_S)
         if isinstance(out, spatial_generated.NumericOnly):
             raise UsageError(f"derive: {out.message()}")
         d, info = out, arm.info
