@@ -1,0 +1,262 @@
+"""Naming the parameter behind a difference, the way ``check`` names a wrong term.
+
+Two files (:func:`explain_files`): file B's values of one group of parameters — the armature of every joint, every
+body's mass, CoM, inertia — are put into file A (in A's body frames, through the world frame at q = 0) and A is
+re-evaluated with crossdyn's reference; the smallest set of groups after which A's M, G, C·q̇ or ID agrees with B's
+within the files' tolerance explains that difference ("armature 0.1 on all 7 joints explains the whole M
+difference").  Where no set does, the largest share one group explains is given and the rest is left to the
+kinematics (joint frames, axes), whose rows the file diff lists.
+
+An engine (:func:`explain_engine`): hypotheses re-evaluated with the reference — the armature ignored; a body the
+reader's notes call ambiguous (a massless body with an inertia) read with another inertia; every body's inertia
+read otherwise with masses and CoMs kept (PyBullet without ``URDF_USE_INERTIA_FROM_FILE`` computes inertias from
+the collision shapes); one body's mass and inertia read otherwise.  Inverse dynamics is linear in each body's mass
+(CoM fixed) and in its inertia about the CoM, so the change a hypothesis needs is fitted by linear least squares
+on the engine's ID at a subset of the states (:data:`FIT_STATES`); the hypothesis holds when, with the fitted
+change, every differing quantity agrees within the engine tolerance.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import replace
+from typing import Callable
+
+import numpy as np
+
+from crossdyn.audit.enginediff import States, reference, relative
+from crossdyn.audit.match import world_frames
+from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, DynamicsCheck, FileDiff, Matching
+from crossdyn.robots.model import Body, Inertial, RobotModel, Severity
+
+FIT_STATES = 64
+"""States used by the explanations (the first of the audit's states): enough equations (64 × n) for the 6n
+unknowns of the largest hypothesis."""
+
+GROUPS = ("armature", "mass", "CoM", "inertia")
+AFFECTS = {"M": ("armature", "mass", "CoM", "inertia"), "G": ("mass", "CoM"), "C·q̇": ("mass", "CoM", "inertia"),
+           "ID": ("armature", "mass", "CoM", "inertia")}
+"""Which parameter groups each quantity depends on."""
+ROW_OF = {"armature": "armature", "mass": "mass", "CoM": "CoM (world)", "inertia": "inertia about CoM (world)"}
+INERTIA_BASIS = [np.diag([1.0, 0, 0]), np.diag([0, 1.0, 0]), np.diag([0, 0, 1.0]),
+                 np.array([[0, 1.0, 0], [1.0, 0, 0], [0, 0, 0]]), np.array([[0, 0, 1.0], [0, 0, 0], [1.0, 0, 0]]),
+                 np.array([[0, 0, 0], [0, 0, 1.0], [0, 1.0, 0]])]
+
+
+def subset(s: States, k: int = FIT_STATES) -> States:
+    return States(s.Q[:k], s.QD[:k], s.QDD[:k], s.description)
+
+
+# ---- two files --------------------------------------------------------------------------------------------------
+def transplant(a: RobotModel, b: RobotModel, matching: Matching, groups: tuple[str, ...]) -> RobotModel:
+    """``a`` with ``b``'s values of ``groups`` on the matched bodies, in ``a``'s body frames (through the world
+    frame at q = 0: c_a = R_aᵀ (c_w,b − p_a), I_a = R_aᵀ I_w,b R_a)."""
+    wa, wb = world_frames(a), world_frames(b)
+    bodies, joints = list(a.bodies), list(a.joints)
+    for m in matching.pairs:
+        ia, A, B = a.bodies[m.a].inertial, wa[m.a], wb[m.b]
+        mass = B.mass if "mass" in groups else ia.mass
+        com = A.R.T @ (B.com - A.p) if "CoM" in groups else ia.com
+        inertia = A.R.T @ B.inertia @ A.R if "inertia" in groups else ia.inertia
+        bodies[m.a] = replace(a.bodies[m.a], inertial=Inertial(mass, com, inertia))
+        if "armature" in groups:
+            joints[m.a] = replace(a.joints[m.a], armature=b.joints[m.b].armature)
+    return replace(a, bodies=tuple(bodies), joints=tuple(joints))
+
+
+def group_words(diff: FileDiff, group: str, n: int) -> str:
+    """"armature 0.1 on all 7 joints", "masses of 6 of 7 links", "the inertia of wrist_1_link"."""
+    rows = [r for r in diff.differing if r.parameter == ROW_OF[group]]
+    k = len(rows)
+    if group == "armature":
+        values = {float(np.asarray(r.value_b)) for r in rows}
+        where = f"all {n} joints" if k == n else f"{k} of {n} joints"
+        return f"armature {values.pop():g} on {where}" if len(values) == 1 else f"armature on {where}"
+    plural = {"mass": "masses", "CoM": "CoMs", "inertia": "inertias"}[group]
+    if k == 1:
+        return f"the {group} of {rows[0].element}"
+    return f"{plural} of {'all ' + str(n) if k == n else f'{k} of {n}'} links"
+
+
+def explain_files(a: RobotModel, b: RobotModel, diff: FileDiff, checks: list[DynamicsCheck], s: States,
+                  ref_b_in_a: Callable[[RobotModel], dict]) -> list[DynamicsCheck]:
+    """``checks`` (A against B) with an explanation on each that differs (see the module docstring).
+    ``ref_b_in_a(model)``: a model's reference at the fit states, compared with B's mapped into A's order, as
+    {quantity: (max_rel, …)} (a closure of the run)."""
+    differing = {g for g in GROUPS if any(r.parameter == ROW_OF[g] for r in diff.differing)}
+    cache: dict[tuple, dict] = {}
+
+    def residual(groups: tuple[str, ...]) -> dict:
+        if groups not in cache:
+            cache[groups] = ref_b_in_a(transplant(a, b, diff.matching, groups))
+        return cache[groups]
+
+    before = ref_b_in_a(a)
+    out = []
+    for c in checks:
+        if c.status != DIFFERS:
+            out.append(c)
+            continue
+        out.append(replace(c, explanation=_explain_one(c, [g for g in GROUPS if g in differing and g in AFFECTS[
+            c.quantity]], residual, before, diff, a.n)))
+    return out
+
+
+def _explain_one(c: DynamicsCheck, groups: list[str], residual, before, diff: FileDiff, n: int) -> str:
+    for size in range(1, len(groups) + 1):
+        for combo in itertools.combinations(groups, size):
+            if residual(tuple(combo))[c.quantity] <= c.tolerance:
+                words = " and ".join(group_words(diff, g, n) for g in combo)
+                singular = size == 1 and not words.startswith(("masses", "CoMs", "inertias"))
+                return f"{words} explain{'s' if singular else ''} the whole {c.quantity} difference"
+    if not groups:
+        return (f"no mass, CoM, inertia or armature differs: the joint frames or axes do (see the parameter rows); "
+                f"{c.quantity} differs by {c.max_rel:.3g} of its largest entry")
+    full = residual(tuple(groups))[c.quantity]
+    share = 1.0 - full / before[c.quantity] if before[c.quantity] > 0 else 0.0
+    words = " and ".join(group_words(diff, g, n) for g in groups)
+    return (f"{words} explain {100 * share:.0f} % of the largest {c.quantity} difference; the rest "
+            f"({full:.3g} of its largest entry) comes from the joint frames or axes (see the parameter rows)")
+
+
+# ---- an engine ---------------------------------------------------------------------------------------------------
+def with_inertial(model: RobotModel, k: int, d_mass: float = 0.0, d_inertia=None) -> RobotModel:
+    """``model`` with body ``k``'s mass changed by ``d_mass`` (CoM kept) and its inertia about the CoM by
+    ``d_inertia`` (body frame)."""
+    old = model.bodies[k].inertial
+    new = Inertial(old.mass + d_mass, old.com, old.inertia + (0 if d_inertia is None else d_inertia))
+    bodies = list(model.bodies)
+    bodies[k] = Body(model.bodies[k].name, new, model.bodies[k].merged)
+    return replace(model, bodies=tuple(bodies))
+
+
+def fit(model: RobotModel, s: States, target_id: np.ndarray, params: list[tuple[int, str, int]]) -> RobotModel:
+    """The model with the changes ``params`` ((body, "mass" | "inertia", basis index)) fitted by least squares so
+    that its ID matches ``target_id`` at ``s`` (ID is linear in each: one reference evaluation per column)."""
+    from crossdyn import spatial
+
+    base = np.asarray(spatial.rnea(model, s.Q, s.QD, s.QDD))
+    cols = []
+    for k, kind, e in params:
+        m = with_inertial(model, k, d_mass=1.0) if kind == "mass" else with_inertial(model, k,
+                                                                                       d_inertia=INERTIA_BASIS[e])
+        cols.append((np.asarray(spatial.rnea(m, s.Q, s.QD, s.QDD)) - base).ravel())
+    coef = np.linalg.lstsq(np.array(cols).T, (target_id - base).ravel(), rcond=None)[0]
+    fitted = model
+    for (k, kind, e), x in zip(params, coef, strict=True):
+        fitted = with_inertial(fitted, k, d_mass=x) if kind == "mass" else with_inertial(
+            fitted, k, d_inertia=x * INERTIA_BASIS[e])
+    return fitted
+
+
+def noted_bodies(model: RobotModel) -> list[tuple[int, str]]:
+    """(body index, note text) for each reader's note of severity ``ambiguous`` that names a body or a body merged
+    into one (a quoted name in the note's ``where`` or message)."""
+    out = []
+    for note in model.notes:
+        if note.severity is not Severity.AMBIGUOUS:
+            continue
+        names = set(re.findall(r"['\"]([^'\"]+)['\"]", note.where + " " + note.message))
+        for k, body in enumerate(model.bodies):
+            if names & ({body.name} | set(body.merged)):
+                out.append((k, f"{note.where}: {note.message}"))
+                break
+    return out
+
+
+def _agrees(model: RobotModel, s: States, values: dict, quantities: list[str], tol: float) -> bool:
+    ref = reference(model, s)
+    return all(relative(ref[q], values[q])[0] <= tol for q in quantities)
+
+
+def engine_hypotheses(model: RobotModel, engine: str):
+    """(status, words, model-maker) per hypothesis, in the order tried (see the module docstring)."""
+    n = model.n
+    inertia = [(k, "inertia", e) for k in range(n) for e in range(6)]
+    if np.any(model.armature() != 0):
+        yield DIFFERS, "it ignores the armature (M without the file's armature agrees)", "no-armature", None
+    for k, why in noted_bodies(model):
+        yield (AMBIGUOUS, f"it reads the inertia of '{model.bodies[k].name}' otherwise, where the file is "
+               f"ambiguous ({why})", "fit", [(k, "inertia", e) for e in range(6)])
+    words = "the inertias of the bodies differ (masses and CoMs as the file gives them)"
+    if engine.startswith("pybullet-noflag"):
+        yield BY_DESIGN, words + ": PyBullet without URDF_USE_INERTIA_FROM_FILE (its default) computes inertias " \
+                                 "from the collision shapes", "fit", inertia
+    else:
+        yield DIFFERS, words, "fit", inertia
+    for k in range(n):
+        yield (DIFFERS, f"it reads the mass and inertia of '{model.bodies[k].name}' otherwise", "fit",
+               [(k, "mass", 0)] + [(k, "inertia", e) for e in range(6)])
+
+
+def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], s: States,
+                   values: dict[str, np.ndarray]) -> list[DynamicsCheck]:
+    """``checks`` of one engine on one file with the first hypothesis that explains every differing quantity
+    named, its status set (``ambiguous``: the file's ambiguity; ``by design``: the engine's documented default;
+    else still ``differs``).  ``values``: the engine's quantities at ``s`` (fit states)."""
+    bad = [c.quantity for c in checks if c.status == DIFFERS]
+    if not bad:
+        return checks
+    tol = checks[0].tolerance
+    for status, words, how, params in engine_hypotheses(model, engine):
+        if how == "no-armature":
+            ref = reference(model, s, armature=False)
+            ok = all(relative(ref[q], values[q])[0] <= tol for q in bad)
+        else:
+            fitted = fit(model, s, values["ID"], params)
+            ok = _agrees(fitted, s, values, bad, tol)
+        if ok:
+            if how == "fit" and len(params) == 6:  # one body's inertia: say by how much
+                k = params[0][0]
+                delta = fitted.bodies[k].inertial.inertia - model.bodies[k].inertial.inertia
+                words += f"; fitted change of its inertia about the CoM (body frame): {matrix_text(delta)} kg m²"
+            return [replace(c, status=status, explanation=words) if c.status == DIFFERS else c for c in checks]
+    return [replace(c, explanation="no single parameter group explains it (armature, one body's mass and "
+                    "inertia, all inertias were tried)") if c.status == DIFFERS else c for c in checks]
+
+
+def matrix_text(m: np.ndarray) -> str:
+    """A 3×3 matrix in one line, 4 significant digits, round-off below 1e-9 of its largest entry shown as 0."""
+    scale = float(np.abs(m).max()) or 1.0
+    m = np.where(np.abs(m) < 1e-9 * scale, 0.0, m)
+    if np.allclose(m, np.diag(np.diag(m)), rtol=0, atol=1e-9 * scale):
+        return "diag(" + ", ".join(f"{x:.4g}" for x in np.diag(m)) + ")"
+    return "[" + "; ".join(" ".join(f"{x:.4g}" for x in row) for row in m) + "]"
+
+
+# ---- words ----------------------------------------------------------------------------------------------------
+def finding_lines(result) -> list[str]:
+    """One line per difference (parameters of the file diffs, dynamics checks), labelled and explained."""
+    lines = []
+    for d in result.file_diffs:
+        if d.matching.only_a or d.matching.only_b:
+            lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in {d.file_a}; "
+                         f"{', '.join(d.matching.only_b) or '-'} in {d.file_b}")
+        for r in d.differing:
+            lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
+    for c in result.checks:
+        if c.status == AGREE:
+            continue
+        who = f"{c.other} against {c.file}" if c.engine is None else c.file
+        head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
+                                                                                                   c.status)
+        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
+                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:g})"
+                     + (f"; {c.explanation}" if c.explanation else ""))
+    return lines
+
+
+def param_text(r) -> str:
+    """A differing parameter row in words: the two values, and the difference against the tolerance."""
+    def fmt(v):
+        if isinstance(v, np.ndarray):
+            return np.array2string(v, precision=4, suppress_small=True, max_line_width=200).replace("\n", "")
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    text = f"A {fmt(r.value_a)}, B {fmt(r.value_b)}"
+    if r.status.startswith("only"):
+        return text + f" ({r.status})"
+    if r.difference is not None and r.tolerance:
+        extra = f", {100 * r.relative:.3g} % of {r.relative_to}" if r.relative is not None else ""
+        return text + f" (difference {r.difference:.3g} {r.unit}{extra}; tolerance {r.tolerance:.3g})"
+    return text
