@@ -133,7 +133,7 @@ def with_inertial(model: RobotModel, k: int, d_mass: float = 0.0, d_inertia=None
 def fit(model: RobotModel, s: States, target_id: np.ndarray, params: list[tuple[int, str, int]]) -> RobotModel:
     """The model with the changes ``params`` ((body, "mass" | "inertia", basis index)) fitted by least squares so
     that its ID matches ``target_id`` at ``s`` (ID is linear in each: one reference evaluation per column)."""
-    from crossdyn import spatial
+    import crossdyn.spatial as spatial
 
     base = np.asarray(spatial.rnea(model, s.Q, s.QD, s.QDD))
     cols = []
