@@ -26,7 +26,7 @@ import numpy as np
 
 from crossdyn.audit.enginediff import States, reference, relative
 from crossdyn.audit.match import world_frames
-from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, DynamicsCheck, FileDiff, Matching
+from crossdyn.audit.result import AMBIGUOUS, BY_DESIGN, DIFFERS, DynamicsCheck, FileDiff, Matching
 from crossdyn.robots.model import Body, Inertial, RobotModel, Severity
 
 FIT_STATES = 64
@@ -222,41 +222,3 @@ def matrix_text(m: np.ndarray) -> str:
     if np.allclose(m, np.diag(np.diag(m)), rtol=0, atol=1e-9 * scale):
         return "diag(" + ", ".join(f"{x:.4g}" for x in np.diag(m)) + ")"
     return "[" + "; ".join(" ".join(f"{x:.4g}" for x in row) for row in m) + "]"
-
-
-# ---- words ----------------------------------------------------------------------------------------------------
-def finding_lines(result) -> list[str]:
-    """One line per difference (parameters of the file diffs, dynamics checks), labelled and explained."""
-    lines = []
-    for d in result.file_diffs:
-        if d.matching.only_a or d.matching.only_b:
-            lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in {d.file_a}; "
-                         f"{', '.join(d.matching.only_b) or '-'} in {d.file_b}")
-        for r in d.differing:
-            lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
-    for c in result.checks:
-        if c.status == AGREE:
-            continue
-        who = f"{c.other} against {c.file}" if c.engine is None else c.file
-        head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
-                                                                                                   c.status)
-        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
-                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:g})"
-                     + (f"; {c.explanation}" if c.explanation else ""))
-    return lines
-
-
-def param_text(r) -> str:
-    """A differing parameter row in words: the two values, and the difference against the tolerance."""
-    def fmt(v):
-        if isinstance(v, np.ndarray):
-            return np.array2string(v, precision=4, suppress_small=True, max_line_width=200).replace("\n", "")
-        return f"{v:g}" if isinstance(v, float) else str(v)
-
-    text = f"A {fmt(r.value_a)}, B {fmt(r.value_b)}"
-    if r.status.startswith("only"):
-        return text + f" ({r.status})"
-    if r.difference is not None and r.tolerance:
-        extra = f", {100 * r.relative:.3g} % of {r.relative_to}" if r.relative is not None else ""
-        return text + f" (difference {r.difference:.3g} {r.unit}{extra}; tolerance {r.tolerance:.3g})"
-    return text

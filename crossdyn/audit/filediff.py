@@ -20,9 +20,10 @@ JOINT_SCALARS = (("effort", "N m or N", None), ("velocity", "rad/s or m/s", None
 """Joint parameters compared by value: (attribute, unit, neutral value meaning "not given")."""
 
 
-def _row(element: str, parameter: str, a, b, diff: float, tol: float, unit: str = "", scale: float = 0.0,
-         scale_words: str = "") -> ParamRow:
-    """A compared row; ``scale`` > 0: the difference is also given relative to it (``scale_words`` names it)."""
+def _row(element: str, parameter: str, a, b, diff: float, tol: float, unit: str = "",
+         scaled: tuple[float, str] = (0.0, "")) -> ParamRow:
+    """A compared row; ``scaled`` (scale, its name), scale > 0: the difference is also given relative to it."""
+    scale, scale_words = scaled
     rel = float(diff) / scale if scale > 0 else None
     return ParamRow(element, parameter, a, b, float(diff), float(tol), "differs" if diff > tol else "same", unit,
                     rel, scale_words if rel is not None else "")
@@ -34,11 +35,11 @@ def body_rows(name: str, wa: WorldBody, wb: WorldBody, tol: Tolerances) -> list[
     heavier = max(wa.mass, wb.mass)
     d_inertia = float(np.abs(wa.inertia - wb.inertia).max())
     return [
-        _row(name, "mass", wa.mass, wb.mass, abs(wa.mass - wb.mass), tol.mass_rel * heavier, "kg", heavier,
-             "the larger mass"),
+        _row(name, "mass", wa.mass, wb.mass, abs(wa.mass - wb.mass), tol.mass_rel * heavier, "kg",
+             (heavier, "the larger mass")),
         _row(name, "CoM (world)", wa.com, wb.com, float(np.linalg.norm(wa.com - wb.com)), tol.position_m, "m"),
         _row(name, "inertia about CoM (world)", wa.inertia, wb.inertia, d_inertia, tol.inertia_rel * scale,
-             "kg m²", scale, "the largest principal moment"),
+             "kg m²", (scale, "the largest principal moment")),
     ]
 
 

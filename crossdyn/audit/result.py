@@ -221,12 +221,6 @@ class AuditResult:
     def exit_code(self) -> int:
         return int(Exit.of(self.verdict()))
 
-    def findings(self) -> list[str]:
-        """One line per difference, in words: what differs, the label, the parameter responsible when named."""
-        from crossdyn.audit.explain import finding_lines
-
-        return finding_lines(self)
-
     def verdict_line(self) -> str:
         v = self.verdict()
         ran = sorted({r.engine for r in self.engine_runs if r.status is RunStatus.OK})
