@@ -168,7 +168,7 @@ class DynamicsCheck:
 
     def as_dict(self) -> dict:
         return {"file": self.file, "quantity": self.quantity, "engine": self.engine, "other": self.other,
-                "max_rel": self.max_rel, "max_abs": self.max_abs, "scale": self.scale,
+                "max_rel": _finite(self.max_rel), "max_abs": _finite(self.max_abs), "scale": self.scale,
                 "tolerance": self.tolerance, "values": self.values, "status": self.status, "label": self.label,
                 "explanation": self.explanation}
 
@@ -234,6 +234,11 @@ class AuditResult:
         return f"verdict: {v.value} ({what})"
 
 
+def _finite(x: float) -> float | None:
+    """JSON has no infinity: a non-finite difference (the engine returned NaN or inf) is written as null."""
+    return float(x) if np.isfinite(x) else None
+
+
 def _plain(x):
     """JSON-ready: arrays as lists, floats as floats."""
     if isinstance(x, np.ndarray):
@@ -247,3 +252,25 @@ def _plain(x):
     if isinstance(x, (str, int, float, bool)) or x is None:
         return x
     return str(x)
+
+
+def document(result: AuditResult, findings: list[str]) -> dict:
+    """``summary.json`` (schema ``crossdyn.audit/1``): the verdict with its count, what was run and skipped, the
+    tolerances with their sources, each file's model and notes, the file diffs, the dynamics checks and the
+    findings in words."""
+    param_checks = sum(len(d.rows) for d in result.file_diffs)
+    return {
+        "schema": "crossdyn.audit/1", "tool": "crossdyn audit", "files": list(result.files),
+        "verdict": result.verdict().value, "exit_code": result.exit_code,
+        "checks": {"total": result.count(), "parameters": param_checks,
+                   "dynamics_values": result.count() - param_checks},
+        "states": result.states, "seed": result.seed, "state_sampling": result.state_scales,
+        "tolerances": {k: {"value": v, "source": TOLERANCE_SOURCES[k]} for k, v in result.tolerances.as_dict().items()},
+        "models": [{"file": m.source, "format": m.format.value, "name": m.name, "n": m.n,
+                    "bodies": list(m.body_names), "joints": list(m.joint_names),
+                    "notes": [n.as_dict() for n in m.notes], "removed": list(m.removed)} for m in result.models],
+        "file_diffs": [d.as_dict() for d in result.file_diffs],
+        "engines": [r.as_dict() for r in result.engine_runs],
+        "dynamics": [c.as_dict() for c in result.checks],
+        "findings": findings, "runtime_s": result.runtime_s,
+    }

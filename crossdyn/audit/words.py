@@ -14,8 +14,7 @@ def finding_lines(result: AuditResult) -> list[str]:
         if d.matching.only_a or d.matching.only_b:
             lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in {d.file_a}; "
                          f"{', '.join(d.matching.only_b) or '-'} in {d.file_b}")
-        for r in d.differing:
-            lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
+        lines += parameter_lines(d.differing)
     for c in result.checks:
         if c.status == AGREE:
             continue
@@ -25,6 +24,26 @@ def finding_lines(result: AuditResult) -> list[str]:
         lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
                      f"({c.max_abs:.3g} abs; tolerance {c.tolerance:g})"
                      + (f"; {c.explanation}" if c.explanation else ""))
+    return lines
+
+
+def parameter_lines(rows) -> list[str]:
+    """One line per differing parameter; a joint parameter that differs the same way on several joints ("only in
+    B", same values) is one line naming them all."""
+    lines: list[str] = []
+    grouped: dict[tuple, list[ParamRow]] = {}
+    for r in rows:
+        if r.element.startswith("joint ") and not isinstance(r.value_a, np.ndarray):
+            grouped.setdefault((r.parameter, r.status, str(r.value_a), str(r.value_b)), []).append(r)
+        else:
+            grouped.setdefault((id(r),), []).append(r)
+    for group in grouped.values():
+        r = group[0]
+        if len(group) == 1:
+            lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
+        else:
+            joints = ", ".join(g.element.removeprefix("joint ") for g in group)
+            lines.append(f"the files differ: {r.parameter} of {len(group)} joints ({joints}): {param_text(r)}")
     return lines
 
 
