@@ -51,7 +51,7 @@ def subset(s: States, k: int = FIT_STATES) -> States:
 def transplant(a: RobotModel, b: RobotModel, matching: Matching, groups: tuple[str, ...]) -> RobotModel:
     """``a`` with ``b``'s values of ``groups`` on the matched bodies, in ``a``'s body frames (through the world
     frame at q = 0: c_a = R_aᵀ (c_w,b − p_a), I_a = R_aᵀ I_w,b R_a)."""
-    wa, wb = world_frames(a), world_frames(b)
+    wa, wb = world_frames(a), world_frames(b, matching.turn)
     bodies, joints = list(a.bodies), list(a.joints)
     for m in matching.pairs:
         ia, A, B = a.bodies[m.a].inertial, wa[m.a], wb[m.b]
@@ -102,11 +102,23 @@ def explain_files(a: RobotModel, b: RobotModel, diff: FileDiff, checks: list[Dyn
     return out
 
 
+def combined_words(diff: FileDiff, groups: tuple[str, ...], n: int) -> str:
+    """Several groups in one phrase: "masses, CoMs and inertias of all 9 links" when they share the count."""
+    parts = [group_words(diff, g, n) for g in groups]
+    tails = {p.split(" of ", 1)[1] for p in parts if " of " in p and not p.startswith(("armature", "the "))}
+    heads = [p.split(" of ", 1)[0] for p in parts if " of " in p and not p.startswith(("armature", "the "))]
+    if len(tails) == 1 and len(heads) > 1:
+        others = [p for p in parts if p.startswith(("armature", "the "))]
+        joined = ", ".join(heads[:-1]) + " and " + heads[-1] + " of " + tails.pop()
+        return " and ".join(others + [joined])
+    return " and ".join(parts)
+
+
 def _explain_one(c: DynamicsCheck, groups: list[str], residual, before, diff: FileDiff, n: int) -> str:
     for size in range(1, len(groups) + 1):
         for combo in itertools.combinations(groups, size):
             if residual(tuple(combo))[c.quantity] <= c.tolerance:
-                words = " and ".join(group_words(diff, g, n) for g in combo)
+                words = combined_words(diff, combo, n)
                 singular = size == 1 and not words.startswith(("masses", "CoMs", "inertias"))
                 return f"{words} explain{'s' if singular else ''} the whole {c.quantity} difference"
     if not groups:
@@ -114,7 +126,7 @@ def _explain_one(c: DynamicsCheck, groups: list[str], residual, before, diff: Fi
                 f"{c.quantity} differs by {c.max_rel:.3g} of its largest entry")
     full = residual(tuple(groups))[c.quantity]
     share = 1.0 - full / before[c.quantity] if before[c.quantity] > 0 else 0.0
-    words = " and ".join(group_words(diff, g, n) for g in groups)
+    words = combined_words(diff, tuple(groups), n)
     return (f"{words} explain {100 * share:.0f} % of the largest {c.quantity} difference; the rest "
             f"({full:.3g} of its largest entry) comes from the joint frames or axes (see the parameter rows)")
 
@@ -175,7 +187,11 @@ def engine_hypotheses(model: RobotModel, engine: str):
     inertia = [(k, "inertia", e) for k in range(n) for e in range(6)]
     if np.any(model.armature() != 0):
         yield DIFFERS, "it ignores the armature (M without the file's armature agrees)", "no-armature", None
+    whys: dict[int, list[str]] = {}
     for k, why in noted_bodies(model):
+        whys.setdefault(k, []).append(why)
+    for k, why_list in whys.items():
+        why = "; ".join(why_list)
         yield (AMBIGUOUS, f"it reads the inertia of '{model.bodies[k].name}' otherwise, where the file is "
                f"ambiguous ({why})", "fit", [(k, "inertia", e) for e in range(6)])
     words = "the inertias of the bodies differ (masses and CoMs as the file gives them)"

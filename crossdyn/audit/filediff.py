@@ -93,7 +93,7 @@ def joint_rows(element: str, ja: Joint, jb: Joint, wa: WorldBody, wb: WorldBody,
 
 def diff_files(a: RobotModel, b: RobotModel, matching: Matching, tol: Tolerances) -> FileDiff:
     """Every parameter of the matched bodies of ``a`` and ``b`` side by side (see the module docstring)."""
-    wa, wb = world_frames(a), world_frames(b)
+    wa, wb = world_frames(a), world_frames(b, matching.turn)
     rows: list[ParamRow] = []
     for m in matching.pairs:
         element = m.name_a if m.name_a == m.name_b else f"{m.name_a} / {m.name_b}"

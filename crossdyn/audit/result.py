@@ -79,13 +79,17 @@ class Matching:
     pairs: tuple[BodyMatch, ...]
     only_a: tuple[str, ...] = ()
     only_b: tuple[str, ...] = ()
+    turn: float = 0.0
+    """The second file's world turned by this angle (rad) about the gravity axis to align its joint axes with the
+    first's (:func:`crossdyn.audit.match.base_turn`)."""
 
     @property
     def complete(self) -> bool:
         return not self.only_a and not self.only_b
 
     def as_dict(self) -> dict:
-        return {"pairs": [p.as_dict() for p in self.pairs], "only_a": list(self.only_a), "only_b": list(self.only_b)}
+        return {"pairs": [p.as_dict() for p in self.pairs], "only_a": list(self.only_a), "only_b": list(self.only_b),
+                "turn_about_gravity_rad": self.turn}
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,11 @@ class AuditResult:
     state_scales: str = ""
     runtime_s: float = 0.0
 
+    def short(self, file: str | None) -> str:
+        """A file's shortest path suffix that tells it from the other files (``franka_panda/panda.urdf``)."""
+        names = short_names(dict.fromkeys([*self.files, *(m.source for m in self.models)]))
+        return names.get(file or "", file or "")
+
     def count(self) -> int:
         """Values compared: parameters of the file diffs and entries × states of the judged dynamics checks."""
         return sum(len(d.rows) for d in self.file_diffs) + sum(
@@ -232,6 +241,19 @@ class AuditResult:
         if v is Verdict.INCONCLUSIVE and self.count() == 0:
             what = "0 checks: one file and no engine that reads it; nothing could be compared"
         return f"verdict: {v.value} ({what})"
+
+
+def short_names(files) -> dict[str, str]:
+    """Each path's shortest suffix of path components that no other path in ``files`` shares."""
+    parts = {f: str(f).replace("\\", "/").split("/") for f in files}
+    out = {}
+    for f, p in parts.items():
+        for k in range(1, len(p) + 1):
+            tail = "/".join(p[-k:])
+            if all(o == f or "/".join(q[-k:]) != tail for o, q in parts.items()):
+                break
+        out[f] = tail
+    return out
 
 
 def _finite(x: float) -> float | None:

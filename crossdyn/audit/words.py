@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, AuditResult, ParamRow
+from crossdyn.robots.model import Severity
 
 
 def finding_lines(result: AuditResult) -> list[str]:
@@ -12,18 +13,22 @@ def finding_lines(result: AuditResult) -> list[str]:
     lines = []
     for d in result.file_diffs:
         if d.matching.only_a or d.matching.only_b:
-            lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in {d.file_a}; "
-                         f"{', '.join(d.matching.only_b) or '-'} in {d.file_b}")
+            lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in "
+                         f"{result.short(d.file_a)}; {', '.join(d.matching.only_b) or '-'} in {result.short(d.file_b)}")
         lines += parameter_lines(d.differing)
     for c in result.checks:
         if c.status == AGREE:
             continue
-        who = f"{c.other} against {c.file}" if c.engine is None else c.file
+        who = (f"{result.short(c.other)} against {result.short(c.file)}" if c.engine is None
+               else result.short(c.file))
         head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
                                                                                                    c.status)
         lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
                      f"({c.max_abs:.3g} abs; tolerance {c.tolerance:g})"
                      + (f"; {c.explanation}" if c.explanation else ""))
+    for m in result.models:
+        lines += [f"note on {result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for n in m.notes
+                  if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS)]
     return lines
 
 

@@ -37,7 +37,7 @@ def groups(result: AuditResult) -> dict[tuple[str, str], list]:
     """(file, engine or "file OTHER") → its four checks, in order."""
     out: dict[tuple[str, str], list] = {}
     for c in result.checks:
-        key = (c.file, c.engine if c.engine is not None else f"file {c.other}")
+        key = (c.file, c.engine if c.engine is not None else f"file {result.short(c.other)}")
         out.setdefault(key, []).append(c)
     return out
 
@@ -46,17 +46,18 @@ def summary_rows(result: AuditResult) -> list[list[str]]:
     rows = []
     for d in result.file_diffs:
         k = len(d.differing)
-        rows.append([f"parameters of {d.file_b} against {d.file_a}", f"{len(d.rows)} parameters",
+        rows.append([f"parameters of {result.short(d.file_b)} against {result.short(d.file_a)}", f"{len(d.rows)} parameters",
                      f"FAIL, {k} differ: the files differ" if k else f"PASS ({len(d.rows)} checks), all within "
                      "tolerance"])
     for (file, who), checks in groups(result).items():
         what = f"M, G, C·q̇, ID at {result.states} states"
-        rows.append([f"{who} against {file}" if who.startswith("file ") else f"engine {who} reading {file}", what,
+        rows.append([f"{who} against {result.short(file)}" if who.startswith("file ")
+                     else f"engine {who} reading {result.short(file)}", what,
                      _group(checks)])
     for r in result.engine_runs:
         if r.status is not RunStatus.OK:
             word = "INCONCLUSIVE (0 checks)" if r.status is RunStatus.FAILED else r.status.value
-            rows.append([f"engine {r.engine} reading {r.file}", "-", f"{word}: {r.reason}"])
+            rows.append([f"engine {r.engine} reading {result.short(r.file)}", "-", f"{word}: {r.reason}"])
     return rows
 
 
@@ -64,7 +65,8 @@ def body_tables(result: AuditResult) -> list[tuple]:
     """One table per matched body (and its joint) of each file diff."""
     blocks: list[tuple] = []
     for d in result.file_diffs:
-        blocks.append(("p", f"**{d.file_b}** (B) against **{d.file_a}** (A), world frame at q = 0."))
+        blocks.append(("p", f"**{result.short(d.file_b)}** (B) against **{result.short(d.file_a)}** (A), world frame at "
+                              f"q = 0{turn_words(d.matching.turn)}."))
         by_element: dict[str, list] = {}
         for r in d.rows:
             key = r.element.removeprefix("joint ")
@@ -77,6 +79,13 @@ def body_tables(result: AuditResult) -> list[tuple]:
                              "-" if r.tolerance is None else f"{r.tolerance:.3g}",
                              "FAIL: " + param_text(r) if r.differs else "same"] for r in rows]))
     return blocks
+
+
+def turn_words(turn: float) -> str:
+    if abs(turn) < 1e-12:
+        return ""
+    return (f" (B's world turned {turn:+.6g} rad = {np.degrees(turn):+.4g}° about the gravity axis to align its joint "
+            "axes with A's: a turn about gravity changes no joint-space dynamics)")
 
 
 def _value(v) -> str:
@@ -103,7 +112,7 @@ def plots(result: AuditResult) -> dict[str, bytes]:
         by_file.setdefault(file, {})[who] = checks
     for k, (file, whos) in enumerate(by_file.items()):
         fig, axes = plt.subplots(2, 2, figsize=(10, 6.5), sharex=True)
-        fig.suptitle(f"{file}: each engine (or other file) against crossdyn's reference; exact agreement drawn at "
+        fig.suptitle(f"{result.short(file)}: each engine (or other file) against crossdyn's reference; exact agreement drawn at "
                      f"{FLOOR:g}", fontsize=10, y=1.04)
         for ax, q in zip(axes.ravel(), QUANTITIES, strict=True):
             for i, (who, checks) in enumerate(whos.items()):
@@ -124,13 +133,13 @@ def plots(result: AuditResult) -> dict[str, bytes]:
 
 def report_blocks(result: AuditResult, findings: list[str], images: dict[str, bytes]) -> list[tuple]:
     v = result.verdict().value
-    names = ", ".join(m.source.rsplit("/", 1)[-1] for m in result.models)
+    names = ", ".join(result.short(m.source) for m in result.models)
     blocks: list[tuple] = [("h", 1, f"crossdyn audit: {names} — {v}"), ("p", f"**{result.verdict_line()}**"),
                            ("h", 2, "Summary"), ("table", ["check", "what", "result"], summary_rows(result)),
                            ("h", 2, "Findings"), ("ul", findings or ["no difference beyond the tolerances"])]
     more: list[tuple] = []
     for d in result.file_diffs:
-        more += [("h", 2, f"Body matching: {d.file_b.rsplit('/', 1)[-1]}"),
+        more += [("h", 2, f"Body matching: {result.short(d.file_b)}"),
                  ("table", ["A", "B", "matched by", "axis sign"],
                   [[p.name_a, p.name_b, p.how, f"{p.sign:+.0f}"] for p in d.matching.pairs]
                   + [[x, "-", "only in A", "-"] for x in d.matching.only_a]
@@ -140,12 +149,12 @@ def report_blocks(result: AuditResult, findings: list[str], images: dict[str, by
     if images:
         more.append(("h", 2, "Differences over the states"))
         by_file = list(dict.fromkeys(c.file for c in result.checks))
-        more += [("img", name, f"{file}: largest relative difference per state (dashed: the tolerance)")
+        more += [("img", name, f"{result.short(file)}: largest relative difference per state (dashed: the tolerance)")
                  for name, file in zip(images, by_file, strict=False)]
     more += [("h", 2, "Engines"), ("table", ["file", "engine", "status", "reason"],
-                                    [[r.file, r.engine, r.status.value, r.reason or "-"] for r in result.engine_runs])]
-    notes = [f"{m.source}: {n.where}: {n.message} ({n.severity.value})" for m in result.models for n in m.notes]
-    removed = [f"{m.source}: removed for the comparison: {x}" for m in result.models for x in m.removed]
+                                    [[result.short(r.file), r.engine, r.status.value, r.reason or "-"] for r in result.engine_runs])]
+    notes = [f"{result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for m in result.models for n in m.notes]
+    removed = [f"{result.short(m.source)}: removed for the comparison: {x}" for m in result.models for x in m.removed]
     more += [("h", 2, "Readers' notes"), ("ul", notes + removed or ["none"]),
              ("h", 2, "Tolerances"), ("table", ["tolerance", "value", "where it comes from"],
                                       [[k, f"{v:g}", TOLERANCE_SOURCES[k]] for k, v in result.tolerances.as_dict().items()]),
