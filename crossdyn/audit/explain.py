@@ -103,14 +103,18 @@ def explain_files(a: RobotModel, b: RobotModel, diff: FileDiff, checks: list[Dyn
 
 
 def combined_words(diff: FileDiff, groups: tuple[str, ...], n: int) -> str:
-    """Several groups in one phrase: "masses, CoMs and inertias of all 9 links" when they share the count."""
-    parts = [group_words(diff, g, n) for g in groups]
-    tails = {p.split(" of ", 1)[1] for p in parts if " of " in p and not p.startswith(("armature", "the "))}
-    heads = [p.split(" of ", 1)[0] for p in parts if " of " in p and not p.startswith(("armature", "the "))]
-    if len(tails) == 1 and len(heads) > 1:
-        others = [p for p in parts if p.startswith(("armature", "the "))]
-        joined = ", ".join(heads[:-1]) + " and " + heads[-1] + " of " + tails.pop()
-        return " and ".join(others + [joined])
+    """Several groups in one phrase, those with the same count joined: "armature 0.1 on all 6 joints and masses
+    and CoMs of all 6 links and inertias of 4 of 6 links"."""
+    by_tail: dict[str, list[str]] = {}
+    for g in groups:
+        words = group_words(diff, g, n)
+        head, sep, tail = words.partition(" of ")
+        if words.startswith(("armature", "the ")) or not sep:
+            by_tail[words] = []
+        else:
+            by_tail.setdefault(tail, []).append(head)
+    parts = [tail if not heads else (", ".join(heads[:-1]) + " and " + heads[-1] if len(heads) > 1 else heads[0])
+             + " of " + tail for tail, heads in by_tail.items()]
     return " and ".join(parts)
 
 
@@ -127,7 +131,7 @@ def _explain_one(c: DynamicsCheck, groups: list[str], residual, before, diff: Fi
     full = residual(tuple(groups))[c.quantity]
     share = 1.0 - full / before[c.quantity] if before[c.quantity] > 0 else 0.0
     words = combined_words(diff, tuple(groups), n)
-    return (f"{words} explain {100 * share:.0f} % of the largest {c.quantity} difference; the rest "
+    return (f"{words} explain {100 * share:.1f} % of the largest {c.quantity} difference; the rest "
             f"({full:.3g} of its largest entry) comes from the joint frames or axes (see the parameter rows)")
 
 

@@ -84,8 +84,8 @@ def joint_rows(element: str, ja: Joint, jb: Joint, wa: WorldBody, wb: WorldBody,
         _row(element, "joint anchor (world)", wa.anchor, wb.anchor, _line_distance(wa, wb), tol.position_m, "m"),
     ]
     lower_b, upper_b = (jb.lower, jb.upper) if sign > 0 else (jb.upper, jb.lower)
-    rows.append(limit_row(element, "lower limit", ja.lower, lower_b, sign, tol.position_m))
-    rows.append(limit_row(element, "upper limit", ja.upper, upper_b, sign, tol.position_m))
+    rows.append(limit_row(element, "lower limit", ja.lower, lower_b, sign, tol.limit))
+    rows.append(limit_row(element, "upper limit", ja.upper, upper_b, sign, tol.limit))
     for attr, unit, neutral in JOINT_SCALARS:
         rows.append(scalar_row(element, attr, getattr(ja, attr), getattr(jb, attr), neutral, tol.joint_rel, unit))
     return rows

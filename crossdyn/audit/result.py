@@ -28,6 +28,7 @@ class Tolerances:
     """The tolerances of the audit; :data:`TOLERANCE_SOURCES` says where each comes from."""
 
     position_m: float = 1e-6
+    limit: float = 1e-4
     axis_rad: float = 1e-6
     mass_rel: float = 1e-6
     inertia_rel: float = 1e-6
@@ -40,8 +41,10 @@ class Tolerances:
 
 
 TOLERANCE_SOURCES = {
-    "position_m": "CoM, joint anchors (distance between the two joint axes), limits: 1e-6 m (or rad); robot files "
-                  "print lengths to 0.1 µm or coarser, so a difference above 1 µm is in the file, not its rounding",
+    "position_m": "CoM, joint anchors (distance between the two joint axes): 1e-6 m; robot files print lengths "
+                  "to 1 µm or finer, so a difference above 1 µm is in the file, not its rounding",
+    "limit": "joint position limits: 1e-4 rad or m; files print angles to 4-6 decimals (2.0944 for 120°, "
+             "3.1415 for π), so a smaller difference is the printing of one limit",
     "axis_rad": "joint axes: 1e-6 rad between the two directions (world frame at q = 0)",
     "mass_rel": "masses: 1e-6 of the larger of the two (files carry about 6 significant digits)",
     "inertia_rel": "inertia about the CoM, world axes: each entry to 1e-6 of the body's largest principal moment "
