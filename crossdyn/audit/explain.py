@@ -141,41 +141,82 @@ def with_inertial(model: RobotModel, k: int, d_mass: float = 0.0, d_inertia=None
     ``d_inertia`` (body frame)."""
     old = model.bodies[k].inertial
     new = Inertial(old.mass + d_mass, old.com, old.inertia + (0 if d_inertia is None else d_inertia))
+    return _with_body(model, k, new)
+
+
+def _with_body(model: RobotModel, k: int, inertial: Inertial) -> RobotModel:
     bodies = list(model.bodies)
-    bodies[k] = Body(model.bodies[k].name, new, model.bodies[k].merged)
+    bodies[k] = Body(model.bodies[k].name, inertial, model.bodies[k].merged)
     return replace(model, bodies=tuple(bodies))
 
 
-def fit(model: RobotModel, s: States, target_id: np.ndarray, params: list[tuple[int, str, int]]) -> RobotModel:
-    """The model with the changes ``params`` ((body, "mass" | "inertia", basis index)) fitted by least squares so
+def body_params(b: Inertial) -> np.ndarray:
+    """The 10 parameters inverse dynamics is linear in: mass m, first moment h = m c, and the inertia about the
+    body frame's origin I_o = I_c + m (|c|² 1 − c cᵀ) (xx, yy, zz, xy, xz, yz)."""
+    I_o = b.about_origin()
+    return np.array([b.mass, *(b.mass * b.com), I_o[0, 0], I_o[1, 1], I_o[2, 2], I_o[0, 1], I_o[0, 2], I_o[1, 2]])
+
+
+def from_params(pi: np.ndarray) -> Inertial:
+    """:func:`body_params` inverted (a massless body: CoM at the origin, I_c = I_o)."""
+    m, h = float(pi[0]), pi[1:4]
+    I_o = sum(x * E for x, E in zip(pi[4:], INERTIA_BASIS, strict=True))
+    if m == 0.0:
+        return Inertial(0.0, np.zeros(3), I_o)
+    c = h / m
+    return Inertial(m, c, I_o - m * (float(c @ c) * np.eye(3) - np.outer(c, c)))
+
+
+def with_params(model: RobotModel, k: int, d_pi: np.ndarray) -> RobotModel:
+    """``model`` with body ``k``'s 10 parameters (:func:`body_params`) changed by ``d_pi``."""
+    return _with_body(model, k, from_params(body_params(model.bodies[k].inertial) + d_pi))
+
+
+def fit(model: RobotModel, s: States, target_id: np.ndarray, params: list[tuple[int, int]]) -> RobotModel:
+    """The model with the changes ``params`` ((body, index into :func:`body_params`)) fitted by least squares so
     that its ID matches ``target_id`` at ``s`` (ID is linear in each: one reference evaluation per column)."""
     import crossdyn.spatial as spatial
 
     base = np.asarray(spatial.rnea(model, s.Q, s.QD, s.QDD))
     cols = []
-    for k, kind, e in params:
-        m = with_inertial(model, k, d_mass=1.0) if kind == "mass" else with_inertial(model, k,
-                                                                                       d_inertia=INERTIA_BASIS[e])
-        cols.append((np.asarray(spatial.rnea(m, s.Q, s.QD, s.QDD)) - base).ravel())
+    for k, e in params:
+        unit = np.zeros(10)
+        unit[e] = 1.0
+        cols.append((np.asarray(spatial.rnea(with_params(model, k, unit), s.Q, s.QD, s.QDD)) - base).ravel())
     coef = np.linalg.lstsq(np.array(cols).T, (target_id - base).ravel(), rcond=None)[0]
+    changes: dict[int, np.ndarray] = {}
+    for (k, e), x in zip(params, coef, strict=True):
+        changes.setdefault(k, np.zeros(10))[e] += x
     fitted = model
-    for (k, kind, e), x in zip(params, coef, strict=True):
-        fitted = with_inertial(fitted, k, d_mass=x) if kind == "mass" else with_inertial(
-            fitted, k, d_inertia=x * INERTIA_BASIS[e])
+    for k, d_pi in changes.items():
+        fitted = with_params(fitted, k, d_pi)
     return fitted
 
 
+def change_words(old: Inertial, new: Inertial) -> str:
+    """What a fitted change did to one body: mass, CoM, inertia about the CoM (body frame), each where it moved."""
+    parts = []
+    if abs(new.mass - old.mass) > 1e-9 * max(old.mass, 1.0):
+        parts.append(f"mass {old.mass:.6g} → {new.mass:.6g} kg")
+    if np.linalg.norm(new.com - old.com) > 1e-9:
+        parts.append(f"CoM moved by {matrix_text(new.com - old.com)} m")
+    if np.abs(new.inertia - old.inertia).max() > 1e-9 * max(np.abs(old.inertia).max(), 1e-9):
+        parts.append(f"inertia about the CoM changed by {matrix_text(new.inertia - old.inertia)} kg m²")
+    return ", ".join(parts) or "no change"
+
+
 def noted_bodies(model: RobotModel) -> list[tuple[int, str]]:
-    """(body index, note text) for each reader's note of severity ``ambiguous`` that names a body or a body merged
-    into one (a quoted name in the note's ``where`` or message)."""
+    """(body index, the element named) for each reader's note of severity ``ambiguous`` that names a body or a body
+    merged into one (a quoted name in the note's ``where`` or message)."""
     out = []
     for note in model.notes:
         if note.severity is not Severity.AMBIGUOUS:
             continue
-        names = set(re.findall(r"['\"]([^'\"]+)['\"]", note.where + " " + note.message))
+        names = re.findall(r"['\"]([^'\"]+)['\"]", note.where + " " + note.message)
         for k, body in enumerate(model.bodies):
-            if names & ({body.name} | set(body.merged)):
-                out.append((k, f"{note.where}: {note.message}"))
+            hit = [x for x in names if x in {body.name, *body.merged}]
+            if hit:
+                out.append((k, hit[0]))
                 break
     return out
 
@@ -185,28 +226,30 @@ def _agrees(model: RobotModel, s: States, values: dict, quantities: list[str], t
     return all(relative(ref[q], values[q])[0] <= tol for q in quantities)
 
 
+ROTATIONAL = range(4, 10)
+ALL = range(10)
+
+
 def engine_hypotheses(model: RobotModel, engine: str):
-    """(status, words, model-maker) per hypothesis, in the order tried (see the module docstring)."""
+    """(status, words, how, params) per hypothesis, in the order tried (see the module docstring)."""
     n = model.n
-    inertia = [(k, "inertia", e) for k in range(n) for e in range(6)]
     if np.any(model.armature() != 0):
         yield DIFFERS, "it ignores the armature (M without the file's armature agrees)", "no-armature", None
     whys: dict[int, list[str]] = {}
     for k, why in noted_bodies(model):
         whys.setdefault(k, []).append(why)
     for k, why_list in whys.items():
-        why = "; ".join(why_list)
-        yield (AMBIGUOUS, f"it reads the inertia of '{model.bodies[k].name}' otherwise, where the file is "
-               f"ambiguous ({why})", "fit", [(k, "inertia", e) for e in range(6)])
+        yield (AMBIGUOUS, f"it reads '{model.bodies[k].name}' otherwise, where the file is ambiguous (the reader's "
+               f"notes on {', '.join(dict.fromkeys(why_list))})", "fit", [(k, e) for e in ALL])
     words = "the inertias of the bodies differ (masses and CoMs as the file gives them)"
+    inertias = [(k, e) for k in range(n) for e in ROTATIONAL]
     if engine.startswith("pybullet-noflag"):
         yield BY_DESIGN, words + ": PyBullet without URDF_USE_INERTIA_FROM_FILE (its default) computes inertias " \
-                                 "from the collision shapes", "fit", inertia
+                                 "from the collision shapes", "fit", inertias
     else:
-        yield DIFFERS, words, "fit", inertia
+        yield DIFFERS, words, "fit", inertias
     for k in range(n):
-        yield (DIFFERS, f"it reads the mass and inertia of '{model.bodies[k].name}' otherwise", "fit",
-               [(k, "mass", 0)] + [(k, "inertia", e) for e in range(6)])
+        yield DIFFERS, f"it reads '{model.bodies[k].name}' otherwise", "fit", [(k, e) for e in ALL]
 
 
 def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], s: States,
@@ -226,10 +269,9 @@ def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], 
             fitted = fit(model, s, values["ID"], params)
             ok = _agrees(fitted, s, values, bad, tol)
         if ok:
-            if how == "fit" and len(params) == 6:  # one body's inertia: say by how much
+            if how == "fit" and len(params) == 10:  # one body: say by how much
                 k = params[0][0]
-                delta = fitted.bodies[k].inertial.inertia - model.bodies[k].inertial.inertia
-                words += f"; fitted change of its inertia about the CoM (body frame): {matrix_text(delta)} kg m²"
+                words += f"; fitted: {change_words(model.bodies[k].inertial, fitted.bodies[k].inertial)}"
             return [replace(c, status=status, explanation=words) if c.status == DIFFERS else c for c in checks]
     return [replace(c, explanation="no single parameter group explains it (armature, one body's mass and "
                     "inertia, all inertias were tried)") if c.status == DIFFERS else c for c in checks]
@@ -239,6 +281,8 @@ def matrix_text(m: np.ndarray) -> str:
     """A 3×3 matrix in one line, 4 significant digits, round-off below 1e-9 of its largest entry shown as 0."""
     scale = float(np.abs(m).max()) or 1.0
     m = np.where(np.abs(m) < 1e-9 * scale, 0.0, m)
+    if m.ndim == 1:
+        return "(" + ", ".join(f"{x:.4g}" for x in m) + ")"
     if np.allclose(m, np.diag(np.diag(m)), rtol=0, atol=1e-9 * scale):
         return "diag(" + ", ".join(f"{x:.4g}" for x in np.diag(m)) + ")"
     return "[" + "; ".join(" ".join(f"{x:.4g}" for x in row) for row in m) + "]"
