@@ -82,7 +82,7 @@ def test_an_engine_that_cannot_read_the_format_is_listed_and_the_file_diff_still
     assert "MJCF" in skipped[0]["reason"] or "mjcf" in skipped[0]["reason"].lower()
     assert code == Exit.FAIL and doc["file_diffs"][0]["differing"]  # the armature: the file diff ran
     assert all(c["status"] == "agree" for c in checks(doc, "pybullet").values())
-    assert "skipped pybullet" in capsys.readouterr().out
+    assert "skipped: pybullet (unsupported) on menagerie_panda.xml" in capsys.readouterr().out
 
 
 def test_menagerie_mjcf_read_alike_with_its_armature(tmp_path):
@@ -90,3 +90,10 @@ def test_menagerie_mjcf_read_alike_with_its_armature(tmp_path):
                       "--states", "40")
     assert code == Exit.PASS, doc["findings"]
     assert max(c["max_rel"] for c in doc["dynamics"]) <= 1e-10
+
+
+def test_an_unknown_engine_exits_2(tmp_path, capsys):
+    assert main(["audit", str(rf.erd_ur5_urdf()), "--engines", "pinocchio,nosuchengine", "--out",
+                 str(tmp_path / "o")]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert "nosuchengine" in err and "pinocchio, mujoco" in err

@@ -235,12 +235,16 @@ class AuditResult:
 
     def verdict_line(self) -> str:
         v = self.verdict()
-        ran = sorted({r.engine for r in self.engine_runs if r.status is RunStatus.OK})
-        skipped = sorted({r.engine for r in self.engine_runs if r.status is not RunStatus.OK})
-        what = f"{self.count():,} checks: {len(self.files)} file(s), {self.states} states"
-        what += f", engines {', '.join(ran)}" if ran else ", no engine ran"
+        ok = [r for r in self.engine_runs if r.status is RunStatus.OK]
+        what = f"{self.count():,} checks: {len(self.files)} file(s), {self.states} states, "
+        what += (f"{len(ok)} engine reading(s): {', '.join(dict.fromkeys(r.engine for r in ok))}" if ok
+                 else "no engine reading")
+        skipped: dict[str, list[str]] = {}
+        for r in self.engine_runs:
+            if r.status is not RunStatus.OK:
+                skipped.setdefault(self.short(r.file), []).append(f"{r.engine} ({r.status.value})")
         if skipped:
-            what += f"; skipped {', '.join(skipped)}"
+            what += "; skipped: " + "; ".join(f"{', '.join(e)} on {f}" for f, e in skipped.items())
         if v is Verdict.INCONCLUSIVE and self.count() == 0:
             what = "0 checks: one file and no engine that reads it; nothing could be compared"
         return f"verdict: {v.value} ({what})"
