@@ -15,6 +15,8 @@ def finding_lines(result: AuditResult) -> list[str]:
         if d.matching.only_a or d.matching.only_b:
             lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in "
                          f"{result.short(d.file_a)}; {', '.join(d.matching.only_b) or '-'} in {result.short(d.file_b)}")
+        if d.differing:
+            lines.append(parameter_summary(d, result))
         lines += parameter_lines(d.differing)
     for c in result.checks:
         if c.status == AGREE:
@@ -30,6 +32,18 @@ def finding_lines(result: AuditResult) -> list[str]:
         lines += [f"note on {result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for n in m.notes
                   if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS)]
     return lines
+
+
+def parameter_summary(d, result: AuditResult) -> str:
+    """One line for a file diff: how many parameters differ, of which kind, on how many bodies or joints."""
+    kinds: dict[tuple[str, str, str], int] = {}
+    for r in d.differing:
+        what = "joints" if r.element.startswith("joint ") else "bodies"
+        key = (r.parameter.replace(" (world)", ""), what, r.status if r.status.startswith("only") else "")
+        kinds[key] = kinds.get(key, 0) + 1
+    parts = [f"{p} on {k} {what}" + (f" ({st})" if st else "") for (p, what, st), k in kinds.items()]
+    return (f"FAIL: the files differ: {result.short(d.file_b)} against {result.short(d.file_a)}: "
+            f"{len(d.differing)} of {len(d.rows)} parameters beyond their tolerance: " + ", ".join(parts))
 
 
 def parameter_lines(rows) -> list[str]:
