@@ -89,8 +89,8 @@ def test_tolerances_at_their_edge():
     assert differing(moved(dc=np.array([0.9e-6, 0, 0]))) == set()
     assert differing(moved(dc=np.array([1.1e-6, 0, 0]))) == {"CoM (world)"}
     lam = 0.06  # link3's largest principal moment: 0.02 × 3
-    assert differing(moved(dI=np.diag([0.9e-6 * lam, 0, 0]))) == set()
-    assert differing(moved(dI=np.diag([1.1e-6 * lam, 0, 0]))) == {"inertia about CoM (world)"}
+    assert differing(moved(dI=np.diag([0.9e-5 * lam, 0, 0]))) == set()
+    assert differing(moved(dI=np.diag([1.1e-5 * lam, 0, 0]))) == {"inertia about CoM (world)"}
     assert differing(moved(mass=2.0 * (1 + 1.1e-6))) == {"mass"}
 
 
