@@ -78,7 +78,7 @@ def group_words(diff: FileDiff, group: str, n: int) -> str:
     return f"{plural} of {'all ' + str(n) if k == n else f'{k} of {n}'} links"
 
 
-def explain_files(a: RobotModel, b: RobotModel, diff: FileDiff, checks: list[DynamicsCheck], s: States,
+def explain_files(a: RobotModel, b: RobotModel, diff: FileDiff, checks: list[DynamicsCheck],
                   ref_b_in_a: Callable[[RobotModel], dict]) -> list[DynamicsCheck]:
     """``checks`` (A against B) with an explanation on each that differs (see the module docstring).
     ``ref_b_in_a(model)``: a model's reference at the fit states, compared with B's mapped into A's order, as
@@ -260,6 +260,9 @@ def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], 
     bad = [c.quantity for c in checks if c.status == DIFFERS]
     if not bad:
         return checks
+    if not all(np.all(np.isfinite(v)) for v in values.values()):
+        return [replace(c, explanation="the engine returned NaN or inf") if c.status == DIFFERS else c
+                for c in checks]
     tol = checks[0].tolerance
     for status, words, how, params in engine_hypotheses(model, engine):
         if how == "no-armature":

@@ -72,7 +72,7 @@ def file_pair(a: RobotModel, b: RobotModel, s: States, ref_a: dict, tol: Toleran
         ref = enginediff.reference(model, fit_s)
         return {q: enginediff.relative(target[q], ref[q])[0] for q in QUANTITIES}
 
-    return diff, explain.explain_files(a, b, diff, checks, s, residuals), s_b
+    return diff, explain.explain_files(a, b, diff, checks, residuals), s_b
 
 
 def run_engine(model: RobotModel, name: str, s: States, ref: dict, tol: Tolerances):
@@ -114,6 +114,10 @@ def audit(files: list[str], engines: list[str] | None = None, states: int = 100,
     per_file = [(a, s, ref_a)]
     for b in models[1:]:
         diff, pair_checks, s_b = file_pair(a, b, s, ref_a, tol, seed)
+        say(f"{b.source} against {a.source}: bodies matched "
+            + ", ".join(f"{p.name_a} = {p.name_b} ({p.how})" for p in diff.matching.pairs)
+            + (f"; unmatched: {', '.join(diff.matching.only_a + diff.matching.only_b)}"
+               if not diff.matching.complete else ""))
         say(f"{b.source} against {a.source}: {len(diff.differing)} of {len(diff.rows)} parameters differ")
         diffs.append(diff)
         checks += pair_checks
