@@ -76,3 +76,20 @@ def test_audit_json_prints_the_document_alone(tmp_path):
     assert proc.returncode == Exit.of(doc["verdict"]) == Exit.FAIL
     assert "verdict: FAIL" in proc.stderr
     assert (written.parent / "audit.html").is_file() and (written.parent / "audit-differences-1.png").is_file()
+
+
+def test_the_report_opens_with_the_verdict_and_summary_then_per_link_tables_and_plots(tmp_path):
+    out = tmp_path / "out"
+    code = main(["audit", str(rf.menagerie_iiwa14_xml()), str(rf.pybullet_iiwa_urdf()), "--engines", "none",
+                 "--states", "20", "--out", str(out), "--quiet"])
+    assert code == Exit.FAIL
+    md = (out / "audit.md").read_text(encoding="utf-8")
+    html = (out / "audit.html").read_text(encoding="utf-8")
+    assert md.startswith("# crossdyn audit: menagerie_iiwa14.xml, model.urdf — FAIL")
+    order = [md.index(h) for h in ("**verdict: FAIL (", "## Summary", "## Findings", "## Body matching",
+                                   "## Parameters per link", "## Differences over the states", "## Tolerances")]
+    assert order == sorted(order)
+    assert md.count("| element | parameter | A | B |") == 8  # 7 links (each with its joint) and the robot
+    assert "masses of 6 of 7 links explain the whole G difference" in md
+    assert html.count('<img alt="') == 1 and "data:image/png;base64," in html
+    assert (out / "audit-differences-1.png").stat().st_size > 10_000

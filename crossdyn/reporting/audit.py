@@ -68,13 +68,16 @@ def body_tables(result: AuditResult) -> list[tuple]:
         blocks.append(("p", f"**{result.short(d.file_b)}** (B) against **{result.short(d.file_a)}** (A), world frame at "
                               f"q = 0{turn_words(d.matching.turn)}."))
         by_element: dict[str, list] = {}
-        for r in d.rows:
-            key = r.element.removeprefix("joint ")
-            by_element.setdefault(key, []).append(r)
+        current = "robot"
+        for r in d.rows:  # each matched link's rows start with its mass; its joint's rows follow
+            if r.parameter in ("mass", "body"):
+                current = r.element
+            by_element.setdefault(current if r.element.startswith("joint ") or r.parameter != "gravity"
+                                  else "robot", []).append(r)
         for element, rows in by_element.items():
             blocks.append(("p", f"*{element}*"))
-            blocks.append(("table", ["parameter", "A", "B", "difference", "tolerance", "status"],
-                           [[r.parameter + (f" ({r.unit})" if r.unit else ""), _value(r.value_a), _value(r.value_b),
+            blocks.append(("table", ["element", "parameter", "A", "B", "difference", "tolerance", "status"],
+                           [[r.element, r.parameter + (f" ({r.unit})" if r.unit else ""), _value(r.value_a), _value(r.value_b),
                              "-" if r.difference is None else f"{r.difference:.3g}",
                              "-" if r.tolerance is None else f"{r.tolerance:.3g}",
                              "FAIL: " + param_text(r) if r.differs else "same"] for r in rows]))
