@@ -81,6 +81,11 @@ def test_c_menagerie_panda_armature_explains_M_and_damping_named(tmp_path):
     damping = {r["element"]: (r["a"], r["b"]) for r in rows(doc, "damping", "differs")}
     assert damping["joint panda_joint1 / joint1"] == (0.003, 1.0)
     assert any("armature of 9 joints" in f and "(only in B)" in f for f in doc["findings"])
+    # an MJCF cannot state a velocity limit: called out, not failed
+    velocity = rows(doc, "velocity")
+    assert {r["status"] for r in velocity} == {"not in B's format"} and len(velocity) == 9
+    assert not [r for r in doc["file_diffs"][0]["differing"] if r["parameter"] == "velocity"]
+    assert len(doc["file_diffs"][0]["format_gaps"]) == 9
 
 
 def test_c_e_menagerie_ur5e_against_the_ur_description(tmp_path):

@@ -13,7 +13,10 @@ import numpy as np
 
 from crossdyn.audit.match import WorldBody, world_frames
 from crossdyn.audit.result import FileDiff, Matching, ParamRow, Tolerances
-from crossdyn.robots.model import Joint, RobotModel
+from crossdyn.robots.model import Format, Joint, RobotModel
+
+FORMAT_GAPS = {Format.MJCF: frozenset({"velocity"})}
+"""Joint parameters a format cannot express: MJCF has no joint velocity limit."""
 
 JOINT_SCALARS = (("effort", "N m or N", None), ("velocity", "rad/s or m/s", None), ("damping", "N m s/rad", 0.0),
                  ("friction", "N m or N", 0.0), ("armature", "kg m² or kg", 0.0), ("gear", "", 1.0))
@@ -73,6 +76,18 @@ def limit_row(element: str, attr: str, a, b, sign: float, tol: float) -> ParamRo
     return _row(element, attr, a, b, abs(sign * float(a) - float(b)), tol, "rad or m")
 
 
+def format_gap(row: ParamRow, fa: Format, fb: Format) -> ParamRow:
+    """A row "only in A/B" whose parameter the other file's format cannot express becomes "not in B's/A's
+    format" (:data:`FORMAT_GAPS`)."""
+    from dataclasses import replace
+
+    if row.status == "only in A" and row.parameter in FORMAT_GAPS.get(fb, ()):
+        return replace(row, status="not in B's format")
+    if row.status == "only in B" and row.parameter in FORMAT_GAPS.get(fa, ()):
+        return replace(row, status="not in A's format")
+    return row
+
+
 def joint_rows(element: str, ja: Joint, jb: Joint, wa: WorldBody, wb: WorldBody, sign: float,
                tol: Tolerances) -> list[ParamRow]:
     """Type, axis, anchor, limits and every joint scalar of one matched joint."""
@@ -100,7 +115,8 @@ def diff_files(a: RobotModel, b: RobotModel, matching: Matching, tol: Tolerances
         rows += body_rows(element, wa[m.a], wb[m.b], tol)
         joint = (a.joints[m.a].name if a.joints[m.a].name == b.joints[m.b].name
                  else f"{a.joints[m.a].name} / {b.joints[m.b].name}")
-        rows += joint_rows(f"joint {joint}", a.joints[m.a], b.joints[m.b], wa[m.a], wb[m.b], m.sign, tol)
+        rows += [format_gap(r, a.format, b.format) for r in
+                 joint_rows(f"joint {joint}", a.joints[m.a], b.joints[m.b], wa[m.a], wb[m.b], m.sign, tol)]
     rows += [ParamRow(name, "body", name, None, None, None, "only in A") for name in matching.only_a]
     rows += [ParamRow(name, "body", None, name, None, None, "only in B") for name in matching.only_b]
     rows.append(_row("robot", "gravity", a.gravity, b.gravity, float(np.linalg.norm(a.gravity - b.gravity)),

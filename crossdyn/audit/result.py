@@ -108,7 +108,9 @@ class ParamRow:
     difference: float | None
     tolerance: float | None
     status: str
-    """"same", "differs", "only in A" (given in the first file, absent or zero in the other), "only in B"."""
+    """"same", "differs", "only in A" (given in the first file, absent or zero in the other), "only in B", or
+    "not in B's format" / "not in A's format" (given in one file, and the other's format cannot say it: an MJCF has
+    no joint velocity limit; called out, not failed: it enters none of the dynamics compared)."""
     unit: str = ""
     relative: float | None = None
     """The difference over the physical scale named by ``relative_to`` (mass: the larger mass; inertia: the
@@ -117,7 +119,11 @@ class ParamRow:
 
     @property
     def differs(self) -> bool:
-        return self.status != "same"
+        return self.status in ("differs", "only in A", "only in B")
+
+    @property
+    def format_gap(self) -> bool:
+        return self.status.startswith("not in")
 
     def as_dict(self) -> dict:
         return {"element": self.element, "parameter": self.parameter, "a": _plain(self.value_a),
@@ -139,9 +145,14 @@ class FileDiff:
     def differing(self) -> tuple[ParamRow, ...]:
         return tuple(r for r in self.rows if r.differs)
 
+    @property
+    def format_gaps(self) -> tuple[ParamRow, ...]:
+        return tuple(r for r in self.rows if r.format_gap)
+
     def as_dict(self) -> dict:
         return {"a": self.file_a, "b": self.file_b, "matching": self.matching.as_dict(),
                 "compared": len(self.rows), "differing": [r.as_dict() for r in self.differing],
+                "format_gaps": [r.as_dict() for r in self.format_gaps],
                 "rows": [r.as_dict() for r in self.rows]}
 
 

@@ -18,6 +18,11 @@ def finding_lines(result: AuditResult) -> list[str]:
         if d.differing:
             lines.append(parameter_summary(d, result))
         lines += parameter_lines(d.differing)
+        gaps: dict[tuple[str, str], list[str]] = {}
+        for r in d.format_gaps:
+            gaps.setdefault((r.parameter, r.status), []).append(r.element.removeprefix("joint "))
+        lines += [f"called out: {p} on {len(js)} joints only in one file ({st}: MJCF has no joint velocity limit; it "
+                  f"enters none of the dynamics compared): {', '.join(js)}" for (p, st), js in gaps.items()]
     for c in result.checks:
         if c.status == AGREE:
             continue

@@ -70,8 +70,8 @@ def run(args) -> int:
 
     result = audit(list(args.files), parse_engines(args.engines), args.states, args.seed, progress=progress)
     findings = finding_lines(result)
-    for line in findings:
-        if not args.quiet or not line.startswith(("the files differ: ", "explained")):
+    for line in findings:  # --quiet: the lines naming a FAIL or an INCONCLUSIVE, and the verdict
+        if not args.quiet or line.startswith(("FAIL", "INCONCLUSIVE")):
             print(line)
     print(result.verdict_line())
     publish(args, write_json_atomic(out / "summary.json", document(result, findings)))

@@ -80,7 +80,7 @@ def body_tables(result: AuditResult) -> list[tuple]:
                            [[r.element, r.parameter + (f" ({r.unit})" if r.unit else ""), _value(r.value_a), _value(r.value_b),
                              "-" if r.difference is None else f"{r.difference:.3g}",
                              "-" if r.tolerance is None else f"{r.tolerance:.3g}",
-                             "FAIL: " + param_text(r) if r.differs else "same"] for r in rows]))
+                             "FAIL: " + param_text(r) if r.differs else r.status] for r in rows]))
     return blocks
 
 
