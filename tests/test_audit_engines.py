@@ -97,3 +97,15 @@ def test_an_unknown_engine_exits_2(tmp_path, capsys):
                  str(tmp_path / "o")]) == Exit.USAGE
     err = capsys.readouterr().err
     assert "nosuchengine" in err and "pinocchio, mujoco" in err
+
+
+def test_drake_misreading_the_general_ur5e_axes_is_named(tmp_path):
+    """Drake 1.51's MJCF parser drops the parent classes' joint axis on Menagerie's general UR5e: a real engine
+    departure (FAIL), named by the axes the engine reports holding, which the reference re-evaluated with them
+    matches to 1e-10."""
+    code, doc = audit(tmp_path, str(rf.menagerie_ur5e_general_xml()), "--engines", "drake,mujoco", "--states", "30")
+    assert code == Exit.FAIL
+    g = checks(doc, "drake")["G"]
+    assert g["status"] == "differs" and g["label"] == "engine drake reads the file differently"
+    assert "shoulder_lift_joint (0, 0, 1) (the file: (0, 1, 0))" in g["explanation"]
+    assert all(c["status"] == "agree" for c in checks(doc, "mujoco").values())

@@ -252,11 +252,28 @@ def engine_hypotheses(model: RobotModel, engine: str):
         yield DIFFERS, f"it reads '{model.bodies[k].name}' otherwise", "fit", [(k, e) for e in ALL]
 
 
+def axes_read(model: RobotModel, config: dict | None) -> tuple[RobotModel, str] | None:
+    """The model with the joint axes the engine says it holds (its config's ``joint_axes_read``, joint → axis in
+    the body frame), and the words naming those that differ from the file's; None when none differs."""
+    read = (config or {}).get("joint_axes_read") or {}
+    joints, changed = list(model.joints), []
+    for i, j in enumerate(model.joints):
+        axis = np.asarray(read.get(j.name, j.axis), dtype=float)
+        if axis.shape == (3,) and np.linalg.norm(axis) > 0 and np.abs(axis / np.linalg.norm(axis) - j.axis).max() > 1e-9:
+            joints[i] = replace(j, axis=axis / np.linalg.norm(axis))
+            changed.append(f"{j.name} {matrix_text(joints[i].axis)} (the file: {matrix_text(j.axis)})")
+    if not changed:
+        return None
+    return replace(model, joints=tuple(joints)), (f"it reads the axes of {len(changed)} joint(s) otherwise (its "
+                                                  f"own report, joint_axes_read): " + ", ".join(changed))
+
+
 def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], s: States,
-                   values: dict[str, np.ndarray]) -> list[DynamicsCheck]:
+                   values: dict[str, np.ndarray], config: dict | None = None) -> list[DynamicsCheck]:
     """``checks`` of one engine on one file with the first hypothesis that explains every differing quantity
     named, its status set (``ambiguous``: the file's ambiguity; ``by design``: the engine's documented default;
-    else still ``differs``).  ``values``: the engine's quantities at ``s`` (fit states)."""
+    else still ``differs``).  ``values``: the engine's quantities at ``s`` (fit states); ``config``: the engine's
+    :meth:`config` (the joint axes it reports holding are the first hypothesis)."""
     bad = [c.quantity for c in checks if c.status == DIFFERS]
     if not bad:
         return checks
@@ -264,6 +281,9 @@ def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], 
         return [replace(c, explanation="the engine returned NaN or inf") if c.status == DIFFERS else c
                 for c in checks]
     tol = checks[0].tolerance
+    axes = axes_read(model, config)
+    if axes is not None and _agrees(axes[0], s, values, bad, tol):
+        return [replace(c, explanation=axes[1]) if c.status == DIFFERS else c for c in checks]
     for status, words, how, params in engine_hypotheses(model, engine):
         if how == "no-armature":
             ref = reference(model, s, armature=False)
@@ -276,8 +296,9 @@ def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], 
                 k = params[0][0]
                 words += f"; fitted: {change_words(model.bodies[k].inertial, fitted.bodies[k].inertial)}"
             return [replace(c, status=status, explanation=words) if c.status == DIFFERS else c for c in checks]
-    return [replace(c, explanation="no single parameter group explains it (armature, one body's mass and "
-                    "inertia, all inertias were tried)") if c.status == DIFFERS else c for c in checks]
+    return [replace(c, explanation="no single parameter group explains it (the joint axes the engine reports, "
+                    "the armature, one body's mass and inertia, all inertias were tried)") if c.status == DIFFERS
+            else c for c in checks]
 
 
 def matrix_text(m: np.ndarray) -> str:

@@ -91,7 +91,8 @@ def run_engine(model: RobotModel, name: str, s: States, ref: dict, tol: Toleranc
         return EngineRun(model.source, name, RunStatus.FAILED, str(e)), []
     checks = enginediff.compare(model.source, ref, values, tol.engine_rel, engine=name)
     fit_s = explain.subset(s)
-    checks = explain.explain_engine(model, name, checks, fit_s, {q: v[:len(fit_s.Q)] for q, v in values.items()})
+    checks = explain.explain_engine(model, name, checks, fit_s, {q: v[:len(fit_s.Q)] for q, v in values.items()},
+                                    config)
     return EngineRun(model.source, name, RunStatus.OK, None, config), checks
 
 
