@@ -34,7 +34,7 @@ LEVELS = {
     "crossdyn.errors": 0, "crossdyn.status": 0,
     "crossdyn.version": 1, "crossdyn.conventions": 1, "crossdyn.io": 1, "crossdyn.processes": 1,
     "crossdyn.extras": 1, "crossdyn.pages": 1, "crossdyn.sandbox": 1, "crossdyn.steps": 1,
-    "crossdyn.models": 2, "crossdyn.robots": 2,
+    "crossdyn.robots": 2, "crossdyn.models": 2.5,  # models above robots: a spec becomes a RobotModel (issue 27)
     "crossdyn.analytic": 3, "crossdyn.equations": 3, "crossdyn.spatial": 3,
     "crossdyn.engines": 4,
     "crossdyn.inputs": 5,
