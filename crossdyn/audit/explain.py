@@ -4,16 +4,20 @@ Two files (:func:`explain_files`): file B's values of one group of parameters �
 body's mass, CoM, inertia — are put into file A (in A's body frames, through the world frame at q = 0) and A is
 re-evaluated with crossdyn's reference; the smallest set of groups after which A's M, G, C·q̇ or ID agrees with B's
 within the files' tolerance explains that difference ("armature 0.1 on all 7 joints explains the whole M
-difference").  Where no set does, the largest share one group explains is given and the rest is left to the
+difference").  Where no set does, the share all differing groups together explain is given and the rest is left to the
 kinematics (joint frames, axes), whose rows the file diff lists.
 
-An engine (:func:`explain_engine`): hypotheses re-evaluated with the reference — the armature ignored; a body the
-reader's notes call ambiguous (a massless body with an inertia) read with another inertia; every body's inertia
-read otherwise with masses and CoMs kept (PyBullet without ``URDF_USE_INERTIA_FROM_FILE`` computes inertias from
-the collision shapes); one body's mass and inertia read otherwise.  Inverse dynamics is linear in each body's mass
-(CoM fixed) and in its inertia about the CoM, so the change a hypothesis needs is fitted by linear least squares
-on the engine's ID at a subset of the states (:data:`FIT_STATES`); the hypothesis holds when, with the fitted
-change, every differing quantity agrees within the engine tolerance.
+An engine (:func:`explain_engine`): hypotheses re-evaluated with the reference, in this order — the joint axes the
+engine reports holding (its ``config()['joint_axes_read']``, where it has one); the armature ignored; a body the
+reader's notes call ambiguous (a massless body with an inertia) read with another mass, CoM and inertia; every body's
+inertia read otherwise with masses and CoMs kept (PyBullet without ``URDF_USE_INERTIA_FROM_FILE`` computes inertias
+from the collision shapes); one body's mass, CoM and inertia read otherwise.  Inverse dynamics is linear in each
+body's mass m, first moment m·c and inertia about its frame's origin (:func:`body_params`), so the change a
+hypothesis needs is fitted by linear least squares on the engine's ID at a subset of the states
+(:data:`FIT_STATES`); the hypothesis holds when, with the fitted change, every differing quantity agrees within the
+engine tolerance.  The status says what the cause means: ``ambiguous`` (the file allows both readings: not judged,
+INCONCLUSIVE), ``by design`` (the engine's documented default, asked for by name: shown, not judged), else
+``differs`` (a real departure: FAIL, with the cause named).
 """
 from __future__ import annotations
 

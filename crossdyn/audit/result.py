@@ -156,7 +156,7 @@ class FileDiff:
                 "rows": [r.as_dict() for r in self.rows]}
 
 
-AGREE, DIFFERS, AMBIGUOUS, BY_DESIGN, UNJUDGED = "agree", "differs", "ambiguous", "by design", "not judged"
+AGREE, DIFFERS, AMBIGUOUS, BY_DESIGN = "agree", "differs", "ambiguous", "by design"
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,7 +236,7 @@ class AuditResult:
             or any(not d.matching.complete for d in self.file_diffs)
         if failed:
             return Verdict.FAIL
-        unjudged = any(c.status in (AMBIGUOUS, UNJUDGED) for c in self.checks) or any(
+        unjudged = any(c.status == AMBIGUOUS for c in self.checks) or any(
             r.status is RunStatus.FAILED for r in self.engine_runs)
         if unjudged or self.count() == 0:
             return Verdict.INCONCLUSIVE
