@@ -29,8 +29,11 @@ def _group(checks) -> str:
     if any(c.status == AMBIGUOUS for c in checks):
         return f"INCONCLUSIVE ({sum(c.values for c in judged)} checks), {figure}: the file is ambiguous there"
     n = sum(c.values for c in judged)
-    extra = "; a difference by design, not judged" if any(c.status == BY_DESIGN for c in checks) else ""
-    return f"PASS ({n:,} checks), {figure}{extra}"
+    if any(c.status == BY_DESIGN for c in checks):
+        same = ", ".join(c.quantity for c in judged) or "nothing"
+        return (f"not judged: a difference by design, {figure} (the engine's documented default); {same} agree "
+                f"({n:,} checks)")
+    return f"PASS ({n:,} checks), {figure}"
 
 
 def groups(result: AuditResult) -> dict[tuple[str, str], list]:
