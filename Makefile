@@ -77,6 +77,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/verdicts.py --out benchmarks
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/spatial_symbolic.py
+	$(PY) benchmarks/audit.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis
