@@ -9,10 +9,8 @@ Writes ``identify.json`` (schema crossdyn.identify/1, ``"kind": "spatial"``) and
 """
 from __future__ import annotations
 
-import inspect
 import sys
 from pathlib import Path
-from typing import Any, cast
 
 from crossdyn.cli.common import out_dir, publish
 from crossdyn.status import Exit
@@ -28,11 +26,10 @@ def spatial_model(arm: str):
 
         return read_robot(arm)
     from crossdyn.models import load_arm
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
-    if "spatial" not in inspect.signature(load_arm).parameters:   # a crossdyn without spatial specs
-        return None
-    spec = cast(Any, load_arm)(arm, spatial=True)  # the keyword exists where the check above passed
-    return spec.to_robot_model() if hasattr(spec, "to_robot_model") else None
+    spec = load_arm(arm, spatial=True)
+    return spec.to_robot_model() if isinstance(spec, SpatialArmSpec) else None
 
 
 def _refuse(args) -> None:
