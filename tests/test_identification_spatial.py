@@ -200,3 +200,36 @@ def test_cli_refuses_what_the_spatial_path_lacks(tmp_path, capsys, argv, word):
     rc = main(["identify", str(erd_ur5_urdf()), *argv, "--out", str(tmp_path / "o")])
     assert rc == 2 and word in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+PRESET_RANKS = {"rp-polar": 6, "rpp-cylindrical": 5, "scara": 5, "elbow-rrr": 15, "ppp-cartesian": 3, "pan-tilt": 8}
+"""Rigid base parameters of the spatial presets by the grouping rules: rp-polar and scara as the RP and SCARA arms
+above; rpp-cylindrical: ZZ1R, m2 (τ2 = (m2 + m3)(q̈2 + g), m3 from τ3), m3, and the slide's first moments along
+(mz3) and across (mx3, through −m c q̈1 in τ3) its axis in the horizontal plane: 5; elbow-rrr 7n − 6 = 15;
+ppp-cartesian: only the masses (τ1 = (m1 + m2 + m3) q̈1, …): 3; pan-tilt (vertical pan, horizontal tilt): 7n − 6 = 8."""
+
+
+@pytest.mark.parametrize("name", list(PRESET_RANKS))
+def test_spatial_presets_ranks_and_torque(name):
+    model = get_preset(name, spatial=True).to_robot_model()
+    nb = numeric_base(model, friction=False)
+    assert nb.r == PRESET_RANKS[name] and nb.gap > 1e10
+    full = numeric_base(model, seed=2)
+    q, qd, qdd = random_states(model, 100, np.random.default_rng(11))
+    tau = rnea(model, q, qd, qdd) + np.array([j.damping for j in model.joints]) * qd
+    assert np.max(np.abs(full.regressor(full_regressor(model, q, qd, qdd)) @ full.values() - tau)) \
+        <= 1e-10 * np.max(np.abs(tau))
+
+
+def test_cli_identifies_a_spatial_toml_spec(tmp_path, capsys):
+    from crossdyn.cli import main
+    from crossdyn.models.spatial_spec_io import dumps_spatial_spec
+
+    spec = tmp_path / "rp.toml"
+    spec.write_text(dumps_spatial_spec(get_preset("rp-polar", spatial=True)))
+    rc = main(["identify", str(spec), "--engine", "exact", "--duration", "2", "--noise", "torque=0.01",
+               "--out", str(tmp_path / "o")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "10 base parameters of 24" in out  # 6 rigid + b, f_c on 2 joints; 20 + 4 full
+    doc = json.loads((tmp_path / "o" / "identify.json").read_text())
+    assert doc["noise"] == {"torque_std_Nm": 0.01} and all(p["inside_familywise_interval"] for p in doc["parameters"])
