@@ -233,3 +233,13 @@ def test_cli_identifies_a_spatial_toml_spec(tmp_path, capsys):
     assert rc == 0 and "10 base parameters of 24" in out  # 6 rigid + b, f_c on 2 joints; 20 + 4 full
     doc = json.loads((tmp_path / "o" / "identify.json").read_text())
     assert doc["noise"] == {"torque_std_Nm": 0.01} and all(p["inside_familywise_interval"] for p in doc["parameters"])
+
+
+def test_planar_arms_keep_the_planar_path(tmp_path, capsys):
+    from crossdyn.cli import main
+    from crossdyn.cli.identify_spatial import spatial_model
+
+    assert spatial_model("planar2r") is None and spatial_model("planar3r-geared") is None
+    assert spatial_model("scara").n == 3
+    assert main(["identify", str(tmp_path / "missing.urdf"), "--out", str(tmp_path / "o")]) == 2
+    assert "missing.urdf: no such robot file" in capsys.readouterr().err
