@@ -196,3 +196,30 @@ def test_each_mujoco_warp_integrator_follows_c_mujoco_s_to_float32(variant):
         ends.append(e.state()[0])
     err = np.max(np.abs(ends[0] - ends[1]))
     assert 0 < err <= trajectory_roundoff("float32", DURATION), err  # measured 1.7e-7 to 3.4e-7 rad
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", GPU_ENGINES)
+def test_the_float32_tolerances_pass_the_engine_and_still_fail_seeded_model_faults(name):
+    """Three of the seeded faults (tests/seeded_faults.py: link 2's mass +1 %, hidden damping 0.01 N m s/rad,
+    armature +0.1 kg m² on every joint as Genesis adds) put into the arm the engine is built from, judged against
+    the true arm by crossdyn's static groups with the engine's float32 round-off terms: the true engine passes,
+    each faulted one fails."""
+    from crossdyn.comparison.groups import static
+    from crossdyn.comparison.references import static_states
+    from crossdyn.comparison.tolerances import Tolerances
+
+    spec = get_preset("planar3r")
+    st, tol = static_states(spec, 20, 0), Tolerances()
+
+    def verdicts(arm):
+        engine = make_engine(name, arm, DT)
+        ev = static.evaluate(engine, st)
+        return {g.name: g.values["pass"] for g in (static.inverse_dynamics_group(spec, st, ev, tol, engine.dtype),
+                                                   static.mass_matrix_group(st, ev, tol, engine.dtype))}
+
+    assert verdicts(spec) == {"inverse_dynamics": True, "mass_matrix": True}
+    assert verdicts(spec.with_link(1, mass=spec.links[1].mass * 1.01)) == {"inverse_dynamics": False,
+                                                                            "mass_matrix": False}
+    assert verdicts(spec.with_links(damping=0.01))["inverse_dynamics"] is False
+    assert verdicts(spec.with_links(armature=0.1)) == {"inverse_dynamics": False, "mass_matrix": False}
