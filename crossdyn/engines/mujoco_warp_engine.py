@@ -124,9 +124,9 @@ class MuJoCoWarpEngine(Engine):
         """One step with the actuators given τ (clamped by their ``forcerange``, if any) and ``extra`` applied as a
         generalized force around them (``qfrc_applied``), as :meth:`MuJoCoEngine.step_applied`; the next plain
         step applies none."""
-        extra = np.asarray(extra, dtype=float)
-        if not np.all(np.isfinite(extra)):
-            raise EngineError(f"mujoco-warp: applied force {extra.tolist()} is not finite")
+        tau, extra = np.asarray(tau, dtype=float), np.asarray(extra, dtype=float)
+        if not (np.all(np.isfinite(tau)) and np.all(np.isfinite(extra))):
+            raise EngineError(f"mujoco-warp: control {tau.tolist()} or applied force {extra.tolist()} is not finite")
         self.data.qfrc_applied.assign(self._row(extra, self.n))
         self.step(tau)
         self.data.qfrc_applied.zero_()
@@ -178,6 +178,13 @@ class MuJoCoWarpEngine(Engine):
         return T, U
 
     # ------------------------------------------------------------------ description
+    def _damping_treatment(self) -> str:
+        if self.mujoco_integrator in ("implicit", "implicitfast"):
+            return "implicit (the integrator)"
+        if self.mujoco_integrator == "Euler" and self.options.eulerdamp:
+            return "implicit (eulerdamp enabled)"
+        return "explicit"
+
     def config(self) -> dict:
         m = self.mj_model
         _, subs = engine_inertias(self.spec)
@@ -195,9 +202,7 @@ class MuJoCoWarpEngine(Engine):
             "torque_input": "Data.ctrl -> motor actuators (gear 1, no ctrl limits)",
             "torque_sampling": "zero-order hold at step start",
             "joint_damping": [float(x) for x in m.dof_damping],
-            "damping_treatment": ("implicit (eulerdamp enabled)" if self.options.eulerdamp
-                                  and self.mujoco_integrator == "Euler" else "explicit"
-                                  if self.mujoco_integrator in ("Euler", "RK4") else "implicit (integrator)"),
+            "damping_treatment": self._damping_treatment(),
             "joint_frictionloss": [float(x) for x in m.dof_frictionloss],
             "coulomb_friction_model": "frictionloss: soft dry-friction constraint, not f_c*sign(qd)",
             "armature": [float(x) for x in m.dof_armature],
