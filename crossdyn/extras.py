@@ -20,6 +20,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "dart": ("dartpy",),
     "drake": ("pydrake",),
     "mjx": ("jax", "mujoco", "mujoco.mjx"),
+    "warp": ("mujoco", "mujoco_warp", "warp"),  # MuJoCo Warp (mujoco-warp engines)
+    "newton": ("newton", "warp"),  # NVIDIA Newton (newton engine)
+    "genesis": ("genesis", "torch"),  # Genesis imports torch without declaring it; outside [all] (~8.5 GB)
     "jax": ("jax", "mujoco", "mujoco.mjx"),
     "sweep": ("dask", "distributed", "duckdb", "pyarrow", "pandas"),
     "identify": ("cvxpy", "clarabel"),
@@ -30,11 +33,14 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 """Extra → the import names it installs (those crossdyn imports).  The engine extras also bring pandas (a comparison
 writes its time series with it): :data:`COMPARE_NEEDS`."""
 
-ENGINE_EXTRAS = ("mujoco", "pybullet", "pinocchio", "dart", "drake", "mjx")
-"""One extra per engine family (``pip install 'crossdyn[all]'`` installs them all)."""
+ENGINE_EXTRAS = ("mujoco", "pybullet", "pinocchio", "dart", "drake", "mjx", "warp", "newton", "genesis")
+"""One extra per engine family; ``pip install 'crossdyn[all]'`` installs all but :data:`OUTSIDE_ALL`."""
+
+OUTSIDE_ALL = ("genesis",)
+"""Engine extras ``[all]`` leaves out: Genesis (3.2 GB plus torch, ≈ 8.5 GB and 20 min to install)."""
 
 DISTRIBUTIONS = {"mujoco": "mujoco", "pybullet": "pybullet", "pinocchio": "pin", "dart": "dartpy", "drake": "drake",
-                 "mjx": "mujoco-mjx"}
+                 "mjx": "mujoco-mjx", "warp": "mujoco-warp", "newton": "newton", "genesis": "genesis-world"}
 """Engine extra → the distribution whose version ``crossdyn info --engines`` prints."""
 
 COMPARE_NEEDS = ("pandas",)

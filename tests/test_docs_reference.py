@@ -55,7 +55,8 @@ def test_engines_page_lists_exactly_each_adapters_knobs():
     for family, knob, *_ in rows:
         listed.setdefault(family.strip("`").rstrip("*"), set()).add(knob.strip("`"))
     for name in engine_names():
-        family = next((f for f in listed if name == f or name.startswith(f + "-")), None)
+        # the longest family that names it (``mujoco-warp-rk4`` is ``mujoco-warp*``'s, not ``mujoco*``'s)
+        family = max((f for f in listed if name == f or name.startswith(f + "-")), key=len, default=None)
         adapter = entry(name).adapter()
         if not adapter.__module__.startswith("crossdyn."):
             continue  # an engine another test registered in this process (test_reliability's faulty-nan, ...)

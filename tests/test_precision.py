@@ -160,3 +160,17 @@ def test_the_report_states_each_round_off_term_and_its_origin():
     assert text.startswith("mjx computes in float32; its tolerances include float32 round-off: mass_matrix + ")
     assert "100 × eps" in text and "mujoco" not in text
     assert trajectory_blocks({**summary, "tolerances": {}})[-1][0] == "table"  # no trajectory term: no paragraph
+
+
+def test_the_torque_round_off_scales_with_the_torque_at_the_states_not_only_the_gravity_scale():
+    # at q̇ up to 10 rad/s and q̈ up to 50 rad/s² the inertial terms dominate τ: float32 rounds τ relative to its own
+    # magnitude (MuJoCo Warp and Newton on a 4R arm: 3.9 and 5.7 eps of max|τ| = 924 N m, torque scale 45 N m)
+    spec = get_preset("planar4r")
+    st = static_states(spec, 50, 0)
+    peak = float(np.max(np.abs(st.tau_ref)))
+    assert peak > 5 * spec.torque_scale()
+    v = _groups(spec, st, _values(spec, st), "float32")["inverse_dynamics"]
+    assert v["precision"]["roundoff_term"] == pytest.approx(100 * EPS32 * peak)
+    tilted = _values(spec, st)
+    tilted = static.StaticValues(tilted.tau + 6 * EPS32 * peak, tilted.M, tilted.qdd)  # a 6-eps float32 engine
+    assert _groups(spec, st, tilted, "float32")["inverse_dynamics"]["pass"]

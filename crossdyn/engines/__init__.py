@@ -26,6 +26,11 @@ drake-rk2 / -rk3 / -rk5 … continuous, Drake's RK2 / RK3 / RK5 at a fixed step 
 drake-euler            … continuous, Drake's semi-explicit (semi-implicit) Euler at dt
 drake-implicit         … continuous, Drake's implicit Euler at dt
 drake-discrete         … discrete plant (time_step = dt), Drake's default discrete solver
+mujoco-warp            MuJoCo Warp (float32, GPU or CPU), Euler (semi-implicit, eulerdamp disabled)
+mujoco-warp-euler      … Euler (same as ``mujoco-warp``)
+mujoco-warp-rk4        … RK4 (also ``-implicit``, ``-implicitfast``)
+newton                 NVIDIA Newton (float32, GPU or CPU), SolverFeatherstone: semi-implicit Euler
+genesis                Genesis (not in ``[all]``), Euler, its default armature 0.1 neutralised
 =====================  =====================================================
 
 The names, the library and ``pip`` extra each needs, and the options that switch an engine's own physics on are

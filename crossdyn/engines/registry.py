@@ -259,8 +259,8 @@ def _builtin() -> None:
     """The engines crossdyn ships (the table in :mod:`crossdyn.engines`)."""
     limits = {"limits": "native_limits"}
     both = {"limits": "native_limits", "contact": "native_contact"}
-    an, pb, mj, mx, pin, dart, drake = (f"crossdyn.engines.{m}_engine" for m in (
-        "analytic", "pybullet", "mujoco", "mjx", "pinocchio", "dart", "drake"))
+    an, pb, mj, mx, pin, dart, drake, mw, nt, gs = (f"crossdyn.engines.{m}_engine" for m in (
+        "analytic", "pybullet", "mujoco", "mjx", "pinocchio", "dart", "drake", "mujoco_warp", "newton", "genesis"))
     table: list[tuple[str, str, str, dict, str | None, str | None, dict]] = [
         ("analytic", an, "AnalyticEngine", {"integrator": "rk4"}, None, None, {}),
         ("analytic-rk4", an, "AnalyticEngine", {"integrator": "rk4"}, None, None, {}),
@@ -292,6 +292,15 @@ def _builtin() -> None:
         ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "drake", {}),
         ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "drake", {}),
         ("drake-discrete", drake, "DrakeEngine", {"integrator": "discrete"}, "pydrake", "drake", both),
+        # the GPU simulators (issue 28); they run on the CPU too, float32
+        ("mujoco-warp", mw, "MuJoCoWarpEngine", {"integrator": "Euler"}, "mujoco_warp", "warp", {}),
+        ("mujoco-warp-euler", mw, "MuJoCoWarpEngine", {"integrator": "Euler"}, "mujoco_warp", "warp", {}),
+        ("mujoco-warp-rk4", mw, "MuJoCoWarpEngine", {"integrator": "RK4"}, "mujoco_warp", "warp", {}),
+        ("mujoco-warp-implicit", mw, "MuJoCoWarpEngine", {"integrator": "implicit"}, "mujoco_warp", "warp", {}),
+        ("mujoco-warp-implicitfast", mw, "MuJoCoWarpEngine", {"integrator": "implicitfast"}, "mujoco_warp", "warp",
+         {}),
+        ("newton", nt, "NewtonEngine", {}, "newton", "newton", {}),
+        ("genesis", gs, "GenesisEngine", {}, "genesis", "genesis", {}),
     ]
     for name, module, cls, kwargs, library, extra, native in table:
         register_entry(EngineEntry(name, module, cls, kwargs, library, extra, native))

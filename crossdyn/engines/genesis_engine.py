@@ -1,0 +1,186 @@
+"""Genesis (``genesis-world``, Quadrants/Taichi kernels on a GPU or the CPU) as an engine, from the generated MJCF.
+
+Genesis is not a dependency of ``[all]`` (≈ 3.2 GB plus torch, which it imports but does not declare: ≈ 8.5 GB and
+20 min in all): ``pip install 'crossdyn[genesis]'`` installs it.  Without it the registry reports the engine
+"not installed: pip install 'crossdyn[genesis]'" and nothing of this module but the pure configuration
+(:func:`genesis_settings`) is used.
+
+Defaults of Genesis found to change the dynamics, each neutralised here, listed in :meth:`GenesisEngine.config` and
+switchable back by ``genesis@key=value``:
+
+* **armature** (``armature_default``): ``gs.morphs.MJCF(default_armature=0.1)`` adds a rotor inertia of
+  0.1 kg m² to **every** joint, whatever the file says ("applied to all joints regardless of whether they are
+  actuated"; measured on crossdyn's planar3r MJCF, whose armature is 0: 0.72 rad after 1 s against MuJoCo C, and
+  1e-16 rad against MuJoCo C given the same armature).  The adapter passes ``default_armature=None`` and then sets
+  each dof's armature to the file's value (``set_dofs_armature``); ``armature_default=true`` keeps Genesis's 0.1.
+* **integrator** (``integrator``): Genesis's default ``approximate_implicitfast`` ("wrong in theory", its docs
+  say); the adapter uses ``Euler`` (semi-implicit, "consistent with its MuJoCo counterpart"); ``implicitfast`` and
+  ``approximate_implicitfast`` can be asked for.
+* **gravity and dt**: ``SimOptions`` defaults are gravity (0, 0, −9.81) (about the planar arms' joint axes: none)
+  and dt = 0.01 s; the adapter passes the spec's gravity and the run's dt.
+* **collisions and joint limits**: ``RigidOptions`` enables collision, self-collision and joint limits by default;
+  crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off.
+* **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
+
+Queries Genesis does not expose are unsupported with the reason: inverse dynamics (no API), energy.  Forward
+dynamics is (q̇₁ − q̇₀)/dt of one semi-implicit Euler step (exact for that integrator up to round-off).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from crossdyn.engines.base import Capabilities, Engine, EngineError, EngineUnsupported
+from crossdyn.models.mjcf import to_mjcf
+from crossdyn.models.spec import ArmSpec
+
+GENESIS_DEFAULT_ARMATURE = 0.1
+"""``gs.morphs.MJCF``'s ``default_armature`` (kg m², every joint), Genesis 1.4."""
+INTEGRATORS = ("Euler", "implicitfast", "approximate_implicitfast")
+INSTALL_HINT = "not installed: pip install 'crossdyn[genesis]'"
+
+
+@dataclass(frozen=True)
+class GenesisOptions:
+    """The knobs of ``genesis`` (``genesis@key=value``)."""
+
+    armature_default: bool = False
+    """Keep Genesis's ``default_armature`` 0.1 kg m² on every joint instead of the file's armature."""
+    integrator: str = "Euler"
+    """Genesis's rigid integrator: ``Euler`` (crossdyn), ``implicitfast``, ``approximate_implicitfast`` (Genesis's)."""
+    dtype: str = "float32"
+    """``gs.init(precision=…)``: ``float32`` (Genesis's default, "32") or ``float64`` ("64")."""
+    backend: str = "cpu"
+    """``gs.init(backend=…)``: ``cpu`` or ``gpu``."""
+
+
+def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = None) -> dict[str, Any]:
+    """What the adapter passes to Genesis for ``spec`` at step ``dt``, as plain data (no Genesis needed):
+
+    ``init`` (``gs.init`` keywords), ``sim`` (``gs.options.SimOptions``), ``rigid`` (``gs.options.RigidOptions``;
+    the integrator by name, ``gs.integrator.<name>``), ``morph`` (``gs.morphs.MJCF`` keywords besides the file),
+    ``armature`` (kg m² per dof set after ``scene.build()``, or None: Genesis's default kept) and ``neutralised``
+    (Genesis's default → crossdyn's setting, for :meth:`GenesisEngine.config`)."""
+    opt = options or GenesisOptions()
+    if opt.integrator not in INTEGRATORS:
+        raise EngineError(f"genesis integrator: must be one of {', '.join(INTEGRATORS)}, got {opt.integrator!r}")
+    if opt.dtype not in ("float32", "float64"):
+        raise EngineError(f"genesis dtype: must be float32 or float64, got {opt.dtype!r}")
+    if opt.backend not in ("cpu", "gpu"):
+        raise EngineError(f"genesis backend: must be cpu or gpu, got {opt.backend!r}")
+    gravity = tuple(float(g) for g in spec.gravity)
+    file_armature = [float(lk.armature) for lk in spec.links]
+    neutralised = {
+        "default_armature": (f"{GENESIS_DEFAULT_ARMATURE} kg m^2 on every joint" if opt.armature_default else
+                             f"Genesis's {GENESIS_DEFAULT_ARMATURE} kg m^2 on every joint -> the file's armature"),
+        "integrator": f"Genesis's approximate_implicitfast -> {opt.integrator}",
+        "gravity": f"Genesis's (0, 0, -9.81) -> the spec's {list(gravity)}",
+        "dt": f"Genesis's 0.01 s -> {dt:g} s",
+        "enable_collision": "Genesis's True -> False", "enable_self_collision": "Genesis's True -> False",
+        "enable_joint_limit": "Genesis's True -> False (crossdyn applies its limit law)",
+    }
+    return {
+        "init": {"backend": opt.backend, "precision": "64" if opt.dtype == "float64" else "32"},
+        "sim": {"dt": float(dt), "gravity": gravity, "substeps": 1},
+        "rigid": {"dt": float(dt), "gravity": gravity, "integrator": opt.integrator, "enable_collision": False,
+                  "enable_self_collision": False, "enable_joint_limit": False},
+        "morph": {"fixed": True, "collision": False,
+                  "default_armature": GENESIS_DEFAULT_ARMATURE if opt.armature_default else None},
+        "armature": None if opt.armature_default else file_armature,
+        "neutralised": neutralised,
+    }
+
+
+class GenesisEngine(Engine):
+    name = "genesis"
+    integrator = "semi-implicit-euler"
+    Options = GenesisOptions
+    capabilities = Capabilities(armature=True)
+
+    def __init__(self, spec: ArmSpec, dt: float = 1e-3, options: GenesisOptions | None = None, **knobs):
+        super().__init__(spec, dt)
+        self.options = opt = self._options(options, knobs)
+        self.settings = s = genesis_settings(spec, self.dt, opt)
+        self.dtype = opt.dtype
+        self.integrator = {"Euler": "semi-implicit-euler"}.get(opt.integrator, opt.integrator)
+        try:
+            import genesis as gs  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        except ImportError as e:
+            raise EngineError(f"genesis is {INSTALL_HINT} ({e})") from None
+        self.gs = gs
+        self._build(gs, s)
+
+    def _build(self, gs: Any, s: dict) -> None:  # pragma: no cover - needs Genesis
+        import os
+        import tempfile
+
+        if not getattr(gs, "_initialized", False):
+            gs.init(backend=getattr(gs, s["init"]["backend"]), precision=s["init"]["precision"], logging_level="warning")
+        rigid = dict(s["rigid"], integrator=getattr(gs.integrator, s["rigid"]["integrator"]))
+        self.scene = gs.Scene(sim_options=gs.options.SimOptions(**s["sim"]),
+                              rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
+        fd, path = tempfile.mkstemp(suffix=".xml")
+        with os.fdopen(fd, "w") as f:
+            f.write(to_mjcf(self.spec, timestep=self.dt))
+        try:
+            self.entity = self.scene.add_entity(gs.morphs.MJCF(file=path, **s["morph"]))
+            self.scene.build()
+        finally:
+            os.unlink(path)
+        self.dofs = [self.entity.get_joint(f"joint{i}").dofs_idx_local[0] for i in range(1, self.n + 1)]
+        if s["armature"] is not None:
+            self.entity.set_dofs_armature(np.asarray(s["armature"]), self.dofs)
+        self.reset(np.zeros(self.n), np.zeros(self.n))
+
+    # ------------------------------------------------------------------ simulation (needs Genesis)
+    def reset(self, q, qd) -> None:  # pragma: no cover - needs Genesis
+        self.entity.set_dofs_position(np.asarray(q, dtype=float), self.dofs)
+        self.entity.set_dofs_velocity(np.asarray(qd, dtype=float), self.dofs)
+
+    def step(self, tau) -> None:  # pragma: no cover - needs Genesis
+        tau = np.asarray(tau, dtype=float)
+        if not np.all(np.isfinite(tau)):
+            raise EngineError(f"genesis: control {tau.tolist()} is not finite")
+        self.entity.control_dofs_force(tau, self.dofs)
+        self.scene.step()
+
+    def state(self):  # pragma: no cover - needs Genesis
+        def arr(x):
+            return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float).reshape(self.n)
+        return arr(self.entity.get_dofs_position(self.dofs)), arr(self.entity.get_dofs_velocity(self.dofs))
+
+    def mass_matrix(self, q):  # pragma: no cover - needs Genesis
+        saved = self.state()
+        self.reset(q, np.zeros(self.n))
+        M = self.entity.get_mass_mat()
+        M = np.asarray(M.detach().cpu().numpy() if hasattr(M, "detach") else M, dtype=float)[np.ix_(self.dofs, self.dofs)]
+        self.reset(*saved)
+        return 0.5 * (M + M.T)
+
+    def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
+        """(q̇₁ − q̇₀)/dt of one step from (q, q̇) under τ (exact for semi-implicit Euler up to round-off)."""
+        if self.options.integrator != "Euler":
+            raise EngineUnsupported("genesis: forward dynamics is read from one Euler step (integrator=Euler only)")
+        saved = self.state()
+        self.reset(q, qd)
+        self.step(tau)
+        qdd = (self.state()[1] - np.asarray(qd, dtype=float)) / self.dt
+        self.reset(*saved)
+        return qdd
+
+    def inverse_dynamics(self, q, qd, qdd):
+        raise EngineUnsupported("genesis: Genesis exposes no inverse dynamics")
+
+    def energy(self, q, qd):
+        raise EngineUnsupported("genesis: Genesis exposes no energy of an articulated entity")
+
+    def config(self) -> dict:
+        s = self.settings
+        return {"engine": "genesis", "version": getattr(self.gs, "__version__", "unknown"),
+                "options": asdict(self.options), "integrator": self.integrator, "dt": self.dt, "dtype": self.dtype,
+                "model_source": "generated MJCF -> gs.morphs.MJCF", "init": s["init"], "sim_options": s["sim"],
+                "rigid_options": s["rigid"], "morph": s["morph"], "armature": s["armature"],
+                "neutralised": s["neutralised"], "torque_input": "entity.control_dofs_force",
+                "inverse_dynamics": "unsupported: Genesis exposes none"}
