@@ -416,6 +416,7 @@ def format_contact_table(contact: dict) -> str:
 
 def cmd_compare(args) -> int:
     from crossdyn.models import load_arm
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
     if args.list_profiles:
         from crossdyn.inputs.profile_options import format_profile_list
@@ -431,10 +432,14 @@ def cmd_compare(args) -> int:
 
     if is_robot_file(args.arm):
         return cmd_compare_robot(args)  # a robot file (URDF, MJCF): crossdyn.robotcompare
+    sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
+    spec = load_arm(args.arm, spatial=True)
+    if isinstance(spec, SpatialArmSpec):
+        from crossdyn.cli.robot_compare import cmd_compare_spatial
+
+        return cmd_compare_spatial(spec, args)  # its URDF and MJCF: crossdyn.robotcompare.spatial
     if args.duration is None:
         args.duration = 3.0
-    sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
-    spec = load_arm(args.arm)
     if args.batch is not None:
         return cmd_compare_batch(spec, args)
     check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))

@@ -60,6 +60,17 @@ class RobotJob:
     torque_scale: float
     energy_scale: float
     tolerances: Tolerances
+    files: Callable[[str], RobotModel | str] | None = None
+    """Engine spec → the model (its ``source``: the file) that engine loads; None: every engine loads ``model``'s
+    file (a robot file); a string: why that engine cannot load the arm.  A spatial arm spec's engines load the URDF or MJCF crossdyn wrote of it, while the
+    reference stays the spec's own model (:mod:`crossdyn.robotcompare.spatial`)."""
+
+    def file_model(self, spec: str) -> RobotModel:
+        """The model (and file) engine ``spec`` loads."""
+        got = self.model if self.files is None else self.files(spec)
+        if isinstance(got, str):
+            raise EngineUnsupported(got)
+        return got
 
 
 def scheme_of(integrator: str) -> str:
@@ -116,7 +127,7 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
     from crossdyn.engines.files import make_file_engine
 
     with engine_code():
-        half_engine = make_file_engine(spec, job.model, job.dt / 2)
+        half_engine = make_file_engine(spec, job.file_model(spec), job.dt / 2)
         try:
             half = _not_refined(driven, runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt,
                                                          substeps=2))
@@ -199,7 +210,7 @@ def _measure(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say:
     from crossdyn.engines.files import make_file_engine
 
     with engine_code():
-        engine = make_file_engine(spec, job.model, job.dt)
+        engine = make_file_engine(spec, job.file_model(spec), job.dt)
     try:
         _measure_built(record, spec, engine, job, same_cache, say)
     finally:
