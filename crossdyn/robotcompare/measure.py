@@ -8,8 +8,9 @@ The metric groups and their tolerances are the planar comparison's (:mod:`crossd
   one crossdyn can run (``rk4``, ``semi-implicit-euler``, ``euler``), the engine against crossdyn's model stepped by
   that scheme at the same dt (model error alone: 1e-8 rad + the motion's sensitivity to round-off)
   (:func:`crossdyn.comparison.groups.trajectory.judge_trajectory`);
-* ``inverse_dynamics``, ``forward_dynamics``, ``mass_matrix`` at the random states: 1e-9 relative to the largest
-  reference torque, to max(1, max|q̈|), to max|M| (:mod:`crossdyn.comparison.groups.static`);
+* ``inverse_dynamics``, ``mass_matrix`` at the random states: 1e-9 relative to the largest reference torque, to
+  max|M| (:mod:`crossdyn.comparison.groups.static`); ``forward_dynamics``: 1e-9 of max(1, max|q̈|), or per state
+  what those two tolerances allow through M⁻¹ where that is more, bounded (:mod:`crossdyn.robotcompare.fd_tolerance`);
 * ``energy``: the work–energy balance of the driven run, E(t) − E(0) − ∫τ·q̇ dt + ∫b q̇² dt with E from crossdyn's
   model on the engine's states; tolerance the larger of the scheme's energy tolerance and ``trajectory_factor`` ×
   the balance's Richardson estimate, bounded by 5 % of E_scale (:func:`energy_group`);
@@ -37,7 +38,7 @@ from crossdyn.comparison.result import EngineRun, MetricResult, RunRecord, judge
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import RobotModel
-from crossdyn.robotcompare import runs
+from crossdyn.robotcompare import fd_tolerance, runs
 from crossdyn.robotcompare.motion import damping
 from crossdyn.status import RunStatus, Verdict
 
@@ -203,7 +204,8 @@ def static_groups(engine, job: RobotJob) -> list[MetricResult]:
                                      np.asarray(engine.forward_dynamics(st.q, st.qd, st.tau), float))
     tol = job.tolerances
     return [static.inverse_dynamics_scaled(job.torque_scale, st, values, tol),
-            static.forward_dynamics_group(st, values, tol), static.mass_matrix_group(st, values, tol)]
+            fd_tolerance.forward_dynamics_group(st, values.qdd, tol, job.torque_scale),
+            static.mass_matrix_group(st, values, tol)]
 
 
 def _measure(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say: Say) -> None:

@@ -28,9 +28,41 @@ from typing import Iterator
 
 import numpy as np
 
-from crossdyn.robots.model import RobotModel
-from crossdyn.spatial.kinematics import Bodies, bodies_of
+from crossdyn.robots.model import Joint, RobotModel
 from crossdyn.spatial.transforms import skew
+
+
+def motion_subspace(joint: Joint) -> np.ndarray:
+    """S = [a; anchor × a] (revolute, continuous) or [0; a] (prismatic), in the body's frame: shape (6,)."""
+    a = np.asarray(joint.axis, dtype=float)
+    if joint.type.rotates:
+        return np.concatenate((a, np.cross(joint.anchor, a)))
+    return np.concatenate((np.zeros(3), a))
+
+
+@dataclass(frozen=True)
+class Bodies:
+    """The per-body constants the recursions use, stacked: m (n,), h = m c (n, 3), Ī about the body origin
+    (n, 3, 3), S = [S_ω; S_v] (n, 6), parents and armature (n,)."""
+
+    mass: np.ndarray
+    h: np.ndarray
+    inertia: np.ndarray
+    S: np.ndarray
+    parents: tuple[int, ...]
+    armature: np.ndarray
+
+
+def bodies_of(model: RobotModel) -> Bodies:
+    """The model's :class:`Bodies`, computed now (what :func:`bodies` caches); read-only arrays."""
+    mass = np.array([b.inertial.mass for b in model.bodies])
+    h = np.array([b.inertial.mass * b.inertial.com for b in model.bodies]).reshape(-1, 3)
+    inertia = np.array([b.inertial.about_origin() for b in model.bodies]).reshape(-1, 3, 3)
+    S = np.array([motion_subspace(j) for j in model.joints]).reshape(-1, 6)
+    out = Bodies(mass, h, inertia, S, tuple(model.parents), model.armature())
+    for a in (mass, h, inertia, S, out.armature):
+        a.setflags(write=False)
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -20,11 +20,10 @@ velocity-product term of the acceleration recursion is c_i = v_i × S_i q̇_i.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from crossdyn.robots.model import Joint, RobotModel
+from crossdyn.spatial.compiled import Bodies, bodies_of, compile_model, motion_subspace
 from crossdyn.spatial.transforms import rotate, rotation
 
 
@@ -41,44 +40,9 @@ def as_states(model: RobotModel, *arrays) -> tuple[list[np.ndarray], bool]:
     return [a[None, :] if single else a for a in out], single
 
 
-def motion_subspace(joint: Joint) -> np.ndarray:
-    """S = [a; anchor × a] (revolute, continuous) or [0; a] (prismatic), in the body's frame: shape (6,)."""
-    a = np.asarray(joint.axis, dtype=float)
-    if joint.type.rotates:
-        return np.concatenate((a, np.cross(joint.anchor, a)))
-    return np.concatenate((np.zeros(3), a))
-
-
-@dataclass(frozen=True)
-class Bodies:
-    """The per-body constants the recursions use, stacked: m (n,), h = m c (n, 3), Ī about the body origin
-    (n, 3, 3), S = [S_ω; S_v] (n, 6), parents and armature (n,)."""
-
-    mass: np.ndarray
-    h: np.ndarray
-    inertia: np.ndarray
-    S: np.ndarray
-    parents: tuple[int, ...]
-    armature: np.ndarray
-
-
 def bodies(model: RobotModel) -> Bodies:
     """The model's :class:`Bodies`, computed once per model (:func:`crossdyn.spatial.compiled.compile_model`)."""
-    from crossdyn.spatial.compiled import compile_model
-
     return compile_model(model).bodies
-
-
-def bodies_of(model: RobotModel) -> Bodies:
-    """The model's :class:`Bodies`, computed now (what :func:`bodies` caches); read-only arrays."""
-    mass = np.array([b.inertial.mass for b in model.bodies])
-    h = np.array([b.inertial.mass * b.inertial.com for b in model.bodies]).reshape(-1, 3)
-    inertia = np.array([b.inertial.about_origin() for b in model.bodies]).reshape(-1, 3, 3)
-    S = np.array([motion_subspace(j) for j in model.joints]).reshape(-1, 6)
-    out = Bodies(mass, h, inertia, S, tuple(model.parents), model.armature())
-    for a in (mass, h, inertia, S, out.armature):
-        a.setflags(write=False)
-    return out
 
 
 def joint_transform(joint: Joint, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,8 +61,6 @@ def joint_transforms(model: RobotModel, Q: np.ndarray) -> list[tuple[np.ndarray,
     """[(R_i, p_i)] for every body: its frame in its parent's at the states Q (N, n).  The arithmetic of
     :func:`joint_transform` (Rodrigues' R = 1 + sin q a× + (1 − cos q) a× a×), on the model's constants computed
     once (:func:`crossdyn.spatial.compiled.compile_model`): the same numbers."""
-    from crossdyn.spatial.compiled import compile_model
-
     c = compile_model(model)
     out = []
     for i in range(model.n):
