@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
     add_judging_options(p, "compare")
     p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path, or a robot file "
                    "(.urdf, .xml: every file engine against crossdyn's spatial reference; --duration "
-                   "default 0.5 there)")
+                   "default 2 there); a spatial preset or TOML ([arm] kind = \"spatial\"): its URDF and MJCF, the same")
     _common(p)
     p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
                    "trajectory's first point, else near the hanging pose)")

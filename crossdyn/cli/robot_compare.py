@@ -31,8 +31,12 @@ def is_robot_file(arm: str) -> bool:
     return Path(arm).suffix.lower() in ROBOT_SUFFIXES
 
 
-ROBOT_DURATION = 0.5
-"""The default --duration on a robot file (s): crossdyn's spatial reference costs ~13 ABA calls per step."""
+ROBOT_DURATION = 2.0
+"""The default --duration on a robot file or a spatial arm (s).  crossdyn's spatial reference costs ~13 ABA calls
+per step; with the single-state ABA on cached model constants (:mod:`crossdyn.spatial.compiled`) 2 s of
+example-robot-data's UR5 with every engine costs about what 0.5 s did before (measured 21–27 s of CPU against
+19–22 s; 3 s: 31 s), and covers most of a period of the multi-sine's slowest component (0.4 Hz: 2.5 s).  Not the
+planar 3 s: the cost grows with the joints (ABA is O(n) per call, the engines' own stepping too)."""
 
 
 def _check_args(args) -> None:
