@@ -104,7 +104,7 @@ class ArmFiles:
             return installed[0]
         arm = [j.name for j in self.reference.joints if j.armature]
         return (f"the arm has armature ({', '.join(arm)}), which a URDF cannot hold, and {name} loads a spatial arm "
-                f"from its URDF only ({', '.join(f.value.upper() for f in formats)})")
+                "from its URDF only")
 
     def loads(self, specs) -> dict[str, str]:
         """{engine spec: the file it loads} for the engines that load one."""
