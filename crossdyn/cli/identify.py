@@ -5,6 +5,8 @@
                           [--seed S] [--duration S] [--rate HZ] [--diagnose-engines a,b,…] [--out DIR]
                           [--truth spec|none] [--quiet]
 
+A spatial arm (a spatial preset or spec, a URDF or MJCF file) goes to :mod:`crossdyn.cli.identify_spatial`.
+
 Exit statuses: 0 PASS (validation within tolerance and every true value inside its family-wise interval);
 1 FAIL (one is not); 2 usage or input error; 3 INCONCLUSIVE (no true values to compare against: CSV data
 without ``--truth spec``).  ``--quiet`` prints the verdict line only; ``--out`` and ``--json`` as every judging
@@ -23,7 +25,7 @@ EXIT_OK, EXIT_FAIL, EXIT_INCONCLUSIVE = Exit.PASS, Exit.FAIL, Exit.INCONCLUSIVE
 
 def add_parser(sub) -> None:
     p = sub.add_parser("identify", help="identify an arm's base parameters from an engine's or a CSV's joint data")
-    p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
+    p.add_argument("arm", metavar="ARM", help="preset name, TOML spec path, or a robot file (.urdf, MJCF .xml)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--engine", metavar="NAME", default=None,
                      help="simulate the excitation on this engine (default: analytic; 'exact' = the analytic "
@@ -62,6 +64,11 @@ def run(args) -> int:
         from crossdyn.extras import require
 
         require("identify", "identify --estimator consistent (a convex program)")
+    from crossdyn.cli.identify_spatial import run_spatial, spatial_model
+
+    model = spatial_model(args.arm)
+    if model is not None:  # a spatial preset or spec, a URDF or MJCF file
+        return run_spatial(args, model)
     spec = load_arm(args.arm)
     for name in ("duration", "rate", "tolerance"):
         v = getattr(args, name)
