@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
     add_judging_options(p, "compare")
     p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path, or a robot file "
                    "(.urdf, .xml: every file engine against crossdyn's spatial reference; --duration "
-                   "default 0.5 there)")
+                   "default 2 there); a spatial preset or TOML ([arm] kind = \"spatial\"): its URDF and MJCF, the same")
     _common(p)
     p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
                    "trajectory's first point, else near the hanging pose)")
@@ -416,6 +416,7 @@ def format_contact_table(contact: dict) -> str:
 
 def cmd_compare(args) -> int:
     from crossdyn.models import load_arm
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
     if args.list_profiles:
         from crossdyn.inputs.profile_options import format_profile_list
@@ -431,10 +432,14 @@ def cmd_compare(args) -> int:
 
     if is_robot_file(args.arm):
         return cmd_compare_robot(args)  # a robot file (URDF, MJCF): crossdyn.robotcompare
+    sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
+    spec = load_arm(args.arm, spatial=True)
+    if isinstance(spec, SpatialArmSpec):
+        from crossdyn.cli.robot_compare import cmd_compare_spatial
+
+        return cmd_compare_spatial(spec, args)  # its URDF and MJCF: crossdyn.robotcompare.spatial
     if args.duration is None:
         args.duration = 3.0
-    sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
-    spec = load_arm(args.arm)
     if args.batch is not None:
         return cmd_compare_batch(spec, args)
     check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))

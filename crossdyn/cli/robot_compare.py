@@ -1,7 +1,8 @@
 """``crossdyn compare ROBOT.urdf|ROBOT.xml``: the comparison on a robot file (:mod:`crossdyn.robotcompare`).
 
-``crossdyn compare`` hands an ARM ending in ``.urdf``, ``.xml`` or ``.mjcf`` here (:func:`is_robot_file`); the
-planar path is untouched.  Options read: ``--engines`` (file engines, ``name@key=value,…``), ``--duration``,
+``crossdyn compare`` hands an ARM ending in ``.urdf``, ``.xml`` or ``.mjcf`` here (:func:`is_robot_file`), and a
+spatial arm (a spatial preset or a TOML with ``[arm] kind = "spatial"``: :func:`cmd_compare_spatial`, its URDF and
+MJCF written into the run's folder); the planar path is untouched.  Options read: ``--engines`` (file engines, ``name@key=value,…``), ``--duration``,
 ``--dt``, ``--states``, ``--seed``, ``--tolerances``, ``--out``, ``--quiet``, ``--json``, ``--no-plots``; the
 planar-only options are refused with exit 2 naming them.  Exit statuses as every command (0 PASS, 1 FAIL,
 3 INCONCLUSIVE, 2 bad input naming the file, element and value).
@@ -30,8 +31,12 @@ def is_robot_file(arm: str) -> bool:
     return Path(arm).suffix.lower() in ROBOT_SUFFIXES
 
 
-ROBOT_DURATION = 0.5
-"""The default --duration on a robot file (s): crossdyn's spatial reference costs ~13 ABA calls per step."""
+ROBOT_DURATION = 2.0
+"""The default --duration on a robot file or a spatial arm (s).  crossdyn's spatial reference costs ~13 ABA calls
+per step; with the single-state ABA on cached model constants (:mod:`crossdyn.spatial.compiled`) 2 s of
+example-robot-data's UR5 with every engine costs about what 0.5 s did before (measured 21–27 s of CPU against
+19–22 s; 3 s: 31 s), and covers most of a period of the multi-sine's slowest component (0.4 Hz: 2.5 s).  Not the
+planar 3 s: the cost grows with the joints (ABA is O(n) per call, the engines' own stepping too)."""
 
 
 def _check_args(args) -> None:
@@ -39,8 +44,8 @@ def _check_args(args) -> None:
         args.duration = ROBOT_DURATION
     for name, default in PLANAR_ONLY.items():
         if getattr(args, name, default) not in (default,):
-            raise UsageError(f"--{name.replace('_', '-')}: applies to the planar arms, not to a robot file "
-                             f"({args.arm}); drop it")
+            raise UsageError(f"--{name.replace('_', '-')}: applies to the planar arms, not to a robot file or a "
+                             f"spatial arm ({args.arm}); drop it")
     for flag in ("duration", "dt"):
         v = getattr(args, flag)
         if not (math.isfinite(v) and v > 0):
@@ -79,22 +84,39 @@ def _engines(args) -> tuple[str, ...] | None:
 
 def cmd_compare_robot(args) -> int:
     """Run the comparison on the robot file ``args.arm``, write its outputs, print the table and verdict."""
-    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
-    from crossdyn.io import check_out_dir
-    from crossdyn.robotcompare import RobotCompareOptions, compare_robot, write_outputs
-    from crossdyn.robotcompare.report import checks_line, format_table
     from crossdyn.robots import read_robot
 
     _check_args(args)
     model = read_robot(args.arm)  # exit 2 naming the file, the element and the value
+    return _run(args, model, None, Path(args.arm).stem)
+
+
+def cmd_compare_spatial(spec, args) -> int:
+    """``compare NAME|SPEC.toml`` on a spatial arm (:mod:`crossdyn.robotcompare.spatial`): its URDF and MJCF
+    written into the run's folder, every engine on one of them, the reference the spec's own model."""
+    _check_args(args)
+    return _run(args, None, spec, spec.name)
+
+
+def _run(args, model, spec, stem: str) -> int:
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
+    from crossdyn.io import check_out_dir
+    from crossdyn.robotcompare import RobotCompareOptions, compare_robot, write_outputs
+    from crossdyn.robotcompare.report import checks_line, format_table
+
     engines = _engines(args)
     tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
-    out = out_dir(args, "compare", Path(args.arm).stem)
+    out = out_dir(args, "compare", stem)
     check_out_dir(out, "--out")
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     opt = RobotCompareOptions(engines=engines, duration=args.duration, dt=args.dt, n_states=args.states,
                               seed=args.seed, tolerances=tol, progress=progress)
-    result = compare_robot(model, opt)
+    if spec is not None:
+        from crossdyn.robotcompare.spatial import compare_spatial
+
+        result = compare_spatial(spec, opt, out)
+    else:
+        result = compare_robot(model, opt)
     write_outputs(result, out, plots=not args.no_plots)
     publish(args, out / "summary.json")
     s = result.summary

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -48,15 +48,22 @@ class RobotComparison:
         return Verdict(self.summary["verdict"])
 
 
-def select_engines(model: RobotModel, named: tuple[str, ...] | None) -> tuple[list[str], dict[str, str], list[str]]:
+Files = Callable[[str], "RobotModel | str"]
+"""Engine spec → the model whose file it loads, or why it cannot (a spatial arm spec's URDF or MJCF)."""
+
+
+def select_engines(model: RobotModel, named: tuple[str, ...] | None,
+                   files: Files | None = None) -> tuple[list[str], dict[str, str], list[str]]:
     """(engine specs to run, {spec: why it is not run}, notes).  Without ``named``: every engine in
-    ``FILE_ENGINES`` that is installed and reads the format, less :data:`DEFAULT_LEFT_OUT` (noted)."""
+    ``FILE_ENGINES`` that is installed and reads the format (of the file ``files`` gives it, if given), less
+    :data:`DEFAULT_LEFT_OUT` (noted)."""
     from crossdyn.engines.files import FILE_ENGINES, file_engine_status
 
     wanted = list(named) if named else list(FILE_ENGINES)
     run, not_run, notes = [], {}, []
     for spec in wanted:
-        status = file_engine_status(spec.split("@", 1)[0], model.format)
+        loads = model if files is None else files(spec)
+        status = loads if isinstance(loads, str) else file_engine_status(spec.split("@", 1)[0], loads.format)
         if status is not None:
             not_run[spec] = status
         elif not named and spec in DEFAULT_LEFT_OUT:
@@ -75,7 +82,8 @@ def _static_states(model: RobotModel, count: int, seed: int) -> StaticStates:
                         np.asarray(aba(model, st.q, st.qd, st.tau, armature=True)))
 
 
-def prepare(model: RobotModel, opt: RobotCompareOptions, say) -> tuple[RobotJob, motion.DesiredMotion]:
+def prepare(model: RobotModel, opt: RobotCompareOptions, say,
+            files: Files | None = None) -> tuple[RobotJob, motion.DesiredMotion]:
     """The torque sequence, the start, the reference run and the static states (once, for every engine)."""
     from crossdyn.analytic.integrators import n_steps
 
@@ -89,7 +97,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say) -> tuple[RobotJob,
     static = _static_states(model, opt.n_states, opt.seed)
     scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
     job = RobotJob(model, opt.dt, opt.duration, taus, q0, qd0, reference, static, scale,
-                   motion.energy_scale(model), opt.tolerances)
+                   motion.energy_scale(model), opt.tolerances, files)
     return job, desired
 
 
@@ -137,16 +145,18 @@ def _tracking(job: RobotJob, desired: motion.DesiredMotion) -> dict:
                     "(the hold and the open loop); reported, not judged"}
 
 
-def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions | None = None) -> RobotComparison:
+def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions | None = None,
+                  files: Files | None = None) -> RobotComparison:
     """Read ``robot`` (a URDF or MJCF path, or a model already read), run every selected engine, judge each (module
-    docstring)."""
+    docstring).  ``files``: which model (file) each engine loads, where that is not ``robot``'s own file (a spatial
+    arm spec: :func:`crossdyn.robotcompare.spatial.compare_spatial`); ``robot`` stays the reference."""
     from crossdyn.robots import read_robot
 
     opt = options or RobotCompareOptions()
     say = opt.progress or (lambda msg: None)
     model = robot if isinstance(robot, RobotModel) else read_robot(robot)
-    specs, not_run, notes = select_engines(model, opt.engines)
-    job, desired = prepare(model, opt, say)
+    specs, not_run, notes = select_engines(model, opt.engines, files)
+    job, desired = prepare(model, opt, say, files)
     friction = _friction_lines(model)
     results: dict[str, EngineRun] = {}
     same_cache: dict = {}

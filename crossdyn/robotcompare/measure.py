@@ -8,8 +8,9 @@ The metric groups and their tolerances are the planar comparison's (:mod:`crossd
   one crossdyn can run (``rk4``, ``semi-implicit-euler``, ``euler``), the engine against crossdyn's model stepped by
   that scheme at the same dt (model error alone: 1e-8 rad + the motion's sensitivity to round-off)
   (:func:`crossdyn.comparison.groups.trajectory.judge_trajectory`);
-* ``inverse_dynamics``, ``forward_dynamics``, ``mass_matrix`` at the random states: 1e-9 relative to the largest
-  reference torque, to max(1, max|q̈|), to max|M| (:mod:`crossdyn.comparison.groups.static`);
+* ``inverse_dynamics``, ``mass_matrix`` at the random states: 1e-9 relative to the largest reference torque, to
+  max|M| (:mod:`crossdyn.comparison.groups.static`); ``forward_dynamics``: 1e-9 of max(1, max|q̈|), or per state
+  what those two tolerances allow through M⁻¹ where that is more, bounded (:mod:`crossdyn.robotcompare.fd_tolerance`);
 * ``energy``: the work–energy balance of the driven run, E(t) − E(0) − ∫τ·q̇ dt + ∫b q̇² dt with E from crossdyn's
   model on the engine's states; tolerance the larger of the scheme's energy tolerance and ``trajectory_factor`` ×
   the balance's Richardson estimate, bounded by 5 % of E_scale (:func:`energy_group`);
@@ -37,7 +38,7 @@ from crossdyn.comparison.result import EngineRun, MetricResult, RunRecord, judge
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import RobotModel
-from crossdyn.robotcompare import runs
+from crossdyn.robotcompare import fd_tolerance, runs
 from crossdyn.robotcompare.motion import damping
 from crossdyn.status import RunStatus, Verdict
 
@@ -60,6 +61,17 @@ class RobotJob:
     torque_scale: float
     energy_scale: float
     tolerances: Tolerances
+    files: Callable[[str], RobotModel | str] | None = None
+    """Engine spec → the model (its ``source``: the file) that engine loads; None: every engine loads ``model``'s
+    file (a robot file); a string: why that engine cannot load the arm.  A spatial arm spec's engines load the URDF or MJCF crossdyn wrote of it, while the
+    reference stays the spec's own model (:mod:`crossdyn.robotcompare.spatial`)."""
+
+    def file_model(self, spec: str) -> RobotModel:
+        """The model (and file) engine ``spec`` loads."""
+        got = self.model if self.files is None else self.files(spec)
+        if isinstance(got, str):
+            raise EngineUnsupported(got)
+        return got
 
 
 def scheme_of(integrator: str) -> str:
@@ -116,7 +128,7 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
     from crossdyn.engines.files import make_file_engine
 
     with engine_code():
-        half_engine = make_file_engine(spec, job.model, job.dt / 2)
+        half_engine = make_file_engine(spec, job.file_model(spec), job.dt / 2)
         try:
             half = _not_refined(driven, runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt,
                                                          substeps=2))
@@ -192,14 +204,15 @@ def static_groups(engine, job: RobotJob) -> list[MetricResult]:
                                      np.asarray(engine.forward_dynamics(st.q, st.qd, st.tau), float))
     tol = job.tolerances
     return [static.inverse_dynamics_scaled(job.torque_scale, st, values, tol),
-            static.forward_dynamics_group(st, values, tol), static.mass_matrix_group(st, values, tol)]
+            fd_tolerance.forward_dynamics_group(st, values.qdd, tol, job.torque_scale),
+            static.mass_matrix_group(st, values, tol)]
 
 
 def _measure(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say: Say) -> None:
     from crossdyn.engines.files import make_file_engine
 
     with engine_code():
-        engine = make_file_engine(spec, job.model, job.dt)
+        engine = make_file_engine(spec, job.file_model(spec), job.dt)
     try:
         _measure_built(record, spec, engine, job, same_cache, say)
     finally:

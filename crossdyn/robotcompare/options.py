@@ -18,7 +18,7 @@ class RobotCompareOptions:
     static metrics from ``seed`` (which also draws the multi-sine's phases)."""
 
     engines: tuple[str, ...] | None = None
-    duration: float = 0.5
+    duration: float = 2.0
     dt: float = 1e-3
     n_states: int = 100
     seed: int = 0

@@ -26,13 +26,22 @@ SCHEME_STEPS = {"rk4": rk4_step, "semi-implicit-euler": semi_implicit_euler_step
 """The fixed-step schemes crossdyn can share with an engine (the engine's ``integrator``)."""
 
 
+ROWS_ONE_BY_ONE = 8
+"""Batches of at most this many states go through the single-state ABA row by row (its 6×6 form costs less per
+state than the batched code's per-call overhead at small N; :mod:`crossdyn.spatial.compiled`)."""
+
+
 def forward_dynamics(model: RobotModel) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """q̈ = ABA_ref(q, q̇, τ − b q̇) with the file's armature (one state)."""
+    """q̈ = ABA_ref(q, q̇, τ − b q̇) with the file's armature: one state (n,), or rows (N, n), each row by the
+    single-state ABA when N ≤ :data:`ROWS_ONE_BY_ONE` (the same arithmetic for every row)."""
     from crossdyn.spatial import aba
 
     b = damping(model)
 
     def fd(q, qd, tau):
+        if q.ndim == 2 and len(q) <= ROWS_ONE_BY_ONE:
+            return np.array([aba(model, q[k], qd[k], tau[k] - b * qd[k], armature=True) for k in range(len(q))],
+                            dtype=float).reshape(q.shape)
         return np.asarray(aba(model, q, qd, tau - b * qd, armature=True), float).reshape(q.shape)
 
     return fd
@@ -69,7 +78,7 @@ def integrate(model: RobotModel, scheme: str, taus: np.ndarray, q0, qd0, dt: flo
 def integrate_batch(model: RobotModel, scheme: str, taus: np.ndarray, Q0: np.ndarray, QD0: np.ndarray,
                     dt: float) -> list[Trajectory]:
     """:func:`integrate` with a fixed-step ``scheme`` from several starts at once (rows of ``Q0``, ``QD0``): the
-    same arithmetic per row, one batched ABA call per stage."""
+    same arithmetic per row (:func:`forward_dynamics`: row by row for a few starts, else batched)."""
     fd = forward_dynamics(model)
     steps = len(taus)
     t = np.arange(steps + 1) * dt

@@ -9,24 +9,18 @@
 
 so q̈ = (M + diag(I_a))⁻¹ (τ − C q̇ − G).  The armature I_a (``armature=True``) enters as the diagonal term D_i + I_a,i:
 a rotor whose kinetic energy ½ I_a q̇_i² depends on q̇_i alone, as in MuJoCo and Pinocchio.  The articulated
-inertias are 6×6 here (batched (N, 6, 6) products); λX*_i = (ⁱX_λ)ᵀ.
+inertias are 6×6 here (batched (N, 6, 6) products); λX*_i = (ⁱX_λ)ᵀ.  One state (n,) goes to
+:func:`crossdyn.spatial.compiled.aba_one`, the same table on 6×6 matrices of one state (equal to rounding).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from crossdyn.robots.model import RobotModel
-from crossdyn.spatial.kinematics import Bodies, as_states, bodies, joint_transforms
+from crossdyn.spatial.compiled import aba_one, compile_model
+from crossdyn.spatial.kinematics import Bodies, as_states, joint_transforms
 from crossdyn.spatial.rnea import body_force
-from crossdyn.spatial.transforms import cross, motion_to_child, plucker, skew
-
-
-def _inertia6(b: Bodies, i: int) -> np.ndarray:
-    """[[Ī, h×], [−h×, m 1]] of body i about its origin (Featherstone eq. 2.63 with h = m c)."""
-    out = np.zeros((6, 6))
-    H = skew(b.h[i])
-    out[:3, :3], out[:3, 3:], out[3:, :3], out[3:, 3:] = b.inertia[i], H, -H, b.mass[i] * np.eye(3)
-    return out
+from crossdyn.spatial.transforms import cross, motion_to_child, plucker
 
 
 def _velocities(b: Bodies, transforms, QD: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], list]:
@@ -51,12 +45,15 @@ def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
     """q̈ = (M + diag(I_a))⁻¹ (τ − C(q, q̇) q̇ − G(q)): (N, n), or (n,) for one state (I_a = 0 unless
     ``armature``)."""
     (Q, QD, TAU), single = as_states(model, Q, QD, TAU)
-    b = bodies(model)
+    if single:  # one state: the 6×6 form on the cached constants (crossdyn.spatial.compiled), no batch overhead
+        return aba_one(model, Q[0], QD[0], TAU[0], armature)
+    cm = compile_model(model)
+    b = cm.bodies
     N, n = Q.shape
     transforms = joint_transforms(model, Q)
     X = [plucker(R, p) for R, p in transforms]
     c, pA, _ = _velocities(b, transforms, QD)
-    IA = [np.broadcast_to(_inertia6(b, i), (N, 6, 6)).copy() for i in range(n)]
+    IA = [np.broadcast_to(cm.inertia6[i], (N, 6, 6)).copy() for i in range(n)]  # [[Ī, h×], [−h×, m 1]] (eq. 2.63)
     arm = b.armature if armature else np.zeros(n)
     U, D, u = [np.empty(0)] * n, [np.empty(0)] * n, [np.empty(0)] * n
     for i in range(n - 1, -1, -1):
@@ -79,4 +76,4 @@ def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
         a = np.einsum("nij,nj->ni", X[i], np.broadcast_to(root, (N, 6)) if lam < 0 else acc[lam]) + c[i]
         QDD[:, i] = (u[i] - np.einsum("ni,ni->n", U[i], a)) / D[i]
         acc.append(a + QDD[:, i, None] * b.S[i])
-    return QDD[0] if single else QDD
+    return QDD

@@ -20,11 +20,10 @@ velocity-product term of the acceleration recursion is c_i = v_i × S_i q̇_i.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from crossdyn.robots.model import Joint, RobotModel
+from crossdyn.spatial.compiled import Bodies, bodies_of, compile_model, motion_subspace
 from crossdyn.spatial.transforms import rotate, rotation
 
 
@@ -41,34 +40,9 @@ def as_states(model: RobotModel, *arrays) -> tuple[list[np.ndarray], bool]:
     return [a[None, :] if single else a for a in out], single
 
 
-def motion_subspace(joint: Joint) -> np.ndarray:
-    """S = [a; anchor × a] (revolute, continuous) or [0; a] (prismatic), in the body's frame: shape (6,)."""
-    a = np.asarray(joint.axis, dtype=float)
-    if joint.type.rotates:
-        return np.concatenate((a, np.cross(joint.anchor, a)))
-    return np.concatenate((np.zeros(3), a))
-
-
-@dataclass(frozen=True)
-class Bodies:
-    """The per-body constants the recursions use, stacked: m (n,), h = m c (n, 3), Ī about the body origin
-    (n, 3, 3), S = [S_ω; S_v] (n, 6), parents and armature (n,)."""
-
-    mass: np.ndarray
-    h: np.ndarray
-    inertia: np.ndarray
-    S: np.ndarray
-    parents: tuple[int, ...]
-    armature: np.ndarray
-
-
 def bodies(model: RobotModel) -> Bodies:
-    """The model's :class:`Bodies`."""
-    mass = np.array([b.inertial.mass for b in model.bodies])
-    h = np.array([b.inertial.mass * b.inertial.com for b in model.bodies]).reshape(-1, 3)
-    inertia = np.array([b.inertial.about_origin() for b in model.bodies]).reshape(-1, 3, 3)
-    S = np.array([motion_subspace(j) for j in model.joints]).reshape(-1, 6)
-    return Bodies(mass, h, inertia, S, tuple(model.parents), model.armature())
+    """The model's :class:`Bodies`, computed once per model (:func:`crossdyn.spatial.compiled.compile_model`)."""
+    return compile_model(model).bodies
 
 
 def joint_transform(joint: Joint, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,8 +58,20 @@ def joint_transform(joint: Joint, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def joint_transforms(model: RobotModel, Q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """[(R_i, p_i)] for every body: its frame in its parent's at the states Q (N, n)."""
-    return [joint_transform(j, Q[:, i]) for i, j in enumerate(model.joints)]
+    """[(R_i, p_i)] for every body: its frame in its parent's at the states Q (N, n).  The arithmetic of
+    :func:`joint_transform` (Rodrigues' R = 1 + sin q a× + (1 − cos q) a× a×), on the model's constants computed
+    once (:func:`crossdyn.spatial.compiled.compile_model`): the same numbers."""
+    c = compile_model(model)
+    out = []
+    for i in range(model.n):
+        q = Q[:, i]
+        if c.rotates[i]:
+            angle = q[..., None, None]
+            R = c.Ro[i] @ (np.eye(3) + np.sin(angle) * c.K[i] + (1.0 - np.cos(angle)) * c.KK[i])
+            out.append((R, c.fixed_p[i] - rotate(R, c.anchor[i])))
+        else:
+            out.append((np.broadcast_to(c.Ro[i], (q.shape[0], 3, 3)), c.po[i] + q[:, None] * c.Ra[i]))
+    return out
 
 
 def world_transforms(model: RobotModel, Q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -121,5 +107,5 @@ def com_positions(model: RobotModel, Q) -> np.ndarray:
     return out[0] if single else out
 
 
-__all__ = ["Bodies", "as_states", "bodies", "body_poses", "com_positions", "joint_transform", "joint_transforms",
+__all__ = ["Bodies", "as_states", "bodies", "bodies_of", "body_poses", "com_positions", "joint_transform", "joint_transforms",
            "motion_subspace", "world_transforms"]
