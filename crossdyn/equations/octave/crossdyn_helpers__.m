@@ -1,8 +1,23 @@
 % crossdyn's Octave helpers (sourced once per session by crossdyn.equations.octave_model):
 % the user's p struct, the batch loop, error reports, the free swing and an engine's RK4 step.
 1;
+function crossdyn_layout__(names)
+  % a spatial arm's parameter names (issue 27): p.(names{k}) = v(k); {} for the planar layout below
+  global crossdyn_names__
+  crossdyn_names__ = names;
+end
+
 function p = crossdyn_params__(v, n)
-  % v = [L; m; Lc; J; b; fc; Ia; gx; gy; gz] (7n + 3 numbers)
+  % v = [L; m; Lc; J; b; fc; Ia; gx; gy; gz] (7n + 3 numbers), or one number per crossdyn_layout__ name
+  global crossdyn_names__
+  if ~isempty(crossdyn_names__)
+    p = struct();
+    p.n = n;
+    for k = 1:numel(crossdyn_names__)
+      p.(crossdyn_names__{k}) = v(k);
+    end
+    return;
+  end
   L = v(1:n); m = v(n+1:2*n); Lc = v(2*n+1:3*n); J = v(3*n+1:4*n); b = v(4*n+1:5*n); fc = v(5*n+1:6*n);
   Ia = v(6*n+1:7*n); gv = v(7*n+1:7*n+3);
   p = struct();
