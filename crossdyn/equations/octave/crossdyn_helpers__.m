@@ -370,7 +370,9 @@ function crossdyn_each__(inpath, outpath, name, k)
 end
 
 function crossdyn_batch__(inpath, outpath, names, nargs, ckind, zdir, vectorise)
+  global crossdyn_names__
   fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1); N = hd(2); S = hd(3); np = 7*n + 3;
+  if ~isempty(crossdyn_names__), np = numel(crossdyn_names__); end   % a spatial arm's named parameters
   Q = reshape(fread(fid, n*N, 'double'), n, N);
   QD = reshape(fread(fid, n*N, 'double'), n, N);
   P = reshape(fread(fid, np*S, 'double'), np, S);
