@@ -102,7 +102,7 @@ class Inertial:
         return Inertial(0.0, np.zeros(3), np.zeros((3, 3)))
 
     def about_origin(self) -> np.ndarray:
-        """The 3×3 inertia about the body frame's origin: I_o = I_c + m (|c|² 1 − c cᵀ)."""
+        """The 3×3 inertia about the body frame's origin: I_o = I_c + m (‖c‖² 1 − c cᵀ)."""
         c = self.com
         return self.inertia + self.mass * (float(c @ c) * np.eye(3) - np.outer(c, c))
 
@@ -145,7 +145,7 @@ class Joint:
     lower: float | None = None
     upper: float | None = None
     effort: float | None = None
-    """Largest |τ| (N m or N) the file allows, or None."""
+    """Largest magnitude of τ (N m or N) the file allows, or None."""
     velocity: float | None = None
     damping: float = 0.0
     """Viscous joint damping b (N m s/rad or N s/m): τ_damping = −b q̇."""
