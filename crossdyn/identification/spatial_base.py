@@ -73,7 +73,7 @@ def random_states(model: RobotModel, count: int, rng: np.random.Generator,
     Q = rng.uniform(-np.pi, np.pi, (count, n))
     for i, j in enumerate(model.joints):
         if not j.type.rotates:
-            Q[:, i] = rng.uniform(*prismatic, count)
+            Q[:, i] = rng.uniform(float(prismatic[0]), float(prismatic[1]), count)
     return Q, rng.uniform(-2.0, 2.0, (count, n)), rng.uniform(-5.0, 5.0, (count, n))
 
 
