@@ -121,3 +121,17 @@ def test_p_names_a_missing_parameter(tmp_path):
     with pytest.raises(UserFileError) as e:
         check_spatial("rp-polar", path, FAST)
     assert "p.m2" in e.value.message or "p.m2" in str(e.value.report())
+
+
+def test_structure_catches_a_g_without_potential_and_a_working_c(tmp_path):
+    """G = (g m2 q2, 0): ∂G1/∂q2 = g m2 ≠ ∂G2/∂q1 = 0, no potential has it; C = 0 while M depends on q2: the
+    power balance ½ q̇ᵀṀq̇ − q̇ᵀCq̇ = m2 (q2 + cz2) q̇1² q̇2 ≠ 0.  Both structural checks fail (the user's functions
+    alone), besides the wrong entries."""
+    text = (EXAMPLES / "my_rp.py").read_text()
+    text = text.replace("return np.array([[h * qd[1], h * qd[0]], [-h * qd[0], 0.0]])", "return np.zeros((2, 2))")
+    text += "\n\ndef G(q, p):\n    return np.array([p.g * p.m2 * q[1], 0.0])\n"
+    r = check_spatial("rp-polar", _write(tmp_path, "nopotential", text), FAST)
+    status = {s.name: s.status for s in r.structure}
+    assert status["energy: G is a gradient"] == "failed" and status["energy: power balance"] == "failed"
+    assert status["M symmetric"] == "ok" and status["M positive definite"] == "ok"
+    assert check_spatial("rp-polar", EXAMPLES / "my_rp.py", FAST).structure[-1].status == "ok"

@@ -99,7 +99,9 @@ def structure_checks(model, arm: SpatialArm, own: dict, Q: np.ndarray, QD: np.nd
         out.append(StructuralCheck("energy: G is a gradient", CheckStatus.SKIPPED, "no G"))
     else:
         err = float(np.max(np.abs(dG - np.swapaxes(dG, -1, -2))))
-        tol = FD_RTOL * float(np.max(np.abs(dG))) + 1e-9
+        # + the rounding of a central difference, 100 ε max|G| / h (a G that is constant has dG = 0 exactly)
+        tol = FD_RTOL * float(np.max(np.abs(dG))) + 100 * np.finfo(float).eps * float(np.max(np.abs(
+            user["G"][0]))) / FD_STEP
         out.append(StructuralCheck("energy: G is a gradient", CheckStatus.OK if err <= tol else CheckStatus.FAILED,
                                    f"max |dG_i/dq_j - dG_j/dq_i| = {err:.3g} (tolerance {tol:.3g}): " + (
                                        "G = dU/dq for some potential U" if err <= tol else
