@@ -224,8 +224,8 @@ def random_values(arm: SpatialArm, rng: np.random.Generator, vary_gravity: bool 
             continue
         I_own = np.zeros((3, 3))
         for nm in names:
-            r, c = INERTIA_INDEX[nm]
-            I_own[r, c] = I_own[c, r] = own[f"{nm}{i}"]
+            row, col = INERTIA_INDEX[nm]
+            I_own[row, col] = I_own[col, row] = own[f"{nm}{i}"]
         I = _inertia(rng, I_own, j.link.inertia == "full")
         out.update({f"{nm}{i}": float(I[INERTIA_INDEX[nm]]) for nm in names})
     return out

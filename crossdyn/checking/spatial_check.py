@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from crossdyn.checking.entries import Values, compare, entry_summary
+from crossdyn.checking.entries import Compared, Values, compare, entry_summary
 from crossdyn.checking.options import CheckOptions
 from crossdyn.checking.results import CheckResult, CheckStatus, CheckVerdict, EntryStatus
 from crossdyn.checking.spatial_arms import SpatialArm, load_spatial, random_values
@@ -67,7 +67,7 @@ def check_spatial(arm, file, options: CheckOptions | None = None) -> CheckResult
         from crossdyn.checking.spatial_naming import christoffel
 
         ref["C"] = christoffel(sa, sets, Q, QD)
-    compared = {q: compare(q, user[q], ref[q]) for q in ("M", "Cqd", "C", "G") if q in user}
+    compared: dict[str, Compared] = {q: compare(q, user[q], ref[q]) for q in ("M", "Cqd", "C", "G") if q in user}
     for role, what in (("M", "M"), ("C", "C qd"), ("G", "G")):
         if not model.has(role):
             notes.append(f"your file defines no {role}: {what} not checked")
@@ -87,7 +87,7 @@ def check_spatial(arm, file, options: CheckOptions | None = None) -> CheckResult
         notes.append(f"your file printed {len(lines)} lines while being checked (not shown; first: {lines[0][:80]!r})")
     failed = any(s.status == CheckStatus.FAILED for s in structure)
     verdict = CheckVerdict.WRONG if wrong or failed else CheckVerdict.CORRECT
-    checks = {q: int(c.err.size) for q, c in compared.items()}
+    checks: dict[str, int] = {q: int(c.err.size) for q, c in compared.items()}
     checks["structure"] = sum(1 for s in structure if s.status != CheckStatus.SKIPPED)
     checks["total"] = sum(checks.values())
     return CheckResult(

@@ -35,7 +35,7 @@ def evaluate_user(model, arm: SpatialArm, sets: list[dict], Q: np.ndarray, QD: n
         if printed:
             sink.write("".join(line + "\n" for line in printed))
             printed.clear()
-    out = {k: np.asarray(raw[k], float) for k in ("M", "G") if k in raw}
+    out: dict[str, np.ndarray] = {k: np.asarray(raw[k], float) for k in ("M", "G") if k in raw}
     if "C" in raw:
         C = np.asarray(raw["C"], float)
         if model.c_kind == "matrix":
