@@ -254,6 +254,19 @@ def test_drake_gives_a_massless_link_one_kilogram():
     assert rel(drake.gravity(Q), make_file_engine("pinocchio", model).gravity(Q)) > 0.1
 
 
+def test_drake_parser_warnings_go_to_config_not_the_terminal(capfd, caplog):
+    """Drake's parser warns through the Python logger ``drake`` (the 1 kg massless link, URDF tags it ignores):
+    they are counted in config()["parser_warnings"] and neither printed nor passed on to the root logger."""
+    pytest.importorskip("pydrake")
+    model = model_of(FILES["pybullet-panda"]())
+    drake = make_file_engine("drake", model)
+    warnings = drake.config()["parser_warnings"]
+    assert any("mass > 0" in text for text in warnings), warnings
+    assert sum(warnings.values()) >= 2
+    assert "While re-expressing" not in capfd.readouterr().err
+    assert not [r for r in caplog.records if r.name == "drake"]
+
+
 def test_mujoco_queries_leave_the_files_damping_out_and_constraints_off():
     """pybullet_data's iiwa has <dynamics damping="0.5">: MuJoCo's ID (damper off) equals Pinocchio's, which
     ignores damping; the stepping model keeps it (damping=false removes it).  MuJoCo's constraint solver, off here,

@@ -14,6 +14,7 @@ are peers and must not import each other; nothing imports ``cli`` but ``__main__
     7  native                            each engine's own limits, friction, contact: episodes, softness, calibration
     8  comparison, checking, …           judging engines; judging a user's equations; later capabilities
     9  reporting                         plots and the comparison report: one consumer of the typed result
+       robotcompare                      the comparison on a robot file: reuses comparison's groups and tolerances
     10 sweeps                            many comparisons at once
     11 cli, pytest_plugin, crossdyn      the faces: command line, pytest plugin, the lazy public API
     12 __main__                          ``python -m crossdyn``
@@ -34,15 +35,15 @@ LEVELS = {
     "crossdyn.errors": 0, "crossdyn.status": 0,
     "crossdyn.version": 1, "crossdyn.conventions": 1, "crossdyn.io": 1, "crossdyn.processes": 1,
     "crossdyn.extras": 1, "crossdyn.pages": 1, "crossdyn.sandbox": 1, "crossdyn.steps": 1,
-    "crossdyn.models": 2, "crossdyn.robots": 2,
+    "crossdyn.robots": 2, "crossdyn.models": 2.5,  # models above robots: a spec becomes a RobotModel (issue 27)
     "crossdyn.analytic": 3, "crossdyn.equations": 3, "crossdyn.spatial": 3,
     "crossdyn.engines": 4,
     "crossdyn.inputs": 5,
     "crossdyn.drive": 6,
     "crossdyn.native": 7,
     "crossdyn.comparison": 8, "crossdyn.checking": 8, "crossdyn.identification": 8, "crossdyn.batch": 8,
-    "crossdyn.audit": 8, "crossdyn.robotcompare": 8,
-    "crossdyn.reporting": 9,
+    "crossdyn.audit": 8,
+    "crossdyn.reporting": 9, "crossdyn.robotcompare": 9,
     "crossdyn.sweeps": 10,
     "crossdyn.cli": 11, "crossdyn.pytest_plugin": 11, "crossdyn": 11,
     "crossdyn.__main__": 12,

@@ -49,13 +49,14 @@ SCHEMAS = {
     "demo": ("crossdyn.cli", "schemas/demo.schema.json"),
     "compare-batch": ("crossdyn.cli", "schemas/batch.schema.json"),
     "check-summary": ("crossdyn.cli", "schemas/grades.schema.json"),
+    "compare-robot": ("crossdyn.cli", "schemas/robot-compare.schema.json"),
 }
 """Per judging command, the package and file name of the JSON Schema its ``--json`` document follows
-(``compare-batch``: ``compare --batch``'s)."""
+(``compare-batch``: ``compare --batch``'s; ``compare-robot``: ``compare ROBOT.urdf``'s)."""
 
 DOCUMENTS = {"compare": "summary.json", "check": "check.json", "identify": "identify.json",
              "sweep": "sweep-report.json", "demo": "demo.json", "compare-batch": "batch_summary.json",
-             "check-summary": "grades.json"}
+             "check-summary": "grades.json", "compare-robot": "summary.json"}
 """Per judging command, the file in ``--out`` that ``--json`` prints (``check-summary``: ``grades.json`` beside the
 ``--summary`` CSV)."""
 
@@ -81,7 +82,8 @@ reStructuredText, where a wrapped line would end the list)."""
 
 
 JSON_ALSO = {"compare": " (with --batch: batch_summary.json, schema crossdyn.batch/2: `crossdyn info --schema "
-                        "compare-batch`)",
+                        "compare-batch`; on a robot file: summary.json, schema crossdyn.robot-compare/1: `crossdyn "
+                        "info --schema compare-robot`)",
              "check": " (with --summary CSV: grades.json, written beside the CSV, schema crossdyn.grades/1: "
                       "`crossdyn info --schema check-summary`)"}
 """What a command's ``--json`` help adds: another document it prints in another mode."""
@@ -117,7 +119,7 @@ def schema_text(command: str) -> str:
 
 SCHEMA_IDS = {"compare": "crossdyn.compare/2", "check": "crossdyn.check/1", "identify": "crossdyn.identify/1",
               "sweep": "crossdyn.sweep-report/1", "demo": "crossdyn.demo/1", "compare-batch": "crossdyn.batch/2",
-              "check-summary": "crossdyn.grades/1"}
+              "check-summary": "crossdyn.grades/1", "compare-robot": "crossdyn.robot-compare/1"}
 """The ``schema`` word each document carries (equal to its schema's ``$id``; a test holds them equal)."""
 
 

@@ -29,7 +29,9 @@ def add_parser(sub) -> None:
                        description="Compare every engine against the analytic reference on ARM and write "
                                    "summary.json, time series, plots and report.md/report.html into --out.")
     add_judging_options(p, "compare")
-    p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path")
+    p.add_argument("arm", metavar="ARM", nargs="?", help="preset name or TOML spec path, or a robot file "
+                   "(.urdf, .xml: every file engine against crossdyn's spatial reference; --duration "
+                   "default 0.5 there)")
     _common(p)
     p.add_argument("--q0", metavar="Q1,Q2,...", help="start configuration in rad, one per joint (default: a "
                    "trajectory's first point, else near the hanging pose)")
@@ -52,7 +54,7 @@ def add_parser(sub) -> None:
     p.add_argument("--precision", default="highest", metavar="P",
                    help="with --batch: JAX/MJX matmul precision, highest (default), high or default (TF32 on GPUs)")
     sandbox_options.add_sandbox_options(p)       # user:FILE engines run sandboxed (crossdyn.sandbox)
-    p.set_defaults(func=cmd_compare)
+    p.set_defaults(func=cmd_compare, duration=None)  # None: 3 s on an arm, ROBOT_DURATION on a robot file
 
 
 def _common(p) -> None:
@@ -425,6 +427,12 @@ def cmd_compare(args) -> int:
         return EXIT_OK
     if args.arm is None:
         raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
+    from crossdyn.cli.robot_compare import cmd_compare_robot, is_robot_file
+
+    if is_robot_file(args.arm):
+        return cmd_compare_robot(args)  # a robot file (URDF, MJCF): crossdyn.robotcompare
+    if args.duration is None:
+        args.duration = 3.0
     sandbox_options.apply(args)                  # exit 2 naming a bad --sandbox / --limit-* value
     spec = load_arm(args.arm)
     if args.batch is not None:

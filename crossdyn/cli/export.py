@@ -71,13 +71,58 @@ def _calibrated(args, spec, native: bool) -> str | None:
     return name
 
 
+def _outputs(args) -> list[str]:
+    """The --urdf/--mjcf/--toml options going to standard output, checked (at most one; files writable)."""
+    import math
+
+    if not (args.urdf or args.mjcf or args.toml):
+        raise UsageError("export: give at least one of --urdf FILE, --mjcf FILE, --toml FILE")
+    if not (math.isfinite(args.dt) and args.dt > 0):
+        raise UsageError(f"export: --dt: must be a positive number of seconds, got {args.dt!r}")
+    to_stdout = [f"--{o}" for o in ("urdf", "mjcf", "toml") if getattr(args, o) == "-"]
+    if len(to_stdout) > 1:
+        raise UsageError(f"export: only one file can go to standard output, got - for {' and '.join(to_stdout)}")
+    for option in ("urdf", "mjcf", "toml"):
+        if getattr(args, option) not in (None, "-"):
+            check_out_file(getattr(args, option), f"--{option}")
+    return to_stdout
+
+
+def _export_spatial(args, spec) -> int:
+    """``export`` of a spatial arm (:class:`~crossdyn.models.spatial_spec.SpatialArmSpec`): its URDF, MJCF (the
+    writers of :mod:`crossdyn.robots`) and TOML; --native and --calibrated are for planar arms."""
+    from crossdyn.io import write_text_atomic
+    from crossdyn.models.spatial_spec_io import dumps_spatial_spec
+    from crossdyn.robots.write_urdf import urdf_losses
+
+    for option in ("native", "calibrated"):
+        if getattr(args, option, None):
+            raise UsageError(f"export: --{option}: arm {spec.name!r} is a spatial arm, which has no native limits or "
+                             "contact to export")
+    to_stdout = _outputs(args)
+    if args.urdf:
+        for loss in urdf_losses(spec.to_robot_model()):
+            print(f"export: note: the URDF cannot hold the arm's {loss}", file=sys.stderr)
+    for path, text in ((args.urdf, spec.to_urdf), (args.mjcf, lambda: spec.to_mjcf(args.dt)),
+                       (args.toml, lambda: dumps_spatial_spec(spec))):
+        if path == "-":
+            sys.stdout.write(text())
+        elif path:
+            write_text_atomic(path, text())
+            print(f"wrote {path}", file=sys.stderr if to_stdout else sys.stdout)
+    return EXIT_OK
+
+
 def cmd_export(args) -> int:
     import math
 
     from crossdyn.io import write_text_atomic
-    from crossdyn.models import dumps_spec, load_arm, to_mjcf, to_urdf
+    from crossdyn.models import ArmSpec, dumps_spec, load_arm, to_mjcf, to_urdf
 
-    spec = load_arm(args.arm)
+    arm = load_arm(args.arm, spatial=True)
+    if not isinstance(arm, ArmSpec):
+        return _export_spatial(args, arm)
+    spec = arm
     if not (args.urdf or args.mjcf or args.toml):
         raise UsageError("export: give at least one of --urdf FILE, --mjcf FILE, --toml FILE")
     if not (math.isfinite(args.dt) and args.dt > 0):

@@ -44,6 +44,10 @@ def cmd_arms(args) -> int:
 
     print(f"{'planar<N>r':20s} NR  NR, uniform rods, lengths 1.0 -> 0.6 m, masses 1.0 -> 0.5 kg "
           f"(e.g. planar5r; 1 <= N <= {MAX_LINKS})")
+    from crossdyn.models.spatial_presets import SUMMARY
+
+    for name, (kinds, convention, notes) in SUMMARY.items():
+        print(f"{name:20s} {kinds}  spatial, {convention}: {notes}")
     return EXIT_OK
 
 
@@ -69,6 +73,7 @@ def engine_lines() -> list[str]:
 def cmd_info(args) -> int:
     from crossdyn.errors import UsageError
     from crossdyn.models import load_arm
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
     if args.schema:
         from crossdyn.cli.common import schema_text
@@ -84,7 +89,13 @@ def cmd_info(args) -> int:
         if args.arms:
             print()
     for arm in args.arms:
-        print(describe(load_arm(arm)))
+        spec = load_arm(arm, spatial=True)
+        if isinstance(spec, SpatialArmSpec):
+            from crossdyn.cli.info_spatial import describe_spatial
+
+            print(describe_spatial(spec))
+        else:
+            print(describe(spec))
         print()
     return EXIT_OK
 
@@ -99,18 +110,9 @@ def _fmt_matrix(M: np.ndarray, indent: str = "    ") -> str:
 
 def _angle(x: float) -> str:
     """An angle in rad, as a multiple of pi/4 when it is one (``-pi/2``), else 4 decimals."""
-    import math
+    from crossdyn.cli.info_spatial import angle_text
 
-    k = x / (math.pi / 4)
-    if abs(k - round(k)) < 1e-12:
-        k = round(k)
-        if k == 0:
-            return "0"
-        num, den = (k, 4) if k % 2 else ((k // 2, 2) if k % 4 else (k // 4, 1))
-        sign = "-" if num < 0 else ""
-        num = abs(num)
-        return f"{sign}{'' if num == 1 else num}pi" + (f"/{den}" if den != 1 else "")
-    return f"{x:.4f}"
+    return angle_text(x)
 
 
 def gravity_poses(spec: ArmSpec):

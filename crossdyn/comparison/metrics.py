@@ -29,15 +29,23 @@ def trajectory_errors(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray, params: A
     Only the common prefix of the two runs is compared.
     """
     k = min(len(q), len(q_ref))
-    err = np.abs(q[:k] - q_ref[:k])
     ee = np.linalg.norm(end_effector(params, q[:k]) - end_effector(params, q_ref[:k]), axis=-1)
+    return joint_trajectory_errors(t, q, q_ref, divergence_threshold, float(ee.max()))
+
+
+def joint_trajectory_errors(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray, divergence_threshold: float,
+                            ee_max_error_m: float | None) -> dict:
+    """:func:`trajectory_errors` for any chain: the joint errors and divergence time over the common prefix, with
+    the end-effector error computed by the caller (its kinematics: the planar arm's or a robot file's)."""
+    k = min(len(q), len(q_ref))
+    err = np.abs(q[:k] - q_ref[:k])
     over = np.nonzero(err.max(axis=1) > divergence_threshold)[0]
     return {
         "max_abs_error_rad": _f(err.max()),
         "rms_error_rad": _f(np.sqrt(np.mean(err**2))),
         "max_abs_error_per_joint_rad": [_f(v) for v in err.max(axis=0)],
         "rms_error_per_joint_rad": [_f(v) for v in np.sqrt(np.mean(err**2, axis=0))],
-        "ee_max_error_m": _f(ee.max()),
+        "ee_max_error_m": None if ee_max_error_m is None else _f(ee_max_error_m),
         "divergence_time_s": _f(t[over[0]]) if len(over) else None,
     }
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, overload
 
 from crossdyn.models.spec import ArmSpec, ContactSpec, LinkSpec, Obstacle, SpecError
+
+if TYPE_CHECKING:
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
 
 def rod(length: float, mass: float, damping: float = 0.0, friction: float = 0.0) -> LinkSpec:
@@ -132,9 +136,34 @@ def preset_names() -> list[str]:
     return [*PRESETS, "planar<N>r"]
 
 
-def get_preset(name: str) -> ArmSpec:
+def spatial_preset_names() -> list[str]:
+    from crossdyn.models.spatial_presets import SPATIAL_PRESETS
+
+    return list(SPATIAL_PRESETS)
+
+
+@overload
+def get_preset(name: str, spatial: Literal[False] = False) -> ArmSpec: ...
+
+
+@overload
+def get_preset(name: str, spatial: Literal[True]) -> ArmSpec | SpatialArmSpec: ...
+
+
+def get_preset(name: str, spatial: bool = False) -> ArmSpec | SpatialArmSpec:
+    """The preset ``name``: planar (:data:`PRESETS`, ``planar<N>r``) or, with ``spatial=True``, spatial
+    (:data:`crossdyn.models.spatial_presets.SPATIAL_PRESETS`; refused with exit 2 otherwise)."""
     if name in PRESETS:
         return PRESETS[name]()
+    from crossdyn.models.spatial_presets import SPATIAL_PRESETS
+
+    if name in SPATIAL_PRESETS:
+        arm = SPATIAL_PRESETS[name]()
+        if not spatial:
+            from crossdyn.models.spec_io import spatial_refused
+
+            raise spatial_refused(name, f"preset {name}")
+        return arm
     match = _NR.match(name)
     if match:
         from crossdyn.conventions import MAX_LINKS
@@ -144,17 +173,36 @@ def get_preset(name: str) -> ArmSpec:
             raise SpecError(f"arm {name!r}: planar<N>r needs 1 <= N <= {MAX_LINKS} (crossdyn supports at most "
                             f"{MAX_LINKS} links per arm), got N = {n}", "arm", name)
         return planarNr(n)
-    raise SpecError(f"unknown arm {name!r}; presets are: {', '.join(preset_names())} (or a path to a .toml spec)",
+    raise SpecError(f"unknown arm {name!r}; presets are: {', '.join(preset_names())}, and the spatial "
+                    f"{', '.join(SPATIAL_PRESETS)} (or a path to a .toml spec)",
                     "arm", name)
 
 
-def load_arm(arm: "str | Path | ArmSpec") -> ArmSpec:
-    """Resolve ARM as given on a command line: a preset name, a TOML path, or a spec."""
+@overload
+def load_arm(arm: str | Path | ArmSpec, spatial: Literal[False] = False) -> ArmSpec: ...
+
+
+@overload
+def load_arm(arm: str | Path | ArmSpec | SpatialArmSpec, spatial: Literal[True]) -> ArmSpec | SpatialArmSpec: ...
+
+
+def load_arm(arm, spatial: bool = False):
+    """Resolve ARM as given on a command line: a preset name, a TOML path, or a spec.  Spatial arms (presets or
+    ``[arm] kind = "spatial"`` files) only with ``spatial=True``: the commands that take them ask for them; the
+    others exit 2 naming the arm."""
+    from crossdyn.models.spatial_spec import SpatialArmSpec
+
     if isinstance(arm, ArmSpec):
+        return arm
+    if isinstance(arm, SpatialArmSpec):
+        if not spatial:
+            from crossdyn.models.spec_io import spatial_refused
+
+            raise spatial_refused(arm.name, arm.source or "spec")
         return arm
     text = str(arm)
     if text.endswith(".toml") or Path(text).is_file():
         from crossdyn.models.spec_io import load_spec
 
-        return load_spec(text)
-    return get_preset(text)
+        return load_spec(text, spatial=True) if spatial else load_spec(text)
+    return get_preset(text, spatial=True) if spatial else get_preset(text)

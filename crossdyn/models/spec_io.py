@@ -26,9 +26,13 @@ import os
 import re
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, overload
 
 from crossdyn.conventions import DEFAULT_GRAVITY, MAX_LINKS
 from crossdyn.models.spec import ArmSpec, ContactSpec, LinkSpec, Obstacle, SpecError, SpecWarning
+
+if TYPE_CHECKING:
+    from crossdyn.models.spatial_spec import SpatialArmSpec
 
 LINK_REQUIRED = ("length", "mass", "com", "inertia")
 LINK_OPTIONAL = ("damping", "friction", "limits", "armature", "effort", "limit_stiffness", "limit_damping")
@@ -144,12 +148,41 @@ def _obstacles_from_list(obs, source: str) -> tuple[Obstacle, ...]:
     return tuple(out)
 
 
-def load_spec(path: str | os.PathLike) -> ArmSpec:
-    """Load a TOML arm spec; raise :class:`SpecError` naming the file, line or key, and value."""
+SPATIAL_ONLY_IN = "crossdyn info and crossdyn export"
+"""The commands that take a spatial arm so far (the others refuse it with exit 2, naming the arm)."""
+
+
+def spatial_refused(name: str, source: str) -> SpecError:
+    """The error for a spatial arm where only a planar arm is taken (yet)."""
+    return SpecError(f"{source}: arm {name!r} is a spatial arm ([arm] kind = \"spatial\"): this command takes "
+                     f"planar arms only so far; {SPATIAL_ONLY_IN} take spatial arms", "arm.kind", "spatial")
+
+
+@overload
+def load_spec(path: str | os.PathLike, spatial: Literal[False] = False) -> ArmSpec: ...
+
+
+@overload
+def load_spec(path: str | os.PathLike, spatial: Literal[True]) -> ArmSpec | SpatialArmSpec: ...
+
+
+def load_spec(path: str | os.PathLike, spatial: bool = False) -> ArmSpec | SpatialArmSpec:
+    """Load a TOML arm spec; raise :class:`SpecError` naming the file, line or key, and value.
+
+    A file with an ``[arm]`` table is a spatial spec (:mod:`crossdyn.models.spatial_spec_io`): returned with
+    ``spatial=True``, refused (SpecError, exit 2) otherwise.  Planar specs (no ``[arm]`` table) are read as always.
+    """
     from crossdyn.io import read_toml
 
     path = Path(path)
     text, data = read_toml(path, "arm spec", missing="no such file", error=SpecError)
+    if "arm" in data:
+        from crossdyn.models.spatial_spec_io import load_spatial_text
+
+        arm = load_spatial_text(text, data, path)
+        if not spatial:
+            raise spatial_refused(arm.name, str(path))
+        return arm
     try:
         return spec_from_dict(data, str(path))
     except SpecError as e:

@@ -66,8 +66,14 @@ def condition_number(M: np.ndarray) -> float:
 def inverse_dynamics_group(spec: ArmSpec, st: StaticStates, ev: StaticValues, tol: Tolerances,
                            dtype: str = "float64") -> MetricResult:
     """max |τ_engine − τ_analytic| ≤ inverse_dynamics_rel · torque scale (+ the dtype's round-off)."""
+    return inverse_dynamics_scaled(spec.torque_scale(), st, ev, tol, dtype)
+
+
+def inverse_dynamics_scaled(scale: float, st: StaticStates, ev: StaticValues, tol: Tolerances,
+                            dtype: str = "float64") -> MetricResult:
+    """:func:`inverse_dynamics_group` with the torque scale given (N m): the planar arm's Σ mᵢ|g|rᵢ, or a robot
+    file's largest reference torque at the states."""
     tau_e, tau_ref = ev.tau, st.tau_ref
-    scale = spec.torque_scale()
     limit, extra = _limit(tol.inverse_dynamics_rel * scale, dtype, scale)
     err = metrics.max_abs(tau_e, tau_ref)
     return MetricResult("inverse_dynamics", _failed_because({

@@ -199,6 +199,13 @@ def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, params)
     """Metric group ``trajectory``: errors against the reference, their tolerance, the same-scheme error; each
     part PASS, FAIL or — past its bound or without an estimate — INCONCLUSIVE (module docstring)."""
     traj = metrics.trajectory_errors(driven.t, driven.q, reference.q, params, tol.divergence_rad)
+    return judge_trajectory(traj, driven, reference, side, tol)
+
+
+def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Tolerances) -> MetricResult:
+    """The ``trajectory`` group from the run's errors against the reference (``traj``, as
+    :func:`crossdyn.comparison.metrics.joint_trajectory_errors` gives them): adds the tolerances and the
+    same-scheme error, and judges (module docstring).  Any chain: the planar arms and the robot files."""
     self_cons, estimate, accuracy = _estimates(driven, side)
     roundoff, extra = _roundoff(driven, side)
     traj_tol = _tolerance(tol, estimate)

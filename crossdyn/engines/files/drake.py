@@ -23,7 +23,10 @@ a file is refused before parsing (:class:`EngineUnsupported`, naming the body).
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,10 +107,12 @@ class DrakeFileEngine(FileEngine):
         model = self.model
         plant: Any = MultibodyPlant(time_step)
         parser: Any = Parser(plant)
-        try:
-            (instance, *_) = parser.AddModels(path)
-        except (RuntimeError, ValueError) as e:
-            raise EngineError(f"drake: could not load {model.source}: {e}") from None
+        with _drake_log() as messages:
+            try:
+                (instance, *_) = parser.AddModels(path)
+            except (RuntimeError, ValueError) as e:
+                raise EngineError(f"drake: could not load {model.source}: {e}") from None
+        self.parser_warnings = _counted(messages)
         self.welded = None
         if model.format is Format.URDF and (root := urdf_root_link(path)) != "world":
             plant.WeldFrames(plant.world_frame(), plant.GetFrameByName(root, instance))
@@ -244,10 +249,41 @@ class DrakeFileEngine(FileEngine):
                 "joint_axes_read": self.joint_axes(),
                 "mjcf_default_classes": "Drake 1.51's MJCF parser ignores the parent classes' joint settings when a "
                                         "joint's own class has no <joint> element (see joint_axes_read)",
+                "parser_warnings": self.parser_warnings,
                 "massless_bodies": "Drake's URDF parser gives a link of mass 0 with a non-zero inertia a mass of 1 kg "
                                    "(its warning: 'While re-expressing as central inertia ... mass > 0 failed')",
                 "joint_damping": "Drake's Joint.default_damping: excluded from the queries (not in CalcMassMatrix, "
                                  "CalcBiasTerm, CalcInverseDynamics without force elements)"}
+
+
+@contextlib.contextmanager
+def _drake_log() -> Iterator[list[str]]:
+    """Drake's parser warnings (the Python logger ``drake``) collected for :meth:`DrakeFileEngine.config` instead of
+    printed on the user's terminal."""
+    messages: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    log = logging.getLogger("drake")
+    handler, propagate = _Collect(), log.propagate
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        yield messages
+    finally:
+        log.removeHandler(handler)
+        log.propagate = propagate
+
+
+def _counted(messages: list[str]) -> dict[str, int]:
+    """Warnings by their text after the file and line (``panda.urdf:32: warning: The tag ...``), with their count."""
+    out: dict[str, int] = {}
+    for m in messages:
+        key = m.split("warning: ", 1)[-1]
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 def _version() -> str:

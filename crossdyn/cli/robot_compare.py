@@ -1,0 +1,114 @@
+"""``crossdyn compare ROBOT.urdf|ROBOT.xml``: the comparison on a robot file (:mod:`crossdyn.robotcompare`).
+
+``crossdyn compare`` hands an ARM ending in ``.urdf``, ``.xml`` or ``.mjcf`` here (:func:`is_robot_file`); the
+planar path is untouched.  Options read: ``--engines`` (file engines, ``name@key=value,…``), ``--duration``,
+``--dt``, ``--states``, ``--seed``, ``--tolerances``, ``--out``, ``--quiet``, ``--json``, ``--no-plots``; the
+planar-only options are refused with exit 2 naming them.  Exit statuses as every command (0 PASS, 1 FAIL,
+3 INCONCLUSIVE, 2 bad input naming the file, element and value).
+"""
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+from crossdyn.cli.common import out_dir, publish
+from crossdyn.errors import UsageError
+from crossdyn.status import Exit
+
+ROBOT_SUFFIXES = (".urdf", ".xml", ".mjcf")
+
+PLANAR_ONLY = {"profile": None, "q0": None, "qd0": None, "allow_invalid_start": False, "list_profiles": False,
+               "baseline": None, "update_baseline": False, "identify": False, "batch": None,
+               "native_friction": False, "characterise_friction": False, "native": False,
+               "calibrate_limits": False, "calibrate_contact": False}
+"""``compare`` options that apply to the planar arms only, with their defaults (given on a robot file: exit 2)."""
+
+
+def is_robot_file(arm: str) -> bool:
+    """True when ARM names a robot file by its suffix (``.urdf``, ``.xml``, ``.mjcf``)."""
+    return Path(arm).suffix.lower() in ROBOT_SUFFIXES
+
+
+ROBOT_DURATION = 0.5
+"""The default --duration on a robot file (s): crossdyn's spatial reference costs ~13 ABA calls per step."""
+
+
+def _check_args(args) -> None:
+    if args.duration is None:
+        args.duration = ROBOT_DURATION
+    for name, default in PLANAR_ONLY.items():
+        if getattr(args, name, default) not in (default,):
+            raise UsageError(f"--{name.replace('_', '-')}: applies to the planar arms, not to a robot file "
+                             f"({args.arm}); drop it")
+    for flag in ("duration", "dt"):
+        v = getattr(args, flag)
+        if not (math.isfinite(v) and v > 0):
+            raise UsageError(f"--{flag}: must be a positive number of seconds, got {v!r}")
+    k = round(args.duration / args.dt)
+    if k < 1 or abs(k * args.dt - args.duration) > 1e-9 * max(1.0, args.duration):
+        raise UsageError(f"--duration {args.duration:g} s is not a whole number of --dt {args.dt:g} s steps")
+    if args.states < 1 or args.seed < 0:
+        raise UsageError(f"--states must be >= 1 and --seed >= 0, got {args.states} and {args.seed}")
+
+
+def _engines(args) -> tuple[str, ...] | None:
+    """--engines as file-engine specs; exit 2 naming an unknown engine, a malformed option or one the engine does
+    not take (before any work)."""
+    from crossdyn.engines.files import FILE_ENGINES
+    from crossdyn.engines.registry import split_engine_list, split_options
+    from crossdyn.errors import EngineError
+
+    if args.engines is None:
+        return None
+    specs = tuple(split_engine_list(args.engines))
+    for spec in specs:
+        try:
+            name, options = split_options(spec)
+        except EngineError as e:
+            raise UsageError(f"--engines {args.engines}: {e}", "--engines", spec) from None
+        if name not in FILE_ENGINES:
+            raise UsageError(f"--engines {args.engines}: {name!r} is not an engine that reads robot files; they are: "
+                             f"{', '.join(FILE_ENGINES)}", "--engines", name)
+        unknown = [k for k in options if k not in FILE_ENGINES[name].option_names()]
+        if unknown:
+            raise UsageError(f"--engines {spec}: {name} has no option {', '.join(unknown)}; it takes: "
+                             f"{', '.join(FILE_ENGINES[name].option_names())}", "--engines", spec)
+    return specs
+
+
+def cmd_compare_robot(args) -> int:
+    """Run the comparison on the robot file ``args.arm``, write its outputs, print the table and verdict."""
+    from crossdyn.comparison.tolerances import Tolerances, load_tolerances
+    from crossdyn.io import check_out_dir
+    from crossdyn.robotcompare import RobotCompareOptions, compare_robot, write_outputs
+    from crossdyn.robotcompare.report import checks_line, format_table
+    from crossdyn.robots import read_robot
+
+    _check_args(args)
+    model = read_robot(args.arm)  # exit 2 naming the file, the element and the value
+    engines = _engines(args)
+    tol = load_tolerances(args.tolerances) if args.tolerances else Tolerances()
+    out = out_dir(args, "compare", Path(args.arm).stem)
+    check_out_dir(out, "--out")
+    progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    opt = RobotCompareOptions(engines=engines, duration=args.duration, dt=args.dt, n_states=args.states,
+                              seed=args.seed, tolerances=tol, progress=progress)
+    result = compare_robot(model, opt)
+    write_outputs(result, out, plots=not args.no_plots)
+    publish(args, out / "summary.json")
+    s = result.summary
+    print(format_table(s))
+    print(f"verdict: {s['verdict']} ({checks_line(s)})  ({out / 'report.html'})")
+    for line in s["failures"]:
+        print(f"  FAIL {line}")
+    for line in s["inconclusive"]:
+        print(f"  INCONCLUSIVE {line}")
+    for note in s["notes"]:
+        print(f"  note: {note}")
+    if s.get("interrupted"):
+        skipped = [k for k, e in s["engines"].items() if e["status"] == "skipped"]
+        print(f"crossdyn: interrupted (Ctrl-C): wrote what finished to {out}; skipped: {', '.join(skipped)}",
+              file=sys.stderr)
+        return Exit.INTERRUPTED
+    return Exit.of(s["verdict"])

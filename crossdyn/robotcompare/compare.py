@@ -1,0 +1,215 @@
+"""Compare every file engine against crossdyn's spatial reference on one robot file: :func:`compare_robot`.
+
+The file is read once (:func:`crossdyn.robots.read_robot`); every engine reads the same file
+(:func:`crossdyn.engines.files.make_file_engine`) with its traps neutralised and listed in its ``config``; every
+engine is driven by the same open-loop torque sequence (:mod:`crossdyn.robotcompare.motion`) and measured on the
+planar comparison's metric groups and tolerances (:mod:`crossdyn.robotcompare.measure`).  The reference is
+crossdyn's own spatial model with the file's armature and damping, integrated by DOP853 restarted at every hold
+interval (:mod:`crossdyn.robotcompare.runs`).
+
+The file's viscous damping is in the reference and in every engine's stepping (each engine's ``damping`` option
+switches it off); its Coulomb friction is in neither (set-valued stiction has no smooth reference; a note names it).
+Verdicts, failures and exit statuses are the planar comparison's
+(:func:`crossdyn.comparison.compare.engine_failures`, :func:`~crossdyn.comparison.compare.verdict_of`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from crossdyn.comparison.compare import engine_failures, engine_inconclusive, verdict_of
+from crossdyn.comparison.context import Outcome
+from crossdyn.comparison.references import StaticStates
+from crossdyn.comparison.result import EngineRun, check_totals
+from crossdyn.robots.model import RobotModel
+from crossdyn.robotcompare import motion, runs
+from crossdyn.robotcompare.measure import RobotJob, measure_engine
+from crossdyn.robotcompare.options import DEFAULT_LEFT_OUT, RobotCompareOptions
+from crossdyn.status import RunStatus, Verdict
+
+SCHEMA = "crossdyn.robot-compare/1"
+
+
+@dataclass(frozen=True)
+class RobotComparison:
+    """The result: the model, the job (reference, torques), each engine's run, and the ``summary.json`` document."""
+
+    model: RobotModel
+    job: RobotJob
+    motion: motion.DesiredMotion
+    runs: Mapping[str, EngineRun]
+    summary: dict = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict:
+        return Verdict(self.summary["verdict"])
+
+
+def select_engines(model: RobotModel, named: tuple[str, ...] | None) -> tuple[list[str], dict[str, str], list[str]]:
+    """(engine specs to run, {spec: why it is not run}, notes).  Without ``named``: every engine in
+    ``FILE_ENGINES`` that is installed and reads the format, less :data:`DEFAULT_LEFT_OUT` (noted)."""
+    from crossdyn.engines.files import FILE_ENGINES, file_engine_status
+
+    wanted = list(named) if named else list(FILE_ENGINES)
+    run, not_run, notes = [], {}, []
+    for spec in wanted:
+        status = file_engine_status(spec.split("@", 1)[0], model.format)
+        if status is not None:
+            not_run[spec] = status
+        elif not named and spec in DEFAULT_LEFT_OUT:
+            notes.append(f"left out {spec}: {DEFAULT_LEFT_OUT[spec]}")
+        else:
+            run.append(spec)
+    return run, not_run, notes
+
+
+def _static_states(model: RobotModel, count: int, seed: int) -> StaticStates:
+    from crossdyn.spatial import aba, crba, rnea
+
+    st = motion.random_states(model, count, seed)  # ID, FD and M are the rigid bodies + armature (no damping)
+    return StaticStates(st.q, st.qd, st.qdd, st.tau, np.asarray(rnea(model, st.q, st.qd, st.qdd, armature=True)),
+                        np.asarray(crba(model, st.q, armature=True)),
+                        np.asarray(aba(model, st.q, st.qd, st.tau, armature=True)))
+
+
+def prepare(model: RobotModel, opt: RobotCompareOptions, say) -> tuple[RobotJob, motion.DesiredMotion]:
+    """The torque sequence, the start, the reference run and the static states (once, for every engine)."""
+    from crossdyn.analytic.integrators import n_steps
+
+    steps = n_steps(opt.duration, opt.dt)
+    desired = motion.desired_motion(model, opt.seed)
+    taus = motion.torque_sequence(model, desired, opt.dt, steps)
+    q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
+    say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
+        f"DOP853 (rtol = atol = {runs.REFERENCE_RTOL:g}) restarted each step, {opt.duration:g} s at dt = {opt.dt:g} s")
+    reference = runs.integrate(model, "reference", taus, q0, qd0, opt.dt)
+    static = _static_states(model, opt.n_states, opt.seed)
+    scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
+    job = RobotJob(model, opt.dt, opt.duration, taus, q0, qd0, reference, static, scale,
+                   motion.energy_scale(model), opt.tolerances)
+    return job, desired
+
+
+def _friction_lines(model: RobotModel) -> list[str]:
+    """A note naming the file's Coulomb friction, which neither the engines (their stepping contract,
+    :mod:`crossdyn.engines.files.base`) nor the reference simulate: set-valued stiction has no smooth reference."""
+    rough = [(j.name, j.friction) for j in model.joints if j.friction]
+    if not rough:
+        return []
+    which = ", ".join(f"{n} f_c = {f:g}" for n, f in rough)
+    return [f"the file's Coulomb friction ({which}) is simulated by neither the engines nor the reference (set-valued "
+            "stiction has no smooth reference; `crossdyn audit` compares it as a parameter)"]
+
+
+def effort_lines(model: RobotModel, taus: np.ndarray) -> list[str]:
+    """A note per joint whose torque in the sequence exceeds the file's effort limit (the engines apply it
+    unclamped: the file's actuators are removed, the torque is applied directly)."""
+    peak = np.max(np.abs(taus), axis=0) if len(taus) else np.zeros(model.n)
+    return [f"joint {j.name!r}: the torque sequence reaches {p:.4g}, above the file's effort limit {j.effort:g}; "
+            "every engine and the reference apply it unclamped (the file's actuators are removed)"
+            for j, p in zip(model.joints, peak, strict=True) if j.effort and p > j.effort]
+
+
+def switched_back(failure: str) -> str:
+    """For a failure of an engine run with options (``pybullet@link_damping=0.04: …``): the options named, since
+    each switches a setting crossdyn neutralises back to what the user asked ("" for an engine without options)."""
+    spec = failure.split(":", 1)[0]
+    if "@" not in spec:
+        return ""
+    from crossdyn.engines.registry import split_options
+
+    _, options = split_options(spec)
+    return (" [run with " + ", ".join(f"{k}={v}" for k, v in options.items()) + " switched from crossdyn's "
+            "neutral setting on the command line; its config lists each setting]")
+
+
+def _tracking(job: RobotJob, desired: motion.DesiredMotion) -> dict:
+    q_d = desired.at(job.reference.t)[0]
+    k = len(job.reference.q)
+    err = np.abs(job.reference.q - q_d[:k])
+    inside, where = motion.within_limits(job.model, job.reference.q)
+    return {"max_abs_error_rad": float(err.max()) if err.size else None, "within_limits": inside,
+            "outside": where or None,
+            "note": "|q_ref - q_d|: the open-loop torque's reference run against the motion it was computed from "
+                    "(the hold and the open loop); reported, not judged"}
+
+
+def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions | None = None) -> RobotComparison:
+    """Read ``robot`` (a URDF or MJCF path, or a model already read), run every selected engine, judge each (module
+    docstring)."""
+    from crossdyn.robots import read_robot
+
+    opt = options or RobotCompareOptions()
+    say = opt.progress or (lambda msg: None)
+    model = robot if isinstance(robot, RobotModel) else read_robot(robot)
+    specs, not_run, notes = select_engines(model, opt.engines)
+    job, desired = prepare(model, opt, say)
+    friction = _friction_lines(model)
+    results: dict[str, EngineRun] = {}
+    same_cache: dict = {}
+    interrupted = False
+    for spec in specs:
+        if interrupted:  # Ctrl-C: the engines after the interrupted one are not run
+            results[spec] = EngineRun(spec, RunStatus.SKIPPED, "interrupted (Ctrl-C) before it ran")
+            continue
+        results[spec] = measure_engine(spec, job, same_cache, say)
+        interrupted = results[spec].status == RunStatus.SKIPPED
+    for spec, why in not_run.items():
+        results[spec] = EngineRun(spec, RunStatus.UNSUPPORTED if "install" not in why else RunStatus.SKIPPED, why)
+    out = Outcome(failures=engine_failures(results, interrupted, job.reference),
+                  inconclusive=engine_inconclusive(results))
+    tracking = _tracking(job, desired)
+    if not tracking["within_limits"]:
+        out.inconclusive.append(f"the reference run leaves the file's joint limits ({tracking['outside']}): an "
+                                "engine that enforces them would differ; shorten --duration")
+    named: set[str] = set()
+    for k, line in enumerate(out.failures):  # an engine's first failure names the options it was run with
+        spec = line.split(":", 1)[0]
+        if spec not in named:
+            named.add(spec)
+            out.failures[k] = line + switched_back(line)
+    notes = friction + effort_lines(model, job.taus) + notes + [f"{n.where}: {n.message}" for n in model.notes]
+    summary = document(model, opt, job, desired, results, out, notes, tracking)
+    summary["interrupted"] = interrupted
+    return RobotComparison(model, job, desired, results, summary)
+
+
+def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired, results, out: Outcome,
+             notes: list[str], tracking: dict) -> dict:
+    """The ``summary.json`` document (schema ``crossdyn.robot-compare/1``)."""
+    from crossdyn.comparison.references import versions
+
+    return {
+        "schema": SCHEMA, "robot": model.name, "file": str(model.source), "format": model.format.value,
+        "dof": model.n, "joints": list(model.joint_names), "dt": opt.dt, "duration": opt.duration,
+        "states": opt.n_states, "seed": opt.seed, "profile": desired.params(),
+        "start": {"q0": job.q0.tolist(), "qd0": job.qd0.tolist()},
+        "reference": {"model": "crossdyn.spatial (ABA; armature and damping as the file states)",
+                      "integrator": "DOP853", "rtol": runs.REFERENCE_RTOL, "atol": runs.REFERENCE_ATOL,
+                      "restarted_each_step": True, "status": job.reference.status, "reason": job.reference.message,
+                      "tracking": tracking},
+        "file_parameters": {"armature": model.armature().tolist(), "damping": motion.damping(model).tolist(),
+                            "friction": [j.friction for j in model.joints]},
+        "removed": list(model.removed),
+        "torque_scale_nm": job.torque_scale, "energy_scale_j": job.energy_scale,
+        "versions": versions(), "tolerances": opt.tolerances.as_dict(),
+        "engines": {name: run.to_summary() for name, run in results.items()},
+        "notes": notes, "failures": list(out.failures), "inconclusive": list(out.inconclusive),
+        "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
+    }
+
+
+def as_json_safe(value: Any) -> Any:
+    """NumPy scalars and arrays in a document as plain JSON values."""
+    if isinstance(value, dict):
+        return {k: as_json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return as_json_safe(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,158 @@
+"""What every engine is driven with on a robot file, and the states the static metrics are evaluated at (pure).
+
+**The torque profile is open loop and identical for every engine.**  A closed-loop law such as gravity-compensated
+PD, τ = G_ref(q) + Kp(q* − q) − Kd q̇, feeds each engine's own state back: once two engines' states differ by
+rounding, their torques differ too, so the engines are no longer given the same input and a difference in the
+result mixes the law's feedback with the engine.  Instead crossdyn computes one torque sequence before any engine
+runs:
+
+* a **pose** q* inside the file's limits: per joint the middle of [lower, upper], or 0 for a joint without limits
+  (:func:`pose`);
+* a **desired motion** about it, a multi-sine q_d(t) = q* + Σₖ aⱼₖ sin(2π fₖ t + φⱼₖ) with frequencies
+  :data:`FREQUENCIES_HZ`, seeded phases and amplitudes aⱼₖ = Aⱼ/3, where Aⱼ = min(0.3 rad (0.05 m prismatic),
+  a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the motion strictly inside the limits
+  (:func:`desired_motion`);
+* the **torque** that makes crossdyn's reference follow it, sampled at each step's start t_k and held over
+  [t_k, t_k + dt): τ_k = RNEA_ref(q_d(t_k), q̇_d(t_k), q̈_d(t_k)) + b q̇_d(t_k) (the file's armature inside the
+  RNEA, its viscous damping b added) (:func:`torque_sequence`).
+
+Every engine starts at (q_d(0), q̇_d(0)) and receives τ_k at step k; its dt/2 rerun receives τ_k over both half
+steps.  The actual motion leaves q_d slowly (the hold and the open loop), which the summary reports (``tracking``)
+but does not judge: the judged quantity is each engine against the reference under the same τ.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from crossdyn.robots.model import RobotModel
+
+FREQUENCIES_HZ = (0.4, 0.7, 1.1)
+"""The multi-sine's frequencies: incommensurate and slow (ω ≤ 7 rad/s), so that a first-order engine's error at
+dt = 1 ms, ~½ dt ω² A t, stays well inside 5 % of the motion's range (the bound on a derived tolerance)."""
+
+REVOLUTE_AMPLITUDE_RAD = 0.3
+PRISMATIC_AMPLITUDE_M = 0.05
+LIMIT_FRACTION = 0.25
+"""Aⱼ is at most this fraction of a joint's half range (q_d stays strictly inside the limits)."""
+
+
+def pose(model: RobotModel) -> np.ndarray:
+    """q*: per joint the middle of [lower, upper], 0 where a limit is missing."""
+    lo, hi = model.lower(), model.upper()
+    both = np.isfinite(lo) & np.isfinite(hi)
+    return np.where(both, 0.5 * (np.where(both, lo, 0.0) + np.where(both, hi, 0.0)), 0.0)
+
+
+def amplitudes(model: RobotModel) -> np.ndarray:
+    """Aⱼ = min(0.3 rad or 0.05 m, ¼ of the half range) per joint (no limit: the first alone)."""
+    base = np.array([REVOLUTE_AMPLITUDE_RAD if j.type.rotates else PRISMATIC_AMPLITUDE_M for j in model.joints])
+    half = 0.5 * (model.upper() - model.lower())
+    return np.minimum(base, np.where(np.isfinite(half), LIMIT_FRACTION * half, np.inf))
+
+
+@dataclass(frozen=True)
+class DesiredMotion:
+    """q_d(t) = q* + Σₖ aⱼₖ sin(2π fₖ t + φⱼₖ) and its derivatives."""
+
+    center: np.ndarray
+    amplitude: np.ndarray
+    """(n, K): aⱼₖ."""
+    phase: np.ndarray
+    """(n, K): φⱼₖ."""
+    frequencies_hz: tuple[float, ...] = FREQUENCIES_HZ
+
+    def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q_d, q̇_d, q̈_d) at the times ``t`` (each (len(t), n))."""
+        w = 2 * np.pi * np.asarray(self.frequencies_hz)
+        arg = np.asarray(t, float)[:, None, None] * w[None, None, :] + self.phase[None]
+        s, c = np.sin(arg), np.cos(arg)
+        a = self.amplitude[None]
+        return (self.center + np.sum(a * s, axis=2), np.sum(a * w * c, axis=2), -np.sum(a * w**2 * s, axis=2))
+
+    def params(self) -> dict:
+        return {"name": "multisine-motion (open loop: tau = ID_ref along q_d)", "center": self.center.tolist(),
+                "amplitude": self.amplitude.tolist(), "phase": self.phase.tolist(),
+                "frequencies_hz": list(self.frequencies_hz)}
+
+
+def desired_motion(model: RobotModel, seed: int = 0) -> DesiredMotion:
+    """The multi-sine about :func:`pose` (module docstring), phases U[0, 2π) from ``seed``."""
+    rng = np.random.default_rng(seed)
+    k = len(FREQUENCIES_HZ)
+    amp = np.repeat(amplitudes(model)[:, None] / k, k, axis=1)
+    return DesiredMotion(pose(model), amp, rng.uniform(0, 2 * np.pi, (model.n, k)))
+
+
+def damping(model: RobotModel) -> np.ndarray:
+    """The file's viscous damping b per joint (N m s/rad or N s/m)."""
+    return np.array([j.damping for j in model.joints])
+
+
+def torque_sequence(model: RobotModel, motion: DesiredMotion, dt: float, steps: int) -> np.ndarray:
+    """(steps, n): τ_k = RNEA_ref(q_d, q̇_d, q̈_d)(t_k) + b q̇_d(t_k), armature included (module docstring)."""
+    from crossdyn.spatial import rnea
+
+    t = np.arange(steps) * dt
+    q, qd, qdd = motion.at(t)
+    return np.asarray(rnea(model, q, qd, qdd, armature=True)) + damping(model) * qd
+
+
+@dataclass(frozen=True)
+class RandomStates:
+    """States of the static metrics: q within the limits, q̇, q̈ for inverse dynamics, τ for forward dynamics."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+
+
+STATE_SPEED = 2.0
+STATE_ACCELERATION = 10.0
+"""|q̇| ≤ 2 rad/s (m/s), |q̈| ≤ 10 rad/s² (m/s²): the range of an arm's motion under its own drives."""
+
+
+def random_states(model: RobotModel, count: int, seed: int) -> RandomStates:
+    """``count`` states: q ∈ U[lower, upper] (U[−π, π] without limits), q̇ ∈ U[−2, 2], q̈ ∈ U[−10, 10]; the
+    torques of forward dynamics are the reference's inverse dynamics at another q̈ ∈ U[−10, 10] (torques the arm
+    meets, rather than noise on the torque scale)."""
+    from crossdyn.spatial import rnea
+
+    rng = np.random.default_rng(seed)
+    n = model.n
+    lo, hi = model.lower(), model.upper()
+    lo = np.where(np.isfinite(lo), lo, -np.pi)
+    hi = np.where(np.isfinite(hi), hi, np.pi)
+    q = rng.uniform(lo, hi, (count, n))
+    qd = rng.uniform(-STATE_SPEED, STATE_SPEED, (count, n))
+    qdd = rng.uniform(-STATE_ACCELERATION, STATE_ACCELERATION, (count, n))
+    other = rng.uniform(-STATE_ACCELERATION, STATE_ACCELERATION, (count, n))
+    tau = np.asarray(rnea(model, q, qd, other, armature=True))
+    return RandomStates(q, qd, qdd, tau)
+
+
+def energy_scale(model: RobotModel) -> float:
+    """E_scale = Σᵢ mᵢ |g| rᵢ (J), rᵢ the distance of body i's centre of mass from the base origin at q = 0 (the
+    robot file's counterpart of the planar arm's Σ mᵢ|g|rᵢ): the potential energy a full swing can exchange."""
+    X = [np.eye(4)] * model.n
+    g = float(np.linalg.norm(model.gravity))
+    total = 0.0
+    for i, (body, joint) in enumerate(zip(model.bodies, model.joints, strict=True)):
+        parent = np.eye(4) if model.parents[i] < 0 else X[model.parents[i]]
+        X[i] = parent @ joint.origin  # at q = 0: T(anchor)·Rot(axis, 0)·T(−anchor) = 1
+        c = X[i][:3, :3] @ body.inertial.com + X[i][:3, 3]
+        total += body.inertial.mass * g * float(np.linalg.norm(c))
+    return max(total, 1e-12)
+
+
+def within_limits(model: RobotModel, q: np.ndarray) -> tuple[bool, str]:
+    """(True, "") if every sample of ``q`` is inside the file's limits, else (False, the first joint and value)."""
+    lo, hi = model.lower(), model.upper()
+    out = (q < lo - 1e-9) | (q > hi + 1e-9)
+    if not np.any(out):
+        return True, ""
+    k, j = np.argwhere(out)[0]
+    return False, (f"joint {model.joints[j].name!r} reaches {q[k, j]:.4g} at sample {k}, outside "
+                   f"[{lo[j]:.4g}, {hi[j]:.4g}]")
