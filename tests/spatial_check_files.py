@@ -21,7 +21,7 @@ def _code(expr, d) -> str:
 def entries(name: str) -> dict[tuple[str, int, int], list]:
     """{("M", i, j) for i ≤ j, ("C", i, j), ("G", i, 0): the reference's terms}."""
     d = derivation(load_spatial(name))
-    n = d.arm.n
+    n = d.n
     out = {("M", i, j): entry_terms(d, "M", (i, j)) for i in range(n) for j in range(i, n)}
     out |= {("C", i, j): entry_terms(d, "C", (i, j)) for i in range(n) for j in range(n)}
     out |= {("G", i, 0): entry_terms(d, "G", (i,)) for i in range(n)}
@@ -31,7 +31,7 @@ def entries(name: str) -> dict[tuple[str, int, int], list]:
 def source(name: str, terms: dict | None = None) -> str:
     """The file's text: M, C (matrix), G with each entry the sum of ``terms`` (default: the reference's)."""
     d = derivation(load_spatial(name))
-    n, terms = d.arm.n, terms or entries(name)
+    n, terms = d.n, terms or entries(name)
 
     def entry(key) -> str:
         ts = terms[key]
@@ -64,9 +64,9 @@ def _mutate(kind: str, t, d, arm):
         cand = [b for b in powers if b.free_symbols and b.is_Symbol or isinstance(b, (sp.sin, sp.cos))]
         return t * cand[0] if cand else None
     if kind == "missing factor":
-        cand = [s for s in syms if s not in d.qd and str(s)[0] in "mLdcg"] if len(sp.Mul.make_args(t)) > 2 else []
+        cand = [s for s in syms if s not in d.qd and str(s)[0] in "madocgxyz"] if len(sp.Mul.make_args(t)) > 2 else []
         return t / cand[-1] if cand else None
-    geometry = [s for s in d.params if str(s)[0] in "Ld"]
+    geometry = [s for s in d.params if str(s)[0] in "adoxyz"]      # DH a_i, d_i, o_i; origins x_i, y_i, z_i
     com = [s for s in syms if str(s)[:2] in ("cx", "cy", "cz")]
     return t.xreplace({com[0]: geometry[0]}) if geometry and com else None
 

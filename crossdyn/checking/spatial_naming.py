@@ -16,7 +16,8 @@ import io
 import numpy as np
 import sympy as sp
 
-from crossdyn.analytic.spatial_symbolic import SpatialDerivation, derive
+from crossdyn.analytic.spatial_generated import NumericOnly, derive_within, shipped, shipped_names
+from crossdyn.analytic.spatial_symbolic import SpatialDerivation
 from crossdyn.checking.results import EntryFinding
 from crossdyn.checking.spatial_arms import SpatialArm, random_values
 from crossdyn.checking.spatial_eval import draw_states, evaluate_user
@@ -28,13 +29,21 @@ DERIVATION_BUDGET_S = 20.0
 
 
 @functools.lru_cache(maxsize=16)
-def derivation(arm: SpatialArm) -> SpatialDerivation:
-    return derive(arm.sym)
+def derivation(arm: SpatialArm) -> SpatialDerivation | NumericOnly:
+    """A preset's shipped derivation (:func:`crossdyn.analytic.spatial_generated.shipped`, no SymPy work), else
+    the arm derived within :data:`DERIVATION_BUDGET_S` (:class:`NumericOnly` past it)."""
+    if arm.name in shipped_names():
+        d, values = shipped(arm.name)
+        if values == arm.values:
+            return d
+    return derive_within(arm.sym, DERIVATION_BUDGET_S)
 
 
 def christoffel(arm: SpatialArm, sets: list[dict], Q: np.ndarray, QD: np.ndarray) -> np.ndarray:
     """The Christoffel C matrix at every set × state (S, N, n, n), from the symbolic model."""
     d = derivation(arm)
+    if isinstance(d, NumericOnly):
+        raise NotImplementedError(d.message())
     return np.stack([d.coriolis_matrix(Q, QD, values) for values in sets])
 
 
@@ -48,8 +57,9 @@ def entry_terms(d: SpatialDerivation, quantity: str, idx: tuple[int, ...]) -> li
     elif quantity == "C":
         expr = sp.Add(*(pi * Y for pi, Y in d.collected[("C", idx[0], idx[1])]))
     else:                                   # C q̇
-        expr = sp.Add(*(pi * Y * d.qd[j] for j in range(d.arm.n) for pi, Y in d.collected[("C", idx[0], j)]))
-    return list(sp.Add.make_args(sp.expand(expr))) if expr != 0 else []
+        expr = sp.Add(*(pi * Y * d.qd[j] for j in range(d.n) for pi, Y in d.collected[("C", idx[0], j)]))
+    # a relative-angle form (cos(q2 + q3), the textbook's c23) is expanded: terms are monomials in cos q_i, sin q_i
+    return list(sp.Add.make_args(sp.expand(expr, trig=True))) if expr != 0 else []
 
 
 def _grid(d: SpatialDerivation, arm: SpatialArm, seed: int):
@@ -84,14 +94,9 @@ def _grid(d: SpatialDerivation, arm: SpatialArm, seed: int):
 def name_findings(model, arm: SpatialArm, wrong: list[EntryFinding], seed: int,
                   sink: io.StringIO) -> tuple[dict[str, EntryFinding], list[str]]:
     """{entry: the finding with its term named}, and the notes on how terms were named."""
-    try:
-        d = derivation(arm)
-    except Exception as e:  # noqa: BLE001 — any failure of SymPy leaves the entries named, not their terms
-        return {}, [f"term naming is unavailable for {arm.name}: its symbolic derivation failed ({type(e).__name__}: "
-                    f"{e}); the wrong entries are named above, not their terms"]
-    if d.seconds > DERIVATION_BUDGET_S:
-        return {}, [f"term naming is unavailable for {arm.name}: its symbolic derivation took {d.seconds:.1f} s, "
-                    f"over the {DERIVATION_BUDGET_S:g} s budget; the wrong entries are named above, not their terms"]
+    d = derivation(arm)
+    if isinstance(d, NumericOnly):
+        return {}, [d.message() + "; the wrong entries are named above, not their terms"]
     Q, QD, sets, grid, symbols, arrays = _grid(d, arm, seed)
     user = evaluate_user(model, arm, sets, Q, QD, sink)
     out = {}
