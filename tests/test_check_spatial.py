@@ -142,3 +142,52 @@ def test_structure_catches_a_g_without_potential_and_a_working_c(tmp_path):
     assert status["energy: G is a gradient"] == "failed" and status["energy: power balance"] == "failed"
     assert status["M symmetric"] == "ok" and status["M positive definite"] == "ok"
     assert check_spatial("rp-polar", EXAMPLES / "my_rp.py", FAST).structure[-1].status == "ok"
+
+
+def _toml(tmp_path) -> Path:
+    from crossdyn.models.spatial_spec_io import dumps_spatial_spec
+
+    path = tmp_path / "my_rp.toml"
+    path.write_text(dumps_spatial_spec(SPATIAL_SPECS["rp-polar"]()).replace('name = "rp-polar"', 'name = "my-rp"'))
+    return path
+
+
+def test_spatial_spec_file_is_checked(tmp_path):
+    """A user's spatial spec file (here rp-polar's written out under another name: not a shipped derivation, so
+    derived within the budget in a child process) is checked and its terms named like the preset's."""
+    r = check_spatial(str(_toml(tmp_path)), EXAMPLES / "my_rp_buggy.py", FAST)
+    assert r.arm == "my-rp" and [f.entry for f in r.wrong] == ["M11"]
+    assert any("the term m2*q2**2 is missing" in m for m in r.finding("M11").messages)
+
+
+def test_over_budget_arm_names_entries_only(tmp_path, monkeypatch):
+    """Past the derivation budget the wrong entries are still named, their terms are not, and a note says so; the
+    C matrix is then not compared entry by entry (C q̇ is)."""
+    from crossdyn.checking import spatial_naming
+
+    monkeypatch.setattr(spatial_naming, "DERIVATION_BUDGET_S", 1e-4)
+    spatial_naming.derivation.cache_clear()
+    try:
+        r = check_spatial(str(_toml(tmp_path)), EXAMPLES / "my_rp_buggy.py", FAST)
+    finally:
+        spatial_naming.derivation.cache_clear()
+    assert [f.entry for f in r.wrong] == ["M11"]
+    assert not any(m.startswith("term:") for m in r.finding("M11").messages)
+    assert any("term naming is unavailable" in n for n in r.notes)
+    assert "C" not in r.checks and r.checks["Cqd"] > 0
+
+
+def test_cli_check_spatial(tmp_path, capsys):
+    import json
+
+    from crossdyn.cli import main
+
+    out = tmp_path / "out"
+    assert main(["check", "scara", str(EXAMPLES / "my_scara_buggy.py"), "--states", "30", "--random-params", "2",
+                 "--out", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "WRONG: 1 entry wrong: G3" in text and "the term -g*m3 is missing" in text
+    data = json.loads((out / "check.json").read_text())
+    assert data["wrong_entries"] == ["G3"] and data["states"] == 30 and len(data["param_sets"]) == 3
+    assert set(data["param_sets"][0]["values"]) >= {"a1", "a2", "g", "m3", "cz3"}
+    assert "G3" in (out / "check.md").read_text()

@@ -17,8 +17,10 @@ set is a physically consistent rigid body.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 import sympy as sp
@@ -115,9 +117,25 @@ def from_spec(spec, name: str | None = None) -> SpatialArm:
     return SpatialArm(name or spec.name, sym, values, f"{spec.notes} ({spec.convention.value})".strip(), rng)
 
 
+def _spec_file(arm):
+    """The SpatialArmSpec of a spec file (``[arm] kind = "spatial"``), else None (a planar file, or one that does
+    not read: the planar path reports it as it always has)."""
+    if not isinstance(arm, (str, os.PathLike)) or not Path(arm).is_file():
+        return None
+    from crossdyn.models import load_arm
+
+    try:
+        spec = load_arm(arm, spatial=True)
+    except Exception:  # noqa: BLE001 — any error is the planar loader's to report, unchanged
+        return None
+    return spec if getattr(spec, "kind", "") == "spatial" else None
+
+
 def is_spatial(arm) -> bool:
-    """True for a spatial preset's name or a :class:`SpatialArm`."""
-    return isinstance(arm, SpatialArm) or (isinstance(arm, str) and arm in SPATIAL_PRESETS)
+    """True for a spatial preset's name, a spatial spec file, a SpatialArmSpec or a :class:`SpatialArm`."""
+    if isinstance(arm, SpatialArm) or getattr(arm, "kind", "") == "spatial":
+        return True
+    return (isinstance(arm, str) and arm in SPATIAL_PRESETS) or _spec_file(arm) is not None
 
 
 @functools.lru_cache(maxsize=16)
@@ -126,12 +144,18 @@ def _preset(name: str) -> SpatialArm:
 
 
 def load_spatial(arm) -> SpatialArm:
-    """A spatial preset's arm by name (``crossdyn.models.spatial_presets``), or ``arm`` itself."""
+    """A spatial preset's arm by name (``crossdyn.models.spatial_presets``), a spatial spec file's or a
+    SpatialArmSpec's (:func:`from_spec`), or ``arm`` itself."""
     if isinstance(arm, SpatialArm):
         return arm
-    if arm not in SPATIAL_PRESETS:
-        raise InputError(f"{arm}: not a spatial preset; known: {', '.join(SPATIAL_PRESETS)}")
-    return _preset(arm)
+    if getattr(arm, "kind", "") == "spatial":
+        return from_spec(arm)
+    if isinstance(arm, str) and arm in SPATIAL_PRESETS:
+        return _preset(arm)
+    spec = _spec_file(arm)
+    if spec is None:
+        raise InputError(f"{arm}: not a spatial preset ({', '.join(SPATIAL_PRESETS)}) nor a spatial spec file")
+    return from_spec(spec)
 
 
 def _inertia(rng: np.random.Generator, own: np.ndarray, full: bool) -> np.ndarray:

@@ -99,7 +99,13 @@ def run(args) -> int:
     from crossdyn.io import check_out_dir
     from crossdyn.models import load_arm
 
-    out = out_dir(args, "check", args.arm if spatial else load_arm(args.arm).name)
+    if spatial:
+        from crossdyn.checking.spatial_arms import load_spatial
+
+        arm_name = load_spatial(args.arm).name
+    else:
+        arm_name = load_arm(args.arm).name
+    out = out_dir(args, "check", arm_name)
 
     check_out_dir(out, "check: --out")  # before the check runs, not after
     try:
