@@ -72,29 +72,34 @@ def _mutate(kind: str, t, d, arm):
 
 
 def mutants(name: str, count: int):
-    """Up to ``count`` single-term mutants of M and G: (key, the original term, the kind, its file's text), each
-    kind in turn over the distinct terms (a kind that does not apply to a term passes to the next)."""
+    """Up to ``count`` single-term mutants of M and G: (key, the original term, the kind, its file's text).  The
+    k-th mutant wants kind KINDS[k mod 7] and takes the first term not used yet that the slip applies to (else the
+    next kind), so every kind that applies to the arm appears."""
     arm = load_spatial(name)
     d = derivation(arm)
     base = entries(name)
     pairs = [(k, t) for k, ts in base.items() if k[0] in "MG" for t in ts]
-    out, seen = [], set()
-    for n_, (key, t) in enumerate(pairs):
-        if len(out) >= count:
+    out: list = []
+    used: set = set()
+    for k in range(count):
+        found = None
+        for kind in KINDS[k % len(KINDS):] + KINDS[:k % len(KINDS)]:
+            for key, t in pairs:
+                if t in used:
+                    continue
+                new = _mutate(kind, t, d, arm)
+                if new is not None and sp.expand(new - t) != 0:
+                    found = (key, t, kind, new)
+                    break
+            if found:
+                break
+        if found is None:
             break
-        if t in seen:
-            continue
-        for kind in KINDS[n_ % len(KINDS):] + KINDS[:n_ % len(KINDS)]:
-            new = _mutate(kind, t, d, arm)
-            if new is None or sp.expand(new - t) == 0:
-                continue
-            terms = dict(base)
-            terms[key] = [new if u is t else u for u in base[key]]
-            if new == 0:
-                terms[key] = [u for u in base[key] if u is not t]
-            seen.add(t)
-            out.append((key, t, kind, source(name, terms)))
-            break
+        key, t, kind, new = found
+        used.add(t)
+        terms = dict(base)
+        terms[key] = [u for u in base[key] if u is not t] if new == 0 else [new if u is t else u for u in base[key]]
+        out.append((key, t, kind, source(name, terms)))
     return out
 
 

@@ -72,7 +72,7 @@ def arm_n(name: str) -> int:
     return load_spatial(name).n
 
 
-SLOW_MUTANTS = {"elbow-rrr"}        # 12 s on the shared 2-core machine (10 checks of a 3R with many terms)
+SLOW_MUTANTS = {"elbow-rrr", "scara"}   # 12-27 s and 6-17 s on the shared 2-core machine (10 checks each)
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MUTANTS else n

@@ -6,8 +6,9 @@ qᵢ (prismatic), q̇ᵢ, the DH lengths, g and the inertial parameters (the sym
 evaluated on a grid of states × parameter sets in which every one of those variables varies independently; the
 error is e = E_u − E_ref.  A single-term mistake replaces one term a_j T_j by some u(x) (0 when dropped), so
 r_j = e + a_j T_j is u: we test every j for r_j ≡ 0 (the term is missing) or for r_j being one monomial
-κ Π x_v^{k_v} — fitted as log|r_j| = log|κ| + Σ k_v log|x_v| by least squares, accepted when every k_v is within
-:data:`EXPONENT_TOL` of an integer and κ Π x_v^{k_v} reproduces r_j to :data:`MONOMIAL_RTOL` at every point.
+κ Π x_v^{k_v} — fitted as log|r_j| = log|κ| + Σ k_v log|x_v| by least squares (on the points where |r_j| is not
+rounding), accepted when every k_v is within :data:`EXPONENT_TOL` of an integer and κ Π x_v^{k_v} reproduces r_j to
+:data:`MONOMIAL_RTOL` × max |r_j| at every point.
 The accepted hypothesis closest to the reference term (fewest exponent changes) names the term: missing, wrong
 sign, wrong factor, or written as another monomial (a wrong power, a missing factor, L where a centre-of-mass
 component belongs).  An error that is itself one monomial and replaces no term is an extra term.  Anything else
@@ -28,8 +29,8 @@ EXPONENT_TOL = 1e-6
 MONOMIAL_RTOL = 1e-8
 """The monomial reproduces r_j to this relative error at every point (exact data: ~1e-14)."""
 FLOOR_RTOL = 1e-7
-"""A candidate with |r_j| below this × the entry's scale somewhere cannot be fitted in logs (it is not a monomial
-of non-zero variables, or rounding dominates)."""
+"""Points where |r_j| is below this × the entry's scale are left out of the log fit (rounding dominates their logs:
+a sin² q near q = 0), though the fitted monomial must reproduce r_j there too."""
 
 
 @dataclass(frozen=True)
@@ -66,17 +67,17 @@ def term_values(terms, symbols, arrays) -> np.ndarray:
 
 def fit_monomial(r: np.ndarray, grid: Grid, scale: float) -> tuple[Fraction | float, np.ndarray] | None:
     """(κ, exponents) when r is one monomial on the grid (module docstring), else None."""
-    if np.min(np.abs(r)) <= FLOOR_RTOL * scale:
-        return None
     X = np.vstack([np.ones(grid.values.shape[1]), grid.logs]).T
-    coef, *_ = np.linalg.lstsq(X, np.log(np.abs(r)), rcond=None)
+    keep = np.abs(r) > FLOOR_RTOL * scale        # where the logs are trustworthy (sin q near 0 makes some tiny)
+    if keep.sum() < X.shape[1] + 5:
+        return None
+    coef, *_ = np.linalg.lstsq(X[keep], np.log(np.abs(r[keep])), rcond=None)
     k = np.round(coef[1:])
     if np.max(np.abs(coef[1:] - k), initial=0.0) > EXPONENT_TOL:
         return None
     mono = np.prod(grid.values ** k[:, None], axis=0)
-    ratio = r / mono
-    kappa = float(np.median(ratio))
-    if np.max(np.abs(ratio - kappa)) > MONOMIAL_RTOL * abs(kappa):
+    kappa = float(np.median(r[keep] / mono[keep]))
+    if np.max(np.abs(kappa * mono - r)) > MONOMIAL_RTOL * float(np.max(np.abs(r))):   # at every point
         return None
     frac = Fraction(kappa).limit_denominator(1000)
     return (frac if abs(float(frac) - kappa) <= 1e-9 * abs(kappa) else kappa), k.astype(int)
