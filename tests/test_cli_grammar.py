@@ -73,7 +73,7 @@ def test_the_default_out_scheme():
     assert common.default_out("sweep", "a/../b c") == Path("crossdyn-report/sweep/a-..-b-c")  # one folder
     assert [common.default_out_text(c) for c in common.JUDGING_COMMANDS] == [
         "crossdyn-report/compare/ARM", "crossdyn-report/check/ARM", "crossdyn-report/identify/ARM",
-        "crossdyn-report/sweep/NAME", "crossdyn-report/demo"]
+        "crossdyn-report/sweep/NAME", "crossdyn-report/demo", "crossdyn-report/audit/ROBOT"]
 
 
 def test_commands_whose_output_is_the_product_take_no_judging_options_and_say_where_it_goes():

@@ -57,9 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # --- one module per command in crossdyn/cli/, each with add_parser(sub) ---
-    from crossdyn.cli import check, compare, demo, derive, examples, export, identify, info, sweep
+    from crossdyn.cli import audit, check, compare, demo, derive, examples, export, identify, info, sweep
 
-    for command in (info, export, check, derive, compare, demo, identify, sweep, examples):  # `crossdyn --help` order
+    for command in (info, export, check, derive, compare, demo, identify, sweep, audit, examples):  # `crossdyn --help` order
         command.add_parser(sub)
 
     return parser

@@ -31,13 +31,13 @@ import os
 import sys
 from pathlib import Path
 
-JUDGING_COMMANDS = ("compare", "check", "identify", "sweep", "demo")
+JUDGING_COMMANDS = ("compare", "check", "identify", "sweep", "demo", "audit")
 """The commands that judge and take :func:`add_judging_options`."""
 
 REPORT_ROOT = "crossdyn-report"
 """The root of every default ``--out``: ``crossdyn-report/COMMAND/SUBJECT``."""
 
-SUBJECT = {"compare": "ARM", "check": "ARM", "identify": "ARM", "sweep": "NAME", "demo": ""}
+SUBJECT = {"compare": "ARM", "check": "ARM", "identify": "ARM", "sweep": "NAME", "demo": "", "audit": "ROBOT"}
 """What names a command's default report folder below ``crossdyn-report/COMMAND/`` (the arm's name; the sweep
 file's ``name``; nothing for ``demo``)."""
 
@@ -50,13 +50,14 @@ SCHEMAS = {
     "compare-batch": ("crossdyn.cli", "schemas/batch.schema.json"),
     "check-summary": ("crossdyn.cli", "schemas/grades.schema.json"),
     "compare-robot": ("crossdyn.cli", "schemas/robot-compare.schema.json"),
+    "audit": ("crossdyn.cli", "schemas/audit.schema.json"),
 }
 """Per judging command, the package and file name of the JSON Schema its ``--json`` document follows
 (``compare-batch``: ``compare --batch``'s; ``compare-robot``: ``compare ROBOT.urdf``'s)."""
 
 DOCUMENTS = {"compare": "summary.json", "check": "check.json", "identify": "identify.json",
              "sweep": "sweep-report.json", "demo": "demo.json", "compare-batch": "batch_summary.json",
-             "check-summary": "grades.json", "compare-robot": "summary.json"}
+             "check-summary": "grades.json", "compare-robot": "summary.json", "audit": "summary.json"}
 """Per judging command, the file in ``--out`` that ``--json`` prints (``check-summary``: ``grades.json`` beside the
 ``--summary`` CSV)."""
 
@@ -119,7 +120,8 @@ def schema_text(command: str) -> str:
 
 SCHEMA_IDS = {"compare": "crossdyn.compare/2", "check": "crossdyn.check/1", "identify": "crossdyn.identify/1",
               "sweep": "crossdyn.sweep-report/1", "demo": "crossdyn.demo/1", "compare-batch": "crossdyn.batch/2",
-              "check-summary": "crossdyn.grades/1", "compare-robot": "crossdyn.robot-compare/1"}
+              "check-summary": "crossdyn.grades/1", "compare-robot": "crossdyn.robot-compare/1",
+              "audit": "crossdyn.audit/1"}
 """The ``schema`` word each document carries (equal to its schema's ``$id``; a test holds them equal)."""
 
 

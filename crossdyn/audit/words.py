@@ -1,0 +1,87 @@
+"""The audit's findings in words: one line per difference, labelled ("the files differ", "engine X reads the file
+differently") and explained where a parameter was named (:mod:`crossdyn.audit.explain`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, AuditResult, ParamRow
+from crossdyn.robots.model import Severity
+
+
+def finding_lines(result: AuditResult) -> list[str]:
+    """One line per difference (parameters of the file diffs, dynamics checks), labelled and explained."""
+    lines = []
+    for d in result.file_diffs:
+        if d.matching.only_a or d.matching.only_b:
+            lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in "
+                         f"{result.short(d.file_a)}; {', '.join(d.matching.only_b) or '-'} in {result.short(d.file_b)}")
+        if d.differing:
+            lines.append(parameter_summary(d, result))
+        lines += parameter_lines(d.differing)
+        gaps: dict[tuple[str, str], list[str]] = {}
+        for r in d.format_gaps:
+            gaps.setdefault((r.parameter, r.status), []).append(r.element.removeprefix("joint "))
+        lines += [f"called out: {p} on {len(js)} joints only in one file ({st}: MJCF has no joint velocity limit; it "
+                  f"enters none of the dynamics compared): {', '.join(js)}" for (p, st), js in gaps.items()]
+    for c in result.checks:
+        if c.status == AGREE:
+            continue
+        who = (f"{result.short(c.other)} against {result.short(c.file)}" if c.engine is None
+               else result.short(c.file))
+        head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
+                                                                                                   c.status)
+        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
+                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:g})"
+                     + (f"; {c.explanation}" if c.explanation else ""))
+    for m in result.models:
+        lines += [f"note on {result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for n in m.notes
+                  if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS)]
+    return lines
+
+
+def parameter_summary(d, result: AuditResult) -> str:
+    """One line for a file diff: how many parameters differ, of which kind, on how many bodies or joints."""
+    kinds: dict[tuple[str, str, str], int] = {}
+    for r in d.differing:
+        what = "joints" if r.element.startswith("joint ") else "bodies"
+        key = (r.parameter.replace(" (world)", ""), what, r.status if r.status.startswith("only") else "")
+        kinds[key] = kinds.get(key, 0) + 1
+    parts = [f"{p} on {k} {what}" + (f" ({st})" if st else "") for (p, what, st), k in kinds.items()]
+    return (f"FAIL: the files differ: {result.short(d.file_b)} against {result.short(d.file_a)}: "
+            f"{len(d.differing)} of {len(d.rows)} parameters beyond their tolerance: " + ", ".join(parts))
+
+
+def parameter_lines(rows) -> list[str]:
+    """One line per differing parameter; a joint parameter that differs the same way on several joints ("only in
+    B", same values) is one line naming them all."""
+    lines: list[str] = []
+    grouped: dict[tuple, list[ParamRow]] = {}
+    for r in rows:
+        if r.element.startswith("joint ") and not isinstance(r.value_a, np.ndarray):
+            grouped.setdefault((r.parameter, r.status, str(r.value_a), str(r.value_b)), []).append(r)
+        else:
+            grouped.setdefault((id(r),), []).append(r)
+    for group in grouped.values():
+        r = group[0]
+        if len(group) == 1:
+            lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
+        else:
+            joints = ", ".join(g.element.removeprefix("joint ") for g in group)
+            lines.append(f"the files differ: {r.parameter} of {len(group)} joints ({joints}): {param_text(r)}")
+    return lines
+
+
+def param_text(r: ParamRow) -> str:
+    """A differing parameter row in words: the two values, and the difference against the tolerance."""
+    def fmt(v):
+        if isinstance(v, np.ndarray):
+            return np.array2string(v, precision=4, suppress_small=True, max_line_width=200).replace("\n", "")
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    text = f"A {fmt(r.value_a)}, B {fmt(r.value_b)}"
+    if r.status.startswith("only"):
+        return text + f" ({r.status})"
+    if r.difference is not None and r.tolerance:
+        extra = f", {100 * r.relative:.3g} % of {r.relative_to}" if r.relative is not None else ""
+        return text + f" (difference {r.difference:.3g} {r.unit}{extra}; tolerance {r.tolerance:.3g})"
+    return text
