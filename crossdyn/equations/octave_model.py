@@ -297,7 +297,7 @@ class OctaveModel(OneCallParts):
         Q = np.ascontiguousarray(Q, float).reshape(-1, self.n)
         QD = np.zeros_like(Q) if QD is None else np.ascontiguousarray(QD, float).reshape(-1, self.n)
         was, self._layout = getattr(self, "_layout", ()), tuple(str(k) for k in layout or ())
-        if self._layout != was:     # a spatial arm (issue 27): p's fields are the layout's names (no batch value)
+        if self._layout != was:     # a spatial arm (issue 27): p's fields are the layout's names
             self._call("crossdyn_layout__({" + ", ".join(octave_string(k) for k in self._layout) + "});",
                        what="the parameter names")
         if layout:
@@ -320,7 +320,7 @@ class OctaveModel(OneCallParts):
             outp.unlink()
         except FileNotFoundError:
             pass
-        vec = int(self.vectorise and N * S >= VECTORISE_MIN and not layout)
+        vec = int(self.vectorise and N * S >= VECTORISE_MIN)
         if timeout is None:
             timeout = self._batch_timeout(Q, QD, P, roles, N * S, labels)
         lines = self._call(f"crossdyn_batch__({octave_string(inp)}, {octave_string(outp)}, {names}, [{nargs}], {ckind}, "

@@ -121,9 +121,18 @@ end
 
 function p = crossdyn_params_batch__(P, n, N)
   % p for all sets at once: a field that differs between sets becomes a batch value (one per state)
+  global crossdyn_names__
   S = columns(P); NS = N*S;
   p = crossdyn_params__(P(:, 1), n);
   if S == 1, return; end
+  if ~isempty(crossdyn_names__)      % a spatial arm's named parameters: one field per row of P
+    for k = 1:numel(crossdyn_names__)
+      V = P(k, :);
+      if all(V == V(1)), continue; end
+      p.(crossdyn_names__{k}) = crossdyn_value__(reshape(kron(V, ones(1, N)), 1, 1, NS));
+    end
+    return;
+  end
   names = {{'L', 'l'}, {'m'}, {'Lc', 'lc'}, {'J', 'I'}, {'b'}, {'fc'}, {'armature', 'Ia'}};
   for j = 1:7
     rows_ = (j-1)*n + (1:n);
