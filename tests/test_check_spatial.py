@@ -191,3 +191,24 @@ def test_cli_check_spatial(tmp_path, capsys):
     assert data["wrong_entries"] == ["G3"] and data["states"] == 30 and len(data["param_sets"]) == 3
     assert set(data["param_sets"][0]["values"]) >= {"a1", "a2", "g", "m3", "cz3"}
     assert "G3" in (out / "check.md").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(SPATIAL_PRESETS))
+def test_derive_python_round_trips_through_check(tmp_path, name):
+    """``crossdyn derive NAME --format python`` (crossdyn.analytic.spatial_derive) passes ``check`` as written."""
+    from crossdyn.analytic.spatial_derive import render
+
+    arm = load_spatial(name)
+    path = _write(tmp_path, f"derived_{name}", render(derivation(arm), "python"))
+    assert check_spatial(name, path, FAST).passed
+
+
+@pytest.mark.skipif(shutil.which("octave-cli") is None, reason="needs GNU Octave")
+@pytest.mark.parametrize("name", ["rp-polar", "elbow-rrr"])
+def test_derive_matlab_round_trips_through_check(tmp_path, name):
+    from crossdyn.analytic.spatial_derive import render
+
+    path = tmp_path / f"derived_{name.replace('-', '_')}.m"
+    path.write_text(render(derivation(load_spatial(name)), "matlab"))
+    r = check_spatial(name, path, FAST)
+    assert r.language == "matlab" and r.passed, [f.entry for f in r.wrong]
