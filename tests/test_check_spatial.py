@@ -212,3 +212,16 @@ def test_derive_matlab_round_trips_through_check(tmp_path, name):
     path.write_text(render(derivation(load_spatial(name)), "matlab"))
     r = check_spatial(name, path, FAST)
     assert r.language == "matlab" and r.passed, [f.entry for f in r.wrong]
+
+
+def test_c_as_a_vector_is_named_in_c_qd(tmp_path):
+    """C returned as the vector C q̇, with the factor 2 of 2 m2 q2 q̇1 q̇2 forgotten: Cqd1 is named (factor 1/2);
+    Ṁ − 2C cannot be tested (skipped), the power balance fails."""
+    text = (EXAMPLES / "my_rp.py").read_text().replace(
+        "return np.array([[h * qd[1], h * qd[0]], [-h * qd[0], 0.0]])",
+        "return np.array([h * qd[0] * qd[1], -h * qd[0]**2])")
+    r = check_spatial("rp-polar", _write(tmp_path, "cvec", text), FAST)
+    assert r.c_form == "vector" and [f.entry for f in r.wrong] == ["Cqd1"]
+    assert any("the term 2*m2*q2*qd1*qd2 is off by the factor 1/2" in m for m in r.finding("Cqd1").messages)
+    status = {s.name: s.status for s in r.structure}
+    assert status["Mdot - 2C skew-symmetric"] == "skipped" and status["energy: power balance"] == "failed"

@@ -117,8 +117,8 @@ def name_term(entry: str, e: np.ndarray, terms: list[sp.Expr], T: np.ndarray, gr
                 best.append((0, j, TermName("sign", term, user, f"the term {_s(term)} has the wrong sign "
                                                                  f"(written as {_s(user)})")))
             else:
-                best.append((1, j, TermName("factor", term, user, f"the term {_s(term)} has the factor "
-                                                                   f"{_s(ratio)} too many (written as {_s(user)})")))
+                best.append((1, j, TermName("factor", term, user, f"the term {_s(term)} is off by the factor "
+                                                                   f"{_s(ratio)} (written as {_s(user)})")))
         else:
             best.append((1 + changed, j, TermName("written", term, user, f"the term {_s(term)} is written as "
                                                                            f"{_s(user)}{_what(k, k_ref, grid)}")))
