@@ -76,6 +76,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/identification_coverage.py
 	$(PY) benchmarks/verdicts.py --out benchmarks
 	$(PY) benchmarks/sandbox.py
+	$(PY) benchmarks/spatial_symbolic.py
 	$(PY) benchmarks/audit.py
 
 clean:

@@ -53,6 +53,8 @@ myst_heading_anchors = 3
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_default_options = {"members": True, "show-inheritance": False}
+# names imported for type checking only (a runtime import would be circular or heavy), resolved to their page
+autodoc_type_aliases = {"SpatialArmSpec": "crossdyn.models.spatial_spec.SpatialArmSpec"}
 
 # -n: every cross-reference resolves, except targets outside crossdyn (no intersphinx: no network at build time)
 nitpicky = True

@@ -3,7 +3,7 @@
 Every function returns the file's :class:`~pathlib.Path`, or calls :func:`pytest.skip` with the command that installs
 what is missing.  Nothing is fetched from the network: the URDFs come from packages installed as test dependencies
 (``pip install -e '.[dev]'`` brings example-robot-data; ``pip install -e '.[pybullet]'`` brings PyBullet, whose wheel
-holds ``pybullet_data``), the MJCF fixtures live in ``tests/fixtures/robots`` (Menagerie's published numbers without
+holds ``pybullet_data``), the MJCF fixtures live in ``examples/robots`` (shipped: ``crossdyn examples DIR`` copies them) (Menagerie's published numbers without
 meshes; each file's header names its source commit and what was changed).
 
 Where each package keeps its files:
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "robots"
+FIXTURES = Path(__file__).resolve().parent.parent / "examples" / "robots"
 
 ERD_INSTALL = "pip install 'example-robot-data>=4.1' (or pip install -e '.[dev]')"
 PYBULLET_INSTALL = "pip install 'crossdyn[pybullet]' (pybullet_data comes inside the pybullet wheel)"

@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
                     "groups defined, or with the arm's numbers.  The MATLAB and Python outputs pass "
                     "'crossdyn check'.  The output is the product: it goes to standard output, or to --out FILE; "
                     "derive judges nothing (no verdict, exit 0 or 2).")
-    p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path (at most 8 links)")
+    p.add_argument("arm", metavar="ARM", help="preset name (planar, or spatial: rp-polar, rpp-cylindrical, scara, "
+                                              "elbow-rrr, ppp-cartesian, pan-tilt) or TOML spec path (at most 8 links)")
     p.add_argument("--format", default="text", choices=FORMATS, help="output format (default text)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--symbols", dest="numeric", action="store_false",
@@ -34,21 +35,54 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from crossdyn.analytic import derive
-    from crossdyn.io import UsageError, check_out_file
-    from crossdyn.io import write_text_atomic
+    from crossdyn.io import check_out_file, write_text_atomic
     from crossdyn.models import load_arm
 
-    spec = load_arm(args.arm)
-    if spec.n > derive.MAX_N:
-        raise UsageError(f"derive: {args.arm} has {spec.n} links; derive writes out arms of up to {derive.MAX_N} "
-                         "links (C has ~n^3 terms)")
     if args.out:
         check_out_file(args.out, "derive: --out")
-    text = derive.render(derive.derive(spec, symbols=not args.numeric), args.format)
+    spatial = _spatial_text(args)
+    if spatial is not None:
+        text = spatial
+    else:
+        text = _planar_text(args, load_arm(args.arm))
     if args.out:
         write_text_atomic(args.out, text)
         print(f"wrote {args.out}")
     else:
         print(text, end="")
     return 0
+
+
+def _planar_text(args, spec) -> str:
+    from crossdyn.analytic import derive
+    from crossdyn.io import UsageError
+
+    if spec.n > derive.MAX_N:
+        raise UsageError(f"derive: {args.arm} has {spec.n} links; derive writes out arms of up to {derive.MAX_N} "
+                         "links (C has ~n^3 terms)")
+    return derive.render(derive.derive(spec, symbols=not args.numeric), args.format)
+
+
+def _spatial_text(args) -> str | None:
+    """A spatial arm's text: a spatial preset from its shipped derivation, a spatial spec file derived within
+    the time budget (past it, exit 2 saying term naming is unavailable); None for a planar arm."""
+    from crossdyn.analytic import spatial_derive, spatial_generated
+    from crossdyn.io import UsageError
+
+    if args.arm in spatial_generated.shipped_names():
+        d, values = spatial_generated.shipped(args.arm)
+        info = spatial_generated.shipped_info(args.arm)
+    else:
+        from crossdyn.models import load_arm
+
+        spec = load_arm(args.arm, spatial=True)
+        if getattr(spec, "kind", "planar") != "spatial":
+            return None
+        from crossdyn.analytic.spatial_from_spec import sym_arm
+
+        arm, values = sym_arm(spec)
+        out = spatial_generated.derive_within(arm, spatial_generated.BUDGET_S)
+        if isinstance(out, spatial_generated.NumericOnly):
+            raise UsageError(f"derive: {out.message()}")
+        d, info = out, arm.info
+    return spatial_derive.render(d, args.format, values if args.numeric else None, info)
