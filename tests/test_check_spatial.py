@@ -204,8 +204,11 @@ def test_derive_python_round_trips_through_check(tmp_path, name):
 
 
 @pytest.mark.skipif(shutil.which("octave-cli") is None, reason="needs GNU Octave")
-@pytest.mark.parametrize("name", ["rp-polar", "elbow-rrr"])
+@pytest.mark.parametrize("name", [n if n in ("rp-polar", "elbow-rrr") else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(SPATIAL_PRESETS)])
 def test_derive_matlab_round_trips_through_check(tmp_path, name):
+    """``crossdyn derive NAME --format matlab`` run by GNU Octave passes ``check`` as written, for every preset
+    (two in the fast tier, the other four in the slow one)."""
     from crossdyn.analytic.spatial_derive import render
 
     path = tmp_path / f"derived_{name.replace('-', '_')}.m"
