@@ -16,6 +16,7 @@ kernel cache warm (``~/.cache/warp``); the first run compiles kernels for minute
 """
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 
@@ -26,7 +27,8 @@ from crossdyn.cli import main
 LIMITS = ["--profile", "zero", "--q0", "-1.42,-0.075", "--qd0", "0.7,0"]
 """planar2r-limits: joint 1 0.02 rad inside its upper limit -1.40 rad, moving into it (enters at t = 0.03 s)."""
 FRICTION = ["--profile", "zero", "--q0", "-1.4208,-0.075,0.05", "--qd0", "0.3,0,0"]
-"""planar3r-friction: joint 1 (f_c = 1.5 N m) sliding at 0.3 rad/s, joints 2 and 3 at rest."""
+"""planar3r-friction: joint 1 (f_c = 1.5 N m) sliding at 0.3 rad/s, joints 2 and 3 at rest: within 0.05 s joint 2
+(f_c = 0.6 N m) breaks away and slides (0.25 rad/s), joint 3 (f_c = 0.15 N m) stays below the kinetic threshold."""
 WALL = ["--profile", "zero", "--q0", "-1.3147,0.8554,0.4232", "--qd0", "0.414,0.1159,0.0067"]
 """planar3r-wall: the tip sphere 1 cm off the wall x = 1.6 m, moving into it (touches at t = 0.018 s)."""
 FLOOR = ["--profile", "zero", "--q0", "-0.9167,-0.0908", "--qd0", "-0.4126,-0.1702"]
@@ -88,6 +90,12 @@ def test_newton_slides_a_joint_against_coulomb_friction_and_follows_the_law(tmp_
     fr = s["friction"]
     assert fr["mode"] == "applied" and fr["verdict"] == "PASS"
     assert fr["checks"] == fr["sliding_samples"] > 0 and s["checks"]["friction"] == fr["checks"]
+    # the engine's own run: joint 2 starts at rest and slides, joint 3 stays stuck (below the kinetic threshold)
+    with open(tmp_path / "planar3r-friction" / "timeseries.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["engine"] == "newton" and r["run"] == "driven"]
+    qd2, qd3 = ([abs(float(r[k])) for r in rows] for k in ("qd2", "qd3"))
+    threshold = fr["kinetic_threshold_rad_s"]
+    assert qd2[0] == 0.0 and qd2[-1] > 2 * threshold and max(qd3) < threshold, (qd2[-1], max(qd3), threshold)
 
 
 @pytest.mark.slow
