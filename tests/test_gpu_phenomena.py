@@ -108,3 +108,21 @@ def test_newton_strikes_the_wall_and_follows_the_contact_law(tmp_path, capsys):
 @NEWTON
 def test_newton_strikes_the_floor_and_follows_the_contact_law(tmp_path, capsys):
     _contact_exercised(_compare(tmp_path, capsys, "planar2r-floor", "newton", 1.25e-4, 0.05, FLOOR), "newton")
+
+
+@pytest.mark.slow
+@NEWTON
+def test_the_limit_run_fails_newton_with_its_own_gravity_default_switched_back(tmp_path, capsys):
+    """The same limit run is not a PASS whatever the engine does: with ``newton_gravity=true`` (Newton's default,
+    which ignores the MJCF's gravity) the arm still enters the limit, so the limits section counts its contact,
+    but the motion through the law departs (measured 8.0e-3 rad against a tolerance of 2.6e-4 rad): FAIL, exit 1."""
+    engine = "newton@newton_gravity=true"
+    out = tmp_path / "fault"
+    code = main(["compare", "planar2r-limits", "--engines", engine, "--dt", "5e-4", "--duration", "0.05",
+                 "--states", "20", "--jobs", "1", "--no-plots", "--quiet", "--out", str(out)] + LIMITS)
+    printed = capsys.readouterr().out
+    s = json.loads((out / "summary.json").read_text())
+    tr = s["engines"][engine]["trajectory"]
+    assert code == 1 and s["verdict"] == "FAIL", printed
+    assert tr["verdict"] == "FAIL" and tr["max_abs_error_rad"] > 10 * tr["tolerance_rad"]
+    assert s["limits"]["checks"] == 1 and [c["joint"] for c in s["limits"]["contacts"][engine]] == [1]
