@@ -18,6 +18,11 @@ from crossdyn.robots.model import Format, Joint, RobotModel
 FORMAT_GAPS = {Format.MJCF: frozenset({"velocity"})}
 """Joint parameters a format cannot express: MJCF has no joint velocity limit."""
 
+FORMAT_REQUIRES = {Format.URDF: frozenset({"effort", "velocity"})}
+"""Joint parameters a format cannot leave out: a URDF revolute or prismatic joint must state an effort and a velocity
+limit (urdfdom's rule), so a URDF's effort facing a file that states none may be the writer's stand-in for "no
+limit" (crossdyn's own URDF writer writes 1e9) rather than a limit the robot has."""
+
 JOINT_SCALARS = (("effort", "N m or N", None), ("velocity", "rad/s or m/s", None), ("damping", "N m s/rad", 0.0),
                  ("friction", "N m or N", 0.0), ("armature", "kg m² or kg", 0.0), ("gear", "", 1.0))
 """Joint parameters compared by value: (attribute, unit, neutral value meaning "not given")."""
@@ -78,13 +83,19 @@ def limit_row(element: str, attr: str, a, b, sign: float, tol: float) -> ParamRo
 
 def format_gap(row: ParamRow, fa: Format, fb: Format) -> ParamRow:
     """A row "only in A/B" whose parameter the other file's format cannot express becomes "not in B's/A's
-    format" (:data:`FORMAT_GAPS`)."""
+    format" (:data:`FORMAT_GAPS`); one whose file's format cannot leave it out, facing a format that can, becomes
+    "required by A's/B's format" (:data:`FORMAT_REQUIRES`).  Both are called out, not failed: neither limit enters
+    the dynamics compared."""
     from dataclasses import replace
 
     if row.status == "only in A" and row.parameter in FORMAT_GAPS.get(fb, ()):
         return replace(row, status="not in B's format")
     if row.status == "only in B" and row.parameter in FORMAT_GAPS.get(fa, ()):
         return replace(row, status="not in A's format")
+    if row.status == "only in A" and row.parameter in FORMAT_REQUIRES.get(fa, frozenset()) - FORMAT_REQUIRES.get(fb, frozenset()):
+        return replace(row, status="required by A's format")
+    if row.status == "only in B" and row.parameter in FORMAT_REQUIRES.get(fb, frozenset()) - FORMAT_REQUIRES.get(fa, frozenset()):
+        return replace(row, status="required by B's format")
     return row
 
 

@@ -110,7 +110,9 @@ class ParamRow:
     status: str
     """"same", "differs", "only in A" (given in the first file, absent or zero in the other), "only in B", or
     "not in B's format" / "not in A's format" (given in one file, and the other's format cannot say it: an MJCF has
-    no joint velocity limit; called out, not failed: it enters none of the dynamics compared)."""
+    no joint velocity limit; called out, not failed: it enters none of the dynamics compared), "required by A's
+    format" / "required by B's format" (a URDF must state an effort limit, the other file states none: called out,
+    not failed)."""
     unit: str = ""
     relative: float | None = None
     """The difference over the physical scale named by ``relative_to`` (mass: the larger mass; inertia: the
@@ -123,7 +125,7 @@ class ParamRow:
 
     @property
     def format_gap(self) -> bool:
-        return self.status.startswith("not in")
+        return self.status.startswith(("not in", "required by"))
 
     def as_dict(self) -> dict:
         return {"element": self.element, "parameter": self.parameter, "a": _plain(self.value_a),

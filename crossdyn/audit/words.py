@@ -21,8 +21,10 @@ def finding_lines(result: AuditResult) -> list[str]:
         gaps: dict[tuple[str, str], list[str]] = {}
         for r in d.format_gaps:
             gaps.setdefault((r.parameter, r.status), []).append(r.element.removeprefix("joint "))
-        lines += [f"called out: {p} on {len(js)} joints only in one file ({st}: MJCF has no joint velocity limit; it "
-                  f"enters none of the dynamics compared): {', '.join(js)}" for (p, st), js in gaps.items()]
+        why = {"not": "MJCF has no joint velocity limit", "required": "a URDF must state one, the other file states "
+               "none"}
+        lines += [f"called out: {p} on {len(js)} joints only in one file ({st}: {why[st.split()[0]]}; it enters none "
+                  f"of the dynamics compared): {', '.join(js)}" for (p, st), js in gaps.items()]
     for c in result.checks:
         if c.status == AGREE:
             continue
