@@ -19,10 +19,24 @@ switchable back by ``genesis@key=value``:
 * **gravity and dt**: ``SimOptions`` defaults are gravity (0, 0, −9.81) (about the planar arms' joint axes: none)
   and dt = 0.01 s; the adapter passes the spec's gravity and the run's dt.
 * **collisions and joint limits**: ``RigidOptions`` enables collision, self-collision and joint limits by default;
-  crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off.
+  crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off
+  (``joint_limit=true`` and ``collision=true`` switch them back).
+* **joint damping is integrated implicitly** (not switchable): Genesis's ``Euler`` always takes its implicit
+  damping pass, as MuJoCo's Euler with ``eulerdamp`` on; on planar3r with damping 0.5 N m s/rad it follows C
+  MuJoCo with eulerdamp to 3.8e-7 rad over 0.3 s and crossdyn's explicit semi-implicit Euler only to 1.9e-4 rad.
+  Named in :meth:`GenesisEngine.config` (``joint_damping``); without damping the two schemes coincide.
+* **mass matrix read after a reset** (not a default but a trap of the API): ``get_mass_mat`` returns the M that
+  the last step computed at its start state; ``set_dofs_position`` does not refresh it.  :meth:`mass_matrix` steps
+  once with τ = 0 from (q, 0) and reads M(q).
+
+Checked on Genesis 1.4.5 and left as they are, because they already match the file: damping, stiffness and
+frictionloss (read from the MJCF), force range (±inf: the MJCF sets none), ``SimOptions.substeps`` 1, hibernation
+(``use_hibernation`` False).  Genesis warns that the planar arms' links have "dubious inertia" against an estimate
+from their geometry; it keeps the file's inertia (its M matches crossdyn's analytic M to float32).
 * **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
 
-Queries Genesis does not expose are unsupported with the reason: inverse dynamics (no API), energy.  Forward
+Queries not wired are unsupported with the reason: inverse dynamics (Genesis has no API), energy (Genesis 1.4.5
+has ``get_kinetic_energy``/``get_potential_energy``; not yet used here).  Forward
 dynamics is (q̇₁ − q̇₀)/dt of one semi-implicit Euler step (exact for that integrator up to round-off).
 """
 from __future__ import annotations
@@ -54,6 +68,10 @@ class GenesisOptions:
     """``gs.init(precision=…)``: ``float32`` (Genesis's default, "32") or ``float64`` ("64")."""
     backend: str = "cpu"
     """``gs.init(backend=…)``: ``cpu`` or ``gpu``."""
+    joint_limit: bool = False
+    """Keep Genesis's ``RigidOptions.enable_joint_limit`` (its default True): the MJCF's ranges become constraints."""
+    collision: bool = False
+    """Keep Genesis's collision and self-collision (its defaults True) and the morph's collision geometry."""
 
 
 def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = None) -> dict[str, Any]:
@@ -78,15 +96,18 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
         "integrator": f"Genesis's approximate_implicitfast -> {opt.integrator}",
         "gravity": f"Genesis's (0, 0, -9.81) -> the spec's {list(gravity)}",
         "dt": f"Genesis's 0.01 s -> {dt:g} s",
-        "enable_collision": "Genesis's True -> False", "enable_self_collision": "Genesis's True -> False",
-        "enable_joint_limit": "Genesis's True -> False (crossdyn applies its limit law)",
+        "enable_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
+        "enable_self_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
+        "enable_joint_limit": ("Genesis's True" if opt.joint_limit
+                               else "Genesis's True -> False (crossdyn applies its limit law)"),
     }
     return {
         "init": {"backend": opt.backend, "precision": "64" if opt.dtype == "float64" else "32"},
         "sim": {"dt": float(dt), "gravity": gravity, "substeps": 1},
-        "rigid": {"dt": float(dt), "gravity": gravity, "integrator": opt.integrator, "enable_collision": False,
-                  "enable_self_collision": False, "enable_joint_limit": False},
-        "morph": {"fixed": True, "collision": False,
+        "rigid": {"dt": float(dt), "gravity": gravity, "integrator": opt.integrator,
+                  "enable_collision": opt.collision, "enable_self_collision": opt.collision,
+                  "enable_joint_limit": opt.joint_limit},
+        "morph": {"collision": opt.collision,
                   "default_armature": GENESIS_DEFAULT_ARMATURE if opt.armature_default else None},
         "armature": None if opt.armature_default else file_armature,
         "neutralised": neutralised,
@@ -152,8 +173,12 @@ class GenesisEngine(Engine):
         return arr(self.entity.get_dofs_position(self.dofs)), arr(self.entity.get_dofs_velocity(self.dofs))
 
     def mass_matrix(self, q):  # pragma: no cover - needs Genesis
+        """Genesis's ``mass_mat`` as its step left it: computed at the step's START state.  ``set_dofs_position``
+        does not refresh it (read right after a reset it is the previous step's M: measured 1.9155 against 1.9312
+        on planar2r), so the adapter resets to (q, 0), steps once with τ = 0 and reads M, which is M(q)."""
         saved = self.state()
         self.reset(q, np.zeros(self.n))
+        self.step(np.zeros(self.n))
         M = self.entity.get_mass_mat()
         M = np.asarray(M.detach().cpu().numpy() if hasattr(M, "detach") else M, dtype=float)[np.ix_(self.dofs, self.dofs)]
         self.reset(*saved)
@@ -183,4 +208,6 @@ class GenesisEngine(Engine):
                 "model_source": "generated MJCF -> gs.morphs.MJCF", "init": s["init"], "sim_options": s["sim"],
                 "rigid_options": s["rigid"], "morph": s["morph"], "armature": s["armature"],
                 "neutralised": s["neutralised"], "torque_input": "entity.control_dofs_force",
-                "inverse_dynamics": "unsupported: Genesis exposes none"}
+                "inverse_dynamics": "unsupported: Genesis exposes none",
+                "joint_damping": ("implicit: Genesis's Euler always integrates joint damping implicitly (as MuJoCo's "
+                                  "Euler with eulerdamp on); Genesis has no switch to make it explicit")}
