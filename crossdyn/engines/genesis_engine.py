@@ -35,9 +35,9 @@ frictionloss (read from the MJCF), force range (±inf: the MJCF sets none), ``Si
 from their geometry; it keeps the file's inertia (its M matches crossdyn's analytic M to float32).
 * **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
 
-Queries not wired are unsupported with the reason: inverse dynamics (Genesis has no API), energy (Genesis 1.4.5
-has ``get_kinetic_energy``/``get_potential_energy``; not yet used here).  Forward
-dynamics is (q̇₁ − q̇₀)/dt of one semi-implicit Euler step (exact for that integrator up to round-off).
+M, forward and inverse dynamics are Genesis's own terms read at the start of one step (:meth:`_start_terms`):
+Genesis has no inverse-dynamics call, so τ = M q̈ + qf_bias from its rigid solver's state.  Energy is unsupported
+(Genesis 1.4.5 has ``get_kinetic_energy``/``get_potential_energy``; not wired here).
 """
 from __future__ import annotations
 
@@ -172,31 +172,45 @@ class GenesisEngine(Engine):
             return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float).reshape(self.n)
         return arr(self.entity.get_dofs_position(self.dofs)), arr(self.entity.get_dofs_velocity(self.dofs))
 
-    def mass_matrix(self, q):  # pragma: no cover - needs Genesis
-        """Genesis's ``mass_mat`` as its step left it: computed at the step's START state.  ``set_dofs_position``
-        does not refresh it (read right after a reset it is the previous step's M: measured 1.9155 against 1.9312
-        on planar2r), so the adapter resets to (q, 0), steps once with τ = 0 and reads M, which is M(q)."""
-        saved = self.state()
-        self.reset(q, np.zeros(self.n))
-        self.step(np.zeros(self.n))
-        M = self.entity.get_mass_mat()
-        M = np.asarray(M.detach().cpu().numpy() if hasattr(M, "detach") else M, dtype=float)[np.ix_(self.dofs, self.dofs)]
-        self.reset(*saved)
-        return 0.5 * (M + M.T)
+    def _start_terms(self, q, qd, tau):  # pragma: no cover - needs Genesis
+        """Genesis's M(q), its smooth generalised force and its bias at the state (q, q̇) under τ.
 
-    def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
-        """(q̇₁ − q̇₀)/dt of one step from (q, q̇) under τ (exact for semi-implicit Euler up to round-off)."""
-        if self.options.integrator != "Euler":
-            raise EngineUnsupported("genesis: forward dynamics is read from one Euler step (integrator=Euler only)")
+        Genesis computes them at the START of a step and exposes no call that does it without one
+        (``set_dofs_position`` leaves ``get_mass_mat`` at the previous step's M: measured M₁₁ 1.9155 against 1.9312
+        on planar2r), so the adapter resets to (q, q̇), steps once under τ, reads them, and restores its state.
+        ``force`` = qf_passive − qf_bias + qf_applied (``get_dofs_force``); ``qf_bias`` = C(q, q̇)q̇ + G(q), read
+        from the rigid solver's state (Genesis 1.4.5 has no public getter)."""
+        from genesis.utils.misc import qd_to_torch  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        def arr(x):
+            return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float)
+
         saved = self.state()
         self.reset(q, qd)
         self.step(tau)
-        qdd = (self.state()[1] - np.asarray(qd, dtype=float)) / self.dt
+        M = arr(self.entity.get_mass_mat())[np.ix_(self.dofs, self.dofs)]
+        force = arr(self.entity.get_dofs_force(self.dofs)).reshape(self.n)
+        start = self.entity._dof_start
+        bias = arr(qd_to_torch(self.entity._solver.dyn_state.dofs.qf_bias, None, [start + d for d in self.dofs],
+                               transpose=True, copy=True)).reshape(-1)[: self.n]
         self.reset(*saved)
-        return qdd
+        return 0.5 * (M + M.T), force, bias
 
-    def inverse_dynamics(self, q, qd, qdd):
-        raise EngineUnsupported("genesis: Genesis exposes no inverse dynamics")
+    def mass_matrix(self, q):  # pragma: no cover - needs Genesis
+        """Genesis's M(q) (armature included), read at the start of one step from (q, 0)."""
+        zero = np.zeros(self.n)
+        return self._start_terms(q, zero, zero)[0]
+
+    def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
+        """q̈ = M(q)⁻¹ · force, Genesis's smooth acceleration at (q, q̇) under τ (damping explicit, no constraint):
+        the same whatever the integrator, with no (q̇₁ − q̇₀)/dt cancellation."""
+        M, force, _ = self._start_terms(q, qd, np.asarray(tau, dtype=float))
+        return np.linalg.solve(M, force)
+
+    def inverse_dynamics(self, q, qd, qdd):  # pragma: no cover - needs Genesis
+        """τ = M(q)q̈ + qf_bias(q, q̇) from Genesis's own M and bias (rigid body + armature; damping not included)."""
+        M, _, bias = self._start_terms(q, qd, np.zeros(self.n))
+        return M @ np.asarray(qdd, dtype=float) + bias
 
     def energy(self, q, qd):
         raise EngineUnsupported("genesis: Genesis exposes no energy of an articulated entity")
@@ -208,6 +222,6 @@ class GenesisEngine(Engine):
                 "model_source": "generated MJCF -> gs.morphs.MJCF", "init": s["init"], "sim_options": s["sim"],
                 "rigid_options": s["rigid"], "morph": s["morph"], "armature": s["armature"],
                 "neutralised": s["neutralised"], "torque_input": "entity.control_dofs_force",
-                "inverse_dynamics": "unsupported: Genesis exposes none",
+                "inverse_dynamics": "M(q) q'' + qf_bias(q, q') read from Genesis's rigid solver at one step's start",
                 "joint_damping": ("implicit: Genesis's Euler always integrates joint damping implicitly (as MuJoCo's "
                                   "Euler with eulerdamp on); Genesis has no switch to make it explicit")}
