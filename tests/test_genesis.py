@@ -101,6 +101,22 @@ def test_genesis_inverse_and_forward_dynamics_match_the_analytic_model_to_float3
     assert 0 < f_err <= static_roundoff("float32", np.abs(qdd_ref).max(), condition=cond), f_err
 
 
+def test_genesis_energy_matches_the_analytic_kinetic_energy_and_potential_differences():
+    """Genesis's T (½ VᵀIV + ½ armature q̇²) and U at 5 states of planar2r (armature 0.05) against crossdyn's
+    analytic T and U; U up to its constant (compared as differences from the first state)."""
+    spec = get_preset("planar2r").with_links(armature=0.05)
+    engine = make_engine("genesis", spec, DT)
+    rng = np.random.default_rng(2)
+    Q, QD = rng.uniform(-3, 3, (5, 2)), rng.uniform(-3, 3, (5, 2))
+    T, U = np.array([engine.energy(q, qd) for q, qd in zip(Q, QD, strict=True)]).T
+    T_ref, U_ref = analytic.kinetic_energy(spec, Q, QD), analytic.potential_energy(spec, Q)
+    scale = max(np.abs(T_ref).max(), np.abs(U_ref).max())
+    assert np.max(np.abs(T - T_ref)) <= static_roundoff("float32", scale), np.max(np.abs(T - T_ref))
+    dU, dU_ref = U - U[0], U_ref - U_ref[0]
+    assert np.max(np.abs(dU - dU_ref)) <= static_roundoff("float32", scale), np.max(np.abs(dU - dU_ref))
+    assert np.max(np.abs(dU_ref)) > 1.0  # the states differ in height
+
+
 def test_genesis_euler_damps_implicitly_like_c_mujoco_eulerdamp():
     """planar3r with joint damping 0.5 N m s/rad, 0.3 s.  Genesis's ``Euler`` integrates joint damping implicitly
     (its ``forward_dynamics`` always takes the implicit damping pass, with no switch): it follows C MuJoCo's Euler

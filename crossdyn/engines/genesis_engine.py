@@ -36,8 +36,8 @@ from their geometry; it keeps the file's inertia (its M matches crossdyn's analy
 * **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
 
 M, forward and inverse dynamics are Genesis's own terms read at the start of one step (:meth:`_start_terms`):
-Genesis has no inverse-dynamics call, so τ = M q̈ + qf_bias from its rigid solver's state.  Energy is unsupported
-(Genesis 1.4.5 has ``get_kinetic_energy``/``get_potential_energy``; not wired here).
+Genesis has no inverse-dynamics call, so τ = M q̈ + qf_bias from its rigid solver's state.  Energy is Genesis's
+``get_kinetic_energy``/``get_potential_energy`` (Genesis 1.4.5).
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from crossdyn.engines.base import Capabilities, Engine, EngineError, EngineUnsupported
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.mjcf import to_mjcf
 from crossdyn.models.spec import ArmSpec
 
@@ -212,8 +212,15 @@ class GenesisEngine(Engine):
         M, _, bias = self._start_terms(q, qd, np.zeros(self.n))
         return M @ np.asarray(qdd, dtype=float) + bias
 
-    def energy(self, q, qd):
-        raise EngineUnsupported("genesis: Genesis exposes no energy of an articulated entity")
+    def energy(self, q, qd):  # pragma: no cover - needs Genesis
+        """(T, U) from Genesis's ``get_kinetic_energy`` (½ VᵀIV per link + ½ armature q̇²) and
+        ``get_potential_energy`` (−Σ m g·p_c) at (q, q̇), which ``set_dofs_position``/``_velocity`` bring up to date."""
+        saved = self.state()
+        self.reset(q, qd)
+        T = float(self.entity.get_kinetic_energy())
+        U = float(self.entity.get_potential_energy())
+        self.reset(*saved)
+        return T, U
 
     def config(self) -> dict:
         s = self.settings
