@@ -75,6 +75,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/contact.py
 	$(PY) benchmarks/identification_coverage.py
 	$(PY) benchmarks/verdicts.py --out benchmarks
+	$(PY) benchmarks/gpu_engines.py --max-seconds 540
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/spatial_symbolic.py
 	$(PY) benchmarks/audit.py

@@ -544,6 +544,9 @@ def main() -> int:
     from check_matlab import matlab_vs_python  # noqa: E402  (benchmarks/check_matlab.py)
 
     results["check_matlab_vs_python"] = matlab_vs_python()
+    from check_spatial import check_times  # noqa: E402  (benchmarks/check_spatial.py, issue 27)
+
+    results["check_spatial"] = check_times()
     (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
     cpu = results["cpu"]
@@ -585,6 +588,9 @@ def main() -> int:
     mc = results["check_matlab_vs_python"]
     print("check planar3r, MATLAB vs Python: " + ("skipped (no octave-cli)" if mc is None else
           f"{mc['matlab_s']:.2f} / {mc['python_s']:.2f} s = {mc['ratio']:.2f} (target <= 3)"))
+    cs = results["check_spatial"]
+    print("check spatial presets (default, s): " + ", ".join(f"{k} {v:.2f}" for k, v in cs["seconds"].items())
+          + f" (target <= {cs['target_s']:g})")
     print(f"wrote {HERE / 'results.json'}, {HERE / 'speed_accuracy.png'}")
     return 0
 

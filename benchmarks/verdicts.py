@@ -18,6 +18,12 @@ phenomenon section (limits, contact, friction) the comparison found INCONCLUSIVE
 engine); a run that failed or diverged is a FAIL (as in ``compare``'s own verdict).
 
     python benchmarks/verdicts.py [--scenarios free,driven] [--faults mass,delay] [--out DIR]
+    python benchmarks/verdicts.py --engines mujoco-warp,newton --scenarios driven --duration 0.5 --n-states 200
+
+``--engines`` picks the engine family the faults are seeded into: ``mujoco-rk4`` (the default, the matrix above) or
+the GPU simulators ``mujoco-warp`` and ``newton`` (tests/seeded_faults_gpu.py: the same faults in their model
+arrays or input path; the unfaulted engine itself is the control; a fault the engine cannot carry is UNSUPPORTED
+with its reason and counts neither as detected nor as missed).
 
 ``--out DIR`` writes ``verdicts.json`` and ``verdicts.md`` (the matrix docs/results/seeded-faults.md quotes).
 """
@@ -267,7 +273,8 @@ def exercised(result, scenario: Scenario) -> str:
     return base
 
 
-def run_compare(key: str, names: dict[str, str], duration: float | None = None) -> tuple[dict[str, Cell], str, float]:
+def run_compare(key: str, names: dict[str, str], duration: float | None = None,
+                n_states: int | None = None) -> tuple[dict[str, Cell], str, float]:
     """One comparison of every engine in ``names`` on scenario ``key``: cells, the exercise evidence, seconds."""
     import crossdyn
 
@@ -275,6 +282,8 @@ def run_compare(key: str, names: dict[str, str], duration: float | None = None) 
     options = dict(sc.options)
     if duration is not None:
         options["duration"] = duration
+    if n_states is not None:
+        options["n_states"] = n_states
     t0 = time.perf_counter()
     result = crossdyn.compare(sc.arm, engines=list(names.values()), jobs=1, **options)
     wall = time.perf_counter() - t0
@@ -308,24 +317,49 @@ def run_identify(key: str, names: dict[str, str]) -> tuple[dict[str, Cell], str,
     return cells, evidence, time.perf_counter() - t0
 
 
-def measure(scenarios, faults, controls, duration: float | None = None, say=print) -> dict:
-    """Run every (fault or control, scenario) cell; returns {"cells": {row: {scenario: Cell}}, "evidence", "wall"}."""
+GPU_BASES = ("mujoco-warp", "newton")
+"""The engine families besides ``mujoco-rk4`` whose seeded faults live in tests/seeded_faults_gpu.py."""
+
+
+def gpu_names(base: str, faults) -> tuple[dict[str, str], dict[str, str]]:
+    """Row key → engine name for ``base``'s faults (the unfaulted ``base`` as the control row), and the faults it
+    cannot carry → the reason."""
+    import seeded_faults_gpu
+
+    seeded_faults_gpu.register()
+    names = {f: seeded_faults_gpu.engine_name(base, f) for f in faults if f in seeded_faults_gpu.FAULTS}
+    names[base] = base
+    return names, {f: seeded_faults_gpu.UNSUPPORTED[f] for f in faults if f in seeded_faults_gpu.UNSUPPORTED}
+
+
+def measure(scenarios, faults, controls, duration: float | None = None, say=print, base: str = "mujoco-rk4",
+            n_states: int | None = None) -> dict:
+    """Run every (fault or control, scenario) cell; returns {"cells": {row: {scenario: Cell}}, "evidence", "wall"}.
+    ``base``: ``mujoco-rk4`` (``controls`` as given) or one of :data:`GPU_BASES` (``controls`` ignored: the unfaulted
+    ``base`` is the control row; a fault it cannot carry gets an UNSUPPORTED cell with the reason)."""
     seeded_faults.register()
+    unsupported: dict[str, str] = {}
+    if base in GPU_BASES:
+        names, unsupported = gpu_names(base, faults)
+        controls = [base]
     cells: dict[str, dict[str, Cell]] = {row: {} for row in list(faults) + list(controls)}
+    for f, why in unsupported.items():
+        cells[f] = {s: Cell("UNSUPPORTED", why) for s in scenarios}
     evidence, walls = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        names = engine_names(Path(tmp), faults, controls)
+        if base not in GPU_BASES:
+            names = engine_names(Path(tmp), faults, controls)
         for key in scenarios:
             sc = SCENARIOS[key]
             say(f"[{key}] {sc.title}: {sc.arm}, {len(names)} engines ...")
             if sc.kind == "identify":
                 got, evidence[key], walls[key] = run_identify(key, names)
             else:
-                got, evidence[key], walls[key] = run_compare(key, names, duration)
+                got, evidence[key], walls[key] = run_compare(key, names, duration, n_states)
             say(f"[{key}] {walls[key]:.1f} s; exercised: {evidence[key]}")
             for row, cell in got.items():
                 cells[row][key] = cell
-    return {"cells": cells, "evidence": evidence, "wall": walls}
+    return {"cells": cells, "evidence": evidence, "wall": walls, "controls": list(controls)}
 
 
 def expected_ok(declared: str, verdict: str) -> bool:
@@ -337,12 +371,14 @@ def score(cells: dict[str, dict[str, Cell]], faults, controls) -> dict:
     """Per fault the detected fraction over its exposing scenarios; per control the PASS fraction; the misses."""
     out: dict[str, Any] = {"faults": {}, "controls": {}, "missed": [], "false_fail": [], "inconclusive_exposed": []}
     for f in faults:
-        exposed = [s for s in cells[f] if EXPOSURE[f][s][0] == DETECT]
+        exposed = [s for s in cells[f] if EXPOSURE[f][s][0] == DETECT and cells[f][s].verdict != "UNSUPPORTED"]
         hit = [s for s in exposed if cells[f][s].verdict == "FAIL"]
         out["faults"][f] = {"detected": len(hit), "exposed": len(exposed),
                             "fraction": len(hit) / len(exposed) if exposed else None}
         for s, cell in cells[f].items():
             declared = EXPOSURE[f][s][0]
+            if cell.verdict == "UNSUPPORTED":
+                continue
             if declared == DETECT and cell.verdict != "FAIL":
                 out["missed"].append((f, s, cell.verdict, cell.detail))
                 if cell.verdict == "INCONCLUSIVE":
@@ -357,7 +393,7 @@ def score(cells: dict[str, dict[str, Cell]], faults, controls) -> dict:
     return out
 
 
-SHORT = {"PASS": "PASS", "FAIL": "FAIL", "INCONCLUSIVE": "INC"}
+SHORT = {"PASS": "PASS", "FAIL": "FAIL", "INCONCLUSIVE": "INC", "UNSUPPORTED": "unsupported"}
 
 
 def _mark(declared: str | None, verdict: str | None) -> str:
@@ -366,7 +402,7 @@ def _mark(declared: str | None, verdict: str | None) -> str:
         return "."
     if declared is None:  # a control: PASS expected
         return SHORT[verdict] + ("" if verdict == "PASS" else "!")
-    flag = "" if expected_ok(declared, verdict) else "!"
+    flag = "" if verdict == "UNSUPPORTED" or expected_ok(declared, verdict) else "!"
     return f"{'D' if declared == DETECT else '-'} {SHORT[verdict]}{flag}"
 
 
@@ -437,28 +473,37 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated scenario keys")
     ap.add_argument("--faults", default=",".join(FAULTS), help="comma-separated fault keys")
-    ap.add_argument("--out", default=None, help="folder for verdicts.json and verdicts.md")
+    ap.add_argument("--engines", default="mujoco-rk4",
+                    help=f"comma-separated engine families to seed the faults into: mujoco-rk4, {', '.join(GPU_BASES)}")
+    ap.add_argument("--duration", type=float, default=None, help="run length (s) instead of each scenario's own")
+    ap.add_argument("--n-states", type=int, default=None, help="random states of the static checks (default 1000)")
+    ap.add_argument("--out", default=None, help="folder for verdicts[-ENGINE].json and verdicts[-ENGINE].md")
     args = ap.parse_args(argv)
     scenarios = [s for s in args.scenarios.split(",") if s]
     faults = [f for f in args.faults.split(",") if f]
-    unknown = [s for s in scenarios if s not in SCENARIOS] + [f for f in faults if f not in FAULTS]
+    bases = [b for b in args.engines.split(",") if b]
+    unknown = ([s for s in scenarios if s not in SCENARIOS] + [f for f in faults if f not in FAULTS]
+               + [b for b in bases if b not in ("mujoco-rk4",) + GPU_BASES])
     if unknown:
-        ap.error(f"unknown: {', '.join(unknown)}; scenarios {', '.join(SCENARIOS)}; faults {', '.join(FAULTS)}")
+        ap.error(f"unknown: {', '.join(unknown)}; scenarios {', '.join(SCENARIOS)}; faults {', '.join(FAULTS)}; "
+                 f"engines mujoco-rk4, {', '.join(GPU_BASES)}")
     print("declared exposure (before running):")
     for f in faults:
         for s in scenarios:
             print(f"  {FAULTS[f].title:38s} {SCENARIOS[s].title:11s} {EXPOSURE[f][s][0]:12s} {EXPOSURE[f][s][1]}")
-    t0 = time.perf_counter()
-    measured = measure(scenarios, faults, list(CONTROLS))
-    out = report(measured, scenarios, faults, list(CONTROLS), time.perf_counter() - t0)
-    print("\nmeasured (seeded-fault benchmark):")
-    print(out["text"])
-    if args.out:
-        folder = Path(args.out)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "verdicts.json").write_text(json.dumps(out["json"], indent=1, default=str))
-        (folder / "verdicts.md").write_text(out["markdown"] + "\n")
-        print(f"wrote {folder / 'verdicts.json'} and {folder / 'verdicts.md'}")
+    for base in bases:
+        t0 = time.perf_counter()
+        measured = measure(scenarios, faults, list(CONTROLS), args.duration, base=base, n_states=args.n_states)
+        out = report(measured, scenarios, faults, measured["controls"], time.perf_counter() - t0)
+        out["json"].update(engine=base, duration=args.duration, n_states=args.n_states)
+        print(f"\nmeasured (seeded-fault benchmark, {base}):")
+        print(out["text"])
+        if args.out:
+            folder, stem = Path(args.out), "verdicts" if base == "mujoco-rk4" else f"verdicts-{base}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{stem}.json").write_text(json.dumps(out["json"], indent=1, default=str))
+            (folder / f"{stem}.md").write_text(out["markdown"] + "\n")
+            print(f"wrote {folder / (stem + '.json')} and {folder / (stem + '.md')}")
     return 0
 
 

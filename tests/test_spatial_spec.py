@@ -264,11 +264,12 @@ def test_arms_lists_and_info_describes_spatial_presets(capsys):
     assert "1      revolute            0        pi/2         0.6           0" in out  # elbow-rrr's first row
 
 
-def test_check_of_a_spatial_arm_exits_2(tmp_path, capsys):
+def test_check_of_a_spatial_arm_with_an_unusable_file_exits_2(tmp_path, capsys):
+    """check takes spatial arms (issue 27, tests/test_check_spatial.py); a file whose M returns None is unusable."""
     equations = tmp_path / "eq.py"
     equations.write_text("def M(q, p): pass\n")
-    assert main(["check", "scara", str(equations)]) == 2
-    assert "arm 'scara' is a spatial arm" in capsys.readouterr().err
+    assert main(["check", "scara", str(equations), "--out", str(tmp_path / "out")]) == 2
+    assert "cannot use" in capsys.readouterr().err
 
 
 # --- bad input: exit 2 naming file, line, key and value -----------------------------------------------------------

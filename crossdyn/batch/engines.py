@@ -17,6 +17,8 @@ mujoco-rk4         C MuJoCo, ``mujoco.rollout`` with one compiled model per arm 
 mujoco             … Euler (eulerdamp disabled)                                   s-i Euler  float64
 mjx-rk4            MuJoCo MJX, ``vmap`` over arms with per-arm model fields       rk4        float32
 mjx                … Euler (eulerdamp disabled)                                   s-i Euler  float32
+mujoco-warp        MuJoCo Warp, one world per arm, per-world model fields         s-i Euler  float32
+mujoco-warp-rk4    … RK4                                                          rk4        float32
 =================  =============================================================  =========  ========
 
 The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).
@@ -55,6 +57,10 @@ ENGINES = {e.name: e for e in [
     BatchEngine("mujoco", "mujoco", "semi-implicit-euler", "float64", "C MuJoCo via mujoco.rollout, one model per arm, Euler"),
     BatchEngine("mjx-rk4", "mjx", "rk4", "float32", "MuJoCo MJX, vmap over per-arm model fields, RK4"),
     BatchEngine("mjx", "mjx", "semi-implicit-euler", "float32", "MuJoCo MJX, vmap over per-arm model fields, Euler"),
+    BatchEngine("mujoco-warp", "mujoco-warp", "semi-implicit-euler", "float32",
+                "MuJoCo Warp, one world per arm with per-world model fields, Euler"),
+    BatchEngine("mujoco-warp-rk4", "mujoco-warp", "rk4", "float32",
+                "MuJoCo Warp, one world per arm with per-world model fields, RK4"),
 ]}
 DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4")
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
@@ -202,7 +208,13 @@ class _Skip(Exception):
     """A batched engine that does not run this problem on purpose (the message says why): status skipped."""
 
 
-_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco}
+def _mujoco_warp(engine: BatchEngine, pb: BatchProblem) -> _Output:
+    from crossdyn.batch import warp_batch
+
+    return warp_batch.run(engine.integrator, pb)
+
+
+_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp}
 
 
 def _library_errors() -> tuple[type[BaseException], ...]:
@@ -227,7 +239,8 @@ def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
     except _Skip as e:
         return BatchRun(name, None, None, RunStatus.SKIPPED, str(e), time.perf_counter() - t)
     except ImportError as e:
-        return BatchRun(name, None, None, RunStatus.SKIPPED, f"not installed ({e}); pip install 'crossdyn[jax]'",
+        extra = "warp" if engine.library == "mujoco-warp" else "jax"
+        return BatchRun(name, None, None, RunStatus.SKIPPED, f"not installed ({e}); pip install 'crossdyn[{extra}]'",
                         time.perf_counter() - t)
     except _library_errors() as e:  # a library error is a result, not a crash
         return BatchRun(name, None, None, RunStatus.FAILED, f"{type(e).__name__}: {e}", time.perf_counter() - t)

@@ -82,6 +82,8 @@ def _v(x) -> str:
 
 
 def _param_set_line(ps: dict) -> str:
+    if "values" in ps:       # a spatial arm's set: its general parameters by name
+        return f"{ps['label']}: " + ", ".join(f"{k} = {v:.4g}" for k, v in ps["values"].items())
     return (f"{ps['label']}: L = {_v(ps['L'])}, m = {_v(ps['m'])}, Lc = {_v(ps['Lc'])}, J = {_v(ps['J'])}")
 
 

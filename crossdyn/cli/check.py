@@ -24,6 +24,12 @@ from crossdyn.cli.common import add_judging_options, out_dir, publish
 from crossdyn.cli.sandbox_options import add_sandbox_options
 from crossdyn.status import Exit, Verdict
 
+
+class Default(int):
+    """A default the command line did not change (a spatial arm has its own: :data:`SPATIAL_DEFAULTS`)."""
+
+
+SPATIAL_DEFAULTS = {"states": 300, "random_params": 10}
 MAX_STATES = 1_000_000
 MAX_RANDOM_PARAMS = 1_000
 
@@ -48,10 +54,11 @@ def add_parser(sub) -> None:
     p.add_argument("arm", metavar="ARM", help="preset name or TOML spec path")
     p.add_argument("file", metavar="FILE", help="your Python file or MATLAB .m file (or folder of .m function files) "
                    "defining M, C and/or G; with --summary, a folder of submissions")
-    p.add_argument("--states", type=int, default=1000, metavar="N", help="random states per parameter set "
-                   "(default 1000)")
-    p.add_argument("--random-params", type=int, default=20, metavar="K",
-                   help="random parameter sets besides the arm's own (default 20; 0 tests the arm's own only)")
+    p.add_argument("--states", type=int, default=Default(1000), metavar="N", help="random states per parameter set "
+                   "(default 1000; 300 for a spatial arm)")
+    p.add_argument("--random-params", type=int, default=Default(20), metavar="K",
+                   help="random parameter sets besides the arm's own (default 20, 10 for a spatial arm; 0 tests the "
+                        "arm's own only)")
     p.add_argument("--names", metavar="M=...,C=...,G=...", help="names of your functions if not M/C/G (and F: "
                    "your joint friction F(qd, p), compared when the file defines one)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -78,23 +85,12 @@ def run(args) -> int:
     from crossdyn.checking import checker, report
     from crossdyn.io import write_json_atomic, write_text_atomic
 
-    if args.states < 1:
-        raise UsageError(f"check: --states must be >= 1, got {args.states}")
-    if args.random_params < 0:
-        raise UsageError(f"check: --random-params must be >= 0, got {args.random_params}")
-    if args.states > MAX_STATES:
-        raise UsageError(f"check: --states must be <= {MAX_STATES:,} (memory), got {args.states:,}")
-    if args.random_params > MAX_RANDOM_PARAMS:
-        raise UsageError(f"check: --random-params must be <= {MAX_RANDOM_PARAMS:,}, got {args.random_params:,}")
-    if args.seed < 0:
-        raise UsageError(f"check: --seed must be an integer >= 0, got {args.seed}")
-    if args.timeout is not None and not (args.timeout > 0 and args.timeout < float("inf")):
-        raise UsageError(f"check: --timeout must be a positive number of seconds, got {args.timeout:g}")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
-    if args.jobs is not None and not args.summary:
-        raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
+    spatial = _spatial_defaults(args)
+    _check_arguments(args)
     if args.summary:
+        if spatial:
+            raise UsageError(f"check: --summary is not available for the spatial arm {args.arm} yet; check each "
+                             "file on its own")
         return run_summary(args)
     try:
         names = checker.parse_names(args.names)
@@ -103,12 +99,25 @@ def run(args) -> int:
     from crossdyn.io import check_out_dir
     from crossdyn.models import load_arm
 
-    out = out_dir(args, "check", load_arm(args.arm).name)
+    if spatial:
+        from crossdyn.checking.spatial_arms import load_spatial
+
+        arm_name = load_spatial(args.arm).name
+    else:
+        arm_name = load_arm(args.arm).name
+    out = out_dir(args, "check", arm_name)
 
     check_out_dir(out, "check: --out")  # before the check runs, not after
     try:
-        result = checker.check(args.arm, args.file, states=args.states, random_params=args.random_params,
-                               names=names, seed=args.seed, timeout=args.timeout)
+        if spatial:
+            from crossdyn.checking.spatial_check import check_spatial
+
+            result = check_spatial(args.arm, args.file, checker.CheckOptions(
+                states=args.states, random_params=args.random_params, names=names, seed=args.seed,
+                timeout=args.timeout))
+        else:
+            result = checker.check(args.arm, args.file, states=args.states, random_params=args.random_params,
+                                   names=names, seed=args.seed, timeout=args.timeout)
     except checker.UserFileError as e:
         print(f"crossdyn check: cannot use {args.file}", file=sys.stderr)
         print(report.indent(e.report(), "  "), file=sys.stderr)
@@ -142,6 +151,40 @@ def run(args) -> int:
     if not args.quiet:
         print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
     return result.exit_code
+
+
+def _spatial_defaults(args) -> bool:
+    """True for a spatial arm (issue 27: p by name, terms in the general parameters); its defaults replace the
+    planar ones the command line left."""
+    from crossdyn.checking.spatial_arms import is_spatial
+
+    spatial = is_spatial(args.arm)
+    for key, value in SPATIAL_DEFAULTS.items():
+        given = getattr(args, key)
+        setattr(args, key, value if spatial and isinstance(given, Default) else int(given))
+    return spatial
+
+
+def _check_arguments(args) -> None:
+    """UsageError (exit 2) for a bad number, or --jobs without --summary."""
+    from crossdyn.io import UsageError
+
+    if args.states < 1:
+        raise UsageError(f"check: --states must be >= 1, got {args.states}")
+    if args.random_params < 0:
+        raise UsageError(f"check: --random-params must be >= 0, got {args.random_params}")
+    if args.states > MAX_STATES:
+        raise UsageError(f"check: --states must be <= {MAX_STATES:,} (memory), got {args.states:,}")
+    if args.random_params > MAX_RANDOM_PARAMS:
+        raise UsageError(f"check: --random-params must be <= {MAX_RANDOM_PARAMS:,}, got {args.random_params:,}")
+    if args.seed < 0:
+        raise UsageError(f"check: --seed must be an integer >= 0, got {args.seed}")
+    if args.timeout is not None and not (args.timeout > 0 and args.timeout < float("inf")):
+        raise UsageError(f"check: --timeout must be a positive number of seconds, got {args.timeout:g}")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
+    if args.jobs is not None and not args.summary:
+        raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
 
 
 def document(data: dict) -> dict:

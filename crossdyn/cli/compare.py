@@ -500,8 +500,8 @@ def _check_batch_installed(names: str | None, engines: dict) -> None:
     require("jax", "compare --batch (its reference, jax-rk4)")
     for name in (names or "").split(","):
         library = getattr(engines.get(name.strip()), "library", "numpy")
-        if library in ("mujoco", "mjx"):
-            require(library, f"--batch engine {name.strip()}")
+        if library in ("mujoco", "mjx", "mujoco-warp"):
+            require("warp" if library == "mujoco-warp" else library, f"--batch engine {name.strip()}")
 
 
 def cmd_compare_batch(spec, args) -> int:

@@ -128,3 +128,4 @@ def _check_engine(option: str, name: str, spec) -> None:
         make_engine(name, spec, 1e-3).close()
     except (EngineError, TypeError, ValueError) as e:
         raise UsageError(f"identify: {option} {name}: {e}") from None
+

@@ -52,7 +52,8 @@ def _engines(law, runs) -> dict:
             continue
         entry = characterise(law, run.driven) or {}
         fk = run.summary.get("tip_kinematics", {})
-        entry.update(tip_kinematics=fk.get("source"), max_tip_position_error_m=fk.get("max_tip_position_error_m"),
+        source = fk.get("source") or run.config.get("tip_kinematics")
+        entry.update(tip_kinematics=source, max_tip_position_error_m=fk.get("max_tip_position_error_m"),
                      max_tip_velocity_error_m_s=fk.get("max_tip_velocity_error_m_s"),
                      max_jacobian_error_m=fk.get("max_jacobian_error_m"))
         engines[name] = entry

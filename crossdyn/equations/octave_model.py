@@ -285,7 +285,8 @@ class OctaveModel(OneCallParts):
         return {role: (self.signature(role) if role in self.functions else None) for role in ROLE_NAMES}
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, Q, QD, P, roles=("M", "C", "G"), labels=None, timeout: float | None = None) -> dict:
+    def evaluate(self, Q, QD, P, roles=("M", "C", "G"), labels=None, timeout: float | None = None,
+                 layout=None) -> dict:
         """Every state × every parameter set in one Octave call.
 
         ``Q``, ``QD``: (N, n); ``P``: (S, 7n + 3) rows [L, m, Lc, J, b, fc, Ia, gx, gy, gz]
@@ -295,7 +296,14 @@ class OctaveModel(OneCallParts):
         """
         Q = np.ascontiguousarray(Q, float).reshape(-1, self.n)
         QD = np.zeros_like(Q) if QD is None else np.ascontiguousarray(QD, float).reshape(-1, self.n)
-        P = _with_armature(np.ascontiguousarray(P, float), self.n)
+        was, self._layout = getattr(self, "_layout", ()), tuple(str(k) for k in layout or ())
+        if self._layout != was:     # a spatial arm (issue 27): p's fields are the layout's names
+            self._call("crossdyn_layout__({" + ", ".join(octave_string(k) for k in self._layout) + "});",
+                       what="the parameter names")
+        if layout:
+            P = np.atleast_2d(np.ascontiguousarray(P, float))
+        else:
+            P = _with_armature(np.ascontiguousarray(P, float), self.n)
         roles = [r for r in ("M", "C", "G") if r in roles and self.has(r)]
         n, N, S = self.n, len(Q), len(P)
         if not roles or N == 0 or S == 0:
@@ -365,7 +373,10 @@ class OctaveModel(OneCallParts):
         qd = np.zeros(n) if qd is None else np.asarray(qd, float).reshape(n)
         names = "{" + ", ".join(octave_string(self.name(r) if self.has(r) and r in roles else "")
                                 for r in ("M", "C", "G")) + "}"
-        prow = _with_armature(np.asarray(p, float), n)[0] if row else self._row(p)[0]
+        if row and getattr(self, "_layout", None):      # a spatial arm's named row (evaluate's layout)
+            prow = np.asarray(p, float).reshape(-1)
+        else:
+            prow = _with_armature(np.asarray(p, float), n)[0] if row else self._row(p)[0]
         lines = self._call(f"crossdyn_one__({_mat(q)}, {_mat(qd)}, {_mat(prow)}, {names}, "
                            f"[{self._nargs()}], {self._ckind()});", what="your functions")
         if not any(ln.startswith("@@OK@@") for ln in lines):

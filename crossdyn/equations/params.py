@@ -141,3 +141,34 @@ def param_rows(sets: list) -> np.ndarray:
     (Ia: the reflected rotor inertia, ``p.armature`` / ``p.Ia1`` … in the user's functions)."""
     return np.stack([np.concatenate([ps.L, ps.m, ps.Lc, ps.J, ps.b, ps.fc, ps.armature,
                                      (tuple(ps.gravity) + (0.0,) * 3)[:3]]) for ps in sets])
+
+
+class NamedParams:
+    """The ``p`` of a spatial arm (issue 27): one read-only scalar per parameter name (``p.m2``, ``p.cz2``,
+    ``p.Ixx2``, ``p.L1``, ``p.d1``, ``p.g``, …, exactly the names of the arm's symbolic model), ``p["m2"]`` too,
+    and ``p.n`` (number of joints).  Built from a layout (the names in order) and one row of numbers."""
+
+    def __init__(self, layout, row, n: int):
+        d = self.__dict__
+        d["_layout"] = tuple(str(k) for k in layout)
+        for k, v in zip(d["_layout"], row, strict=True):
+            d[k] = float(v)
+        d["n"] = int(n)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"p has no parameter {name!r}; this arm's parameters are "
+                             f"{', '.join('p.' + k for k in self.__dict__['_layout'])} and p.n")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("p is read-only")
+
+    def __getitem__(self, key):
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            return self.__getattr__(key)
+
+    def __repr__(self) -> str:
+        return "p(" + ", ".join(f"{k}={self.__dict__[k]:g}" for k in self.__dict__["_layout"]) + ")"

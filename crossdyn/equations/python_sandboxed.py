@@ -251,18 +251,23 @@ class SandboxedModel(OneCallParts):
         c = self._one(("C",), q, qd, p, ps)["C"]
         return str(self.c_kind), c
 
-    def evaluate(self, Q, QD, P, roles=("M", "C", "G"), labels=None, timeout: float | None = None) -> dict:
-        """Every state × parameter set in one round trip, as :meth:`OctaveModel.evaluate` (the same arrays)."""
+    def evaluate(self, Q, QD, P, roles=("M", "C", "G"), labels=None, timeout: float | None = None,
+                 layout=None) -> dict:
+        """Every state × parameter set in one round trip, as :meth:`OctaveModel.evaluate` (the same arrays);
+        ``layout`` (a spatial arm's parameter names, issue 27): the rows are those parameters, ``p`` a
+        :class:`~crossdyn.equations.params.NamedParams`."""
         n = self.n
         Q = np.ascontiguousarray(Q, float).reshape(-1, n)
         QD = np.zeros_like(Q) if QD is None else np.ascontiguousarray(QD, float).reshape(-1, n)
         P = np.ascontiguousarray(P, float)
-        if P.shape[1] == 6 * n + 3:        # rows without armature
+        if P.shape[1] == 6 * n + 3 and not layout:        # rows without armature
             P = np.concatenate([P[:, :6 * n], np.zeros((len(P), n)), P[:, 6 * n:]], axis=1)
         roles = [r for r in ("M", "C", "G") if r in roles and self.has(r)]
         if not roles or len(Q) == 0 or len(P) == 0:
             return {}
-        _, out = self._request({"op": "eval", "roles": roles, "labels": list(labels or [])},
+        head = {"op": "eval", "roles": roles, "labels": list(labels or [])} | (
+            {"layout": [str(k) for k in layout]} if layout else {})
+        _, out = self._request(head,
                                {"Q": Q, "QD": QD, "P": P}, 3 * len(Q) * len(P) * n * n)
         return out
 

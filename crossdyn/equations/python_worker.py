@@ -111,6 +111,15 @@ class Worker:
                                       armature=r[6 * n: 7 * n])
         return self.sets[key], label
 
+    def _p(self, row, label, layout):
+        """The user's ``p`` for a row: the planar UserParams, or (``layout``: the names of a spatial arm's
+        parameters, issue 27) a NamedParams."""
+        if layout:
+            from crossdyn.equations.params import NamedParams
+            return NamedParams(layout, row, self.model.n), label
+        ps, label = self._set(row, label)
+        return ps.user, label
+
     def eval(self, h: dict, a: dict) -> tuple[dict, dict]:
         import numpy as np
         from crossdyn.equations.python_file import quiet
@@ -126,8 +135,7 @@ class Worker:
         Cu = None
         with quiet(self.sink):
             for k in range(S):
-                ps, label = self._set(P[k], labels[k] if k < len(labels) else None)
-                p = ps.user
+                p, label = self._p(P[k], labels[k] if k < len(labels) else None, h.get("layout"))
                 for i in range(N):
                     if Mu is not None:
                         Mu[k, i] = m.M(Q[i], p, label)

@@ -148,7 +148,7 @@ def _obstacles_from_list(obs, source: str) -> tuple[Obstacle, ...]:
     return tuple(out)
 
 
-SPATIAL_ONLY_IN = "crossdyn info, crossdyn export, crossdyn derive, crossdyn identify and crossdyn compare"
+SPATIAL_ONLY_IN = "crossdyn info, export, derive, check, identify and compare"
 """The commands that take a spatial arm so far (the others refuse it with exit 2, naming the arm)."""
 
 

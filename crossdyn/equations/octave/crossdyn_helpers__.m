@@ -1,8 +1,23 @@
 % crossdyn's Octave helpers (sourced once per session by crossdyn.equations.octave_model):
 % the user's p struct, the batch loop, error reports, the free swing and an engine's RK4 step.
 1;
+function crossdyn_layout__(names)
+  % a spatial arm's parameter names (issue 27): p.(names{k}) = v(k); {} for the planar layout below
+  global crossdyn_names__
+  crossdyn_names__ = names;
+end
+
 function p = crossdyn_params__(v, n)
-  % v = [L; m; Lc; J; b; fc; Ia; gx; gy; gz] (7n + 3 numbers)
+  % v = [L; m; Lc; J; b; fc; Ia; gx; gy; gz] (7n + 3 numbers), or one number per crossdyn_layout__ name
+  global crossdyn_names__
+  if ~isempty(crossdyn_names__)
+    p = struct();
+    p.n = n;
+    for k = 1:numel(crossdyn_names__)
+      p.(crossdyn_names__{k}) = v(k);
+    end
+    return;
+  end
   L = v(1:n); m = v(n+1:2*n); Lc = v(2*n+1:3*n); J = v(3*n+1:4*n); b = v(4*n+1:5*n); fc = v(5*n+1:6*n);
   Ia = v(6*n+1:7*n); gv = v(7*n+1:7*n+3);
   p = struct();
@@ -106,9 +121,18 @@ end
 
 function p = crossdyn_params_batch__(P, n, N)
   % p for all sets at once: a field that differs between sets becomes a batch value (one per state)
+  global crossdyn_names__
   S = columns(P); NS = N*S;
   p = crossdyn_params__(P(:, 1), n);
   if S == 1, return; end
+  if ~isempty(crossdyn_names__)      % a spatial arm's named parameters: one field per row of P
+    for k = 1:numel(crossdyn_names__)
+      V = P(k, :);
+      if all(V == V(1)), continue; end
+      p.(crossdyn_names__{k}) = crossdyn_value__(reshape(kron(V, ones(1, N)), 1, 1, NS));
+    end
+    return;
+  end
   names = {{'L', 'l'}, {'m'}, {'Lc', 'lc'}, {'J', 'I'}, {'b'}, {'fc'}, {'armature', 'Ia'}};
   for j = 1:7
     rows_ = (j-1)*n + (1:n);
@@ -355,7 +379,9 @@ function crossdyn_each__(inpath, outpath, name, k)
 end
 
 function crossdyn_batch__(inpath, outpath, names, nargs, ckind, zdir, vectorise)
+  global crossdyn_names__
   fid = fopen(inpath, 'r'); hd = fread(fid, 4, 'double'); n = hd(1); N = hd(2); S = hd(3); np = 7*n + 3;
+  if ~isempty(crossdyn_names__), np = numel(crossdyn_names__); end   % a spatial arm's named parameters
   Q = reshape(fread(fid, n*N, 'double'), n, N);
   QD = reshape(fread(fid, n*N, 'double'), n, N);
   P = reshape(fread(fid, np*S, 'double'), np, S);

@@ -1,0 +1,153 @@
+"""Naming the wrong term of a spatial arm's entry (issue 27), in the general parameters.
+
+The reference entry is a sum of terms a_j T_j, each a rational number times a monomial in cos qᵢ, sin qᵢ (revolute),
+qᵢ (prismatic), q̇ᵢ, the DH lengths, g and the inertial parameters (the symbolic Lagrangian of
+:mod:`crossdyn.analytic.spatial_symbolic`, collected per inertial parameter and expanded).  The user's entry E_u is
+evaluated on a grid of states × parameter sets in which every one of those variables varies independently; the
+error is e = E_u − E_ref.  A single-term mistake replaces one term a_j T_j by some u(x) (0 when dropped), so
+r_j = e + a_j T_j is u: we test every j for r_j ≡ 0 (the term is missing) or for r_j being one monomial
+κ Π x_v^{k_v} — fitted as log|r_j| = log|κ| + Σ k_v log|x_v| by least squares (on the points where |r_j| is not
+rounding), accepted when every k_v is within :data:`EXPONENT_TOL` of an integer and κ Π x_v^{k_v} reproduces r_j to
+:data:`MONOMIAL_RTOL` × max |r_j| at every point.
+The accepted hypothesis closest to the reference term (fewest exponent changes) names the term: missing, wrong
+sign, wrong factor, or written as another monomial (a wrong power, a missing factor, L where a centre-of-mass
+component belongs).  An error that is itself one monomial and replaces no term is an extra term.  Anything else
+is reported as not one term, with the entry's expected terms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+ZERO_RTOL = 1e-9
+"""r_j is 0 when max |r_j| ≤ ZERO_RTOL × the entry's largest magnitude (double rounding is ~1e-15 of it)."""
+EXPONENT_TOL = 1e-6
+"""A fitted exponent is an integer when it is this close to one (exact data fits to ~1e-12)."""
+MONOMIAL_RTOL = 1e-8
+"""The monomial reproduces r_j to this relative error at every point (exact data: ~1e-14)."""
+FLOOR_RTOL = 1e-7
+"""Points where |r_j| is below this × the entry's scale are left out of the log fit (rounding dominates their logs:
+a sin² q near q = 0), though the fitted monomial must reproduce r_j there too."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The naming grid: per variable (a SymPy atom: cos(q1), q2, qd1, m2, …) its values at P points."""
+
+    atoms: tuple
+    values: np.ndarray          # (V, P)
+
+    @property
+    def logs(self) -> np.ndarray:
+        return np.log(np.abs(self.values))
+
+
+@dataclass(frozen=True)
+class TermName:
+    """What is wrong in one entry: ``kind`` missing | sign | factor | written | extra | unnamed, the reference
+    term (None for extra/unnamed), the user's version of it, and the sentence."""
+
+    kind: str
+    term: sp.Expr | None
+    user: sp.Expr | None
+    message: str
+
+
+def term_values(terms, symbols, arrays) -> np.ndarray:
+    """Each term evaluated at the grid: (J, P)."""
+    out = []
+    for t in terms:
+        f = sp.lambdify(symbols, t, modules="numpy")
+        out.append(np.broadcast_to(np.asarray(f(*arrays), float), arrays[0].shape).ravel())
+    return np.array(out)
+
+
+def fit_monomial(r: np.ndarray, grid: Grid, scale: float) -> tuple[Fraction | float, np.ndarray] | None:
+    """(κ, exponents) when r is one monomial on the grid (module docstring), else None."""
+    X = np.vstack([np.ones(grid.values.shape[1]), grid.logs]).T
+    keep = np.abs(r) > FLOOR_RTOL * scale        # where the logs are trustworthy (sin q near 0 makes some tiny)
+    if keep.sum() < X.shape[1] + 5:
+        return None
+    coef, *_ = np.linalg.lstsq(X[keep], np.log(np.abs(r[keep])), rcond=None)
+    k = np.round(coef[1:])
+    if np.max(np.abs(coef[1:] - k), initial=0.0) > EXPONENT_TOL:
+        return None
+    mono = np.prod(grid.values ** k[:, None], axis=0)
+    kappa = float(np.median(r[keep] / mono[keep]))
+    if np.max(np.abs(kappa * mono - r)) > MONOMIAL_RTOL * float(np.max(np.abs(r))):   # at every point
+        return None
+    frac = Fraction(kappa).limit_denominator(1000)
+    return (frac if abs(float(frac) - kappa) <= 1e-9 * abs(kappa) else kappa), k.astype(int)
+
+
+def _expr(kappa, k: np.ndarray, grid: Grid) -> sp.Expr:
+    c = sp.Rational(kappa.numerator, kappa.denominator) if isinstance(kappa, Fraction) else sp.Float(kappa, 6)
+    return c * sp.Mul(*(a ** int(e) for a, e in zip(grid.atoms, k, strict=True) if e))
+
+
+def _exponents(term: sp.Expr, grid: Grid) -> tuple[sp.Expr, np.ndarray]:
+    """(coefficient, exponents over the grid's atoms) of a reference monomial."""
+    coeff, rest = term.as_coeff_Mul()
+    powers = rest.as_powers_dict()
+    return coeff, np.array([int(powers.get(a, 0)) for a in grid.atoms])
+
+
+def name_term(entry: str, e: np.ndarray, terms: list[sp.Expr], T: np.ndarray, grid: Grid,
+              scale: float) -> TermName:
+    """The single-term mistake that explains the error ``e`` of ``entry`` (module docstring)."""
+    zero = ZERO_RTOL * scale
+    best: list[tuple[int, int, TermName]] = []
+    for j, term in enumerate(terms):
+        r = e + T[j]
+        if np.max(np.abs(r)) <= zero:
+            return TermName("missing", term, sp.Integer(0), f"the term {_s(term)} is missing")
+        fit = fit_monomial(r, grid, scale)
+        if fit is None:
+            continue
+        kappa, k = fit
+        user = _expr(kappa, k, grid)
+        coeff, k_ref = _exponents(term, grid)
+        changed = int(np.sum(np.abs(k - k_ref)))
+        if changed == 0:
+            ratio = sp.nsimplify(user / term) if isinstance(kappa, Fraction) else float(kappa) / float(coeff)
+            if ratio == -1:
+                best.append((0, j, TermName("sign", term, user, f"the term {_s(term)} has the wrong sign "
+                                                                 f"(written as {_s(user)})")))
+            else:
+                best.append((1, j, TermName("factor", term, user, f"the term {_s(term)} is off by the factor "
+                                                                   f"{_s(ratio)} (written as {_s(user)})")))
+        else:
+            best.append((1 + changed, j, TermName("written", term, user, f"the term {_s(term)} is written as "
+                                                                           f"{_s(user)}{_what(k, k_ref, grid)}")))
+    if best:
+        best.sort(key=lambda b: (b[0], b[1]))
+        top = [b for b in best if b[0] == best[0][0]]
+        if len(top) == 1:
+            return top[0][2]
+        return TermName(top[0][2].kind, top[0][2].term, top[0][2].user, top[0][2].message + " (or: " + "; ".join(
+            b[2].message for b in top[1:3]) + ")")
+    fit = fit_monomial(e, grid, scale)
+    if fit is not None:
+        extra = _expr(*fit, grid)
+        return TermName("extra", None, extra, f"it has a term {_s(extra)} that does not belong there")
+    return TermName("unnamed", None, None, "the error is not one term dropped, changed or added (several terms, or "
+                                           "a form that is not a product of the variables); expected: "
+                                           + " + ".join(_s(t) for t in terms[:12])
+                                           + (" + …" if len(terms) > 12 else ""))
+
+
+def _what(k: np.ndarray, k_ref: np.ndarray, grid: Grid) -> str:
+    """Which variables' powers changed, in words: ' (q2: power 3 instead of 2; …)'."""
+    parts = []
+    for a, ku, kr in zip(grid.atoms, k, k_ref, strict=True):
+        if ku != kr:
+            parts.append(f"{_s(a)}: " + ("missing" if ku == 0 else "not in the term" if kr == 0 else
+                                          f"power {ku} instead of {kr}"))
+    return " (" + "; ".join(parts) + ")" if parts else ""
+
+
+def _s(x) -> str:
+    return sp.sstr(x)
