@@ -139,6 +139,10 @@ class GenesisEngine(Engine):
 
         if not getattr(gs, "_initialized", False):
             gs.init(backend=getattr(gs, s["init"]["backend"]), precision=s["init"]["precision"], logging_level="warning")
+        bits = "64" if np.dtype(getattr(gs, "np_float", np.float32)) == np.float64 else "32"
+        if bits != s["init"]["precision"]:  # gs.init runs once per process: a second precision would be ignored
+            raise EngineError(f"genesis dtype={self.options.dtype}: Genesis was initialised with precision={bits} in "
+                              "this process (gs.init runs once); run float32 and float64 in separate processes")
         rigid = dict(s["rigid"], integrator=getattr(gs.integrator, s["rigid"]["integrator"]))
         self.scene = gs.Scene(sim_options=gs.options.SimOptions(**s["sim"]),
                               rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
