@@ -114,7 +114,6 @@ def _export_spatial(args, spec) -> int:
 
 
 def cmd_export(args) -> int:
-    import math
 
     from crossdyn.io import write_text_atomic
     from crossdyn.models import ArmSpec, dumps_spec, load_arm, to_mjcf, to_urdf
@@ -123,16 +122,7 @@ def cmd_export(args) -> int:
     if not isinstance(arm, ArmSpec):
         return _export_spatial(args, arm)
     spec = arm
-    if not (args.urdf or args.mjcf or args.toml):
-        raise UsageError("export: give at least one of --urdf FILE, --mjcf FILE, --toml FILE")
-    if not (math.isfinite(args.dt) and args.dt > 0):
-        raise UsageError(f"export: --dt: must be a positive number of seconds, got {args.dt!r}")
-    to_stdout = [f"--{o}" for o in ("urdf", "mjcf", "toml") if getattr(args, o) == "-"]
-    if len(to_stdout) > 1:
-        raise UsageError(f"export: only one file can go to standard output, got - for {' and '.join(to_stdout)}")
-    for option in ("urdf", "mjcf", "toml"):
-        if getattr(args, option) not in (None, "-"):
-            check_out_file(getattr(args, option), f"--{option}")
+    to_stdout = _outputs(args)
     native = bool(getattr(args, "native", False))
     if native and not (spec.has_limit_law or spec.has_contact):
         raise UsageError(f"export: --native: arm {spec.name!r} has no limit law (limit_stiffness) and no [contact]: "

@@ -15,7 +15,20 @@ _SEQUENCES = {"L": "L", "l": "L", "m": "m", "Lc": "Lc", "lc": "Lc", "J": "J", "I
               "armature": "armature", "Ia": "armature"}
 
 
-class UserParams:
+class _ReadOnlyParams:
+    """What every ``p`` handed to a user's function shares: read-only, and ``p["m1"]`` as ``p.m1``."""
+
+    def __setattr__(self, name, value):
+        raise AttributeError("p is read-only")
+
+    def __getitem__(self, key):
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            return self.__getattr__(key)  # type: ignore[attr-defined]
+
+
+class UserParams(_ReadOnlyParams):
     """The ``p`` passed to the user's functions (read-only).
 
     0-based sequences (read-only NumPy arrays): ``p.L`` (= ``p.l``), ``p.m``,
@@ -58,14 +71,6 @@ class UserParams:
             f"p.fc, p.armature (p.Ia) (0-based), scalars p.m1 … p.m{n}, p.L1, p.Lc1, p.J1, p.Ia1, … (1-based), "
             "p.g, p.gx, p.gy, p.n")
 
-    def __setattr__(self, name, value):
-        raise AttributeError("p is read-only")
-
-    def __getitem__(self, key):
-        try:
-            return self.__dict__[key]
-        except KeyError:
-            return self.__getattr__(key)
 
     def __repr__(self) -> str:
         d = self.__dict__
@@ -143,7 +148,7 @@ def param_rows(sets: list) -> np.ndarray:
                                      (tuple(ps.gravity) + (0.0,) * 3)[:3]]) for ps in sets])
 
 
-class NamedParams:
+class NamedParams(_ReadOnlyParams):
     """The ``p`` of a spatial arm (issue 27): one read-only scalar per parameter name (``p.m2``, ``p.cz2``,
     ``p.Ixx2``, ``p.L1``, ``p.d1``, ``p.g``, …, exactly the names of the arm's symbolic model), ``p["m2"]`` too,
     and ``p.n`` (number of joints).  Built from a layout (the names in order) and one row of numbers."""
@@ -161,14 +166,6 @@ class NamedParams:
         raise AttributeError(f"p has no parameter {name!r}; this arm's parameters are "
                              f"{', '.join('p.' + k for k in self.__dict__['_layout'])} and p.n")
 
-    def __setattr__(self, name, value):
-        raise AttributeError("p is read-only")
-
-    def __getitem__(self, key):
-        try:
-            return self.__dict__[key]
-        except KeyError:
-            return self.__getattr__(key)
 
     def __repr__(self) -> str:
         return "p(" + ", ".join(f"{k}={self.__dict__[k]:g}" for k in self.__dict__["_layout"]) + ")"

@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import enum
 import math
-import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from crossdyn.models.spec import SpecError
+from crossdyn.models.spec import SpecError, _number
 
 if TYPE_CHECKING:  # numpy is imported lazily (in the functions): `crossdyn arms` and `--help` stay fast
     import numpy as np
@@ -150,13 +149,6 @@ def axis_angle(axis, q: float) -> np.ndarray:
 
 # --- validation helpers ------------------------------------------------------------------------------------------
 
-def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise SpecError(f"{where}: must be a number, got {value!r} ({type(value).__name__})", where, value)
-    x = float(value)
-    if not math.isfinite(x):
-        raise SpecError(f"{where}: must be finite, got {value!r}", where, value)
-    return x
 
 
 def _vector(value: Any, n: int, where: str, what: str) -> tuple[float, ...]:
