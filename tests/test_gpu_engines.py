@@ -156,6 +156,10 @@ def test_genesis_settings_neutralise_its_default_armature_and_name_it():
     assert back["init"]["precision"] == "64"
     with pytest.raises(EngineError, match="integrator"):
         genesis_settings(spec, DT, GenesisOptions(integrator="RK4"))
+    on = genesis_settings(spec, DT, GenesisOptions(joint_limit=True, collision=True))
+    assert on["rigid"]["enable_joint_limit"] and on["rigid"]["enable_collision"] and on["morph"]["collision"]
+    assert on["neutralised"]["enable_joint_limit"] == "Genesis's True"
+    assert "fixed" not in s["morph"]  # gs.morphs.MJCF has no such field (Genesis 1.4.5 refuses it)
 
 
 def test_the_armature_genesis_would_inject_moves_planar3r_far_beyond_float32():

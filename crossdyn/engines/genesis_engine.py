@@ -19,11 +19,25 @@ switchable back by ``genesis@key=value``:
 * **gravity and dt**: ``SimOptions`` defaults are gravity (0, 0, −9.81) (about the planar arms' joint axes: none)
   and dt = 0.01 s; the adapter passes the spec's gravity and the run's dt.
 * **collisions and joint limits**: ``RigidOptions`` enables collision, self-collision and joint limits by default;
-  crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off.
+  crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off
+  (``joint_limit=true`` and ``collision=true`` switch them back).
+* **joint damping is integrated implicitly** (not switchable): Genesis's ``Euler`` always takes its implicit
+  damping pass, as MuJoCo's Euler with ``eulerdamp`` on; on planar3r with damping 0.5 N m s/rad it follows C
+  MuJoCo with eulerdamp to 3.8e-7 rad over 0.3 s and crossdyn's explicit semi-implicit Euler only to 1.9e-4 rad.
+  Named in :meth:`GenesisEngine.config` (``joint_damping``); without damping the two schemes coincide.
+* **mass matrix read after a reset** (not a default but a trap of the API): ``get_mass_mat`` returns the M that
+  the last step computed at its start state; ``set_dofs_position`` does not refresh it.  :meth:`mass_matrix` steps
+  once with τ = 0 from (q, 0) and reads M(q).
+
+Checked on Genesis 1.4.5 and left as they are, because they already match the file: damping, stiffness and
+frictionloss (read from the MJCF), force range (±inf: the MJCF sets none), ``SimOptions.substeps`` 1, hibernation
+(``use_hibernation`` False).  Genesis warns that the planar arms' links have "dubious inertia" against an estimate
+from their geometry; it keeps the file's inertia (its M matches crossdyn's analytic M to float32).
 * **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
 
-Queries Genesis does not expose are unsupported with the reason: inverse dynamics (no API), energy.  Forward
-dynamics is (q̇₁ − q̇₀)/dt of one semi-implicit Euler step (exact for that integrator up to round-off).
+M, forward and inverse dynamics are Genesis's own terms read at the start of one step (:meth:`_start_terms`):
+Genesis has no inverse-dynamics call, so τ = M q̈ + qf_bias from its rigid solver's state.  Energy is Genesis's
+``get_kinetic_energy``/``get_potential_energy`` (Genesis 1.4.5).
 """
 from __future__ import annotations
 
@@ -32,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from crossdyn.engines.base import Capabilities, Engine, EngineError, EngineUnsupported
+from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.mjcf import to_mjcf
 from crossdyn.models.spec import ArmSpec
 
@@ -54,6 +68,10 @@ class GenesisOptions:
     """``gs.init(precision=…)``: ``float32`` (Genesis's default, "32") or ``float64`` ("64")."""
     backend: str = "cpu"
     """``gs.init(backend=…)``: ``cpu`` or ``gpu``."""
+    joint_limit: bool = False
+    """Keep Genesis's ``RigidOptions.enable_joint_limit`` (its default True): the MJCF's ranges become constraints."""
+    collision: bool = False
+    """Keep Genesis's collision and self-collision (its defaults True) and the morph's collision geometry."""
 
 
 def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = None) -> dict[str, Any]:
@@ -78,15 +96,18 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
         "integrator": f"Genesis's approximate_implicitfast -> {opt.integrator}",
         "gravity": f"Genesis's (0, 0, -9.81) -> the spec's {list(gravity)}",
         "dt": f"Genesis's 0.01 s -> {dt:g} s",
-        "enable_collision": "Genesis's True -> False", "enable_self_collision": "Genesis's True -> False",
-        "enable_joint_limit": "Genesis's True -> False (crossdyn applies its limit law)",
+        "enable_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
+        "enable_self_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
+        "enable_joint_limit": ("Genesis's True" if opt.joint_limit
+                               else "Genesis's True -> False (crossdyn applies its limit law)"),
     }
     return {
         "init": {"backend": opt.backend, "precision": "64" if opt.dtype == "float64" else "32"},
         "sim": {"dt": float(dt), "gravity": gravity, "substeps": 1},
-        "rigid": {"dt": float(dt), "gravity": gravity, "integrator": opt.integrator, "enable_collision": False,
-                  "enable_self_collision": False, "enable_joint_limit": False},
-        "morph": {"fixed": True, "collision": False,
+        "rigid": {"dt": float(dt), "gravity": gravity, "integrator": opt.integrator,
+                  "enable_collision": opt.collision, "enable_self_collision": opt.collision,
+                  "enable_joint_limit": opt.joint_limit},
+        "morph": {"collision": opt.collision,
                   "default_armature": GENESIS_DEFAULT_ARMATURE if opt.armature_default else None},
         "armature": None if opt.armature_default else file_armature,
         "neutralised": neutralised,
@@ -118,6 +139,10 @@ class GenesisEngine(Engine):
 
         if not getattr(gs, "_initialized", False):
             gs.init(backend=getattr(gs, s["init"]["backend"]), precision=s["init"]["precision"], logging_level="warning")
+        bits = "64" if np.dtype(getattr(gs, "np_float", np.float32)) == np.float64 else "32"
+        if bits != s["init"]["precision"]:  # gs.init runs once per process: a second precision would be ignored
+            raise EngineError(f"genesis dtype={self.options.dtype}: Genesis was initialised with precision={bits} in "
+                              "this process (gs.init runs once); run float32 and float64 in separate processes")
         rigid = dict(s["rigid"], integrator=getattr(gs.integrator, s["rigid"]["integrator"]))
         self.scene = gs.Scene(sim_options=gs.options.SimOptions(**s["sim"]),
                               rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
@@ -151,30 +176,55 @@ class GenesisEngine(Engine):
             return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float).reshape(self.n)
         return arr(self.entity.get_dofs_position(self.dofs)), arr(self.entity.get_dofs_velocity(self.dofs))
 
-    def mass_matrix(self, q):  # pragma: no cover - needs Genesis
-        saved = self.state()
-        self.reset(q, np.zeros(self.n))
-        M = self.entity.get_mass_mat()
-        M = np.asarray(M.detach().cpu().numpy() if hasattr(M, "detach") else M, dtype=float)[np.ix_(self.dofs, self.dofs)]
-        self.reset(*saved)
-        return 0.5 * (M + M.T)
+    def _start_terms(self, q, qd, tau):  # pragma: no cover - needs Genesis
+        """Genesis's M(q), its smooth generalised force and its bias at the state (q, q̇) under τ.
 
-    def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
-        """(q̇₁ − q̇₀)/dt of one step from (q, q̇) under τ (exact for semi-implicit Euler up to round-off)."""
-        if self.options.integrator != "Euler":
-            raise EngineUnsupported("genesis: forward dynamics is read from one Euler step (integrator=Euler only)")
+        Genesis computes them at the START of a step and exposes no call that does it without one
+        (``set_dofs_position`` leaves ``get_mass_mat`` at the previous step's M: measured M₁₁ 1.9155 against 1.9312
+        on planar2r), so the adapter resets to (q, q̇), steps once under τ, reads them, and restores its state.
+        ``force`` = qf_passive − qf_bias + qf_applied (``get_dofs_force``); ``qf_bias`` = C(q, q̇)q̇ + G(q), read
+        from the rigid solver's state (Genesis 1.4.5 has no public getter)."""
+        from genesis.utils.misc import qd_to_torch  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        def arr(x):
+            return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float)
+
         saved = self.state()
         self.reset(q, qd)
         self.step(tau)
-        qdd = (self.state()[1] - np.asarray(qd, dtype=float)) / self.dt
+        M = arr(self.entity.get_mass_mat())[np.ix_(self.dofs, self.dofs)]
+        force = arr(self.entity.get_dofs_force(self.dofs)).reshape(self.n)
+        start = self.entity._dof_start
+        bias = arr(qd_to_torch(self.entity._solver.dyn_state.dofs.qf_bias, None, [start + d for d in self.dofs],
+                               transpose=True, copy=True)).reshape(-1)[: self.n]
         self.reset(*saved)
-        return qdd
+        return 0.5 * (M + M.T), force, bias
 
-    def inverse_dynamics(self, q, qd, qdd):
-        raise EngineUnsupported("genesis: Genesis exposes no inverse dynamics")
+    def mass_matrix(self, q):  # pragma: no cover - needs Genesis
+        """Genesis's M(q) (armature included), read at the start of one step from (q, 0)."""
+        zero = np.zeros(self.n)
+        return self._start_terms(q, zero, zero)[0]
 
-    def energy(self, q, qd):
-        raise EngineUnsupported("genesis: Genesis exposes no energy of an articulated entity")
+    def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
+        """q̈ = M(q)⁻¹ · force, Genesis's smooth acceleration at (q, q̇) under τ (damping explicit, no constraint):
+        the same whatever the integrator, with no (q̇₁ − q̇₀)/dt cancellation."""
+        M, force, _ = self._start_terms(q, qd, np.asarray(tau, dtype=float))
+        return np.linalg.solve(M, force)
+
+    def inverse_dynamics(self, q, qd, qdd):  # pragma: no cover - needs Genesis
+        """τ = M(q)q̈ + qf_bias(q, q̇) from Genesis's own M and bias (rigid body + armature; damping not included)."""
+        M, _, bias = self._start_terms(q, qd, np.zeros(self.n))
+        return M @ np.asarray(qdd, dtype=float) + bias
+
+    def energy(self, q, qd):  # pragma: no cover - needs Genesis
+        """(T, U) from Genesis's ``get_kinetic_energy`` (½ VᵀIV per link + ½ armature q̇²) and
+        ``get_potential_energy`` (−Σ m g·p_c) at (q, q̇), which ``set_dofs_position``/``_velocity`` bring up to date."""
+        saved = self.state()
+        self.reset(q, qd)
+        T = float(self.entity.get_kinetic_energy())
+        U = float(self.entity.get_potential_energy())
+        self.reset(*saved)
+        return T, U
 
     def config(self) -> dict:
         s = self.settings
@@ -183,4 +233,6 @@ class GenesisEngine(Engine):
                 "model_source": "generated MJCF -> gs.morphs.MJCF", "init": s["init"], "sim_options": s["sim"],
                 "rigid_options": s["rigid"], "morph": s["morph"], "armature": s["armature"],
                 "neutralised": s["neutralised"], "torque_input": "entity.control_dofs_force",
-                "inverse_dynamics": "unsupported: Genesis exposes none"}
+                "inverse_dynamics": "M(q) q'' + qf_bias(q, q') read from Genesis's rigid solver at one step's start",
+                "joint_damping": ("implicit: Genesis's Euler always integrates joint damping implicitly (as MuJoCo's "
+                                  "Euler with eulerdamp on); Genesis has no switch to make it explicit")}

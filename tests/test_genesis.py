@@ -1,0 +1,146 @@
+"""Genesis (``genesis-world``) as an engine, run for real on the CPU (issue 28).
+
+Slow tier only, and skipped where Genesis is not installed (it is not in ``[all]``: about 4.6 GB with torch's CPU
+build).  Install it in its own environment and run this file there::
+
+    python3 -m venv /path/genesis-venv
+    /path/genesis-venv/bin/pip install torch          # CPU build; Genesis imports torch without declaring it
+    /path/genesis-venv/bin/pip install genesis-world 'crossdyn[mujoco,dev]'
+    /path/genesis-venv/bin/python -m pytest -q -n 0 tests/test_genesis.py
+
+The first scene of a process compiles Genesis's kernels (about 140 s on a 2-core CPU with a cold cache, about 55 s
+with Quadrants's cache under ``~/.cache/quadrants`` warm); later scenes of the same process build in about 1 s.
+References: C MuJoCo at the same integrator and step (an independent implementation that reads the same MJCF) and
+crossdyn's analytic model; tolerances are the float32 terms of :mod:`crossdyn.engines.precision`.
+"""
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import crossdyn.analytic as analytic
+from crossdyn.engines import make_engine
+from crossdyn.engines.precision import static_roundoff, trajectory_roundoff
+from crossdyn.models import get_preset
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("genesis") is None,
+                       reason="genesis not installed: pip install 'crossdyn[genesis]' (torch's CPU build first)"),
+]
+DT = 1e-3
+Q0, TAU = [-1.2, 0.3, -0.2], [0.5, -0.2, 0.1]
+
+
+def _end(engine, steps: int, q0=Q0, tau=TAU):
+    engine.reset(q0, np.zeros(len(q0)))
+    for _ in range(steps):
+        engine.step(tau)
+    return engine.state()[0]
+
+
+def test_genesis_default_armature_moves_planar3r_and_the_adapter_neutralises_it():
+    """planar3r (armature 0 in its MJCF), constant torques, 1 s.  Measured: neutralised 9.2e-7 rad from C MuJoCo;
+    Genesis's default 0.217 rad from C MuJoCo reading the file, 2.1e-6 rad from C MuJoCo given 0.1 kg m²."""
+    spec = get_preset("planar3r")
+    bound = trajectory_roundoff("float32", 1.0)  # 3.07e-5 rad: 10 x the measured float32 growth over 1 s
+    mujoco_file = _end(make_engine("mujoco", spec, DT), 1000)
+    mujoco_armed = _end(make_engine("mujoco", spec.with_links(armature=0.1), DT), 1000)
+
+    neutral = make_engine("genesis", spec, DT)
+    assert np.allclose(neutral.entity.get_dofs_armature(neutral.dofs).numpy(), 0.0)
+    err = np.max(np.abs(_end(neutral, 1000) - mujoco_file))
+    assert 0 < err <= bound, err  # float32 arithmetic, within its round-off
+
+    default = make_engine("genesis", spec, DT, armature_default=True)
+    assert "0.1 kg m^2 on every joint" in default.config()["neutralised"]["default_armature"]
+    assert np.allclose(default.entity.get_dofs_armature(default.dofs).numpy(), 0.1)
+    q = _end(default, 1000)
+    assert np.max(np.abs(q - mujoco_file)) > 0.1  # tenths of a radian: the trap
+    assert np.max(np.abs(q - mujoco_armed)) <= bound  # and it is exactly that armature
+
+
+def test_genesis_mass_matrix_is_read_at_the_asked_state_not_the_last_step():
+    """Genesis's ``get_mass_mat`` after ``set_dofs_position`` is the previous step's M; the adapter steps once."""
+    spec = get_preset("planar2r").with_links(armature=0.05)
+    engine = make_engine("genesis", spec, DT)
+    rng = np.random.default_rng(0)
+    Q = rng.uniform(-np.pi, np.pi, (5, spec.n))
+    M = np.array([engine.mass_matrix(q) for q in Q])
+    M_ref = analytic.mass_matrix(spec, Q)
+    err = np.max(np.abs(M - M_ref))
+    assert 0 < err <= static_roundoff("float32", np.abs(M_ref).max()), err
+
+    engine.reset(Q[0], np.zeros(2))  # step at Q[0]: Genesis computes M(Q[0]) at the start of the step
+    engine.step(np.zeros(2))
+    engine.reset(Q[1], np.zeros(2))
+    stale = engine.entity.get_mass_mat().numpy()
+    assert np.max(np.abs(stale - M_ref[1])) > 100 * err  # the raw read is M(Q[0]), not M(Q[1])
+    assert np.max(np.abs(stale - M_ref[0])) <= static_roundoff("float32", np.abs(M_ref).max())
+
+
+def test_genesis_inverse_and_forward_dynamics_match_the_analytic_model_to_float32():
+    """20 random states of planar2r (armature 0.05, damping 0.3): τ = M q̈ + qf_bias (damping excluded, as the
+    engine interface says) against the analytic model without damping; q̈ = M⁻¹·force (damping included) against
+    the analytic forward dynamics with it."""
+    damped = get_preset("planar2r").with_links(armature=0.05, damping=0.3)
+    rigid = get_preset("planar2r").with_links(armature=0.05)
+    engine = make_engine("genesis", damped, DT)
+    rng = np.random.default_rng(1)
+    Q, QD, X = rng.uniform(-3, 3, (20, 2)), rng.uniform(-3, 3, (20, 2)), rng.uniform(-5, 5, (20, 2))
+    tau = np.array([engine.inverse_dynamics(q, qd, x) for q, qd, x in zip(Q, QD, X, strict=True)])
+    tau_ref = analytic.inverse_dynamics(rigid, Q, QD, X)
+    t_err = np.max(np.abs(tau - tau_ref))
+    assert 0 < t_err <= static_roundoff("float32", np.abs(tau_ref).max()), t_err
+    qdd = np.array([engine.forward_dynamics(q, qd, x) for q, qd, x in zip(Q, QD, X, strict=True)])
+    qdd_ref = analytic.forward_dynamics(damped, Q, QD, X)
+    cond = max(np.linalg.cond(M) for M in analytic.mass_matrix(damped, Q))
+    f_err = np.max(np.abs(qdd - qdd_ref))
+    assert 0 < f_err <= static_roundoff("float32", np.abs(qdd_ref).max(), condition=cond), f_err
+
+
+def test_genesis_energy_matches_the_analytic_kinetic_energy_and_potential_differences():
+    """Genesis's T (½ VᵀIV + ½ armature q̇²) and U at 5 states of planar2r (armature 0.05) against crossdyn's
+    analytic T and U; U up to its constant (compared as differences from the first state)."""
+    spec = get_preset("planar2r").with_links(armature=0.05)
+    engine = make_engine("genesis", spec, DT)
+    rng = np.random.default_rng(2)
+    Q, QD = rng.uniform(-3, 3, (5, 2)), rng.uniform(-3, 3, (5, 2))
+    T, U = np.array([engine.energy(q, qd) for q, qd in zip(Q, QD, strict=True)]).T
+    T_ref, U_ref = analytic.kinetic_energy(spec, Q, QD), analytic.potential_energy(spec, Q)
+    scale = max(np.abs(T_ref).max(), np.abs(U_ref).max())
+    assert np.max(np.abs(T - T_ref)) <= static_roundoff("float32", scale), np.max(np.abs(T - T_ref))
+    dU, dU_ref = U - U[0], U_ref - U_ref[0]
+    assert np.max(np.abs(dU - dU_ref)) <= static_roundoff("float32", scale), np.max(np.abs(dU - dU_ref))
+    assert np.max(np.abs(dU_ref)) > 1.0  # the states differ in height
+
+
+def test_genesis_euler_damps_implicitly_like_c_mujoco_eulerdamp():
+    """planar3r with joint damping 0.5 N m s/rad, 0.3 s.  Genesis's ``Euler`` integrates joint damping implicitly
+    (its ``forward_dynamics`` always takes the implicit damping pass, with no switch): it follows C MuJoCo's Euler
+    with ``eulerdamp`` on (MuJoCo's own default), not crossdyn's explicit semi-implicit Euler (1.9e-4 rad after 0.3 s
+    apart).  (Genesis's ``implicitfast`` and default ``approximate_implicitfast`` gave the same run to 4e-7 rad on
+    this arm, so the integrator knob is not shown to matter here.)"""
+    spec = get_preset("planar3r").with_links(damping=0.5)
+    steps, bound = 300, trajectory_roundoff("float32", 0.3)  # 3.07e-5 rad
+    explicit = _end(make_engine("mujoco", spec, DT), steps)
+    eulerdamp = _end(make_engine("mujoco", spec, DT, eulerdamp=True), steps)
+    # the two schemes are O(dt) apart: 1.87e-4 rad here, 6 x the float32 bound (the margin asserted: 3 x)
+    assert np.max(np.abs(explicit - eulerdamp)) > 3 * bound
+    euler = make_engine("genesis", spec, DT)
+    assert np.allclose(euler.entity.get_dofs_damping(euler.dofs).numpy(), 0.5)  # the MJCF's damping is read
+    q = _end(euler, steps)
+    assert np.max(np.abs(q - eulerdamp)) <= bound, np.max(np.abs(q - eulerdamp))
+    assert np.max(np.abs(q - explicit)) > 3 * bound
+
+
+def test_genesis_refuses_a_second_precision_in_one_process():
+    """``gs.init`` runs once per process: a float64 engine after a float32 one would silently compute in float32.
+    (float64 in its own process, measured: planar3r 1 s within 5.6e-16 rad of C MuJoCo.)"""
+    from crossdyn.errors import EngineError
+
+    make_engine("genesis", get_preset("planar2r"), DT)
+    with pytest.raises(EngineError, match="initialised with precision=32"):
+        make_engine("genesis", get_preset("planar2r"), DT, dtype="float64")
