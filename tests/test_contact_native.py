@@ -383,6 +383,7 @@ def test_native_pybullet_leaves_process_global_settings_alone():
     assert _pybullet_contacts(to_urdf(get_preset("planar3r"), collision=True)) > 0
 
 
+@pytest.mark.slow  # ~10-25 s: moved to the slow tier to keep make test within its 7-min budget
 def test_compare_prints_the_native_characterisation_by_default_without_judging_it(tmp_path, capsys):
     """`crossdyn compare` on an arm with contact judges its applied mode and prints each engine's own contact,
     per episode, with numbers — characterised, not judged (PyBullet departs on this run: its implicit contact step

@@ -264,6 +264,7 @@ def test_bad_options_are_engine_errors():
             make_engine(bad, spec, DT)
 
 
+@pytest.mark.slow  # ~10-25 s: moved to the slow tier to keep make test within its 7-min budget
 def test_compare_reports_drake_unsupported_for_native_coulomb_friction(tmp_path):
     """With the engines' own friction (--native-friction), a spec with f_c > 0 makes Drake 'unsupported' with the
     reason (status, notes), never a silent run without friction; by default (applied mode: crossdyn applies the

@@ -47,6 +47,7 @@ def _rms(a, b) -> float:
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
 
+@pytest.mark.slow  # ~10-25 s: moved to the slow tier to keep make test within its 7-min budget
 def test_calibrated_pybullet_limit_is_closer_to_the_law_than_the_default(setup):
     """calibrate_pybullet_limits fits jointLimitForce per joint and the world's erp.  Re-run independently from
     the engine name it reports (``options``): the RMS angle difference to the reference is what the fit said

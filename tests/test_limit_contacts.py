@@ -129,6 +129,7 @@ def test_compare_native_characterises_and_names_the_departures(tmp_path):
     assert not any("native limit" in f for f in plain.summary["failures"])
 
 
+@pytest.mark.slow  # ~10-25 s: moved to the slow tier to keep make test within its 7-min budget
 def test_calibrated_mujoco_limit_is_closer_to_the_law_than_the_default():
     """calibrate_mujoco_limits fits solreflimit/solimplimit per joint to the law's reference (planar2r-limits,
     k = 50, c = 0.5, 1.2 s).  Re-run independently with a fresh engine set to the fitted values: the RMS angle

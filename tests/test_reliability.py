@@ -423,6 +423,7 @@ def test_ctrl_c_during_demo_writes_both_arms_and_the_index(tmp_path):
 # ------------------------------------------------------------------------------------------ determinism
 
 
+@pytest.mark.slow  # ~10-25 s: moved to the slow tier to keep make test within its 7-min budget
 def test_identical_numbers_across_runs_and_jobs(tmp_path):
     args = ["compare", "planar3r-general", "--quiet", "--duration", "1", "--states", "200", "--no-plots"]
     runs = {}
