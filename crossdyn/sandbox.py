@@ -317,7 +317,10 @@ def _needed_paths() -> list[Path]:
     paths = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(__file__).resolve().parent}
     try:
         import numpy
+        # where NumPy is found and, when that is a link (a site folder of symlinks, a .pth to another environment),
+        # where its files are: a folder others cannot enter holding the target stays closed to the child otherwise
         paths.add(Path(numpy.__file__).parents[1])
+        paths.add(Path(numpy.__file__).resolve().parents[1])
     except ImportError:  # pragma: no cover
         pass
     return sorted(p.resolve() for p in paths)

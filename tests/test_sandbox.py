@@ -226,3 +226,18 @@ def test_without_bubblewrap_unshare_closes_the_network_and_the_limits_hold(open_
     assert lines[0] != "0" or os.getuid() != 0, r.stdout           # root's child runs unprivileged
     assert lines[1] == "lo", r.stdout                                 # a network namespace of its own: no interfaces
     assert "Cannot fork" in r.stdout + r.stderr, r.stdout + r.stderr  # the process limit holds
+
+
+def test_numpy_is_reachable_through_links():
+    """The child is given both the folder NumPy is imported from and the folder its files really are in: a site
+    folder of symlinks (tests/test_wheel.py's base install) pointing into a venv inside a folder others cannot enter
+    (a clone in a `mktemp -d` folder) left the sandboxed child without NumPy ('No module named numpy')."""
+    from pathlib import Path
+
+    import numpy
+
+    from crossdyn.sandbox import _needed_paths
+
+    needed = set(_needed_paths())
+    assert Path(numpy.__file__).resolve().parents[1] in needed
+    assert Path(numpy.__file__).parents[1].resolve() in needed
