@@ -138,6 +138,7 @@ def test_dissipation_integral_is_exact_for_a_quadratic_velocity():
     assert np.max(np.abs(trapezoid - exact)) > 1e-5  # what the old rule left: 9.0e-5 J
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_case4_damped_contact_rk4_passes_energy_and_a_hidden_damping_still_fails(tmp_path):
     """mujoco-rk4 on a damped contact arm failed energy quoting a free-swing drift of 0.155 that is not judged
     (a damped arm's free swing loses energy) and a work-energy residual of 5.1e-6 > 1e-6: the latter was the

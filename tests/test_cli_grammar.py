@@ -188,6 +188,7 @@ def test_json_refuses_what_has_no_document(tmp_path, capsys):
     assert not Path(d).exists()
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_check_summary_json_is_the_class_document(tmp_path):
     """``check ARM FOLDER --summary grades.csv --json``: grades.json (beside the CSV) alone on standard output,
     valid against crossdyn.grades/1, one object per submission with the whole diagnosis; the class's verdict is

@@ -159,6 +159,7 @@ def test_cartesian_trajectory_file_reaches_each_point(tmp_path, spec, points):
     assert traj.params()["source"]["space"] == "cartesian"
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_computed_torque_from_a_file_starts_on_its_first_point_and_tracks(tmp_path):
     path = tmp_path / "move.toml"
     path.write_text(JOINT_TOML)

@@ -99,6 +99,7 @@ def test_timeseries_is_tidy(default_run):
 
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_runs_are_deterministic(tmp_path, default_run):
     out = tmp_path / "again"
     assert main(["compare", "planar3r", "--out", str(out), "--quiet", "--no-plots"]) == 0
@@ -138,6 +139,7 @@ def test_mjcf_with_a_different_mass_fails_on_static_metrics(tmp_path, capsys):
     assert per_entry[2, 2] < 1e-12 and per_entry[0, 0] > 1e-3
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_baseline_update_compare_and_regression(tmp_path, capsys):
     base = tmp_path / "baseline.json"
     args = ["compare", "planar2r", "--engines", "mujoco,pinocchio", "--duration", "1", "--quiet", "--no-plots",
@@ -188,6 +190,7 @@ def test_pytest_plugin_fixture(crossdyn_engines_agree):
         crossdyn_engines_agree("planar2r", engines=["mujoco-wrong-mass"], duration=0.5)
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_user_equations_run_as_an_engine(tmp_path, capsys):
     """`--engines user:FILE` puts hand-derived equations through the same comparisons as every engine."""
     from pathlib import Path
@@ -218,6 +221,7 @@ def test_html_report_shows_its_images_in_a_real_browser(width, height, tmp_path)
     assert_fits(measure((out / "report.html").read_text(), width, height, tmp_path), width, images=7)
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_closed_loop_energy_balance_tolerance_follows_the_integration_error(tmp_path):
     """Euler under PD control leaves ~1 % in the work–energy balance: integration error, not model error.
     Its Richardson estimate (from the dt/2 run) predicts it, so a correct engine passes and a damped one fails."""

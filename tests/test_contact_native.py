@@ -285,6 +285,7 @@ def test_calibration_fits_the_law_better_than_the_direct_settings():
 
 
 # ---------------------------------------------------------------------------------------------- compare
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_compare_native_on_a_contact_arm_reports_and_validates(tmp_path):
     """compare --native on planar2r-floor (dropped from q0 = (−0.6, 0), zero torque, 0.6 s): summary["contact"]
     ["native"] and ["calibration"] (schema-valid), the report's "Native contact" section with the calibration, the

@@ -109,6 +109,7 @@ def test_queries_never_disturb_the_simulated_state(name):
 # ------------------------------------------------------------------------------------------ trajectories
 @pytest.mark.parametrize("damping", [0.0, 0.3])
 @pytest.mark.parametrize("arm", ["planar3r", "planar5r"])
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_same_integrator_same_trajectory(arm, damping):
     spec = _spec(arm, damping)
     profile = _sine(spec)

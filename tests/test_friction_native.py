@@ -19,6 +19,7 @@ def test_intervals():
     assert intervals([False, True, True, False, True], [0, 1, 2, 3, 4]) == [(1.0, 2.0), (4.0, 4.0)]
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_mujoco_creeps_where_the_reference_and_pybullet_stick():
     spec = load_arm("planar3r-friction")
     profile = _profile(None, spec)

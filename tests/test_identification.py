@@ -306,6 +306,7 @@ def test_compare_identify_names_the_trap_per_engine(tmp_path, capsys):
     assert "## Base parameters identified" in (tmp_path / "identification.md").read_text()
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_identify_on_an_arm_with_contact_simulates_the_free_arm_and_says_so(tmp_path, capsys):
     """planar2r-floor's excitation (±1.5 rad about hanging) would strike its floor at y = −1.5 m: run with the
     contact, the fit moved b1 by −5e-4 N m s/rad outside its interval and the verdict was FAIL without a reason.

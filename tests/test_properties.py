@@ -80,6 +80,7 @@ def specs(draw) -> ArmSpec:
     spec=ArmSpec((LinkSpec(1.0, 1.0, 5.960464477539063e-08, 0.5),), name="hypothesis-arm"), seed=0)
 @example(  # found by this test: the absolute inertia floor (1e-14 kg m^2) is 1.3e-9 of this light arm's M
     spec=ArmSpec((LinkSpec(0.125, 0.125, 0.0078125, 0.0),), name="hypothesis-arm"), seed=0)
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_any_valid_spec_loads_in_every_engine_and_agrees(spec, seed):
     _assert_engines_agree(spec, seed, ENGINES)
 

@@ -46,6 +46,7 @@ def run(pytester, tests: Path, elsewhere: Path, body: str):
     return pytester.runpytest_subprocess(str(tests / "test_user.py"), "-p", "no:cacheprovider", "-q")
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_relative_paths_resolve_against_the_test_files_folder(pytester, project):
     tests, elsewhere = project
     result = run(pytester, tests, elsewhere, """

@@ -117,6 +117,7 @@ def _summary(out: Path) -> dict:
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_faulty_engines_are_contained_and_the_rest_is_written(tmp_path, capsys, jobs):
     out = tmp_path / "out"
     engines = "faulty-nan,faulty-fast,faulty-raise,mujoco,pybullet-clamp-0.1"
@@ -404,6 +405,7 @@ def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path
     assert not any(_alive(c) for c in children)
 
 
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_ctrl_c_during_demo_writes_both_arms_and_the_index(tmp_path):
     out = tmp_path / "demo"
     code, stdout, err, finished, children = _interrupt_after_first_engine(
@@ -439,6 +441,7 @@ def test_identical_numbers_across_runs_and_jobs(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------ versions
+@pytest.mark.slow  # moved to the slow tier: keeps make test within its 7-min budget
 def test_versions_are_recorded_and_other_versions_warn_in_the_report(tmp_path, capsys):
     base = tmp_path / "b.json"
     args = ["compare", "planar2r", "--engines", "mujoco,pybullet,pinocchio", "--no-plots", *QUICK,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytestmark = pytest.mark.slow  # the whole module: keeps make test within its 7-min budget (CI runs it)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spatial_models import random_model, relative_error

@@ -11,6 +11,8 @@ import types
 
 import numpy as np
 import pytest
+
+pytestmark = pytest.mark.slow  # the whole module: keeps make test within its 7-min budget (CI runs it)
 import sympy as sp
 
 from crossdyn.analytic import spatial_generated as sg
