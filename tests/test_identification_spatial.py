@@ -13,6 +13,8 @@ import json
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # the whole module: keeps make test within its 7-min budget (CI runs it)
+
 from crossdyn.identification.base_numeric import (full_regressor, numeric_base, random_states, reduce_columns,
                                                   spatial_parameters, stacked_regressor)
 from crossdyn.identification.parameters import closed_form_base, full_parameters

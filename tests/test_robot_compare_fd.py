@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # the whole module: keeps make test within its 7-min budget (CI runs it)
+
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.tolerances import Tolerances
 from crossdyn.robotcompare.fd_tolerance import forward_dynamics_group, propagated

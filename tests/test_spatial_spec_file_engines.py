@@ -16,6 +16,8 @@ import math
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # the whole module: keeps make test within its 7-min budget (CI runs it)
+
 from crossdyn.engines.files import FILE_ENGINES, file_engine_status, make_file_engine
 from crossdyn.models import get_preset
 from crossdyn.models.spatial_presets import SPATIAL_PRESETS
