@@ -154,13 +154,16 @@ def _config(newton, wp, model, solver, caught: list) -> dict:
     return {
         "dtype": "float32", "device": str(model.device), "newton_version": newton.__version__,
         "warp_version": wp.__version__, "solver": "SolverFeatherstone", "worlds": int(model.world_count),
-        "model_source": "generated MJCF -> ModelBuilder.add_mjcf (one arm builder) -> per arm: body_mass, body_com, "
-                        "body_inertia, joint_X_p, joint_damping set, ModelBuilder.add_world -> finalize",
+        "model_source": "generated MJCF -> ModelBuilder.add_mjcf (one arm builder) -> ModelBuilder.replicate (one "
+                        "world per arm) -> world i's body_mass, body_com, body_inertia, joint_X_p, joint_damping "
+                        "set to arm i's -> finalize -> eval_fk (rest poses)",
         "batched_fields": ["body_mass", "body_com", "body_inertia", "joint_X_p", "joint_damping"],
         "gravity": [float(x) for x in model.gravity.numpy()[0]],
         "gravity_source": "the spec's, set in every world by Model.set_gravity (Newton's builder default: -9.81 "
                           "along +z, the MJCF's <option gravity> not applied)",
         "angular_damping": float(solver.angular_damping), "angular_damping_default": NEWTON_ANGULAR_DAMPING,
+        "angular_damping_note": "stored by SolverFeatherstone but not applied to articulated joints in Newton 1.8 "
+                                "(the single-arm newton engine's measurement)",
         "inertia_validation": "skipped (finalize(skip_validation_inertia=True)): the arms' inertias as they are "
                               "(Newton's default: balance_inertia, eigenvalue floor, +1e-6 shift)",
         "finalize_warnings": list(caught),
