@@ -188,3 +188,28 @@ def test_batch_cli_judges_newton_with_the_float32_term_and_counts_its_checks(tmp
     assert e["tolerance_rad"] == pytest.approx(trajectory_roundoff("float32", 0.1) + 1e-8, rel=1e-3)
     assert "float32 round-off" in e["tolerance_origin"] and e["discrepancy_rad"]["max"] < 1e-5
     assert "PASS (88 checks)" in (out / "batch_report.md").read_text()
+
+
+@pytest.mark.slow
+def test_newton_batch_defaults_switched_back_matter():
+    """Each neutralised default through the single-arm engine's knobs: Newton's gravity (−9.81 along +z, the
+    planar arms' joint axis) leaves the arms without gravity, far beyond float32; Newton's inertia validation
+    corrects every point-mass link of planar2r-pointmass (2 per arm); its angular damping 0.05 is not applied to
+    articulated joints in Newton 1.8 (bit-identical: a release that applies it fails here)."""
+    pytest.importorskip("newton", reason="not installed: pip install 'crossdyn[newton]'")
+    from crossdyn.batch import newton_batch
+    from crossdyn.engines.newton_engine import NewtonOptions
+
+    K = 40
+    tol = trajectory_roundoff("float32", K * 1e-3)
+    pb = _problem("planar2r", 6, K)
+    ref = run_batch_engine("jax-euler", pb).q
+    ours = newton_batch.run(pb)
+    theirs = newton_batch.run(pb, NewtonOptions(newton_gravity=True))
+    assert np.max(np.abs(ours[0] - ref)) < tol < np.max(np.abs(theirs[0] - ref)) / 10
+    assert theirs[4]["gravity"] == pytest.approx([0, 0, -9.81]) and "builder default" in theirs[4]["gravity_source"]
+    assert np.array_equal(newton_batch.run(pb, NewtonOptions(angular_damping=0.05))[0], ours[0])
+    point = _problem("planar2r-pointmass", 6, K)
+    assert newton_batch.run(point)[4]["finalize_warnings"] == []
+    validated = newton_batch.run(point, NewtonOptions(validate_inertia=True))[4]
+    assert any("corrected 12 bodies" in w for w in validated["finalize_warnings"]), validated["finalize_warnings"]

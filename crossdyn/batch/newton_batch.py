@@ -20,7 +20,8 @@ when it is built (measured: arrays assigned after the solver is built change not
 ``Model.set_gravity``; no model array is changed after it.
 
 Defaults that change the dynamics, as in the single-arm adapter (:mod:`crossdyn.engines.newton_engine`), listed in
-the run's config: **gravity** (Newton ignores the MJCF's ``<option gravity>``; the spec's vector is set in every
+the run's config and switchable back by ``run(pb, NewtonOptions(...))`` (the single-arm engine's knobs; ``--batch``
+names engines without knobs): **gravity** (Newton ignores the MJCF's ``<option gravity>``; the spec's vector is set in every
 world with ``Model.set_gravity``), **inertia validation** (``finalize(skip_validation_inertia=True)``: the values
 as given, not raised by ``balance_inertia``), **angular damping** (``SolverFeatherstone(angular_damping=0)``, not
 Newton's 0.05), **contacts** (``contacts=None``: the collision pipeline never runs, so the arm builder's capsules,
@@ -95,39 +96,49 @@ def scene_builder(newton, wp, spec: ArmSpec, p: ArmParams, dt: float):
     return scene
 
 
-def build_model(newton, wp, spec: ArmSpec, p: ArmParams, dt: float, device: str):
-    """The batch's model on ``device``: :func:`scene_builder`, ``finalize`` without Newton's inertia correction,
-    then the spec's gravity in every world.  Returns (model, the warnings ``finalize`` gave)."""
+def build_model(newton, wp, spec: ArmSpec, p: ArmParams, dt: float, device: str, *, validate_inertia: bool = False,
+                newton_gravity: bool = False):
+    """The batch's model on ``device``: :func:`scene_builder`, ``finalize`` without Newton's inertia correction
+    (unless ``validate_inertia``), then the spec's gravity in every world (unless ``newton_gravity``: Newton's −9.81
+    along +z).  Returns (model, the warnings ``finalize`` gave)."""
     scene = scene_builder(newton, wp, spec, p, dt)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = scene.finalize(device=device, skip_validation_inertia=True)
-    model.set_gravity([float(g) for g in spec.gravity])
+        model = scene.finalize(device=device, skip_validation_inertia=not validate_inertia)
+    if not newton_gravity:
+        model.set_gravity([float(g) for g in spec.gravity])
     newton.eval_fk(model, model.joint_q, model.joint_qd, model)  # the bodies' rest poses from arm i's joint offsets
     return model, [str(w.message) for w in caught]
 
 
-def run(pb) -> tuple:
-    """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on Newton: (Q, QD, setup_s, run_s, config)."""
+def run(pb, options=None) -> tuple:
+    """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on Newton: (Q, QD, setup_s, run_s, config).
+    ``options``: a :class:`crossdyn.engines.newton_engine.NewtonOptions` (the single-arm engine's knobs, each
+    neutralised default switchable back); None: its defaults."""
     import newton  # type: ignore[import-untyped,import-not-found,unused-ignore]
     import warp as wp  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from newton.solvers import SolverFeatherstone  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+    from crossdyn.engines.newton_engine import NewtonOptions
     from crossdyn.engines.warp_common import quiet_warp, warp_device
+
+    opt = options if options is not None else NewtonOptions()
 
     if np.any(np.asarray(pb.p.fc) > 0):
         raise EngineUnsupported("Coulomb joint friction: Newton's SolverFeatherstone does not apply "
                                 "Model.joint_friction")
     quiet_warp(wp)
     N, n = pb.q0.shape
-    device = warp_device("auto", "newton")
+    device = warp_device(opt.device, "newton")
     t0 = time.perf_counter()
     with wp.ScopedDevice(device):
-        model, caught = build_model(newton, wp, pb.spec, pb.p, pb.dt, device)
+        model, caught = build_model(newton, wp, pb.spec, pb.p, pb.dt, device, validate_inertia=opt.validate_inertia,
+                                    newton_gravity=opt.newton_gravity)
         if model.world_count != N or model.joint_coord_count != N * n or model.joint_dof_count != N * n:
             raise EngineError(f"newton batch: {model.world_count} worlds, {model.joint_coord_count} coordinates; "
                               f"expected {N} worlds of {n}")
-        solver = SolverFeatherstone(model, angular_damping=0.0)  # after finalize and set_gravity: nothing stale
+        # after finalize and set_gravity: nothing it derives at construction is stale
+        solver = SolverFeatherstone(model, angular_damping=float(opt.angular_damping))
         s0, s1, control = model.state(), model.state(), model.control()
         s0.joint_q.assign(pb.q0.reshape(-1).astype(np.float32))
         s0.joint_qd.assign(pb.qd0.reshape(-1).astype(np.float32))
@@ -144,11 +155,13 @@ def run(pb) -> tuple:
                 QD.append(s0.joint_qd.numpy().reshape(N, n).astype(float))
         wp.synchronize()
         run_s = time.perf_counter() - t0
-    return np.stack(Q, axis=1), np.stack(QD, axis=1), setup, run_s, _config(newton, wp, model, solver, caught)
+    return np.stack(Q, axis=1), np.stack(QD, axis=1), setup, run_s, _config(newton, wp, model, solver, caught, opt)
 
 
-def _config(newton, wp, model, solver, caught: list) -> dict:
+def _config(newton, wp, model, solver, caught: list, opt) -> dict:
     """What the run used, every neutralised default with Newton's own value beside it."""
+    from dataclasses import asdict
+
     from crossdyn.engines.newton_engine import NEWTON_ANGULAR_DAMPING
 
     return {
@@ -159,13 +172,17 @@ def _config(newton, wp, model, solver, caught: list) -> dict:
                         "set to arm i's -> finalize -> eval_fk (rest poses)",
         "batched_fields": ["body_mass", "body_com", "body_inertia", "joint_X_p", "joint_damping"],
         "gravity": [float(x) for x in model.gravity.numpy()[0]],
-        "gravity_source": "the spec's, set in every world by Model.set_gravity (Newton's builder default: -9.81 "
-                          "along +z, the MJCF's <option gravity> not applied)",
+        "options": asdict(opt),
+        "gravity_source": ("Newton's builder default (-9.81 along +z; the MJCF's gravity ignored)" if opt.newton_gravity
+                           else "the spec's, set in every world by Model.set_gravity (Newton's builder default: "
+                                "-9.81 along +z, the MJCF's <option gravity> not applied)"),
         "angular_damping": float(solver.angular_damping), "angular_damping_default": NEWTON_ANGULAR_DAMPING,
         "angular_damping_note": "stored by SolverFeatherstone but not applied to articulated joints in Newton 1.8 "
                                 "(the single-arm newton engine's measurement)",
-        "inertia_validation": "skipped (finalize(skip_validation_inertia=True)): the arms' inertias as they are "
-                              "(Newton's default: balance_inertia, eigenvalue floor, +1e-6 shift)",
+        "inertia_validation": ("Newton's finalize validation and correction (balance_inertia, eigenvalue floor, "
+                               "+1e-6 shift)" if opt.validate_inertia else
+                               "skipped (finalize(skip_validation_inertia=True)): the arms' inertias as they are "
+                               "(Newton's default: balance_inertia, eigenvalue floor, +1e-6 shift)"),
         "finalize_warnings": list(caught),
         "solver_built": "after finalize and set_gravity (SolverFeatherstone bakes body_I_m, body_X_com from "
                         "body_mass, body_inertia, body_com when built); no model array changed afterwards",
