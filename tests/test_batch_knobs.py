@@ -110,6 +110,15 @@ def _damped_problem(N: int = 4, K: int = 100) -> BatchProblem:
     return BatchProblem.of(spec, random_params(spec, N, seed=5), random_starts(spec, N, seed=5), tau, 1e-3, 10)
 
 
+def _arms(preset: str, N: int) -> tuple:
+    """N random arms of ``preset`` (seed 5) and their starts."""
+    from crossdyn.batch.sampling import random_params, random_starts
+    from crossdyn.models import get_preset
+
+    spec = get_preset(preset)
+    return random_params(spec, N, seed=5), random_starts(spec, N, seed=5)
+
+
 @pytest.fixture(scope="module")
 def damped():
     """The damped problem and its reference: jax-euler in float64."""
@@ -213,10 +222,12 @@ def test_mujoco_warp_eulerdamp_switched_back_by_name_departs_beyond_float32(damp
 def test_newton_defaults_switched_back_by_name(damped):
     """``newton@newton_gravity=true``: Newton's −9.81 along +z, the joint axis: no gravity torque, far beyond
     float32 (measured 0.020 rad at 0.1 s; plain 5.4e-7 rad); ``newton@angular_damping=0.05``: bit-identical in Newton 1.8 (not
-    applied to articulated joints; a release that applies it fails here); both in the config."""
+    applied to articulated joints; a release that applies it fails here); ``newton@validate_inertia=true``:
+    ``finalize`` corrects the 12 point-mass bodies of 6 ``planar2r-pointmass`` arms; each in the config."""
     pytest.importorskip("newton", reason="not installed: pip install 'crossdyn[newton]'")
     from crossdyn.batch.engines import run_batch_engine
     from crossdyn.engines.precision import trajectory_roundoff
+    from crossdyn.models import get_preset
 
     pb, ref = damped
     tol = trajectory_roundoff("float32", 0.1)
@@ -229,3 +240,27 @@ def test_newton_defaults_switched_back_by_name(damped):
     assert damping.config["angular_damping"] == pytest.approx(0.05)
     assert damping.config["knobs"]["angular_damping"]["switched_back"]
     assert np.array_equal(damping.q, plain.q)
+    point = BatchProblem.of(get_preset("planar2r-pointmass"), *_arms("planar2r-pointmass", 6), np.zeros((10, 2)), 1e-3, 10)
+    assert run_batch_engine("newton", point).config["finalize_warnings"] == []
+    validated = run_batch_engine("newton@validate_inertia=true", point).config
+    assert any("corrected 12 bodies" in w for w in validated["finalize_warnings"]), validated["finalize_warnings"]
+    assert validated["knobs"]["validate_inertia"]["switched_back"]
+
+
+@pytest.mark.slow
+def test_mujoco_autoreset_switched_back_by_name_hides_a_blow_up():
+    """``mujoco@autoreset=true``: 3 planar2r arms under τ = (1e6, −1e6) N m for 20 steps.  With crossdyn's setting
+    MuJoCo's blow-up stays visible (non-finite q, the batch's FAIL for diverged arms); MuJoCo's own default resets
+    the arms silently and returns finite angles (measured: up to 306 rad at the end), a result that looks like one."""
+    pytest.importorskip("mujoco")
+    from crossdyn.batch.engines import run_batch_engine
+    from crossdyn.batch.sampling import random_params, random_starts
+    from crossdyn.models import get_preset
+
+    spec = get_preset("planar2r")
+    pb = BatchProblem.of(spec, random_params(spec, 3, seed=5), random_starts(spec, 3, seed=5),
+                         np.tile([1e6, -1e6], (20, 1)), 1e-3, 1)
+    plain, reset = run_batch_engine("mujoco", pb), run_batch_engine("mujoco@autoreset=true", pb)
+    assert plain.status.value == reset.status.value == "ok"
+    assert not np.all(np.isfinite(plain.q)) and np.all(np.isfinite(reset.q))
+    assert reset.config["autoreset"] is True and reset.config["knobs"]["autoreset"]["switched_back"]
