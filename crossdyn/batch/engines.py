@@ -160,6 +160,26 @@ def split_batch_engine(name: str) -> tuple[str, dict]:
     return base, options
 
 
+def batch_engine_list(text: str, label: str = "engines") -> tuple[str, ...]:
+    """A comma-separated list of batched engines (split as the single-arm list,
+    :func:`crossdyn.engines.registry.split_engine_list`), each checked by :func:`split_batch_engine`; an
+    :class:`~crossdyn.errors.EngineError` names ``label``, the engine, the key and the value."""
+    from crossdyn.engines.registry import split_engine_list
+    from crossdyn.errors import EngineError
+
+    engines = tuple(split_engine_list(text))
+    bad = [e for e in engines if e.split("@", 1)[0] not in ENGINES]
+    if bad or not engines:
+        raise EngineError(f"{label}: {', '.join(bad) or repr(text)} is not a batched engine; with --batch the "
+                          f"engines are: {', '.join(ENGINES)}")
+    for name in engines:
+        try:
+            split_batch_engine(name)
+        except EngineError as e:
+            raise EngineError(f"{label} {name}: {e}") from None
+    return engines
+
+
 def engine_of(name: str) -> BatchEngine:
     """The :class:`BatchEngine` of ``name`` (its knobs after ``@`` checked by :func:`split_batch_engine`)."""
     return ENGINES[split_batch_engine(name)[0]]

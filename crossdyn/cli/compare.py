@@ -493,27 +493,6 @@ MAX_BATCH_VALUES = 60_000_000
 """Most saved joint angles per engine (N × samples × n, 8 bytes each, q and q̇ kept): bounds memory."""
 
 
-def _batch_engines(names: str) -> tuple[str, ...]:
-    """``--engines`` of ``--batch``: split as the single-arm list (:func:`crossdyn.engines.registry.split_engine_list`)
-    and each name's knobs checked (:func:`crossdyn.batch.engines.split_batch_engine`); exit 2 naming the engine, the
-    key and the value, with the keys it takes."""
-    from crossdyn.batch.engines import ENGINES, split_batch_engine
-    from crossdyn.engines.registry import split_engine_list
-    from crossdyn.errors import EngineError
-
-    engines = tuple(split_engine_list(names))
-    bad = [e for e in engines if e.split("@", 1)[0] not in ENGINES]
-    if bad or not engines:
-        raise _usage(f"--engines: {', '.join(bad) or repr(names)} is not a batched engine; with --batch the "
-                     f"engines are: {', '.join(ENGINES)}")
-    for name in engines:
-        try:
-            split_batch_engine(name)
-        except EngineError as e:
-            raise _usage(f"--engines {name}: {e}") from None
-    return engines
-
-
 def _check_batch_installed(engines: tuple[str, ...]) -> None:
     """``--batch``: the reference runs on JAX (the [jax] extra), and each named engine's library must be there."""
     from crossdyn.batch.engines import engine_of
@@ -530,7 +509,8 @@ def cmd_compare_batch(spec, args) -> int:
     """``compare ARM --batch N``: see :mod:`crossdyn.batch.compare`."""
     from crossdyn.batch.compare import (SAMPLE_INTERVAL_S, BatchOptions, batch_compare, checks_line, format_table,
                                         write_batch_outputs)
-    from crossdyn.batch.engines import DEFAULT_ENGINES
+    from crossdyn.batch.engines import DEFAULT_ENGINES, batch_engine_list
+    from crossdyn.errors import EngineError
     from crossdyn.batch.sampling import MAX_SPREAD
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
@@ -564,7 +544,10 @@ def cmd_compare_batch(spec, args) -> int:
     for flag in ("baseline", "update_baseline", "identify"):
         if getattr(args, flag):
             raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch")
-    engines = DEFAULT_ENGINES if args.engines is None else _batch_engines(args.engines)
+    try:
+        engines = DEFAULT_ENGINES if args.engines is None else batch_engine_list(args.engines, label="--engines")
+    except EngineError as e:
+        raise _usage(str(e)) from None
     _check_batch_installed(engines)
     profile = None
     if args.profile is not None:
