@@ -62,6 +62,15 @@ def test_own_tip_agrees_with_crossdyn_kinematics_within_the_float32_term(name):
     check_tip_within_float32_term(_engine(name, load_arm("planar3r-wall")))
 
 
+@pytest.mark.parametrize("name", [WARP, NEWTON])
+def test_an_arm_without_contact_has_no_tip_to_read(name):
+    """planar2r's generated MJCF has no ``tip`` site: said, not guessed."""
+    from crossdyn.engines.base import EngineError
+
+    with pytest.raises(EngineError, match="no 'tip' site"):
+        _engine(name, load_arm("planar2r")).tip_kinematics()
+
+
 def check_tip_within_float32_term(e) -> None:
     """20 random states: x, J and ẋ of the engine's own tip within the float32 term, and beyond the float64 one."""
     spec = e.spec
