@@ -23,7 +23,7 @@ from crossdyn.engines.files.drake import DrakeFileEngine
 from crossdyn.engines.files.mujoco import MuJoCoFileEngine
 from crossdyn.engines.files.pinocchio import PinocchioFileEngine
 from crossdyn.engines.files.pybullet import PyBulletFileEngine, PyBulletNoFlagFileEngine
-from crossdyn.engines.registry import split_options
+from crossdyn.engines.registry import check_option_values, split_options
 from crossdyn.errors import EngineError
 from crossdyn.robots.model import Format, RobotModel
 
@@ -81,6 +81,7 @@ def make_file_engine(spec: str, model: RobotModel, dt: float = 1e-3) -> FileEngi
     unknown = [k for k in options if k not in valid]
     if unknown:
         raise EngineError(f"file engine {base!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
+    check_option_values(base, getattr(cls, "Options", None), options)
     engine = cls(model, dt, **options)
     engine.name = spec
     return engine
