@@ -36,8 +36,8 @@ from their geometry; it keeps the file's inertia (its M matches crossdyn's analy
 * **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
 
 M, forward and inverse dynamics are Genesis's own terms read at the start of one step (:meth:`_start_terms`):
-Genesis has no inverse-dynamics call, so τ = M q̈ + qf_bias from its rigid solver's state.  Energy is Genesis's
-``get_kinetic_energy``/``get_potential_energy`` (Genesis 1.4.5).
+Genesis has no inverse-dynamics call, so τ = M q̈ − force(τ = 0) (= M q̈ + qf_bias + b q̇) from its rigid solver's
+state.  Energy is Genesis's ``get_kinetic_energy``/``get_potential_energy`` (Genesis 1.4.5).
 """
 from __future__ import annotations
 
@@ -177,15 +177,13 @@ class GenesisEngine(Engine):
         return arr(self.entity.get_dofs_position(self.dofs)), arr(self.entity.get_dofs_velocity(self.dofs))
 
     def _start_terms(self, q, qd, tau):  # pragma: no cover - needs Genesis
-        """Genesis's M(q), its smooth generalised force and its bias at the state (q, q̇) under τ.
+        """Genesis's M(q) and its smooth generalised force at the state (q, q̇) under τ.
 
         Genesis computes them at the START of a step and exposes no call that does it without one
         (``set_dofs_position`` leaves ``get_mass_mat`` at the previous step's M: measured M₁₁ 1.9155 against 1.9312
         on planar2r), so the adapter resets to (q, q̇), steps once under τ, reads them, and restores its state.
-        ``force`` = qf_passive − qf_bias + qf_applied (``get_dofs_force``); ``qf_bias`` = C(q, q̇)q̇ + G(q), read
-        from the rigid solver's state (Genesis 1.4.5 has no public getter)."""
-        from genesis.utils.misc import qd_to_torch  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
+        ``force`` = qf_passive − qf_bias + qf_applied (``get_dofs_force``): qf_passive = −b q̇ (joint damping; the
+        stiffness is 0), qf_bias = C(q, q̇)q̇ + G(q), qf_applied = τ."""
         def arr(x):
             return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float)
 
@@ -194,11 +192,8 @@ class GenesisEngine(Engine):
         self.step(tau)
         M = arr(self.entity.get_mass_mat())[np.ix_(self.dofs, self.dofs)]
         force = arr(self.entity.get_dofs_force(self.dofs)).reshape(self.n)
-        start = self.entity._dof_start
-        bias = arr(qd_to_torch(self.entity._solver.dyn_state.dofs.qf_bias, None, [start + d for d in self.dofs],
-                               transpose=True, copy=True)).reshape(-1)[: self.n]
         self.reset(*saved)
-        return 0.5 * (M + M.T), force, bias
+        return 0.5 * (M + M.T), force
 
     def mass_matrix(self, q):  # pragma: no cover - needs Genesis
         """Genesis's M(q) (armature included), read at the start of one step from (q, 0)."""
@@ -208,13 +203,15 @@ class GenesisEngine(Engine):
     def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
         """q̈ = M(q)⁻¹ · force, Genesis's smooth acceleration at (q, q̇) under τ (damping explicit, no constraint):
         the same whatever the integrator, with no (q̇₁ − q̇₀)/dt cancellation."""
-        M, force, _ = self._start_terms(q, qd, np.asarray(tau, dtype=float))
+        M, force = self._start_terms(q, qd, np.asarray(tau, dtype=float))
         return np.linalg.solve(M, force)
 
     def inverse_dynamics(self, q, qd, qdd):  # pragma: no cover - needs Genesis
-        """τ = M(q)q̈ + qf_bias(q, q̇) from Genesis's own M and bias (rigid body + armature; damping not included)."""
-        M, _, bias = self._start_terms(q, qd, np.zeros(self.n))
-        return M @ np.asarray(qdd, dtype=float) + bias
+        """τ = M(q)q̈ − force(q, q̇; τ = 0) from Genesis's own M and smooth force: qf_bias (C q̇ + G, armature in M)
+        minus qf_passive (−b q̇, the joint damping, as the engine interface's τ includes it: MuJoCo's
+        ``qfrc_inverse``, Newton's ``+ b q̇``).  Without damping the two forms agree: force = −qf_bias."""
+        M, force = self._start_terms(q, qd, np.zeros(self.n))
+        return M @ np.asarray(qdd, dtype=float) - force
 
     def energy(self, q, qd):  # pragma: no cover - needs Genesis
         """(T, U) from Genesis's ``get_kinetic_energy`` (½ VᵀIV per link + ½ armature q̇²) and
@@ -233,6 +230,7 @@ class GenesisEngine(Engine):
                 "model_source": "generated MJCF -> gs.morphs.MJCF", "init": s["init"], "sim_options": s["sim"],
                 "rigid_options": s["rigid"], "morph": s["morph"], "armature": s["armature"],
                 "neutralised": s["neutralised"], "torque_input": "entity.control_dofs_force",
-                "inverse_dynamics": "M(q) q'' + qf_bias(q, q') read from Genesis's rigid solver at one step's start",
+                "inverse_dynamics": ("M(q) q'' + qf_bias(q, q') - qf_passive(q, q') (joint damping included) read "
+                                     "from Genesis's rigid solver at one step's start"),
                 "joint_damping": ("implicit: Genesis's Euler always integrates joint damping implicitly (as MuJoCo's "
                                   "Euler with eulerdamp on); Genesis has no switch to make it explicit")}
