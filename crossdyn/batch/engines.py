@@ -19,6 +19,7 @@ mjx-rk4            MuJoCo MJX, ``vmap`` over arms with per-arm model fields     
 mjx                … Euler (eulerdamp disabled)                                   s-i Euler  float32
 mujoco-warp        MuJoCo Warp, one world per arm, per-world model fields         s-i Euler  float32
 mujoco-warp-rk4    … RK4                                                          rk4        float32
+genesis            Genesis, one entity per arm (its own MJCF) in one scene        s-i Euler  float32
 =================  =============================================================  =========  ========
 
 The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).
@@ -61,6 +62,8 @@ ENGINES = {e.name: e for e in [
                 "MuJoCo Warp, one world per arm with per-world model fields, Euler"),
     BatchEngine("mujoco-warp-rk4", "mujoco-warp", "rk4", "float32",
                 "MuJoCo Warp, one world per arm with per-world model fields, RK4"),
+    BatchEngine("genesis", "genesis", "semi-implicit-euler", "float32",
+                "Genesis, one entity per arm (its own MJCF) in one scene, collisions off, Euler"),
 ]}
 DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4")
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
@@ -214,7 +217,14 @@ def _mujoco_warp(engine: BatchEngine, pb: BatchProblem) -> _Output:
     return warp_batch.run(engine.integrator, pb)
 
 
-_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp}
+def _genesis(engine: BatchEngine, pb: BatchProblem) -> _Output:
+    from crossdyn.batch import genesis_batch
+
+    return genesis_batch.run(engine.integrator, pb)
+
+
+_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp,
+            "genesis": _genesis}
 
 
 def _library_errors() -> tuple[type[BaseException], ...]:
@@ -226,7 +236,8 @@ def _library_errors() -> tuple[type[BaseException], ...]:
 
     mujoco = sys.modules.get("mujoco")  # only a runner that imported it can raise its errors
     fatal = getattr(mujoco, "FatalError", None)
-    return errors + ((fatal,) if isinstance(fatal, type) else ())
+    genesis = getattr(sys.modules.get("genesis"), "GenesisException", None)
+    return errors + tuple(e for e in (fatal, genesis) if isinstance(e, type))
 
 
 def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
@@ -239,7 +250,7 @@ def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
     except _Skip as e:
         return BatchRun(name, None, None, RunStatus.SKIPPED, str(e), time.perf_counter() - t)
     except ImportError as e:
-        extra = "warp" if engine.library == "mujoco-warp" else "jax"
+        extra = {"mujoco-warp": "warp", "genesis": "genesis"}.get(engine.library, "jax")
         return BatchRun(name, None, None, RunStatus.SKIPPED, f"not installed ({e}); pip install 'crossdyn[{extra}]'",
                         time.perf_counter() - t)
     except _library_errors() as e:  # a library error is a result, not a crash

@@ -114,6 +114,39 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
     }
 
 
+def init_genesis(gs: Any, settings: dict, who: str) -> None:  # pragma: no cover - needs Genesis
+    """``gs.init`` with ``settings["init"]`` unless this process ran it already; :class:`EngineError` if it ran at
+    another precision (``gs.init`` runs once per process: a second precision would be silently ignored)."""
+    s = settings["init"]
+    if not getattr(gs, "_initialized", False):
+        gs.init(backend=getattr(gs, s["backend"]), precision=s["precision"], logging_level="warning")
+    bits = "64" if np.dtype(getattr(gs, "np_float", np.float32)) == np.float64 else "32"
+    if bits != s["precision"]:
+        raise EngineError(f"{who}: Genesis was initialised with precision={bits} in this process (gs.init runs "
+                          "once); run float32 and float64 in separate processes")
+
+
+def new_scene(gs: Any, settings: dict) -> Any:  # pragma: no cover - needs Genesis
+    """A Genesis scene with ``settings``' SimOptions and RigidOptions (:func:`genesis_settings`), no viewer."""
+    rigid = dict(settings["rigid"], integrator=getattr(gs.integrator, settings["rigid"]["integrator"]))
+    return gs.Scene(sim_options=gs.options.SimOptions(**settings["sim"]),
+                    rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
+
+
+def add_arm(gs: Any, scene: Any, spec: ArmSpec, dt: float, settings: dict) -> Any:  # pragma: no cover - needs Genesis
+    """Add ``spec``'s generated MJCF to ``scene`` as one entity (``gs.morphs.MJCF`` with ``settings["morph"]``)."""
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".xml")
+    with os.fdopen(fd, "w") as f:
+        f.write(to_mjcf(spec, timestep=dt))
+    try:
+        return scene.add_entity(gs.morphs.MJCF(file=path, **settings["morph"]))
+    finally:
+        os.unlink(path)
+
+
 class GenesisEngine(Engine):
     name = "genesis"
     integrator = "semi-implicit-euler"
@@ -134,26 +167,10 @@ class GenesisEngine(Engine):
         self._build(gs, s)
 
     def _build(self, gs: Any, s: dict) -> None:  # pragma: no cover - needs Genesis
-        import os
-        import tempfile
-
-        if not getattr(gs, "_initialized", False):
-            gs.init(backend=getattr(gs, s["init"]["backend"]), precision=s["init"]["precision"], logging_level="warning")
-        bits = "64" if np.dtype(getattr(gs, "np_float", np.float32)) == np.float64 else "32"
-        if bits != s["init"]["precision"]:  # gs.init runs once per process: a second precision would be ignored
-            raise EngineError(f"genesis dtype={self.options.dtype}: Genesis was initialised with precision={bits} in "
-                              "this process (gs.init runs once); run float32 and float64 in separate processes")
-        rigid = dict(s["rigid"], integrator=getattr(gs.integrator, s["rigid"]["integrator"]))
-        self.scene = gs.Scene(sim_options=gs.options.SimOptions(**s["sim"]),
-                              rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
-        fd, path = tempfile.mkstemp(suffix=".xml")
-        with os.fdopen(fd, "w") as f:
-            f.write(to_mjcf(self.spec, timestep=self.dt))
-        try:
-            self.entity = self.scene.add_entity(gs.morphs.MJCF(file=path, **s["morph"]))
-            self.scene.build()
-        finally:
-            os.unlink(path)
+        init_genesis(gs, s, f"genesis dtype={self.options.dtype}")
+        self.scene = new_scene(gs, s)
+        self.entity = add_arm(gs, self.scene, self.spec, self.dt, s)
+        self.scene.build()
         self.dofs = [self.entity.get_joint(f"joint{i}").dofs_idx_local[0] for i in range(1, self.n + 1)]
         if s["armature"] is not None:
             self.entity.set_dofs_armature(np.asarray(s["armature"]), self.dofs)
