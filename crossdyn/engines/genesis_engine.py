@@ -20,7 +20,10 @@ switchable back by ``genesis@key=value``:
   and dt = 0.01 s; the adapter passes the spec's gravity and the run's dt.
 * **collisions and joint limits**: ``RigidOptions`` enables collision, self-collision and joint limits by default;
   crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off
-  (``joint_limit=true`` and ``collision=true`` switch them back).
+  (``joint_limit=true`` and ``collision=true`` switch them back).  The generated MJCF writes ``limited="false"``,
+  so on crossdyn's own arms ``joint_limit=true`` does not change the motion (measured: planar2r-limits entering
+  its limit, 7.98e-5 rad from the reference either way); it matters for a user's file with ranges.  (Its geoms
+  have contype = conaffinity = 0 and applied mode adds no obstacle; ``collision=true`` was not measured.)
 * **joint damping is integrated implicitly** (not switchable): Genesis's ``Euler`` always takes its implicit
   damping pass, as MuJoCo's Euler with ``eulerdamp`` on; on planar3r with damping 0.5 N m s/rad it follows C
   MuJoCo with eulerdamp to 3.8e-7 rad over 0.3 s and crossdyn's explicit semi-implicit Euler only to 1.9e-4 rad.
@@ -99,7 +102,8 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
         "enable_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
         "enable_self_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
         "enable_joint_limit": ("Genesis's True" if opt.joint_limit
-                               else "Genesis's True -> False (crossdyn applies its limit law)"),
+                               else "Genesis's True -> False (crossdyn applies its limit law; the generated MJCF "
+                                    "writes limited=\"false\", so only a file with ranges is affected)"),
     }
     return {
         "init": {"backend": opt.backend, "precision": "64" if opt.dtype == "float64" else "32"},
