@@ -205,7 +205,7 @@ def make_genesis_class():
         """``genesis`` with one seeded fault, claiming to be the unfaulted adapter.
 
         Genesis has no ``step_applied``: the runner's law torques arrive inside τ, so the delay holds them too.
-        Its queries (M, q̈, τ, energy) step once from the asked state (:meth:`GenesisEngine._start_terms`): they
+        Its queries (M, q̈, τ, energy, tip) reset to the asked state (M, q̈, τ step once from it) (:meth:`GenesisEngine._start_terms`): they
         go around the delay (``_inner``), which a query's reset leaves as it was."""
 
         def __init__(self, spec, dt=1e-3, fault="mass", options=None, **knobs):
@@ -259,6 +259,13 @@ def make_genesis_class():
             self._inner = True
             try:
                 return super().energy(q, qd)
+            finally:
+                self._inner = False
+
+        def tip_kinematics(self, q=None, qd=None):
+            self._inner = True
+            try:
+                return super().tip_kinematics(q, qd)
             finally:
                 self._inner = False
 
