@@ -205,8 +205,9 @@ def make_genesis_class():
         """``genesis`` with one seeded fault, claiming to be the unfaulted adapter.
 
         Genesis has no ``step_applied``: the runner's law torques arrive inside τ, so the delay holds them too.
-        Its queries (M, q̈, τ, energy, tip) reset to the asked state (M, q̈, τ step once from it) (:meth:`GenesisEngine._start_terms`): they
-        go around the delay (``_inner``), which a query's reset leaves as it was."""
+        Its queries (M, q̈, τ, energy, tip) reset to the asked state, and M, q̈, τ step once from it
+        (:meth:`GenesisEngine._start_terms`): they go around the delay (``_inner``), which a query's reset leaves
+        as it was."""
 
         def __init__(self, spec, dt=1e-3, fault="mass", options=None, **knobs):
             self.fault = fault
