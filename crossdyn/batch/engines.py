@@ -20,6 +20,7 @@ mjx                … Euler (eulerdamp disabled)                               
 mujoco-warp        MuJoCo Warp, one world per arm, per-world model fields         s-i Euler  float32
 mujoco-warp-rk4    … RK4                                                          rk4        float32
 newton             NVIDIA Newton ``SolverFeatherstone``, one world per arm         s-i Euler  float32
+genesis            Genesis, one entity per arm (its own MJCF) in one scene        s-i Euler  float32
 =================  =============================================================  =========  ========
 
 The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).
@@ -65,6 +66,8 @@ ENGINES = {e.name: e for e in [
                 "MuJoCo Warp, one world per arm with per-world model fields, RK4"),
     BatchEngine("newton", "newton", "semi-implicit-euler", "float32",
                 "NVIDIA Newton SolverFeatherstone, one world per arm (replicated builder, per-world values)"),
+    BatchEngine("genesis", "genesis", "semi-implicit-euler", "float32",
+                "Genesis, one entity per arm (its own MJCF) in one scene, collisions off, Euler"),
 ]}
 DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4")
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
@@ -125,6 +128,9 @@ KNOBS: dict[str, tuple[str, tuple[Knob, ...]]] = {
         Knob("newton_gravity", "bool", True, "Newton's builder gravity, -9.81 along +z (the MJCF's ignored)"),
         Knob("validate_inertia", "bool", True, "finalize's validation and correction of the inertias"),
         _DEVICE)),
+    "genesis": ("crossdyn.engines.genesis_engine:GenesisOptions", (
+        Knob("armature_default", "bool", True, "gs.morphs.MJCF's default_armature: 0.1 kg m² on every joint"),
+        Knob("backend", "choice", "cpu", "gs.init's backend: cpu or gpu", ("cpu", "gpu")))),
 }
 """Per batched library: its knobs' options dataclass (``module:Class``, the single-arm adapter's, imported when the
 engine runs) and the knobs the batched runner honours.  A library not listed (``jax``, ``numpy``: crossdyn's own
@@ -378,9 +384,18 @@ def _newton(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
         raise _Skip(f"unsupported: {e}") from e
 
 
+def _genesis(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
+    from crossdyn.batch import genesis_batch
+
+    opt = batch_options(engine, knobs)
+    Q, QD, setup, run_s, cfg = genesis_batch.run(engine.integrator, pb, opt)
+    return Q, QD, setup, run_s, {**cfg, "knobs": knob_config(engine, opt)}
+
+
 _RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp,
-            "newton": _newton}
-EXTRAS = {"mujoco": "mujoco", "mjx": "mjx", "mujoco-warp": "warp", "newton": "newton"}
+            "newton": _newton, "genesis": _genesis}
+EXTRAS = {"mujoco": "mujoco", "mjx": "mjx", "mujoco-warp": "warp", "newton": "newton",
+          "genesis": "genesis"}
 """The extra that installs a batched engine's library, where it is not ``jax`` (the reference's)."""
 
 
@@ -393,7 +408,8 @@ def _library_errors() -> tuple[type[BaseException], ...]:
 
     mujoco = sys.modules.get("mujoco")  # only a runner that imported it can raise its errors
     fatal = getattr(mujoco, "FatalError", None)
-    return errors + ((fatal,) if isinstance(fatal, type) else ())
+    genesis = getattr(sys.modules.get("genesis"), "GenesisException", None)
+    return errors + tuple(e for e in (fatal, genesis) if isinstance(e, type))
 
 
 def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:

@@ -501,7 +501,7 @@ def _check_batch_installed(engines: tuple[str, ...]) -> None:
     require("jax", "compare --batch (its reference, jax-rk4)")
     for name in engines:
         library = engine_of(name).library
-        if library in ("mujoco", "mjx", "mujoco-warp", "newton"):
+        if library in ("mujoco", "mjx", "mujoco-warp", "newton", "genesis"):
             require("warp" if library == "mujoco-warp" else library, f"--batch engine {name}")
 
 
