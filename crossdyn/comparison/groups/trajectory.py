@@ -89,6 +89,10 @@ class SideRuns:
     """The same-scheme run from the start moved by ``perturbation_rad`` (its sensitivity to round-off), or None."""
     perturbation_rad: float = 0.0
     dt: float | None = None
+    roundoff: tuple[float, str] | None = None
+    """A float32 engine's trajectory round-off term (rad) derived for this model and its origin, where the caller
+    has one (a robot file: from cond(M), :func:`crossdyn.robotcompare.measure.trajectory_roundoff`); the larger of
+    it and the measured planar growth is used."""
 
 
 def perturbation(q0, dt: float, duration: float) -> float:
@@ -161,8 +165,10 @@ def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
         return 0.0, {}
     duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
     term = precision.trajectory_roundoff(side.dtype, duration)
-    return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term,
-                                "origin": precision.trajectory_origin(side.dtype, duration)}}
+    origin = precision.trajectory_origin(side.dtype, duration)
+    if side.roundoff is not None and side.roundoff[0] > term:
+        term, origin = side.roundoff
+    return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term, "origin": origin}}
 
 
 def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
