@@ -127,7 +127,7 @@ class MuJoCoWarpFileEngine(MuJoCoFileEngine):
         qd_e = self.to_engine(np.reshape(np.asarray(qd, dtype=float), (1, self.n)))
         d = self.wds
         with self.wp.ScopedDevice(self.device):
-            self.mjw.reset_data(self.ms, d)
+            self.mjw.reset_data(self.wms, d)
             d.qpos.assign(self._rows(q_e, self._nq))
             d.qvel.assign(qd_e.astype(np.float32))
 

@@ -16,15 +16,18 @@ knob                   crossdyn (Newton's default)  what Newton's default does
                                                     has no limits (ke = kd = 0)
 ``angular_damping``    0 (0.05)                     ``SolverFeatherstone``'s default (unused on joints in Newton 1.8)
 ``armature``           true (true)                  keep the file's armature (MJCF ``armature``; a URDF has none)
+``mimic``              false (true)                 a URDF ``<mimic>`` joint follows its leader (Featherstone reduces
+                                                    the pair) while stepping; crossdyn reads it independent
 =====================  ==========================  ==================================================================
 
 Left as Newton does them, stated in ``config``: fixed joints stay joints (``collapse_fixed_joints=False``, the
 bodies kept apart as in the file); the file's ``<inertial>`` is used (``ignore_inertial_definitions=False``); the
 builder's up axis is +z (the file's frames are used unrotated); the copy the importer reads is
 :func:`crossdyn.robots.prepare.prepare`'s (URDF without collisions: no shape adds mass; MJCF geoms as that
-function leaves them, with Newton's shape ``density`` set to 0 so that a geom adds no mass to a body whose
-``<inertial>`` is given — a body whose inertia comes from its geoms is unsupported: Newton derives it from its own
-shape density, not MuJoCo's rule).
+function leaves them).  Measured: Newton's MJCF importer follows MuJoCo, a body's ``<inertial>`` wins over its
+geoms and a body without one gets its geoms' mass and inertia (Menagerie's UR5e with ``upper_arm_link``'s
+``<inertial>`` removed: 5.927 kg, as crossdyn's reader and MuJoCo; setting Newton's shape density to 0 would make
+that body massless).
 
 Queries (rigid bodies + armature, no damping, limits or friction): N states at once on a model of N copies
 (``ModelBuilder.replicate``, one world per state; cached per N): ``eval_fk`` then
@@ -37,7 +40,6 @@ Featherstone (the stepping contract has none).
 from __future__ import annotations
 
 import warnings
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,18 +66,11 @@ class NewtonFileOptions(FileOptions):
     """``SolverFeatherstone(angular_damping=…)``; Newton's default 0.05."""
     armature: bool = True
     """Keep the file's armature (False: 0)."""
+    mimic: bool = False
+    """Keep the joint-owned mimic relation Newton's URDF importer makes of ``<mimic>`` (Featherstone then moves the
+    follower with its leader); crossdyn's reader: independent joints, as Pinocchio and PyBullet."""
     device: str = "auto"
     """``auto`` (a CUDA GPU when present, else the CPU), ``cpu`` or ``cuda``."""
-
-
-def geometric_bodies(path: str) -> list[str]:
-    """Bodies of the MJCF at ``path`` whose inertia comes from their geoms (no ``<inertial>``, or the compiler's
-    ``inertiafromgeom="true"``), those that have geoms."""
-    root = ET.parse(path).getroot()
-    comp = root.find("compiler")
-    always = comp is not None and comp.get("inertiafromgeom") == "true"
-    return [b.get("name", "?") for b in root.iter("body")
-            if b.find("geom") is not None and (always or b.find("inertial") is None)]
 
 
 def _joint_name(label: str, names: tuple[str, ...]) -> str:
@@ -126,13 +121,7 @@ class NewtonFileEngine(FileEngine):
     def _import(self) -> Any:
         """The file through Newton's importer into a ModelBuilder (one copy), shapes without density."""
         builder = self.newton.ModelBuilder()
-        builder.default_shape_cfg.density = 0.0
         path = str(self.prepared.path)
-        geometric = geometric_bodies(path) if self.model.format is Format.MJCF else []
-        if geometric:
-            raise EngineUnsupported(f"newton: {self.model.source}: bodies whose inertia comes from their geoms "
-                                    f"({', '.join(geometric)}): Newton derives it from its own shape density, not "
-                                    "MuJoCo's rule")
         try:
             if self.model.format is Format.URDF:
                 builder.add_urdf(path, floating=False, collapse_fixed_joints=False, ignore_inertial_definitions=False)
@@ -141,6 +130,13 @@ class NewtonFileEngine(FileEngine):
                                  parse_visuals=False)
         except (ValueError, KeyError, RuntimeError, NotImplementedError, IndexError) as e:
             raise EngineError(f"newton: could not load {self.model.source}: {e}") from None
+        leaders = list(getattr(builder, "joint_mimic_joint", []))
+        self.file_mimic = {_joint_name(str(builder.joint_label[k]), self.model.joint_names):
+                           _joint_name(str(builder.joint_label[r]), self.model.joint_names)
+                           for k, r in enumerate(leaders) if r >= 0}
+        if not self.options.mimic and leaders:
+            builder.joint_mimic_joint = [-1] * len(leaders)
+            builder.joint_mimic_coeffs = [(0.0, 1.0)] * len(leaders)
         if not self.options.armature:
             builder.joint_armature = [0.0] * len(builder.joint_armature)
         if not self.options.limits:
@@ -294,7 +290,11 @@ class NewtonFileEngine(FileEngine):
                 "damping_read": per_joint(m.joint_damping.numpy()) if opt.damping else "off (damping=false)",
                 "friction_read": per_joint(m.joint_friction.numpy()),
                 "friction": "not applied by SolverFeatherstone (queries and stepping exclude it, as the contract asks)",
-                "shape_density": "0 (no geom adds mass: Newton's default density 1000 kg/m^3 would)",
+                "geom_inertia": "Newton's MJCF importer as MuJoCo: a body's <inertial> wins over its geoms; a body "
+                                "without one gets its geoms' (measured equal to crossdyn's reference)",
+                "mimic_in_file": self.file_mimic,
+                "mimic": ("Newton's joint mimic on (the follower moves with its leader)" if opt.mimic else
+                          "off: joint_mimic_joint = -1 (the joints independent, as crossdyn reads them)"),
                 "fixed_joints": "kept as fixed joints (collapse_fixed_joints=False)", "up_axis": "+z (Newton's default)",
                 "contacts": "none: solver.step(..., contacts=None)",
                 "masses": [float(x) for x in m.body_mass.numpy()],
