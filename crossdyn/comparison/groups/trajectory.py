@@ -278,6 +278,11 @@ def inconclusive_reasons(traj: dict, side: SideRuns, j: _Judged) -> list[str]:
         why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad: model difference or sensitivity of the "
                    f"motion not separable (its rerun from a start moved by {side.perturbation_rad:.2g} rad did not "
                    f"complete)")
+    elif j.wide_same and same_err is not None and traj.get("precision", {}).get("roundoff_term_rad", 0.0) > bound:
+        prec = traj["precision"]
+        why.append(f"the {prec['dtype']} round-off term {prec['roundoff_term_rad']:.3g} rad ({prec['origin']}) "
+                   f"exceeds the bound {bound:.3g} rad = {scale}: the error vs analytic {side.scheme} "
+                   f"{same_err:.3g} rad is not judged")
     elif j.wide_same and same_err is not None:
         why.append(f"the motion is too sensitive to judge against analytic {side.scheme} at dt = {dt}: its rerun "
                    f"from a start moved by {side.perturbation_rad:.2g} rad differs by {sens:.3g} rad, so the "
