@@ -19,6 +19,7 @@ mjx-rk4            MuJoCo MJX, ``vmap`` over arms with per-arm model fields     
 mjx                … Euler (eulerdamp disabled)                                   s-i Euler  float32
 mujoco-warp        MuJoCo Warp, one world per arm, per-world model fields         s-i Euler  float32
 mujoco-warp-rk4    … RK4                                                          rk4        float32
+newton             NVIDIA Newton ``SolverFeatherstone``, one world per arm         s-i Euler  float32
 =================  =============================================================  =========  ========
 
 The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).
@@ -61,6 +62,8 @@ ENGINES = {e.name: e for e in [
                 "MuJoCo Warp, one world per arm with per-world model fields, Euler"),
     BatchEngine("mujoco-warp-rk4", "mujoco-warp", "rk4", "float32",
                 "MuJoCo Warp, one world per arm with per-world model fields, RK4"),
+    BatchEngine("newton", "newton", "semi-implicit-euler", "float32",
+                "NVIDIA Newton SolverFeatherstone, one world per arm (replicated builder, per-world values)"),
 ]}
 DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4")
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
@@ -214,7 +217,20 @@ def _mujoco_warp(engine: BatchEngine, pb: BatchProblem) -> _Output:
     return warp_batch.run(engine.integrator, pb)
 
 
-_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp}
+def _newton(engine: BatchEngine, pb: BatchProblem) -> _Output:
+    from crossdyn.batch import newton_batch
+    from crossdyn.errors import EngineUnsupported
+
+    try:
+        return newton_batch.run(pb)
+    except EngineUnsupported as e:  # what Featherstone cannot represent (Coulomb friction): skipped, with the reason
+        raise _Skip(f"unsupported: {e}") from e
+
+
+_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp,
+            "newton": _newton}
+EXTRAS = {"mujoco": "mujoco", "mjx": "mjx", "mujoco-warp": "warp", "newton": "newton"}
+"""The extra that installs a batched engine's library, where it is not ``jax`` (the reference's)."""
 
 
 def _library_errors() -> tuple[type[BaseException], ...]:
@@ -239,7 +255,7 @@ def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
     except _Skip as e:
         return BatchRun(name, None, None, RunStatus.SKIPPED, str(e), time.perf_counter() - t)
     except ImportError as e:
-        extra = "warp" if engine.library == "mujoco-warp" else "jax"
+        extra = EXTRAS.get(engine.library, "jax")
         return BatchRun(name, None, None, RunStatus.SKIPPED, f"not installed ({e}); pip install 'crossdyn[{extra}]'",
                         time.perf_counter() - t)
     except _library_errors() as e:  # a library error is a result, not a crash

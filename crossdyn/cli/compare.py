@@ -500,7 +500,7 @@ def _check_batch_installed(names: str | None, engines: dict) -> None:
     require("jax", "compare --batch (its reference, jax-rk4)")
     for name in (names or "").split(","):
         library = getattr(engines.get(name.strip()), "library", "numpy")
-        if library in ("mujoco", "mjx", "mujoco-warp"):
+        if library in ("mujoco", "mjx", "mujoco-warp", "newton"):
             require("warp" if library == "mujoco-warp" else library, f"--batch engine {name.strip()}")
 
 

@@ -118,7 +118,7 @@ class GenesisEngine(Engine):
     name = "genesis"
     integrator = "semi-implicit-euler"
     Options = GenesisOptions
-    capabilities = Capabilities(armature=True)
+    capabilities = Capabilities(armature=True, tip_frame=True)
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, options: GenesisOptions | None = None, **knobs):
         super().__init__(spec, dt)
@@ -225,6 +225,34 @@ class GenesisEngine(Engine):
         U = float(self.entity.get_potential_energy())
         self.reset(*saved)
         return T, U
+
+    tip_source = ("Genesis link 'linkN' (the last link; Genesis keeps no MJCF sites) at the state: get_pos, get_quat, "
+                  "composed with the tip's offset in that link (the MJCF site's position, the link's length along x); "
+                  "velocity get_vel + get_ang x offset; get_jacobian(link, local_point=offset)")
+
+    def tip_kinematics(self, q=None, qd=None):  # pragma: no cover - needs Genesis
+        """The tip's world position, linear velocity and translational Jacobian (x–y rows), by Genesis at (q, q̇)
+        or the simulated state: x = p + R s from the last link's pose (s = (L_n, 0, 0), where the MJCF puts the
+        ``tip`` site, which Genesis does not keep), ẋ = v + ω × (x − p) from the link origin's ``get_vel`` and
+        ``get_ang``, J from ``get_jacobian(link, local_point=s)``."""
+        def arr(x):
+            return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float)
+
+        if not self.spec.has_contact:
+            raise EngineError("genesis: the arm has no [contact]: no tip")
+        offset = np.array([float(self.spec.links[-1].length), 0.0, 0.0])
+        saved = None if q is None else self.state()
+        if q is not None:
+            self.reset(q, np.zeros(self.n) if qd is None else qd)
+        link = self.entity.get_link(f"link{self.n}")
+        p, quat = arr(link.get_pos()).reshape(3), arr(link.get_quat()).reshape(4)  # quat (w, x, y, z)
+        v, w = arr(link.get_vel()).reshape(3), arr(link.get_ang()).reshape(3)
+        J = arr(self.entity.get_jacobian(link, local_point=offset))[:3, self.dofs]
+        if saved is not None:
+            self.reset(*saved)
+        u, s0 = quat[1:], quat[0]
+        x = p + offset + 2.0 * np.cross(u, np.cross(u, offset) + s0 * offset)
+        return x[:2], (v + np.cross(w, x - p))[:2], J[:2]
 
     def config(self) -> dict:
         s = self.settings
