@@ -220,7 +220,7 @@ def test_mujoco_warp_fusestatic_drops_a_massless_links_inertia():
 # ---- names, formats, stepping, end to end -------------------------------------------------------------------------
 def test_names_status_and_the_default_set():
     """The float32 engines are selectable by name, read both formats, and stay out of the default set."""
-    assert set(GPU_FILE_ENGINES) == {"mujoco-warp", "newton"}
+    assert set(GPU_FILE_ENGINES) == {"mujoco-warp", "newton", "genesis"}
     assert not set(GPU_FILE_ENGINES) & set(FILE_ENGINES)
     assert set(ALL_FILE_ENGINES) == set(FILE_ENGINES) | set(GPU_FILE_ENGINES)
     for name in GPU_FILE_ENGINES:
@@ -318,3 +318,42 @@ def test_compare_robot_cli_runs_newton(tmp_path, capsys):
     groups = doc["engines"]["newton"]
     assert groups["trajectory"]["precision"]["dtype"] == "float32"
     assert "M⁻¹" in groups["forward_dynamics"]["precision"]["origin"]
+
+
+# ---- genesis (tested where Genesis is installed: /work/genesis-venv here; skipped elsewhere) ----------------------
+def test_genesis_options_and_status_without_genesis():
+    """The adapter's knobs name each Genesis default it neutralises; without Genesis the status gives the install
+    command (runs everywhere)."""
+    from crossdyn.engines.files.genesis import GenesisFileEngine, GenesisFileOptions
+
+    opt = GenesisFileOptions()
+    assert (opt.armature_default, opt.fixed, opt.joint_limit, opt.collision, opt.integrator) == (
+        False, True, False, False, "Euler")
+    assert {"armature_default", "fixed", "joint_limit", "collision", "integrator"} <= set(
+        GenesisFileEngine.option_names())
+    why = file_engine_status("genesis", Format.MJCF)
+    assert why is None or why == "not installed: pip install 'crossdyn[genesis]'"
+
+
+def test_genesis_reads_both_formats_and_its_default_armature_matters():
+    """Menagerie's iiwa14 (MJCF, armature 0) and the UR5e URDF within the float32 term (measured 2.7e-7 and
+    1.7e-7 of max|M|); Genesis's default_armature 0.1 on every joint (armature_default=true) moves M by 2 % and ID by
+    1.8 % on the iiwa14: FAIL."""
+    engine_or_skip("genesis")
+    for key in ("menagerie-iiwa14", "ur5e-urdf"):
+        cs, e = checks(FILES[key](), "genesis", n=10)
+        assert all(c.status == "agree" for c in cs), [(c.quantity, c.max_rel, c.tolerance) for c in cs]
+        assert set(e.config()["armature"].values()) == {0.0}
+    cs, e = checks(FILES["menagerie-iiwa14"](), "genesis@armature_default=true", n=10)
+    bad = {c.quantity for c in cs if c.status != "agree"}
+    assert bad == {"M", "ID"} and all(a == pytest.approx(0.1) for a in e.config()["armature"].values())
+
+
+def test_genesis_urdf_base_floats_by_default():
+    """gs.morphs.URDF(fixed=False) is Genesis's default: the UR5e's base would float (12 dofs for 6 joints); crossdyn
+    welds it, and fixed=false is refused with the reason."""
+    engine_or_skip("genesis")
+    from crossdyn.errors import EngineError
+
+    with pytest.raises(EngineError, match="dofs in Genesis"):
+        make_file_engine("genesis@fixed=false", read_robot(str(FILES["ur5e-urdf"]())))

@@ -11,9 +11,10 @@ drake              Drake ``Parser.AddModels``, continuous plant, root welded    
 dart               DART ``dart.utils.DartLoader`` / ``dart.utils.MjcfParser``            yes      see docs
 mujoco-warp        MuJoCo Warp on C MuJoCo's compiled model (as ``mujoco``), float32     yes      yes
 newton             Newton ``ModelBuilder.add_urdf`` / ``add_mjcf``, Featherstone, float32 yes      yes
+genesis            Genesis ``gs.morphs.URDF(fixed=True)`` / ``gs.morphs.MJCF``, float32   yes      yes
 =================  ====================================================================  =======  =======
 
-``mujoco-warp`` and ``newton`` (:data:`GPU_FILE_ENGINES`, float32) run only when named.
+``mujoco-warp``, ``newton`` and ``genesis`` (:data:`GPU_FILE_ENGINES`, float32) run only when named.
 
 Every adapter's library is imported when the engine is built, never here: this module imports on a light install.
 """
@@ -24,6 +25,7 @@ import importlib.util
 from crossdyn.engines.files.base import FileEngine, FileOptions, joint_permutation
 from crossdyn.engines.files.dart import DartFileEngine
 from crossdyn.engines.files.drake import DrakeFileEngine
+from crossdyn.engines.files.genesis import GenesisFileEngine
 from crossdyn.engines.files.mujoco import MuJoCoFileEngine
 from crossdyn.engines.files.mujoco_warp import MuJoCoWarpFileEngine
 from crossdyn.engines.files.newton import NewtonFileEngine
@@ -49,8 +51,9 @@ FILE_ENGINES: dict[str, type[FileEngine]] = {
 GPU_FILE_ENGINES: dict[str, type[FileEngine]] = {
     "mujoco-warp": MuJoCoWarpFileEngine,
     "newton": NewtonFileEngine,
+    "genesis": GenesisFileEngine,
 }
-"""The float32 Warp engines (a CUDA GPU or the CPU): run when named (``--engines mujoco-warp,newton``), not by
+"""The float32 GPU simulators (Warp: a CUDA GPU or the CPU; Genesis, outside ``[all]``): run when named (``--engines mujoco-warp,newton``), not by
 default: their kernels compile for minutes at first use on a CPU, and they are judged with a float32 term."""
 
 ALL_FILE_ENGINES: dict[str, type[FileEngine]] = {**FILE_ENGINES, **GPU_FILE_ENGINES}
