@@ -20,8 +20,8 @@ when it is built (measured: arrays assigned after the solver is built change not
 ``Model.set_gravity``; no model array is changed after it.
 
 Defaults that change the dynamics, as in the single-arm adapter (:mod:`crossdyn.engines.newton_engine`), listed in
-the run's config and switchable back by ``run(pb, NewtonOptions(...))`` (the single-arm engine's knobs; ``--batch``
-names engines without knobs): **gravity** (Newton ignores the MJCF's ``<option gravity>``; the spec's vector is set in every
+the run's config and switchable back by ``run(pb, NewtonOptions(...))`` (the single-arm engine's knobs), on the command
+line ``compare --batch --engines newton@newton_gravity=true`` (:data:`crossdyn.batch.engines.KNOBS`): **gravity** (Newton ignores the MJCF's ``<option gravity>``; the spec's vector is set in every
 world with ``Model.set_gravity``), **inertia validation** (``finalize(skip_validation_inertia=True)``: the values
 as given, not raised by ``balance_inertia``), **angular damping** (``SolverFeatherstone(angular_damping=0)``, not
 Newton's 0.05), **contacts** (``contacts=None``: the collision pipeline never runs, so the arm builder's capsules,
