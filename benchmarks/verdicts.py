@@ -19,9 +19,10 @@ engine); a run that failed or diverged is a FAIL (as in ``compare``'s own verdic
 
     python benchmarks/verdicts.py [--scenarios free,driven] [--faults mass,delay] [--out DIR]
     python benchmarks/verdicts.py --engines mujoco-warp,newton --scenarios driven --duration 0.5 --n-states 200
+    python benchmarks/verdicts.py --engines genesis --scenarios driven --duration 0.5 --n-states 200  # its venv
 
 ``--engines`` picks the engine family the faults are seeded into: ``mujoco-rk4`` (the default, the matrix above) or
-the GPU simulators ``mujoco-warp`` and ``newton`` (tests/seeded_faults_gpu.py: the same faults in their model
+the GPU simulators ``mujoco-warp``, ``newton`` and ``genesis`` (tests/seeded_faults_gpu.py: the same faults in their model
 arrays or input path; the unfaulted engine itself is the control; a fault the engine cannot carry is UNSUPPORTED
 with its reason and counts neither as detected nor as missed).
 
@@ -317,7 +318,7 @@ def run_identify(key: str, names: dict[str, str]) -> tuple[dict[str, Cell], str,
     return cells, evidence, time.perf_counter() - t0
 
 
-GPU_BASES = ("mujoco-warp", "newton")
+GPU_BASES = ("mujoco-warp", "newton", "genesis")
 """The engine families besides ``mujoco-rk4`` whose seeded faults live in tests/seeded_faults_gpu.py."""
 
 

@@ -1,12 +1,13 @@
-"""Seeded faults on the GPU simulators (issue 28): MuJoCo Warp and Newton with one known defect each, claiming to be
-the unfaulted adapter.
+"""Seeded faults on the GPU simulators (issue 28): MuJoCo Warp, Newton and Genesis with one known defect each, claiming
+to be the unfaulted adapter.
 
 The same faults as tests/seeded_faults.py (the MuJoCo matrix of benchmarks/verdicts.py), put into the new engines'
 own model arrays or input path:
 
 ==========  =======================================================================================================
 fault       the defect (``mujoco-warp``: in the C ``MjModel`` before ``put_model`` again; ``newton``: in the
-            finalized ``Model``'s arrays, the Featherstone solvers built again)
+            finalized ``Model``'s arrays, the Featherstone solvers built again; ``genesis``: through the built
+            scene's setters, ``set_links_mass``, ``set_dofs_damping``/``_armature``, ``sim.set_gravity``)
 ==========  =======================================================================================================
 mass        link 2's mass × 1.01 (MuJoCo Warp ``body_mass``; Newton ``body_mass`` and ``body_inv_mass``), its
             inertia about its centre of mass unchanged
@@ -14,9 +15,11 @@ damping     joint damping + 0.01 N m s/rad on every joint (``dof_damping``; Newt
 armature    armature + 0.1 kg m² on every joint (``dof_armature``; Newton ``joint_armature``)
 gravity     gravity rotated by 1° about z (``opt.gravity``; Newton ``Model.set_gravity``)
 delay       the torque given at step k (the runner's law torques with it) is applied at step k + 1
-float32     the engine computes in float32 (as it always does) but declares ``dtype = "float64"``: the tolerance
-            that claim selects leaves no room for float32 round-off (these engines have no float64 build to
-            degrade, so the fault is the false claim)
+float32     the engine computes in float32 but declares ``dtype = "float64"``: the tolerance that claim selects
+            leaves no room for float32 round-off (MuJoCo Warp and Newton have no float64 build to degrade, so
+            there the fault is the false claim; Genesis has one: its fault is ``genesis@dtype=float64`` built in
+            a process whose ``gs.init`` ran at precision 32, the adapter's refusal taken out, so its kernels
+            really run in float32 while its config says float64)
 contact     the tip contact's stiffness × 2 in the spec the runner's contact law is built from (applied mode)
 limit       every joint's ``limit_stiffness`` × 2 in the spec the runner's limit law is built from (applied mode)
 coulomb     the regularised Coulomb law the comparison gives the engine (``set_applied_friction``) is dropped
@@ -26,7 +29,8 @@ The Coriolis fault of the matrix is a user file (a wrong equation of motion, ``u
 engines have no parameter that flips one entry of C(q, q̇), so it is ``unsupported`` for them
 (:data:`UNSUPPORTED`).
 
-:func:`register` registers ``mujoco-warp-seeded-<fault>`` and ``newton-seeded-<fault>``.
+:func:`register` registers ``mujoco-warp-seeded-<fault>``, ``newton-seeded-<fault>`` and ``genesis-seeded-<fault>``
+(each class is made at first use, so that importing this module needs none of the three).
 """
 from __future__ import annotations
 
@@ -40,10 +44,12 @@ from seeded_faults import ADDED_ARMATURE, GRAVITY_TILT_DEG, HIDDEN_DAMPING, MASS
 
 FAULTS = ("mass", "damping", "armature", "gravity", "delay", "float32", "contact", "limit", "coulomb")
 BASES = {"mujoco-warp": ("crossdyn.engines.mujoco_warp_engine", "MuJoCoWarpEngine"),
-         "newton": ("crossdyn.engines.newton_engine", "NewtonEngine")}
+         "newton": ("crossdyn.engines.newton_engine", "NewtonEngine"),
+         "genesis": ("crossdyn.engines.genesis_engine", "GenesisEngine")}
+CLASS_OF = {"mujoco-warp": "FaultyMuJoCoWarp", "newton": "FaultyNewton", "genesis": "FaultyGenesis"}
 UNSUPPORTED = {"coriolis": "the Coriolis fault is a user file (one entry of C(q, q̇) negated in a hand-written "
-                           "equation of motion); MuJoCo Warp and Newton compute C from the model by their own "
-                           "recursions and have no parameter that flips one entry"}
+                           "equation of motion); MuJoCo Warp, Newton and Genesis compute C from the model by their "
+                           "own recursions and have no parameter that flips one entry"}
 
 
 def tilt(g, degrees: float = GRAVITY_TILT_DEG) -> list[float]:
@@ -189,13 +195,96 @@ def make_classes():
     return FaultyMuJoCoWarp, FaultyNewton
 
 
+def make_genesis_class():
+    """The faulty Genesis class (imports Genesis's adapter; Genesis itself is imported when one is built)."""
+    from dataclasses import replace
+
+    from crossdyn.engines.genesis_engine import GenesisEngine, genesis_settings
+
+    class FaultyGenesis(GenesisEngine):
+        """``genesis`` with one seeded fault, claiming to be the unfaulted adapter.
+
+        Genesis has no ``step_applied``: the runner's law torques arrive inside τ, so the delay holds them too.
+        Its queries (M, q̈, τ, energy, tip) reset to the asked state, and M, q̈, τ step once from it
+        (:meth:`GenesisEngine._start_terms`): they go around the delay (``_inner``), which a query's reset leaves
+        as it was."""
+
+        def __init__(self, spec, dt=1e-3, fault="mass", options=None, **knobs):
+            self.fault = fault
+            self._inner = False
+            super().__init__(built_spec(spec, fault), dt, options, **knobs)
+            _common_init(self, fault)
+            e = self.entity
+            if fault == "mass":
+                link = e.get_link(f"link{MASS_LINK}").idx_local
+                mass = float(e.get_links_mass([link]).cpu().numpy().reshape(-1)[0])
+                e.set_links_mass(np.array([MASS_FACTOR * mass]), [link])
+            elif fault == "damping":
+                e.set_dofs_damping(e.get_dofs_damping(self.dofs).cpu().numpy() + HIDDEN_DAMPING, self.dofs)
+            elif fault == "armature":
+                e.set_dofs_armature(e.get_dofs_armature(self.dofs).cpu().numpy() + ADDED_ARMATURE, self.dofs)
+            elif fault == "gravity":
+                self.scene.sim.set_gravity(np.array(tilt(self.settings["sim"]["gravity"])))
+            elif fault == "float32":
+                # the float64 adapter's own claim (config, settings, dtype), its refusal to run in a precision-32
+                # process taken out: Genesis computes in float32 (gs.init ran once, at 32) while it says float64
+                claimed = replace(self.options, dtype="float64")
+                self.options, self.settings = claimed, genesis_settings(self.spec, self.dt, claimed)
+                self._claimed = super().config()  # dtype float64 (set by _common_init), precision "64"
+
+        def config(self) -> dict:
+            return dict(getattr(self, "_claimed", None) or super().config())
+
+        def set_applied_friction(self, law) -> None:
+            if not _drop_friction(self, law):
+                super().set_applied_friction(law)
+
+        def reset(self, q, qd) -> None:
+            super().reset(q, qd)
+            if hasattr(self, "_delay") and not self._inner:
+                self._delay.reset()
+
+        def step(self, tau) -> None:
+            if self.fault == "delay" and not self._inner:
+                tau, _ = self._delay.swap(tau)
+            super().step(tau)
+
+        def _start_terms(self, q, qd, tau):
+            self._inner = True
+            try:
+                return super()._start_terms(q, qd, tau)
+            finally:
+                self._inner = False
+
+        def energy(self, q, qd):
+            self._inner = True
+            try:
+                return super().energy(q, qd)
+            finally:
+                self._inner = False
+
+        def tip_kinematics(self, q=None, qd=None):
+            self._inner = True
+            try:
+                return super().tip_kinematics(q, qd)
+            finally:
+                self._inner = False
+
+    return FaultyGenesis
+
+
 _CLASSES: dict[str, type] = {}
 
 
 def __getattr__(name: str):
-    """``FaultyMuJoCoWarp`` and ``FaultyNewton``, made at first use (so that importing this module needs neither)."""
+    """``FaultyMuJoCoWarp``, ``FaultyNewton`` and ``FaultyGenesis``, made at first use (so that importing this module
+    needs none of the engines; the Genesis class apart, as its environment has neither Warp engine)."""
+    if name == "FaultyGenesis":
+        if name not in _CLASSES:
+            _CLASSES[name] = make_genesis_class()
+        return _CLASSES[name]
     if name in ("FaultyMuJoCoWarp", "FaultyNewton"):
-        if not _CLASSES:
+        if name not in _CLASSES:
             a, b = make_classes()
             _CLASSES.update(FaultyMuJoCoWarp=a, FaultyNewton=b)
         return _CLASSES[name]
@@ -207,8 +296,7 @@ def engine_name(base: str, fault: str) -> str:
 
 
 def register() -> None:
-    """Register ``<base>-seeded-<fault>`` for both bases and every fault (idempotent)."""
+    """Register ``<base>-seeded-<fault>`` for every base and every fault (idempotent)."""
     for base in BASES:
-        cls = "FaultyMuJoCoWarp" if base == "mujoco-warp" else "FaultyNewton"
         for fault in FAULTS:
-            registry.register(engine_name(base, fault), __name__, cls, fault=fault)
+            registry.register(engine_name(base, fault), __name__, CLASS_OF[base], fault=fault)

@@ -140,6 +140,13 @@ def test_engine_hypotheses_recover_the_change_made():
     checks = explain.explain_engine(b, "x", enginediff.compare("f", enginediff.reference(b, s), values, 1e-10,
                                                                  "x"), s, values)
     assert checks[0].status == DIFFERS and checks[0].explanation.startswith("it ignores the armature")
+    # an armature the engine adds and reports (Genesis's default_armature 0.1): named from its config
+    c = arm()
+    values = engine_numbers(arm(armature=0.1), s)
+    config = {"armature": {j.name: 0.1 for j in c.joints}}
+    checks = explain.explain_engine(c, "x", enginediff.compare("f", enginediff.reference(c, s), values, 1e-10, "x"),
+                                    s, values, config)
+    assert checks[0].status == DIFFERS and checks[0].explanation.startswith("it holds another armature on 5 joint(s)")
 
 
 def test_world_frames_compose_the_origins():

@@ -194,3 +194,12 @@ def test_float32_is_judged_where_its_round_off_is_measured():
     assert verdict is Verdict.INCONCLUSIVE and "by 2 s (arm 1)" in line and "--duration 1" in line
     assert judged(1.5, 1e-4)[0] is Verdict.PASS                       # below 1.23e-4 rad
     assert judged(0.5, 1e-4)[0] is Verdict.FAIL                       # the same size inside the measured second
+
+
+@pytest.mark.skipif(__import__("importlib.util").util.find_spec("genesis") is not None,
+                    reason="Genesis is installed here: tests/test_genesis.py runs its batch")
+def test_the_genesis_batch_engine_without_genesis_is_exit_2_naming_the_extra(tmp_path, capsys):
+    code = main(["compare", "planar2r", "--out", str(tmp_path / "o"), "--batch", "4", "--engines", "genesis"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--batch engine genesis needs genesis" in err and "crossdyn[genesis]" in err
+    assert "Traceback" not in err

@@ -252,3 +252,13 @@ def test_mjx_float32_passes_within_its_round_off_and_fails_a_one_percent_mass_er
     wrong = groups(make_engine("mjx", heavy, 1e-3))
     assert not wrong["mass_matrix"]["pass"] and not wrong["inverse_dynamics"]["pass"]
     assert "float32 round-off" in wrong["mass_matrix"]["failed_because"]
+
+
+@pytest.mark.slow
+def test_mjx_tip_site_agrees_with_crossdyn_kinematics_within_the_float32_term():
+    """MJX's own ``tip`` site (site_xpos, cvel, jax.jacfwd through mjx.kinematics), as tests/test_gpu_tip.py checks
+    MuJoCo Warp's and Newton's: within the float32 term of crossdyn.engines.precision.tip_roundoff, not within the
+    float64 tolerance alone."""
+    from test_gpu_tip import check_tip_within_float32_term
+
+    check_tip_within_float32_term(make_engine("mjx", get_preset("planar3r-wall"), 1e-3))

@@ -94,3 +94,36 @@ def test_cli_input_errors_exit_2_and_crossdyn_bugs_are_tracebacks(monkeypatch, c
     monkeypatch.setattr(derive, "run", bug)
     with pytest.raises(KeyError, match="a bug in crossdyn"):
         main(["derive", "planar2r"])
+
+
+@pytest.mark.parametrize("name, message", [
+    ("mujoco@eulerdamp=maybe", "option eulerdamp=maybe: must be true or false"),
+    ("mujoco@autoreset=2", "option autoreset=2: must be true or false"),
+    ("mujoco@contact_impedance=abc", "option contact_impedance=abc: must be a finite number"),
+    ("pybullet@link_damping=nan", "option link_damping=nan: must be a finite number"),
+])
+def test_an_engine_option_of_the_wrong_kind_is_refused_naming_the_key_and_the_value(name, message):
+    # before: any non-empty text switched a bool default back ("eulerdamp=maybe" ran with MuJoCo's implicit damping
+    # and PASSed); a number given text failed inside the adapter with "could not convert string to float"
+    from crossdyn.engines import make_engine
+    from crossdyn.errors import EngineError
+
+    pytest.importorskip(name.split("@")[0])
+    with pytest.raises(EngineError, match=message.replace("(", r"\(")):
+        make_engine(name, get_preset("planar2r"))
+    ok = make_engine(name.split("@")[0] + "@" + name.split("@")[1].split("=")[0] + "=" +
+                     ("true" if "must be true" in message else "0.001"), get_preset("planar2r"))
+    assert ok.name.startswith(name.split("@")[0])
+
+
+def test_a_file_engine_option_of_the_wrong_kind_is_refused(tmp_path):
+    from crossdyn.engines.files import make_file_engine
+    from crossdyn.errors import EngineError
+    from crossdyn.models.urdf import to_urdf
+    from crossdyn.robots import read_robot
+
+    pytest.importorskip("pinocchio")
+    path = tmp_path / "arm.urdf"
+    path.write_text(to_urdf(get_preset("planar2r")))
+    with pytest.raises(EngineError, match="option damping=yes: must be true or false"):
+        make_file_engine("pinocchio@damping=yes", read_robot(path))

@@ -83,15 +83,46 @@ def relative(ref: np.ndarray, other: np.ndarray) -> tuple[float, float, float, n
     return float(per_state.max(initial=0.0)), float(diff.max(initial=0.0)), scale, per_state
 
 
+def roundoff(ref: dict[str, np.ndarray], dtype: str | None) -> dict[str, tuple[float, str | None]]:
+    """Per quantity, the relative round-off term of an engine computing in ``dtype`` and its origin ((0, None) for
+    float64): :func:`crossdyn.engines.precision.static_roundoff` (100 · eps · the physical scale) over the
+    quantity's scale.  The physical scale of M is max|M|; of G, C·q̇ and ID the torque scale, the largest |entry|
+    of the three at the states (float32 rounds each joint torque relative to the largest torque term it sums: C·q̇
+    is bias − G in every engine, G a sum of m g r over the links).  A link's mass off by 1 % moves M or ID by
+    ~1e-2 of that link's share, far above 100 eps32 = 1.2e-5."""
+    from crossdyn.engines import precision
+
+    if precision.is_float64(dtype):
+        return {q: (0.0, None) for q in QUANTITIES}
+    assert dtype is not None
+    torque = max(float(np.abs(ref[q]).max(initial=0.0)) for q in ("G", "C·q̇", "ID")) or 1.0
+    out: dict[str, tuple[float, str | None]] = {}
+    for q in QUANTITIES:
+        own = float(np.abs(ref[q]).max(initial=0.0)) or 1.0
+        phys = own if q == "M" else torque
+        term = precision.static_roundoff(dtype, phys) / own
+        out[q] = (term, f"{precision.static_origin(dtype)}; scale {phys:.4g} ("
+                        + ("max|M|" if q == "M" else "the largest |G|, |C·q̇|, |ID| at the states")
+                        + f"), {term:.3g} of max|{q}|")
+    return out
+
+
 def compare(file: str, ref: dict[str, np.ndarray], other: dict[str, np.ndarray], tolerance: float,
-            engine: str | None = None, other_file: str | None = None) -> list[DynamicsCheck]:
-    """One :class:`DynamicsCheck` per quantity; status ``agree`` or ``differs`` (explanations come later)."""
+            engine: str | None = None, other_file: str | None = None,
+            dtype: str | None = None) -> list[DynamicsCheck]:
+    """One :class:`DynamicsCheck` per quantity; status ``agree`` or ``differs`` (explanations come later).  An
+    engine computing in ``dtype`` narrower than float64 gets its round-off term (:func:`roundoff`) added to
+    ``tolerance``, stated in the check's ``tolerance_origin``."""
     out = []
+    terms = roundoff(ref, dtype)
     for q in QUANTITIES:
         if not np.all(np.isfinite(other[q])):
             rel, absolute, scale, per = float("inf"), float("inf"), 1.0, np.full(len(ref[q]), np.inf)
         else:
             rel, absolute, scale, per = relative(ref[q], other[q])
-        out.append(DynamicsCheck(file, q, engine, other_file, rel, absolute, scale, tolerance, int(ref[q].size),
-                                 per, AGREE if rel <= tolerance else DIFFERS))
+        term, origin = terms[q]
+        limit = tolerance + term
+        out.append(DynamicsCheck(file, q, engine, other_file, rel, absolute, scale, limit, int(ref[q].size),
+                                 per, AGREE if rel <= limit else DIFFERS,
+                                 tolerance_origin=None if origin is None else f"{tolerance:g} + {origin}"))
     return out

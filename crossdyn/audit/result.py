@@ -6,7 +6,8 @@ Verdict rule (:meth:`AuditResult.verdict`):
 
 * FAIL: two files of the robot differ (a parameter beyond its tolerance, a parameter present in one file only, or
   M, G, C·q̇, ID apart beyond the files' tolerance), or an engine reads an unambiguous file differently from
-  crossdyn's reference beyond 1e-10 relative.
+  crossdyn's reference beyond 1e-10 relative (an engine computing in float32 — ``mujoco-warp``, ``newton`` — gets
+  its round-off term added: :func:`crossdyn.audit.enginediff.roundoff`, stated in the check).
 * INCONCLUSIVE: nothing failed, and nothing could be checked (no second file and no engine ran), or an engine's
   difference lies where the file is ambiguous (a reader's note of severity ``ambiguous``: the file can be read more
   than one way, so the difference is explained, not judged), or an engine failed on the file.
@@ -58,7 +59,9 @@ TOLERANCE_SOURCES = {
     "engine_rel": "M, G, C·q̇, ID of an engine against crossdyn's reference from the same file: 1e-10 of the largest "
                   "entry (float64 round-off, 1.1e-16 per operation, accumulated over a few hundred operations of "
                   "a 7-joint recursion and the engines' own paths, stays below 1e-13; the issue's figure leaves "
-                  "three orders of margin and is still six orders below any parameter difference worth naming)",
+                  "three orders of margin and is still six orders below any parameter difference worth naming); an engine "
+                  "computing in float32 gets 100 × eps32 (1.19e-7) × the physical scale added (max|M| for M; the "
+                  "largest |G|, |C·q̇|, |ID| for the torques), stated in each check's tolerance_origin",
 }
 
 
@@ -179,6 +182,8 @@ class DynamicsCheck:
     """Per state: the largest |difference| of the quantity's entries / ``scale``."""
     status: str = AGREE
     explanation: str | None = None
+    tolerance_origin: str | None = None
+    """Where a tolerance beyond the stated one comes from (a float32 engine's round-off term), or None."""
 
     @property
     def label(self) -> str:
@@ -192,7 +197,7 @@ class DynamicsCheck:
         return {"file": self.file, "quantity": self.quantity, "engine": self.engine, "other": self.other,
                 "max_rel": _finite(self.max_rel), "max_abs": _finite(self.max_abs), "scale": self.scale,
                 "tolerance": self.tolerance, "values": self.values, "status": self.status, "label": self.label,
-                "explanation": self.explanation}
+                "explanation": self.explanation, "tolerance_origin": self.tolerance_origin}
 
 
 @dataclass(frozen=True)

@@ -22,17 +22,18 @@ from crossdyn.status import RunStatus
 
 
 def engine_names(requested: list[str] | None) -> list[str]:
-    """The engines asked for (None: every file engine crossdyn has); an unknown name is an InputError."""
+    """The engines asked for (None: every float64 file engine crossdyn has, ``FILE_ENGINES``; the float32 ones,
+    ``GPU_FILE_ENGINES``, when named); an unknown name is an InputError."""
     if requested is not None and not requested:
         return []
-    from crossdyn.engines.files import FILE_ENGINES
+    from crossdyn.engines.files import ALL_FILE_ENGINES, FILE_ENGINES
 
     if requested is None:
         return list(FILE_ENGINES)
-    unknown = [e for e in requested if e.split("@", 1)[0] not in FILE_ENGINES]
+    unknown = [e for e in requested if e.split("@", 1)[0] not in ALL_FILE_ENGINES]
     if unknown:
         raise InputError(f"audit: --engines: unknown engine(s) {', '.join(unknown)}; file engines: "
-                         f"{', '.join(FILE_ENGINES)}", where="--engines", value=",".join(unknown))
+                         f"{', '.join(ALL_FILE_ENGINES)}", where="--engines", value=",".join(unknown))
     return list(requested)
 
 
@@ -89,7 +90,8 @@ def run_engine(model: RobotModel, name: str, s: States, ref: dict, tol: Toleranc
         config = engine.config()
     except EngineError as e:
         return EngineRun(model.source, name, RunStatus.FAILED, str(e)), []
-    checks = enginediff.compare(model.source, ref, values, tol.engine_rel, engine=name)
+    checks = enginediff.compare(model.source, ref, values, tol.engine_rel, engine=name,
+                                dtype=getattr(engine, "dtype", None))
     fit_s = explain.subset(s)
     checks = explain.explain_engine(model, name, checks, fit_s, {q: v[:len(fit_s.Q)] for q, v in values.items()},
                                     config)

@@ -33,7 +33,8 @@ def finding_lines(result: AuditResult) -> list[str]:
         head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
                                                                                                    c.status)
         lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
-                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:g})"
+                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:.3g}"
+                     + (f" = {c.tolerance_origin}" if c.tolerance_origin else "") + ")"
                      + (f"; {c.explanation}" if c.explanation else ""))
     for m in result.models:
         lines += [f"note on {result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for n in m.notes

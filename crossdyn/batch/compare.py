@@ -4,6 +4,9 @@ Every arm gets its own parameter set and start (:mod:`crossdyn.batch.sampling`) 
 open-loop torque sequence (zero-order hold).  Each engine's trajectories are compared, arm by arm, with
 crossdyn's analytic model on JAX in float64 with the **same integrator** (``jax-rk4`` / ``jax-euler``),
 so what is left is the engine's own error — rounding (float32!) and modelling — not integration error.
+An engine named with knobs (``mujoco@eulerdamp=true``, :func:`crossdyn.batch.engines.split_batch_engine`: a
+neutralised default switched back) is judged under that name against the same reference; its ``knobs`` and its
+config's ``knobs`` (every knob: the value used, crossdyn's setting, the engine's own default) say what it ran.
 
 Per engine the summary gives
 
@@ -42,7 +45,8 @@ import numpy as np
 
 from crossdyn.batch import sampling
 from crossdyn.engines import precision
-from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES, REFERENCE, BatchProblem, BatchRun, run_batch_engine
+from crossdyn.batch.engines import (DEFAULT_ENGINES, REFERENCE, BatchProblem, BatchRun, engine_of, run_batch_engine,
+                                    split_batch_engine)
 from crossdyn.models.spec import ArmParams, ArmSpec
 from crossdyn.status import RunStatus, Verdict
 
@@ -143,7 +147,7 @@ def batch_compare(spec: ArmSpec, opt: BatchOptions) -> BatchResult:
     profile = opt.profile or default_profile(spec)
     tau = np.asarray(profile.sample(np.arange(K) * opt.dt), dtype=float)
     times = np.arange(K // s + 1) * s * opt.dt
-    names = list(dict.fromkeys([REFERENCE[ENGINES[e].integrator] for e in opt.engines] + list(opt.engines)))
+    names = list(dict.fromkeys([REFERENCE[engine_of(e).integrator] for e in opt.engines] + list(opt.engines)))
     result = BatchResult({}, p, q0, times=times)
     problem = BatchProblem.of(spec, p, (q0, qd0), tau, opt.dt, s, opt.precision)
     try:
@@ -164,11 +168,12 @@ def _summarise(spec, opt, result: BatchResult, K, s, profile, names) -> dict:
     runs, times = result.runs, result.times
     engines, failures, notes = {}, [], []
     for name in names:
-        run, eng = runs[name], ENGINES[name]
+        run, eng = runs[name], engine_of(name)
         ref_name = REFERENCE[eng.integrator]
         ref = runs[ref_name]
         e: dict = {"status": RunStatus(run.status).value, "message": run.message, "integrator": eng.integrator,
-                   "dtype": eng.dtype, "description": eng.description, "reference": ref_name, "config": run.config}
+                   "dtype": eng.dtype, "description": eng.description, "reference": ref_name,
+                   "batched_engine": eng.name, "knobs": split_batch_engine(name)[1], "config": run.config}
         if run.status == "ok":
             steps = opt.N * K
             e["speed"] = {"wall_s": run.wall_s, "compile_s": run.compile_s, "run_s": run.run_s,

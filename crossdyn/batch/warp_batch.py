@@ -5,6 +5,10 @@ The model is the spec's generated MJCF compiled by C MuJoCo and copied to the Wa
 per-arm values (:func:`crossdyn.engines.mjx_engine.batched_fields`, the same MJX uses) are then assigned world by
 world; ``Data`` has ``nworld = N``.  The torque is held over each step (``Data.ctrl``); q and q̇ are read every
 ``save_every`` steps.  float32 only (MuJoCo Warp has no float64 build); ``eulerdamp`` off, as for C MuJoCo.
+
+The knobs are the single-arm engine's (:class:`crossdyn.engines.mujoco_warp_engine.MuJoCoWarpOptions`, given as
+``--engines mujoco-warp@eulerdamp=true`` through :mod:`crossdyn.batch.engines`): ``eulerdamp`` (MuJoCo's implicit
+joint damping under Euler, its default) and ``device``; the integrator is the engine name's.
 """
 from __future__ import annotations
 
@@ -15,11 +19,11 @@ import numpy as np
 INTEGRATORS = {"semi-implicit-euler": "Euler", "rk4": "RK4"}
 
 
-def _model(mjw, wp, spec, p, dt: float, integrator: str):
+def _model(mjw, wp, spec, p, dt: float, integrator: str, eulerdamp: bool = False):
     """The MuJoCo Warp model with one value per world of every batched field; the C model beside it."""
     from crossdyn.engines import mjx_engine
 
-    m = mjx_engine.build_mj_model(spec, dt, INTEGRATORS[integrator], False)
+    m = mjx_engine.build_mj_model(spec, dt, INTEGRATORS[integrator], eulerdamp)
     fields = mjx_engine.batched_fields(spec, p)
     N = len(np.asarray(p[0]))
     model = mjw.put_model(m, batch_sizes={k: N for k in fields})
@@ -29,18 +33,28 @@ def _model(mjw, wp, spec, p, dt: float, integrator: str):
     return m, model
 
 
-def run(integrator: str, pb) -> tuple:
-    """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on MuJoCo Warp: (Q, QD, setup_s, run_s, config)."""
+def run(integrator: str, pb, options=None) -> tuple:
+    """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on MuJoCo Warp: (Q, QD, setup_s, run_s, config).
+    ``options``: a :class:`crossdyn.engines.mujoco_warp_engine.MuJoCoWarpOptions` (its ``integrator`` ignored:
+    ``integrator`` says); None: its defaults."""
     import mujoco_warp as mjw  # type: ignore[import-untyped,import-not-found,unused-ignore]
     import warp as wp  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-    from crossdyn.engines.mjx_engine import BATCHED_FIELDS
-    from crossdyn.engines.warp_common import quiet_warp
+    from crossdyn.engines.mujoco_warp_engine import MuJoCoWarpOptions
+    from crossdyn.engines.warp_common import quiet_warp, warp_device
 
     quiet_warp(wp)
+    opt = options if options is not None else MuJoCoWarpOptions()
+    with wp.ScopedDevice(warp_device(opt.device, "mujoco-warp")):
+        return _run(mjw, wp, integrator, pb, bool(opt.eulerdamp))
+
+
+def _run(mjw, wp, integrator: str, pb, eulerdamp: bool) -> tuple:
+    from crossdyn.engines.mjx_engine import BATCHED_FIELDS
+
     t0 = time.perf_counter()
     N, n = pb.q0.shape
-    m, model = _model(mjw, wp, pb.spec, pb.p, pb.dt, integrator)
+    m, model = _model(mjw, wp, pb.spec, pb.p, pb.dt, integrator, eulerdamp)
     d = mjw.make_data(m, nworld=N)
     d.qpos.assign(pb.q0.astype(np.float32))
     d.qvel.assign(pb.qd0.astype(np.float32))
@@ -57,6 +71,6 @@ def run(integrator: str, pb) -> tuple:
     wp.synchronize()
     run_s = time.perf_counter() - t0
     cfg = {"dtype": "float32", "device": str(wp.get_device()), "mujoco_warp_version": mjw.__version__,
-           "warp_version": wp.__version__, "mujoco_integrator": INTEGRATORS[integrator], "eulerdamp": False,
+           "warp_version": wp.__version__, "mujoco_integrator": INTEGRATORS[integrator], "eulerdamp": eulerdamp,
            "batched_fields": list(BATCHED_FIELDS), "run_s_includes": "host reads of the saved states"}
     return np.stack(Q, axis=1), np.stack(QD, axis=1), setup, run_s, cfg

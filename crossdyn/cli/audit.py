@@ -29,8 +29,9 @@ def add_parser(sub) -> None:
     p.add_argument("files", metavar="FILE", nargs="+", help="robot files (.urdf, MJCF .xml); the first is the "
                    "reference of the file diff")
     p.add_argument("--engines", metavar="E1,E2", default=None,
-                   help="file engines to load each file with (default: all; 'none' for the file diff alone): "
-                        "pinocchio, mujoco, pybullet, pybullet-noflag, drake, dart")
+                   help="file engines to load each file with (default: all float64 ones; 'none' for the file diff "
+                        "alone): pinocchio, mujoco, pybullet, pybullet-noflag, drake, dart; float32, run when named: "
+                        "mujoco-warp, newton, genesis")
     p.add_argument("--states", type=int, default=100, metavar="N", help="random states (default 100)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--no-plots", action="store_true", help="write no figures (faster)")

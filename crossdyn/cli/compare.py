@@ -493,22 +493,24 @@ MAX_BATCH_VALUES = 60_000_000
 """Most saved joint angles per engine (N × samples × n, 8 bytes each, q and q̇ kept): bounds memory."""
 
 
-def _check_batch_installed(names: str | None, engines: dict) -> None:
+def _check_batch_installed(engines: tuple[str, ...]) -> None:
     """``--batch``: the reference runs on JAX (the [jax] extra), and each named engine's library must be there."""
+    from crossdyn.batch.engines import engine_of
     from crossdyn.extras import require
 
     require("jax", "compare --batch (its reference, jax-rk4)")
-    for name in (names or "").split(","):
-        library = getattr(engines.get(name.strip()), "library", "numpy")
-        if library in ("mujoco", "mjx", "mujoco-warp"):
-            require("warp" if library == "mujoco-warp" else library, f"--batch engine {name.strip()}")
+    for name in engines:
+        library = engine_of(name).library
+        if library in ("mujoco", "mjx", "mujoco-warp", "newton", "genesis"):
+            require("warp" if library == "mujoco-warp" else library, f"--batch engine {name}")
 
 
 def cmd_compare_batch(spec, args) -> int:
     """``compare ARM --batch N``: see :mod:`crossdyn.batch.compare`."""
     from crossdyn.batch.compare import (SAMPLE_INTERVAL_S, BatchOptions, batch_compare, checks_line, format_table,
                                         write_batch_outputs)
-    from crossdyn.batch.engines import DEFAULT_ENGINES, ENGINES
+    from crossdyn.batch.engines import DEFAULT_ENGINES, batch_engine_list
+    from crossdyn.errors import EngineError
     from crossdyn.batch.sampling import MAX_SPREAD
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
@@ -542,14 +544,11 @@ def cmd_compare_batch(spec, args) -> int:
     for flag in ("baseline", "update_baseline", "identify"):
         if getattr(args, flag):
             raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch")
-    engines = DEFAULT_ENGINES
-    _check_batch_installed(args.engines, ENGINES)
-    if args.engines is not None:
-        engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
-        bad = [e for e in engines if e not in ENGINES]
-        if bad or not engines:
-            raise _usage(f"--engines: {', '.join(bad) or repr(args.engines)} is not a batched engine; with --batch the "
-                         f"engines are: {', '.join(ENGINES)}")
+    try:
+        engines = DEFAULT_ENGINES if args.engines is None else batch_engine_list(args.engines, label="--engines")
+    except EngineError as e:
+        raise _usage(str(e)) from None
+    _check_batch_installed(engines)
     profile = None
     if args.profile is not None:
         profile = _resolve_profile(args, spec)

@@ -60,7 +60,7 @@ def _check_args(args) -> None:
 def _engines(args) -> tuple[str, ...] | None:
     """--engines as file-engine specs; exit 2 naming an unknown engine, a malformed option or one the engine does
     not take (before any work)."""
-    from crossdyn.engines.files import FILE_ENGINES
+    from crossdyn.engines.files import ALL_FILE_ENGINES as FILE_ENGINES
     from crossdyn.engines.registry import split_engine_list, split_options
     from crossdyn.errors import EngineError
 

@@ -24,8 +24,9 @@ CONTACT_OMEGA_DT_NOTE = 0.1
 law's heuristic: at dt = 1 ms on planar2r-floor's drop, 0.16, the semi-implicit Euler engines end 0.17 rad from
 the reference while RK4 engines are 5e-6 rad from it)."""
 
-APPLIED_NOTE = ("engine's own tip kinematics (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body "
-                "node; the analytic kinematics for the others) at every step, tau_c = J_c^T F held over the step, "
+APPLIED_NOTE = ("engine's own tip kinematics (MuJoCo, MuJoCo Warp and MJX site, PyBullet link, Pinocchio frame, "
+                "Drake frame, DART body node, Newton site on its body pose, Genesis link; the analytic kinematics for "
+                "the others) at every step, tau_c = J_c^T F held over the step, "
                 "and to the reference the same way; the engines' own contact is off. Not measured with it: the "
                 "free-swing energy drift (the law stores and dissipates energy; the work-energy residual, which "
                 "includes the contact torque's work, is the balance E_arm + V + D), the convergence study (its "

@@ -270,7 +270,8 @@ class Engine(abc.ABC):
             x = x_tip(q) (2,),  ẋ = J(q) q̇ (2,),  J = ∂x_tip/∂q (2, n)
 
         at (q, q̇), or at the engine's current state when ``q`` is None.  Adapters with a tip frame of their own
-        (MuJoCo site, PyBullet link, Pinocchio frame, Drake frame, DART body node; ``capabilities.tip_frame``)
+        (MuJoCo, MuJoCo Warp and MJX site, PyBullet link, Pinocchio frame, Drake frame, DART body node, Newton site
+        on its body pose, Genesis link; ``capabilities.tip_frame``)
         override this with their library's kinematics, so applied contact (:mod:`crossdyn.drive.runner`) also
         cross-checks their forward kinematics; this default is crossdyn's analytic kinematics (:attr:`tip_source`).
         """

@@ -20,7 +20,10 @@ switchable back by ``genesis@key=value``:
   and dt = 0.01 s; the adapter passes the spec's gravity and the run's dt.
 * **collisions and joint limits**: ``RigidOptions`` enables collision, self-collision and joint limits by default;
   crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off
-  (``joint_limit=true`` and ``collision=true`` switch them back).
+  (``joint_limit=true`` and ``collision=true`` switch them back).  The generated MJCF writes ``limited="false"``,
+  so on crossdyn's own arms ``joint_limit=true`` does not change the motion (measured: planar2r-limits entering
+  its limit, 7.98e-5 rad from the reference either way); it matters for a user's file with ranges.  (Its geoms
+  have contype = conaffinity = 0 and applied mode adds no obstacle; ``collision=true`` was not measured.)
 * **joint damping is integrated implicitly** (not switchable): Genesis's ``Euler`` always takes its implicit
   damping pass, as MuJoCo's Euler with ``eulerdamp`` on; on planar3r with damping 0.5 N m s/rad it follows C
   MuJoCo with eulerdamp to 3.8e-7 rad over 0.3 s and crossdyn's explicit semi-implicit Euler only to 1.9e-4 rad.
@@ -36,8 +39,8 @@ from their geometry; it keeps the file's inertia (its M matches crossdyn's analy
 * **precision** (``dtype``): ``gs.init(precision="32")`` by default; ``dtype=float64`` runs ``precision="64"``.
 
 M, forward and inverse dynamics are Genesis's own terms read at the start of one step (:meth:`_start_terms`):
-Genesis has no inverse-dynamics call, so τ = M q̈ + qf_bias from its rigid solver's state.  Energy is Genesis's
-``get_kinetic_energy``/``get_potential_energy`` (Genesis 1.4.5).
+Genesis has no inverse-dynamics call, so τ = M q̈ − force(τ = 0) (= M q̈ + qf_bias + b q̇) from its rigid solver's
+state.  Energy is Genesis's ``get_kinetic_energy``/``get_potential_energy`` (Genesis 1.4.5).
 """
 from __future__ import annotations
 
@@ -99,7 +102,8 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
         "enable_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
         "enable_self_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
         "enable_joint_limit": ("Genesis's True" if opt.joint_limit
-                               else "Genesis's True -> False (crossdyn applies its limit law)"),
+                               else "Genesis's True -> False (crossdyn applies its limit law; the generated MJCF "
+                                    "writes limited=\"false\", so only a file with ranges is affected)"),
     }
     return {
         "init": {"backend": opt.backend, "precision": "64" if opt.dtype == "float64" else "32"},
@@ -114,11 +118,44 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
     }
 
 
+def init_genesis(gs: Any, settings: dict, who: str) -> None:  # pragma: no cover - needs Genesis
+    """``gs.init`` with ``settings["init"]`` unless this process ran it already; :class:`EngineError` if it ran at
+    another precision (``gs.init`` runs once per process: a second precision would be silently ignored)."""
+    s = settings["init"]
+    if not getattr(gs, "_initialized", False):
+        gs.init(backend=getattr(gs, s["backend"]), precision=s["precision"], logging_level="warning")
+    bits = "64" if np.dtype(getattr(gs, "np_float", np.float32)) == np.float64 else "32"
+    if bits != s["precision"]:
+        raise EngineError(f"{who}: Genesis was initialised with precision={bits} in this process (gs.init runs "
+                          "once); run float32 and float64 in separate processes")
+
+
+def new_scene(gs: Any, settings: dict) -> Any:  # pragma: no cover - needs Genesis
+    """A Genesis scene with ``settings``' SimOptions and RigidOptions (:func:`genesis_settings`), no viewer."""
+    rigid = dict(settings["rigid"], integrator=getattr(gs.integrator, settings["rigid"]["integrator"]))
+    return gs.Scene(sim_options=gs.options.SimOptions(**settings["sim"]),
+                    rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
+
+
+def add_arm(gs: Any, scene: Any, spec: ArmSpec, dt: float, settings: dict) -> Any:  # pragma: no cover - needs Genesis
+    """Add ``spec``'s generated MJCF to ``scene`` as one entity (``gs.morphs.MJCF`` with ``settings["morph"]``)."""
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".xml")
+    with os.fdopen(fd, "w") as f:
+        f.write(to_mjcf(spec, timestep=dt))
+    try:
+        return scene.add_entity(gs.morphs.MJCF(file=path, **settings["morph"]))
+    finally:
+        os.unlink(path)
+
+
 class GenesisEngine(Engine):
     name = "genesis"
     integrator = "semi-implicit-euler"
     Options = GenesisOptions
-    capabilities = Capabilities(armature=True)
+    capabilities = Capabilities(armature=True, tip_frame=True)
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, options: GenesisOptions | None = None, **knobs):
         super().__init__(spec, dt)
@@ -134,26 +171,10 @@ class GenesisEngine(Engine):
         self._build(gs, s)
 
     def _build(self, gs: Any, s: dict) -> None:  # pragma: no cover - needs Genesis
-        import os
-        import tempfile
-
-        if not getattr(gs, "_initialized", False):
-            gs.init(backend=getattr(gs, s["init"]["backend"]), precision=s["init"]["precision"], logging_level="warning")
-        bits = "64" if np.dtype(getattr(gs, "np_float", np.float32)) == np.float64 else "32"
-        if bits != s["init"]["precision"]:  # gs.init runs once per process: a second precision would be ignored
-            raise EngineError(f"genesis dtype={self.options.dtype}: Genesis was initialised with precision={bits} in "
-                              "this process (gs.init runs once); run float32 and float64 in separate processes")
-        rigid = dict(s["rigid"], integrator=getattr(gs.integrator, s["rigid"]["integrator"]))
-        self.scene = gs.Scene(sim_options=gs.options.SimOptions(**s["sim"]),
-                              rigid_options=gs.options.RigidOptions(**rigid), show_viewer=False)
-        fd, path = tempfile.mkstemp(suffix=".xml")
-        with os.fdopen(fd, "w") as f:
-            f.write(to_mjcf(self.spec, timestep=self.dt))
-        try:
-            self.entity = self.scene.add_entity(gs.morphs.MJCF(file=path, **s["morph"]))
-            self.scene.build()
-        finally:
-            os.unlink(path)
+        init_genesis(gs, s, f"genesis dtype={self.options.dtype}")
+        self.scene = new_scene(gs, s)
+        self.entity = add_arm(gs, self.scene, self.spec, self.dt, s)
+        self.scene.build()
         self.dofs = [self.entity.get_joint(f"joint{i}").dofs_idx_local[0] for i in range(1, self.n + 1)]
         if s["armature"] is not None:
             self.entity.set_dofs_armature(np.asarray(s["armature"]), self.dofs)
@@ -177,15 +198,13 @@ class GenesisEngine(Engine):
         return arr(self.entity.get_dofs_position(self.dofs)), arr(self.entity.get_dofs_velocity(self.dofs))
 
     def _start_terms(self, q, qd, tau):  # pragma: no cover - needs Genesis
-        """Genesis's M(q), its smooth generalised force and its bias at the state (q, q̇) under τ.
+        """Genesis's M(q) and its smooth generalised force at the state (q, q̇) under τ.
 
         Genesis computes them at the START of a step and exposes no call that does it without one
         (``set_dofs_position`` leaves ``get_mass_mat`` at the previous step's M: measured M₁₁ 1.9155 against 1.9312
         on planar2r), so the adapter resets to (q, q̇), steps once under τ, reads them, and restores its state.
-        ``force`` = qf_passive − qf_bias + qf_applied (``get_dofs_force``); ``qf_bias`` = C(q, q̇)q̇ + G(q), read
-        from the rigid solver's state (Genesis 1.4.5 has no public getter)."""
-        from genesis.utils.misc import qd_to_torch  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
+        ``force`` = qf_passive − qf_bias + qf_applied (``get_dofs_force``): qf_passive = −b q̇ (joint damping; the
+        stiffness is 0), qf_bias = C(q, q̇)q̇ + G(q), qf_applied = τ."""
         def arr(x):
             return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float)
 
@@ -194,11 +213,8 @@ class GenesisEngine(Engine):
         self.step(tau)
         M = arr(self.entity.get_mass_mat())[np.ix_(self.dofs, self.dofs)]
         force = arr(self.entity.get_dofs_force(self.dofs)).reshape(self.n)
-        start = self.entity._dof_start
-        bias = arr(qd_to_torch(self.entity._solver.dyn_state.dofs.qf_bias, None, [start + d for d in self.dofs],
-                               transpose=True, copy=True)).reshape(-1)[: self.n]
         self.reset(*saved)
-        return 0.5 * (M + M.T), force, bias
+        return 0.5 * (M + M.T), force
 
     def mass_matrix(self, q):  # pragma: no cover - needs Genesis
         """Genesis's M(q) (armature included), read at the start of one step from (q, 0)."""
@@ -208,13 +224,15 @@ class GenesisEngine(Engine):
     def forward_dynamics(self, q, qd, tau):  # pragma: no cover - needs Genesis
         """q̈ = M(q)⁻¹ · force, Genesis's smooth acceleration at (q, q̇) under τ (damping explicit, no constraint):
         the same whatever the integrator, with no (q̇₁ − q̇₀)/dt cancellation."""
-        M, force, _ = self._start_terms(q, qd, np.asarray(tau, dtype=float))
+        M, force = self._start_terms(q, qd, np.asarray(tau, dtype=float))
         return np.linalg.solve(M, force)
 
     def inverse_dynamics(self, q, qd, qdd):  # pragma: no cover - needs Genesis
-        """τ = M(q)q̈ + qf_bias(q, q̇) from Genesis's own M and bias (rigid body + armature; damping not included)."""
-        M, _, bias = self._start_terms(q, qd, np.zeros(self.n))
-        return M @ np.asarray(qdd, dtype=float) + bias
+        """τ = M(q)q̈ − force(q, q̇; τ = 0) from Genesis's own M and smooth force: qf_bias (C q̇ + G, armature in M)
+        minus qf_passive (−b q̇, the joint damping, as the engine interface's τ includes it: MuJoCo's
+        ``qfrc_inverse``, Newton's ``+ b q̇``).  Without damping the two forms agree: force = −qf_bias."""
+        M, force = self._start_terms(q, qd, np.zeros(self.n))
+        return M @ np.asarray(qdd, dtype=float) - force
 
     def energy(self, q, qd):  # pragma: no cover - needs Genesis
         """(T, U) from Genesis's ``get_kinetic_energy`` (½ VᵀIV per link + ½ armature q̇²) and
@@ -226,6 +244,34 @@ class GenesisEngine(Engine):
         self.reset(*saved)
         return T, U
 
+    tip_source = ("Genesis link 'linkN' (the last link; Genesis keeps no MJCF sites) at the state: get_pos, get_quat, "
+                  "composed with the tip's offset in that link (the MJCF site's position, the link's length along x); "
+                  "velocity get_vel + get_ang x offset; get_jacobian(link, local_point=offset)")
+
+    def tip_kinematics(self, q=None, qd=None):  # pragma: no cover - needs Genesis
+        """The tip's world position, linear velocity and translational Jacobian (x–y rows), by Genesis at (q, q̇)
+        or the simulated state: x = p + R s from the last link's pose (s = (L_n, 0, 0), where the MJCF puts the
+        ``tip`` site, which Genesis does not keep), ẋ = v + ω × (x − p) from the link origin's ``get_vel`` and
+        ``get_ang``, J from ``get_jacobian(link, local_point=s)``."""
+        def arr(x):
+            return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=float)
+
+        if not self.spec.has_contact:
+            raise EngineError("genesis: the arm has no [contact]: no tip")
+        offset = np.array([float(self.spec.links[-1].length), 0.0, 0.0])
+        saved = None if q is None else self.state()
+        if q is not None:
+            self.reset(q, np.zeros(self.n) if qd is None else qd)
+        link = self.entity.get_link(f"link{self.n}")
+        p, quat = arr(link.get_pos()).reshape(3), arr(link.get_quat()).reshape(4)  # quat (w, x, y, z)
+        v, w = arr(link.get_vel()).reshape(3), arr(link.get_ang()).reshape(3)
+        J = arr(self.entity.get_jacobian(link, local_point=offset))[:3, self.dofs]
+        if saved is not None:
+            self.reset(*saved)
+        u, s0 = quat[1:], quat[0]
+        x = p + offset + 2.0 * np.cross(u, np.cross(u, offset) + s0 * offset)
+        return x[:2], (v + np.cross(w, x - p))[:2], J[:2]
+
     def config(self) -> dict:
         s = self.settings
         return {"engine": "genesis", "version": getattr(self.gs, "__version__", "unknown"),
@@ -233,6 +279,7 @@ class GenesisEngine(Engine):
                 "model_source": "generated MJCF -> gs.morphs.MJCF", "init": s["init"], "sim_options": s["sim"],
                 "rigid_options": s["rigid"], "morph": s["morph"], "armature": s["armature"],
                 "neutralised": s["neutralised"], "torque_input": "entity.control_dofs_force",
-                "inverse_dynamics": "M(q) q'' + qf_bias(q, q') read from Genesis's rigid solver at one step's start",
+                "inverse_dynamics": ("M(q) q'' + qf_bias(q, q') - qf_passive(q, q') (joint damping included) read "
+                                     "from Genesis's rigid solver at one step's start"),
                 "joint_damping": ("implicit: Genesis's Euler always integrates joint damping implicitly (as MuJoCo's "
                                   "Euler with eulerdamp on); Genesis has no switch to make it explicit")}

@@ -97,9 +97,9 @@ def _check(integrator: str, dtype: str, precision: str) -> str:
 
 class MJXEngine(Engine):
     name = "mjx"
-    capabilities = Capabilities(native_friction=True, effort=True, step_applied=True, rollout=True)
+    capabilities = Capabilities(native_friction=True, effort=True, tip_frame=True, step_applied=True, rollout=True)
     """MJX's contacts stay disabled and the MJCF's armature is not claimed (reported unsupported); its ``forcerange``
-    clamps like C MuJoCo's."""
+    clamps like C MuJoCo's; the tip is MJX's own ``tip`` site (:meth:`MJXEngine.tip_kinematics`)."""
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, integrator: str = "Euler", eulerdamp: bool = False,
                  dtype: str = "float32", precision: str = "highest"):
@@ -197,6 +197,27 @@ class MJXEngine(Engine):
         g = np.asarray(self.mj_model.opt.gravity, dtype=float)
         return 0.5 * float(qd @ M @ qd), float(-np.sum(mass * (xipos @ g)))
 
+    tip_source = ("MJX site 'tip' at the state (the engine's dtype): kinematics, com_pos, com_vel; site_xpos, the "
+                  "site body's cvel moved to the site, J = jax.jacfwd of site_xpos through mjx.kinematics")
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` site's world position, linear velocity and translational Jacobian (x–y rows), by MJX at
+        (q, q̇) or the simulated state (:func:`_tip`, jitted once per engine)."""
+        m = self.mj_model
+        fn = self.__dict__.get("_tip_fn")
+        if fn is None:
+            sid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "tip")
+            if sid < 0:
+                raise EngineError("mjx: the model has no 'tip' site (the arm has no [contact])")
+            body = int(m.site_bodyid[sid])
+            with self._scope():
+                fn = self._tip_fn = jax.jit(lambda mx, d: _tip(mx, d, sid, body, int(m.body_rootid[body])))
+        if q is None:
+            q, qd = self.state()
+        with self._scope():
+            x, v, J = fn(self.model, self._data(q, qd))
+        return (np.asarray(x, dtype=float)[:2], np.asarray(v, dtype=float)[:2], np.asarray(J, dtype=float)[:2])
+
     # ------------------------------------------------------------------ description
     def config(self) -> dict:
         m = self.mj_model
@@ -236,6 +257,17 @@ def _queries(mx, d, qacc):
     fwd = mjx.forward(mx, d)
     inv = mjx.inverse(mx, fwd.replace(qacc=qacc))
     return fwd.qacc, inv.qfrc_inverse, mjx.full_m(mx, fwd), fwd.xipos
+
+
+def _tip(mx, d, site: int, body: int, root: int):
+    """MJX's ``site`` at the state in ``d``: x = ``site_xpos``, ẋ = v + ω × (x − c) from the site body's ``cvel``
+    (rot:lin about c, the subtree centre of mass of its root), J = ∂x/∂q by ``jax.jacfwd`` through
+    ``mjx.kinematics``."""
+    k = mjx.com_vel(mx, mjx.com_pos(mx, mjx.kinematics(mx, d)))
+    x = k.site_xpos[site]
+    J = jax.jacfwd(lambda q: mjx.kinematics(mx, d.replace(qpos=q)).site_xpos[site])(d.qpos)
+    cvel = k.cvel[body]
+    return x, cvel[3:] + jnp.cross(cvel[:3], x - k.subtree_com[root]), J
 
 
 @lru_cache(maxsize=8)

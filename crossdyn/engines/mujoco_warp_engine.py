@@ -70,8 +70,9 @@ def build_mj_model(spec: ArmSpec, dt: float, integrator: str, eulerdamp: bool) -
 class MuJoCoWarpEngine(Engine):
     name = "mujoco-warp"
     Options = MuJoCoWarpOptions
-    capabilities = Capabilities(native_friction=True, armature=True, effort=True, step_applied=True)
-    """MuJoCo Warp's contacts stay disabled; armature, damping, ``frictionloss`` and ``forcerange`` as C MuJoCo's."""
+    capabilities = Capabilities(native_friction=True, armature=True, effort=True, tip_frame=True, step_applied=True)
+    """MuJoCo Warp's contacts stay disabled; armature, damping, ``frictionloss`` and ``forcerange`` as C MuJoCo's; the
+    tip is MuJoCo Warp's own ``tip`` site (:meth:`MuJoCoWarpEngine.tip_kinematics`)."""
     dtype = "float32"
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, options: MuJoCoWarpOptions | None = None, **knobs):
@@ -176,6 +177,42 @@ class MuJoCoWarpEngine(Engine):
             mjw.forward(self.model, d)
             U, T = (float(x) for x in d.energy.numpy()[0])
         return T, U
+
+    tip_source = ("MuJoCo Warp site 'tip' on the query Data at the state (float32): kinematics, com_pos, com_vel; "
+                  "site_xpos, the site body's cvel moved to the site, mujoco_warp.jac at the site")
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` site's world position, linear velocity and translational Jacobian (x–y rows), by MuJoCo Warp
+        at (q, q̇) or the simulated state: ``site_xpos`` after ``kinematics``; ẋ = v + ω × (x − c) from the site
+        body's ``cvel`` (rot:lin about c, the subtree centre of mass of its root) after ``com_pos``/``com_vel``;
+        J from ``mujoco_warp.jac`` at the site."""
+        m = self.mj_model
+        sid = self.__dict__.get("_tip_site")
+        if sid is None:
+            sid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "tip")
+            if sid < 0:
+                raise EngineError("mujoco-warp: the model has no 'tip' site (the arm has no [contact])")
+            self._tip_site, body = sid, int(m.site_bodyid[sid])
+            with wp.ScopedDevice(self.device):
+                self._tip_body = wp.array([body], dtype=int)
+                self._tip_point = wp.zeros(1, dtype=wp.vec3)
+                self._tip_jacp = wp.zeros((1, 3, self.n), dtype=float)
+        if q is None:
+            q, qd = self.state()
+        body = int(m.site_bodyid[sid])
+        with wp.ScopedDevice(self.device):
+            d = self._set_query(q, qd)
+            mjw.kinematics(self.model, d)
+            mjw.com_pos(self.model, d)
+            mjw.com_vel(self.model, d)
+            x = d.site_xpos.numpy()[0, sid].astype(float)
+            self._tip_point.assign(x.reshape(1, 3).astype(np.float32))
+            mjw.jac(self.model, d, self._tip_jacp, None, self._tip_point, self._tip_body)
+            J = self._tip_jacp.numpy()[0, :2].astype(float)
+            cvel = d.cvel.numpy()[0, body].astype(float)  # [angular, linear] about the root's subtree com
+            com = d.subtree_com.numpy()[0, int(m.body_rootid[body])].astype(float)
+        v = cvel[3:] + np.cross(cvel[:3], x - com)
+        return x[:2], v[:2], J
 
     # ------------------------------------------------------------------ description
     def _damping_treatment(self) -> str:

@@ -89,7 +89,9 @@ class NewtonEngine(Engine):
     name = "newton"
     integrator = "semi-implicit-euler"
     Options = NewtonOptions
-    capabilities = Capabilities(armature=True)
+    capabilities = Capabilities(armature=True, tip_frame=True)
+    """Armature from the file; the tip is Newton's own: its ``tip`` site on the last body's pose
+    (:meth:`NewtonEngine.tip_kinematics`)."""
     dtype = "float32"
 
     def __init__(self, spec: ArmSpec, dt: float = 1e-3, options: NewtonOptions | None = None, **knobs):
@@ -186,6 +188,47 @@ class NewtonEngine(Engine):
         g = self.model.gravity.numpy()[0].astype(float)
         centres = np.array([p[:3] + _rotate(p[3:], c) for p, c in zip(body_q, com, strict=True)])
         return 0.5 * float(qd @ M @ qd), float(-np.sum(mass * (centres @ g)))
+
+    tip_source = ("Newton site 'tip' (add_mjcf keeps MJCF sites as shapes: shape_body, shape_transform) on its body's "
+                  "pose body_q after eval_fk (float32); velocity from body_qd (COM twist, world frame) moved to the "
+                  "site; Jacobian from eval_jacobian moved to the site")
+
+    def _tip_shape(self) -> tuple[int, int, np.ndarray]:
+        """(shape index, body index, offset in the body frame) of the ``tip`` site Newton's MJCF importer kept."""
+        labels = list(self.model.shape_label)
+        hits = [i for i, lab in enumerate(labels) if str(lab).rsplit("/", 1)[-1] == "tip"]
+        if not hits:
+            raise EngineError("newton: the model has no 'tip' site (the arm has no [contact])")
+        i = hits[0]
+        body = int(self.model.shape_body.numpy()[i])
+        return i, body, self.model.shape_transform.numpy()[i, :3].astype(float)
+
+    def tip_kinematics(self, q=None, qd=None):
+        """The ``tip`` site's world position, linear velocity and translational Jacobian (x–y rows), by Newton at
+        (q, q̇) or the simulated state: x = p_b + R_b s (``body_q`` after ``eval_fk``, s the site's offset in
+        ``shape_transform``); with r = x − c (c the body's centre of mass in the world), ẋ = v_c + ω × r from
+        ``body_qd`` (linear velocity of the COM, angular velocity; world frame) and J = J_v − [r]× J_ω from
+        ``eval_jacobian`` (which maps q̇ to ``body_qd``)."""
+        tip = self.__dict__.get("_tip")
+        if tip is None:
+            tip = self._tip = self._tip_shape()
+            with wp.ScopedDevice(self.device):
+                self._tip_J = wp.zeros((1, 6 * self.model.body_count, self.n), dtype=wp.float32)
+        _, b, offset = tip
+        if q is None:
+            q, qd = self.state()
+        with wp.ScopedDevice(self.device):
+            self._set(self._q0, q, np.zeros(self.n) if qd is None else qd)
+            newton.eval_jacobian(self.model, self._q0, self._tip_J)
+            pose = self._q0.body_q.numpy()[b].astype(float)
+            twist = self._q0.body_qd.numpy()[b].astype(float)
+            Jb = self._tip_J.numpy()[0, 6 * b:6 * b + 6].astype(float)
+            com = self.model.body_com.numpy()[b].astype(float)
+        x = pose[:3] + _rotate(pose[3:], offset)
+        r = x - (pose[:3] + _rotate(pose[3:], com))
+        v = twist[:3] + np.cross(twist[3:], r)
+        J = Jb[:3] - np.cross(r, Jb[3:].T).T  # ω × r = −r × ω, column by column
+        return x[:2], v[:2], J[:2]
 
     # ------------------------------------------------------------------ description
     def config(self) -> dict:

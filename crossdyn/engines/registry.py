@@ -23,6 +23,8 @@ import importlib.util
 import inspect
 from dataclasses import dataclass, field, fields, is_dataclass
 from types import MappingProxyType
+import math
+import typing
 from typing import TYPE_CHECKING, Any, Mapping
 
 from crossdyn.errors import EngineError
@@ -219,6 +221,41 @@ def option_names(factory) -> tuple[list[str], bool]:
     return named, takes_any
 
 
+def _kind(hint: Any) -> str | None:
+    """``"bool"`` for a field typed ``bool``, ``"number"`` for ``float``/``int`` (or either ``| None``), else None
+    (strings, ``Any`` and unions with ``str`` take what they are given and check it themselves)."""
+    if hint is bool:
+        return "bool"
+    args = set(typing.get_args(hint)) - {type(None)} if typing.get_args(hint) else {hint}
+    if args and args <= {float, int}:
+        return "number"
+    return None
+
+
+def check_option_values(engine: str, options_cls: Any, options: Mapping[str, Any]) -> None:
+    """Raise :class:`EngineError` naming ``engine``, the key and the value where a ``name@key=value`` value is not
+    of its field's type in the options dataclass ``options_cls``: a ``bool`` field takes only true or false (so
+    ``eulerdamp=maybe`` is refused, not read as true), a number field a finite number (``None`` where the field
+    allows it)."""
+    if options_cls is None or not is_dataclass(options_cls):
+        return
+    try:
+        hints = typing.get_type_hints(options_cls)
+    except (NameError, TypeError):  # a hint that cannot be resolved: the adapter checks its own values
+        return
+    for key, value in options.items():
+        kind = _kind(hints.get(key))
+        if kind == "bool" and not isinstance(value, bool):
+            expect = "true or false"
+        elif kind == "number" and not (value is None and type(None) in typing.get_args(hints[key])) and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)):
+            expect = "a finite number"
+        else:
+            continue
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        raise EngineError(f"engine {engine!r}: option {key}={shown}: must be {expect}")
+
+
 def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine:
     """Build the engine registered as ``name`` for ``spec``.
 
@@ -250,6 +287,7 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     unknown = [] if takes_any else [k for k in options if k not in valid and k != "options"]
     if unknown:
         raise EngineError(f"engine {name!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
+    check_option_values(name, getattr(factory, "Options", None), options)
     engine = factory(spec, dt, **{**e.kwargs, **options})
     engine.name = name  # messages and results carry the name it was asked for
     return engine

@@ -52,15 +52,36 @@ def propagated(M: np.ndarray, qdd: np.ndarray, eps_tau: float, eps_M: float) -> 
     return np.abs(Minv).sum(axis=-1).max(axis=-1) * (eps_tau + eps_M * np.abs(qdd).sum(axis=-1))
 
 
+def roundoff_qdd(st: StaticStates, torque_scale: float, dtype: str) -> np.ndarray:
+    """Per state, the q̈ error a ``dtype`` engine's arithmetic alone leaves (0 for float64): its round-off of τ and
+    of M (:func:`crossdyn.engines.precision.static_roundoff`: 100 eps × the torque scale, × max|M|, as the ID and M
+    groups allow) through M⁻¹, ‖M⁻¹‖_∞ (r_τ + r_M ‖q̈‖₁) (:func:`propagated`).  The planar rule's 10 eps cond(M)
+    max(1, |q̈|) misses the cancellation in τ − h: measured Newton float32 on Menagerie's Panda 17 eps cond(M)."""
+    from crossdyn.engines import precision
+
+    if precision.is_float64(dtype):
+        return np.zeros(len(st.q))
+    tau_scale = max(torque_scale, float(np.max(np.abs(st.tau_ref))))
+    r_tau = precision.static_roundoff(dtype, tau_scale)
+    r_M = precision.static_roundoff(dtype, float(np.max(np.abs(st.M_ref))))
+    return propagated(st.M_ref, st.qdd_ref, r_tau, r_M)
+
+
 def forward_dynamics_group(st: StaticStates, qdd_engine: np.ndarray, tol: Tolerances,
-                           torque_scale: float) -> MetricResult:
-    """The engine's q̈ = FD(q, q̇, τ) against the reference's at the static states (module docstring)."""
+                           torque_scale: float, dtype: str = "float64") -> MetricResult:
+    """The engine's q̈ = FD(q, q̇, τ) against the reference's at the static states (module docstring).  An engine
+    computing in float32 (``dtype``) has its round-off in ε_τ and ε_M (100 eps × the torque scale, × max|M|, as
+    the ID and M groups) and, per state, that round-off through M⁻¹ added to the bound (:func:`roundoff_qdd`)."""
+    from crossdyn.engines import precision
+
     scale = max(1.0, float(np.max(np.abs(st.qdd_ref))))
     base = tol.forward_dynamics_rel * scale
-    eps_tau = tol.inverse_dynamics_rel * torque_scale
-    eps_M = tol.mass_matrix_rel * float(np.max(np.abs(st.M_ref)))
+    tau_scale = max(torque_scale, float(np.max(np.abs(st.tau_ref))))
+    m_scale = float(np.max(np.abs(st.M_ref)))
+    eps_tau = tol.inverse_dynamics_rel * torque_scale + precision.static_roundoff(dtype, tau_scale)
+    eps_M = tol.mass_matrix_rel * m_scale + precision.static_roundoff(dtype, m_scale)
     limits = np.maximum(base, propagated(st.M_ref, st.qdd_ref, eps_tau, eps_M))
-    bound = FD_BOUND_REL * scale
+    bound = FD_BOUND_REL * scale + roundoff_qdd(st, torque_scale, dtype)
     err_k = np.max(np.abs(np.asarray(qdd_engine, float) - st.qdd_ref), axis=-1)
     fail = err_k > limits
     unsure = ~fail & (err_k > bound)
@@ -70,13 +91,21 @@ def forward_dynamics_group(st: StaticStates, qdd_engine: np.ndarray, tol: Tolera
     values = {"max_abs_error": err, "max_abs_error_per_joint": metrics.per_entry_max(qdd_engine, st.qdd_ref),
               "unit": "rad/s^2", "tolerance": float(passing[worst]), "tolerance_propagated": float(limits[worst]),
               "tolerance_max": float(limits.max()),
-              "tolerance_base": base, "tolerance_bound": bound,
+              "tolerance_base": base, "tolerance_bound": float(bound[worst]),
               "tolerance_origin": f"per state: max({tol.forward_dynamics_rel:g} × max(1, max|q̈|), ‖M⁻¹‖_∞ (ε_τ + "
                                   f"ε_M ‖q̈‖₁)) with ε_τ = {eps_tau:.3g} N m and ε_M = {eps_M:.3g} kg m² (the ID "
                                   "and M tolerances); bounded by "
-                                  f"{FD_BOUND_REL:g} × max(1, max|q̈|)",
+                                  f"{FD_BOUND_REL:g} × max(1, max|q̈|)"
+                                  + ("" if precision.is_float64(dtype) else
+                                     f" + ‖M⁻¹‖_∞ ({dtype} round-off of τ + that of M × ‖q̈‖₁)"),
               "max_inverse_mass_norm": float(np.abs(np.linalg.inv(st.M_ref)).sum(axis=-1).max()),
               "worst_state": worst, "states_failing": int(fail.sum()), "states_unjudged": int(unsure.sum())}
+    if not precision.is_float64(dtype):
+        values["precision"] = {"dtype": dtype, "roundoff_tau_nm": precision.static_roundoff(dtype, tau_scale),
+                               "roundoff_M": precision.static_roundoff(dtype, m_scale),
+                               "origin": precision.static_origin(dtype) + "; ε_τ, ε_M and the bound: + ‖M⁻¹‖_∞ "
+                                         "(that round-off of τ + that of M × ‖q̈‖₁), what the arithmetic alone "
+                                         "leaves through M⁻¹"}
     checks = len(st.q)
     if fail.any():
         k = int(np.argmax(np.where(fail, err_k / limits, -1.0)))
@@ -88,5 +117,6 @@ def forward_dynamics_group(st: StaticStates, qdd_engine: np.ndarray, tol: Tolera
         return MetricResult("forward_dynamics", judge(values, Verdict.INCONCLUSIVE, checks, (
             f"at {int(unsure.sum())} state(s) M is too ill-conditioned to judge: at state {k} the error "
             f"{err_k[k]:.3g} is inside what the M and ID tolerances allow ({limits[k]:.3g}) but above the bound "
-            f"{bound:.3g} (1e-6 of max(1, max|q̈|))")))
+            f"{bound[k]:.3g} (1e-6 of max(1, max|q̈|)"
+            + ("" if precision.is_float64(dtype) else f" + the {dtype} round-off") + ")")))
     return MetricResult("forward_dynamics", judge(values, True, checks, None))

@@ -74,6 +74,32 @@ class RobotJob:
         return got
 
 
+def dtype_of(engine) -> str:
+    """The floating-point type the engine computes in (``float64`` unless it declares another: ``mujoco-warp`` and
+    ``newton`` are float32); a narrower one adds its round-off term to every group's tolerance
+    (:mod:`crossdyn.engines.precision`)."""
+    return str(getattr(engine, "dtype", "float64") or "float64")
+
+
+def trajectory_roundoff(job: RobotJob, dtype: str) -> tuple[float, str] | None:
+    """A float32 engine's trajectory term for this robot (None for float64): each step's q̈ carries up to the
+    round-off its arithmetic leaves through M⁻¹ (:func:`crossdyn.robotcompare.fd_tolerance.roundoff_qdd`, the
+    largest over the static states), which moves q by at most ½ δq̈ T² over T without amplification by the motion.
+    The planar term (measured growth on arms with cond(M) ≤ 400) stays the floor: on an ill-conditioned robot (UR5e
+    URDF, light wrist: cond(M) ≈ 3e4) float32 moves q by 1e-2 rad in 2 s, measured (Newton against crossdyn's own
+    semi-implicit Euler), and this term then exceeds the trajectory bound: INCONCLUSIVE, never a FAIL of float32
+    round-off."""
+    from crossdyn.engines import precision
+
+    if precision.is_float64(dtype):
+        return None
+    qdd = float(np.max(fd_tolerance.roundoff_qdd(job.static, job.torque_scale, dtype)))
+    term = 0.5 * qdd * job.duration ** 2
+    return term, (f"{dtype} round-off through forward dynamics: ½ × δq̈ {qdd:.3g} rad/s² (the largest ‖M⁻¹‖_∞ (100 eps "
+                  f"× the torque scale + 100 eps × max|M| × ‖q̈‖₁) at the static states) × T² ({job.duration:g} s)² "
+                  f"= {term:.3g} rad")
+
+
 def scheme_of(integrator: str) -> str:
     """The engine's ``integrator`` (free text: ``"RK4"``, ``"semi-implicit Euler (PyBullet's only)"``, ``"rk4
     (crossdyn's, on Pinocchio's aba)"``) in crossdyn's names: ``rk4``, ``semi-implicit-euler`` (MuJoCo's ``Euler`` is
@@ -145,7 +171,9 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
                                                             np.stack([job.qd0, job.qd0]), job.dt))
         same, perturbed = same_cache[scheme]
     order = ORDERS.get(scheme or scheme_of(integrator), 1)
-    return SideRuns(order, integrator, half, None, scheme, same, "float64", perturbed, delta, job.dt)
+    dtype = dtype_of(engine)
+    return SideRuns(order, integrator, half, None, scheme, same, dtype, perturbed, delta, job.dt,
+                    trajectory_roundoff(job, dtype))
 
 
 def trajectory_group(driven, job: RobotJob, side: SideRuns) -> MetricResult:
@@ -160,8 +188,11 @@ def trajectory_group(driven, job: RobotJob, side: SideRuns) -> MetricResult:
     return judge_trajectory(traj, driven, job.reference, side, tol)
 
 
-def energy_group(driven, half, job: RobotJob, scheme: str, order: int) -> MetricResult:
-    """Work–energy balance of the driven run (module docstring), relative to E_scale."""
+def energy_group(driven, half, job: RobotJob, scheme: str, order: int, dtype: str = "float64") -> MetricResult:
+    """Work–energy balance of the driven run (module docstring), relative to E_scale; a float32 engine's round-off
+    (:func:`crossdyn.engines.precision.energy_roundoff`) added to the tolerance."""
+    from crossdyn.engines import precision
+
     tol, dt, escale = job.tolerances, job.dt, job.energy_scale
     b = damping(job.model)
     fc = np.zeros(job.model.n)
@@ -175,7 +206,7 @@ def energy_group(driven, half, job: RobotJob, scheme: str, order: int) -> Metric
                                                 dt / 2, b, fc)[::2]
         k = min(len(residual), len(res_half))
         estimate = float(np.max(np.abs(residual[:k] - res_half[:k]))) * metrics.richardson_factor(order) / escale
-    base = tol.energy_for(scheme)
+    base = tol.energy_for(scheme) + precision.energy_roundoff(dtype, job.duration)
     limit = base if estimate is None else max(base, tol.trajectory_factor * estimate)
     values = {"work_energy_residual_rel": wer, "work_energy_richardson_estimate": estimate,
               "work_energy_tolerance": limit,
@@ -184,7 +215,10 @@ def energy_group(driven, half, job: RobotJob, scheme: str, order: int) -> Metric
                                               + ("(none: no dt/2 run)" if estimate is None else f"{estimate:.3g}")
                                               + ")",
               "work_energy_tolerance_bound": tol.energy_bound_fraction, "energy_scale_j": escale,
-              "max_rel_drift": None, "tolerance": base}
+              "max_rel_drift": None, "tolerance": base,
+              **({} if precision.is_float64(dtype) else {"precision": {
+                  "dtype": dtype, "roundoff_term": precision.energy_roundoff(dtype, job.duration),
+                  "origin": precision.energy_origin(dtype, job.duration)}})}
     checks = len(residual)
     if limit > tol.energy_bound_fraction:
         return MetricResult("energy", judge(values, Verdict.INCONCLUSIVE, checks, (
@@ -202,10 +236,10 @@ def static_groups(engine, job: RobotJob) -> list[MetricResult]:
         values = static.StaticValues(np.asarray(engine.inverse_dynamics(st.q, st.qd, st.qdd), float),
                                      np.asarray(engine.mass_matrix(st.q), float),
                                      np.asarray(engine.forward_dynamics(st.q, st.qd, st.tau), float))
-    tol = job.tolerances
-    return [static.inverse_dynamics_scaled(job.torque_scale, st, values, tol),
-            fd_tolerance.forward_dynamics_group(st, values.qdd, tol, job.torque_scale),
-            static.mass_matrix_group(st, values, tol)]
+    tol, dtype = job.tolerances, dtype_of(engine)
+    return [static.inverse_dynamics_scaled(job.torque_scale, st, values, tol, dtype),
+            fd_tolerance.forward_dynamics_group(st, values.qdd, tol, job.torque_scale, dtype),
+            static.mass_matrix_group(st, values, tol, dtype)]
 
 
 def _measure(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say: Say) -> None:
@@ -236,7 +270,8 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     say(f"[{job.model.name}] {spec}: inverse/forward dynamics and mass matrix at {len(job.static.q)} states")
     for group in static_groups(engine, job):
         record.add(group)
-    record.add(energy_group(driven, side.half, job, side.scheme or scheme_of(side.integrator), side.order))
+    record.add(energy_group(driven, side.half, job, side.scheme or scheme_of(side.integrator), side.order,
+                            side.dtype))
     record.add(speed_group(wall, max(len(job.taus), 1)))
 
 

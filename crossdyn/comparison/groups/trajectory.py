@@ -89,6 +89,10 @@ class SideRuns:
     """The same-scheme run from the start moved by ``perturbation_rad`` (its sensitivity to round-off), or None."""
     perturbation_rad: float = 0.0
     dt: float | None = None
+    roundoff: tuple[float, str] | None = None
+    """A float32 engine's trajectory round-off term (rad) derived for this model and its origin, where the caller
+    has one (a robot file: from cond(M), :func:`crossdyn.robotcompare.measure.trajectory_roundoff`); the larger of
+    it and the measured planar growth is used."""
 
 
 def perturbation(q0, dt: float, duration: float) -> float:
@@ -161,8 +165,10 @@ def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
         return 0.0, {}
     duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
     term = precision.trajectory_roundoff(side.dtype, duration)
-    return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term,
-                                "origin": precision.trajectory_origin(side.dtype, duration)}}
+    origin = precision.trajectory_origin(side.dtype, duration)
+    if side.roundoff is not None and side.roundoff[0] > term:
+        term, origin = side.roundoff
+    return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term, "origin": origin}}
 
 
 def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
@@ -272,6 +278,11 @@ def inconclusive_reasons(traj: dict, side: SideRuns, j: _Judged) -> list[str]:
         why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad: model difference or sensitivity of the "
                    f"motion not separable (its rerun from a start moved by {side.perturbation_rad:.2g} rad did not "
                    f"complete)")
+    elif j.wide_same and same_err is not None and traj.get("precision", {}).get("roundoff_term_rad", 0.0) > bound:
+        prec = traj["precision"]
+        why.append(f"the {prec['dtype']} round-off term {prec['roundoff_term_rad']:.3g} rad ({prec['origin']}) "
+                   f"exceeds the bound {bound:.3g} rad = {scale}: the error vs analytic {side.scheme} "
+                   f"{same_err:.3g} rad is not judged")
     elif j.wide_same and same_err is not None:
         why.append(f"the motion is too sensitive to judge against analytic {side.scheme} at dt = {dt}: its rerun "
                    f"from a start moved by {side.perturbation_rad:.2g} rad differs by {sens:.3g} rad, so the "

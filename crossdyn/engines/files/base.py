@@ -76,6 +76,9 @@ class FileEngine(abc.ABC):
     """``pip install 'crossdyn[EXTRA]'`` installs :attr:`library`."""
     Options: ClassVar[type] = FileOptions
     integrator: str = ""
+    dtype: ClassVar[str] = "float64"
+    """The floating-point type the engine computes in (a float32 engine is judged with a float32 round-off term,
+    :mod:`crossdyn.engines.precision`)."""
     unsupported_formats: ClassVar[dict[Format, str]] = {}
     """Format → why this engine does not read it (the table in docs)."""
 

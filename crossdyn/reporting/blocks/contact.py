@@ -2,6 +2,7 @@
 --native, calibrated with --calibrate-contact)."""
 from __future__ import annotations
 
+from crossdyn.reporting.blocks.metrics import precision_blocks
 from crossdyn.reporting.blocks.text import fmt, section_verdict, vec
 
 
@@ -29,7 +30,7 @@ def contact_blocks(summary: dict) -> list[tuple]:
                   "held torque); balance residual max |W_c + V + D| (O(dt) for the held law)."),
             ("table", ["run", "first touch [s]", "max penetration [m]", "peak F_n [N]", "in contact [s]",
                        "contacts", "impulse [N s]", "dissipated [J]", "contact work [J]", "balance residual [J]",
-                       "tip FK error [m]"], rows)]
+                       "tip FK error [m]"], rows)] + precision_blocks(summary, ["tip_kinematics"])
 
 
 def contact_native_blocks(summary: dict) -> list[tuple]:
