@@ -12,7 +12,8 @@ own; nothing is widened here.
 
 Every test runs ``crossdyn compare`` as a user would and asserts PASS, checks > 0 for the law, and that the engine's
 own run (not only the reference) exercised it.  Slow tier: 30–60 s each on a loaded 2-core CPU with the Warp
-kernel cache warm (``~/.cache/warp``); the first run compiles kernels for minutes.
+kernel cache warm (``~/.cache/warp``), 165–200 s for MuJoCo Warp's friction and contact runs at load average ~9;
+the first run compiles kernels for minutes.
 """
 from __future__ import annotations
 
@@ -83,19 +84,31 @@ def test_mujoco_warp_enters_a_joint_limit_and_follows_the_limit_law(tmp_path, ca
                       "mujoco-warp")
 
 
-@pytest.mark.slow
-@NEWTON
-def test_newton_slides_a_joint_against_coulomb_friction_and_follows_the_law(tmp_path, capsys):
-    s = _compare(tmp_path, capsys, "planar3r-friction", "newton", 5e-4, 0.05, FRICTION)
+def _slides(tmp_path, capsys, engine: str) -> None:
+    s = _compare(tmp_path, capsys, "planar3r-friction", engine, 5e-4, 0.05, FRICTION)
     fr = s["friction"]
     assert fr["mode"] == "applied" and fr["verdict"] == "PASS"
     assert fr["checks"] == fr["sliding_samples"] > 0 and s["checks"]["friction"] == fr["checks"]
     # the engine's own run: joint 2 starts at rest and slides, joint 3 stays stuck (below the kinetic threshold)
     with open(tmp_path / "planar3r-friction" / "timeseries.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["engine"] == "newton" and r["run"] == "driven"]
+        rows = [r for r in csv.DictReader(f) if r["engine"] == engine and r["run"] == "driven"]
+    assert rows, engine
     qd2, qd3 = ([abs(float(r[k])) for r in rows] for k in ("qd2", "qd3"))
     threshold = fr["kinetic_threshold_rad_s"]
     assert qd2[0] == 0.0 and qd2[-1] > 2 * threshold and max(qd3) < threshold, (qd2[-1], max(qd3), threshold)
+
+
+@pytest.mark.slow
+@NEWTON
+def test_newton_slides_a_joint_against_coulomb_friction_and_follows_the_law(tmp_path, capsys):
+    _slides(tmp_path, capsys, "newton")
+
+
+@pytest.mark.slow
+@MUJOCO_WARP
+def test_mujoco_warp_slides_a_joint_against_coulomb_friction_and_follows_the_law(tmp_path, capsys):
+    # measured 165 s (warm kernel cache, load average ~9 on the 2 cores)
+    _slides(tmp_path, capsys, "mujoco-warp")
 
 
 @pytest.mark.slow
@@ -108,6 +121,22 @@ def test_newton_strikes_the_wall_and_follows_the_contact_law(tmp_path, capsys):
 @NEWTON
 def test_newton_strikes_the_floor_and_follows_the_contact_law(tmp_path, capsys):
     _contact_exercised(_compare(tmp_path, capsys, "planar2r-floor", "newton", 1.25e-4, 0.05, FLOOR), "newton")
+
+
+@pytest.mark.slow
+@MUJOCO_WARP
+def test_mujoco_warp_strikes_the_wall_and_follows_the_contact_law(tmp_path, capsys):
+    # measured 184 s (warm kernel cache, load average ~9 on the 2 cores)
+    _contact_exercised(_compare(tmp_path, capsys, "planar3r-wall", "mujoco-warp", 1.25e-4, 0.03, WALL),
+                       "mujoco-warp")
+
+
+@pytest.mark.slow
+@MUJOCO_WARP
+def test_mujoco_warp_strikes_the_floor_and_follows_the_contact_law(tmp_path, capsys):
+    # measured 198 s (warm kernel cache, load average ~9 on the 2 cores)
+    _contact_exercised(_compare(tmp_path, capsys, "planar2r-floor", "mujoco-warp", 1.25e-4, 0.05, FLOOR),
+                       "mujoco-warp")
 
 
 @pytest.mark.slow

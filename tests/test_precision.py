@@ -76,7 +76,7 @@ def _run(q, status="ok", message=None):
     return SimpleNamespace(t=np.arange(len(q)) * 1e-3, q=q, status=status, message=message)
 
 
-def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok", sensitivity=1e-13):
+def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok", sensitivity=1e-13, dtype_sensitivity=None):
     """The trajectory group of an engine run ``q_engine`` (a motion over 1 rad, so the tolerance bound is 0.05 rad)
     whose dt/2 run is ``q_half``, same-scheme run ``q_same``, that run's rerun from a moved start differing from
     it by ``sensitivity`` (None: the rerun failed)."""
@@ -94,8 +94,9 @@ def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok", sensitivi
         same[:, 0] += np.linspace(0.0, 1.0, len(q_engine))
         pert = _run(same + (sensitivity or 0.0), "ok" if sensitivity is not None else "failed")
         same = _run(same)
+    pert_dtype = None if dtype_sensitivity is None else _run(same.q + dtype_sensitivity)
     side = trajectory.SideRuns(1, "semi-implicit-euler", half, None, "semi-implicit-euler", same, dtype,
-                               pert, 2.2e-13, 1e-3)
+                               pert, 2.2e-13, 1e-3, perturbed_dtype=pert_dtype, perturbation_dtype_rad=3.07e-6)
     return trajectory.trajectory_group(_run(q_engine), ref, side, Tolerances(),
                                        get_preset("planar2r").params()).values
 
@@ -138,6 +139,27 @@ def test_trajectory_float32_round_off_is_part_of_both_tolerances():
     assert v32["precision"]["origin"].startswith("float32 round-off: 10 × measured float32 growth 3.07e-06 rad")
     v32 = _traj(q, half, q + 1e-3, dtype="float32")  # a real difference still fails
     assert not v32["pass"] and "float32 round-off" in v32["failed_because"]
+
+
+def test_a_motion_that_amplifies_float32_round_off_raises_the_term_by_what_it_makes_of_it():
+    """The float32 term was measured on smooth motions; the same-scheme rerun from a start moved by that measured
+    growth (3.07e-6 rad at 1 s) says what this motion makes of round-off of the engine's size.  On planar2r-floor's
+    five bounces it changed by 1.04e-4 rad (34x), and Newton and MuJoCo Warp departed from their same-scheme run by
+    8.7e-5 rad: a false FAIL against 3.07e-5 rad before, judged against 10 x 1.04e-4 rad now."""
+    q = np.full((501, 2), 1e-3)
+    half = np.repeat(q, 2, axis=0)[:1001]
+    before = _traj(q, half, q + 8.7e-5, dtype="float32")
+    assert before["verdict"] == "FAIL"                         # the bounce's amplification was not seen
+    v = _traj(q, half, q + 8.7e-5, dtype="float32", dtype_sensitivity=1.04e-4)
+    assert v["verdict"] == "PASS", v
+    assert v["precision"]["roundoff_term_rad"] == pytest.approx(1.04e-3)
+    assert v["precision"]["origin"].startswith("float32 round-off amplified by this motion: 10 × 0.000104 rad")
+    # a smooth motion makes of it what was measured: the term stays the measured one
+    v = _traj(q, half, q + 2e-6, dtype="float32", dtype_sensitivity=3.0e-6)
+    assert v["precision"]["roundoff_term_rad"] == pytest.approx(3.07e-5)
+    # a real difference still fails beyond the amplified term
+    v = _traj(q, half, q + 5e-3, dtype="float32", dtype_sensitivity=1.04e-4)
+    assert v["verdict"] == "FAIL" and "amplified by this motion" in v["failed_because"]
 
 
 def test_batch_float32_tolerance_is_derived_and_stated():

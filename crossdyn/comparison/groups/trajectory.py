@@ -16,6 +16,15 @@ accumulated float64 round-off, linearly summed), and its largest change; the sam
 so the line says "model differs" (separated); where the perturbed run did not complete, the difference cannot be
 told from sensitivity and the check is INCONCLUSIVE, saying so.
 
+**Sensitivity at the engine's own precision.**  The float32 term was measured on smooth motions; a stiff one
+(five bounces on the floor) amplifies round-off more, and a float32 engine then departed from its same-scheme run
+by 8.7e-5 rad against a 3.07e-5 rad term: a FAIL of crossdyn's own precision.  So for an engine narrower than
+float64 the same-scheme run is repeated once more from a start moved by δ₃₂ = the measured round-off growth itself
+(:func:`crossdyn.engines.precision.trajectory_roundoff` / ``TRAJECTORY_K``, 3.07e-6 rad at 1 s), and the round-off
+term is ``TRAJECTORY_K`` × the larger of that growth and what this motion makes of it (:func:`_roundoff`): on a
+smooth motion the two agree, on the floor drop the term grows 34-fold, so the run is judged on what rounding
+of the engine's size can leave.
+
 **Upper bound** (:mod:`crossdyn.comparison.tolerances`): a derived tolerance — against the reference or the same
 scheme — above ``trajectory_bound_fraction`` (5 %) of the reference's largest joint range over the run (that range
 at least ``trajectory_bound_floor_rad``, 0.02 rad) judges nothing: that part is INCONCLUSIVE ("the run is too
@@ -93,6 +102,10 @@ class SideRuns:
     """A float32 engine's trajectory round-off term (rad) derived for this model and its origin, where the caller
     has one (a robot file: from cond(M), :func:`crossdyn.robotcompare.measure.trajectory_roundoff`); the larger of
     it and the measured planar growth is used."""
+    perturbed_dtype: Any = None
+    """For an engine narrower than float64: the same-scheme run from the start moved by ``perturbation_dtype_rad``
+    (the dtype's measured round-off growth over the run), or None."""
+    perturbation_dtype_rad: float = 0.0
 
 
 def perturbation(q0, dt: float, duration: float) -> float:
@@ -124,8 +137,9 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
         scheme = same_integrator(engine)
         integrator = str(engine.integrator)
         dtype = str(getattr(engine, "dtype", "float64"))  # a user's engine may predate the attribute
-    same = perturbed = None
+    same = perturbed = perturbed_dtype = None
     delta = perturbation(job.q0, opt.dt, opt.duration)
+    delta_dtype = precision.trajectory_roundoff(dtype, opt.duration) / precision.TRAJECTORY_K
     if scheme is not None:
         if scheme not in same_cache:
             ana = build_engine(SAME_SCHEME_ENGINE[scheme], spec, opt.dt, job.friction)
@@ -134,7 +148,24 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
                                       run_engine(ana, job.profile, np.asarray(job.q0, float) + delta, job.qd0,
                                                  opt.duration))
         same, perturbed = same_cache[scheme]
-    return SideRuns(order, integrator, half, tight, scheme, same, dtype, perturbed, delta, opt.dt)
+        if delta_dtype > 0:
+            perturbed_dtype = _dtype_rerun(job, scheme, dtype, delta_dtype, same_cache)
+    return SideRuns(order, integrator, half, tight, scheme, same, dtype, perturbed, delta, opt.dt,
+                    perturbed_dtype=perturbed_dtype, perturbation_dtype_rad=delta_dtype)
+
+
+def _dtype_rerun(job, scheme: str, dtype: str, delta: float, same_cache: dict):
+    """The same-scheme run from the start moved by ``delta`` (the ``dtype``'s round-off growth), cached per
+    (scheme, dtype)."""
+    from crossdyn.drive.runner import run_engine
+
+    key = (scheme, dtype)
+    if key not in same_cache:
+        ana = build_engine(SAME_SCHEME_ENGINE[scheme], job.spec, job.opt.dt, job.friction)
+        with engine_code():
+            same_cache[key] = run_engine(ana, job.profile, np.asarray(job.q0, float) + delta, job.qd0,
+                                         job.opt.duration)
+    return same_cache[key]
 
 
 def _tolerance(tol: Tolerances, estimate: float | None) -> float | None:
@@ -166,9 +197,24 @@ def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
     duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
     term = precision.trajectory_roundoff(side.dtype, duration)
     origin = precision.trajectory_origin(side.dtype, duration)
+    amplified = _dtype_sensitivity(driven, side)
+    if amplified is not None and precision.TRAJECTORY_K * amplified > term:
+        term = precision.TRAJECTORY_K * amplified
+        origin = (f"{side.dtype} round-off amplified by this motion: {precision.TRAJECTORY_K:g} × {amplified:.3g} "
+                  f"rad, the same-scheme run's change when its start moves by the measured {side.dtype} growth "
+                  f"{side.perturbation_dtype_rad:.3g} rad (above {origin})")
     if side.roundoff is not None and side.roundoff[0] > term:
         term, origin = side.roundoff
     return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term, "origin": origin}}
+
+
+def _dtype_sensitivity(driven, side: SideRuns) -> float | None:
+    """The same-scheme run's largest change when its start moves by the dtype's round-off growth (rad), or None."""
+    same, pert = side.same, side.perturbed_dtype
+    if same is None or pert is None or pert.status != "ok" or same.status != "ok":
+        return None
+    k = min(len(same.q), len(pert.q), len(driven.q))
+    return metrics.max_abs(same.q[:k], pert.q[:k])
 
 
 def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
