@@ -196,22 +196,9 @@ def test_the_limit_run_fails_genesis_with_its_default_armature_switched_back(tmp
     """The same limit run is not a PASS whatever Genesis does: with ``armature_default=true`` (Genesis's 0.1 kg m²
     on every joint) the arm still enters the limit, so the limits section counts its contact, but the motion
     departs (measured 6.4e-3 rad against a tolerance of 3.2e-4 rad): FAIL, exit 1."""
-    import json
+    from test_gpu_phenomena import limit_run_fails
 
-    from test_gpu_phenomena import LIMITS
-
-    from crossdyn.cli import main
-
-    engine = "genesis@armature_default=true"
-    out = tmp_path / "fault"
-    code = main(["compare", "planar2r-limits", "--engines", engine, "--dt", "5e-4", "--duration", "0.05",
-                 "--states", "20", "--jobs", "1", "--no-plots", "--quiet", "--out", str(out)] + LIMITS)
-    printed = capsys.readouterr().out
-    s = json.loads((out / "summary.json").read_text())
-    tr = s["engines"][engine]["trajectory"]
-    assert code == 1 and s["verdict"] == "FAIL", printed
-    assert tr["verdict"] == "FAIL" and tr["max_abs_error_rad"] > 10 * tr["tolerance_rad"]
-    assert s["limits"]["checks"] == 1 and [c["joint"] for c in s["limits"]["contacts"][engine]] == [1]
+    limit_run_fails(tmp_path, capsys, "genesis@armature_default=true")
 
 
 # ---------------------------------------------------------------------------------------------------------------

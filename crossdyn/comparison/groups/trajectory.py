@@ -210,11 +210,7 @@ def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
 
 def _dtype_sensitivity(driven, side: SideRuns) -> float | None:
     """The same-scheme run's largest change when its start moves by the dtype's round-off growth (rad), or None."""
-    same, pert = side.same, side.perturbed_dtype
-    if same is None or pert is None or pert.status != "ok" or same.status != "ok":
-        return None
-    k = min(len(same.q), len(pert.q), len(driven.q))
-    return metrics.max_abs(same.q[:k], pert.q[:k])
+    return _change(driven, side.same, side.perturbed_dtype)
 
 
 def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
@@ -229,7 +225,11 @@ def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
 
 def _sensitivity(driven, side: SideRuns) -> float | None:
     """The same-scheme run's largest change when its start moves by δ (rad); None without a completed rerun."""
-    same, pert = side.same, side.perturbed
+    return _change(driven, side.same, side.perturbed)
+
+
+def _change(driven, same, pert) -> float | None:
+    """max |q_pert − q_same| over the driven run's length (rad); None unless both runs completed."""
     if same is None or pert is None or pert.status != "ok" or same.status != "ok":
         return None
     k = min(len(same.q), len(pert.q), len(driven.q))
