@@ -379,3 +379,15 @@ def test_genesis_file_collision_true_keeps_the_files_geometry_and_the_arm_strike
     free, struck = _fall("genesis", path, 200), _fall("genesis@collision=true", path, 200)
     assert np.abs(free[99] - struck[99]).max() < 1e-6  # no contact yet: the same motion
     assert np.abs(free[-1] - struck[-1]).max() > 0.2, (free[-1], struck[-1])  # 0.353 rad measured (joint 2)
+
+
+def test_genesis_collision_true_cannot_change_a_generated_arm_whose_links_overlap():
+    """The planar adapter's ``collision`` knob on crossdyn's own arm: planar3r folded at q = (0, 2.97, 2.97) and driven
+    (τ = (0, 2, 2) N m) so that link 3 sweeps through link 1 for 0.1 s, where Drake's link–link contact moves the arm
+    6.3e-3 rad.  Genesis's collision on or off gives the same state to the last bit (measured): the generated MJCF's
+    link geoms have contype = conaffinity = 0.  The knob matters only for a file with collision geometry (above)."""
+    spec = get_preset("planar3r")
+    folded = [_end(make_engine(name, spec, dt=DT), 100, q0=[0.0, 2.97, 2.97], tau=[0.0, 2.0, 2.0])
+              for name in ("genesis", "genesis@collision=true")]
+    assert abs(folded[0][2] - 2.97) > 0.1  # link 3 moved through the fold (3.2296 measured)
+    np.testing.assert_array_equal(folded[0], folded[1])
