@@ -299,3 +299,82 @@ def test_genesis_batch_gives_every_entity_its_own_arm():
     assert kept.status.value == "ok", kept.message
     assert kept.config["knobs"]["armature_default"]["switched_back"] is True
     assert np.max(np.abs(kept.q[:, -1] - ref.q[:, -1])) > 10 * tol
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The file engine's `joint_limit` and `collision` knobs, shown to matter on a user's file (crossdyn/engines/files):
+# a hand-written URDF whose arm falls under gravity about a horizontal axis (+y: q > 0 swings the arm down).
+_INERTIAL = ('<inertial><origin xyz="{x} 0 0" rpy="0 0 0"/><mass value="{m}"/>'
+             '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>')
+_BOX = '<collision><origin xyz="{x} 0 {z}" rpy="0 0 0"/><geometry><box size="{size}"/></geometry></collision>'
+
+
+def _urdf(tmp_path, name: str, links: list[tuple[float, float, str, str]], base_collision: str = "") -> str:
+    """A fixed-base chain of revolute joints about +y: ``links`` = (joint x offset, link mass at x, link collision,
+    joint range "lower upper")."""
+    out = [f'<?xml version="1.0"?><robot name="{name}"><link name="world"/>',
+           '<joint name="world_to_base" type="fixed"><parent link="world"/><child link="base"/></joint>',
+           f'<link name="base">{_INERTIAL.format(x=0, m=0)}{base_collision}</link>']
+    parent = "base"
+    for i, (offset, x, collision, (lo, hi)) in enumerate(links, start=1):
+        out += [f'<joint name="joint{i}" type="revolute"><parent link="{parent}"/><child link="link{i}"/>'
+                f'<origin xyz="{offset} 0 0" rpy="0 0 0"/><axis xyz="0 1 0"/>'
+                f'<limit lower="{lo}" upper="{hi}" effort="100" velocity="100"/></joint>',
+                f'<link name="link{i}">{_INERTIAL.format(x=x, m=1.0 if collision else 0.1)}{collision}</link>']
+        parent = f"link{i}"
+    path = tmp_path / f"{name}.urdf"
+    path.write_text("".join(out) + "</robot>")
+    return str(path)
+
+
+def _fall(spec: str, path: str, steps: int) -> np.ndarray:
+    """q after each of ``steps`` steps of dt 1 ms with τ = 0 from q = 0, q̇ = 0 (the arm horizontal, at rest)."""
+    from crossdyn.engines.files import make_file_engine
+    from crossdyn.robots import read_robot
+
+    engine = make_file_engine(spec, read_robot(path))
+    n = engine.n
+    engine.reset(np.zeros(n), np.zeros(n))
+    out = []
+    for _ in range(steps):
+        engine.step(np.zeros(n))
+        out.append(engine.state()[0].copy())
+    return np.array(out)
+
+
+def test_genesis_file_joint_limit_true_stops_the_falling_arm_at_the_files_range(tmp_path):
+    """A pendulum (1 kg at 0.5 m) with the range [−0.2, 0.2] rad falls from horizontal for 0.3 s.  crossdyn's default
+    (``enable_joint_limit=False``) lets it through: measured q = 0.860 rad at 0.3 s.  ``joint_limit=true``
+    (Genesis's default) holds it at the limit: measured 0.2002 rad at 0.3 s, at most 0.209 rad (the constraint is
+    soft); both identical (0.0987 rad) at 0.1 s, before the limit."""
+    path = _urdf(tmp_path, "pendulum", [(0.0, 0.5, "", (-0.2, 0.2))])
+    free, held = _fall("genesis", path, 300)[:, 0], _fall("genesis@joint_limit=true", path, 300)[:, 0]
+    assert abs(free[99] - held[99]) < 1e-6 and 0.05 < free[99] < 0.2  # the same motion before the limit
+    assert free[-1] > 0.6  # falls through the range (0.860 measured)
+    assert abs(held[-1] - 0.2) < 0.02 and held.max() < 0.25  # stopped near the upper limit (0.2002; max 0.209)
+
+
+def test_genesis_file_collision_true_keeps_the_files_geometry_and_the_arm_strikes_it(tmp_path):
+    """The file's collision geometry decides: a 0.8 m box arm (1 kg) on a short link falls from horizontal onto a box
+    that the fixed base carries below it (not the arm's parent, so not filtered as a neighbour).  With
+    ``collision=true`` (Genesis's default, the copy keeps the ``<collision>`` elements) the arm strikes it: measured
+    q = (0.714, −0.429) rad at 0.2 s against (0.454, −0.076) free; both (0.1997, −0.1260) at 0.1 s, before the
+    strike.  crossdyn's default removes the geometry and turns collision off."""
+    floor = _BOX.format(x=0.6, z=-0.35, size="0.4 0.4 0.1")
+    arm = _BOX.format(x=0.4, z=0, size="0.8 0.05 0.05")
+    path = _urdf(tmp_path, "strike", [(0.0, 0.05, "", (-3, 3)), (0.1, 0.4, arm, (-3, 3))], base_collision=floor)
+    free, struck = _fall("genesis", path, 200), _fall("genesis@collision=true", path, 200)
+    assert np.abs(free[99] - struck[99]).max() < 1e-6  # no contact yet: the same motion
+    assert np.abs(free[-1] - struck[-1]).max() > 0.2, (free[-1], struck[-1])  # 0.353 rad measured (joint 2)
+
+
+def test_genesis_collision_true_cannot_change_a_generated_arm_whose_links_overlap():
+    """The planar adapter's ``collision`` knob on crossdyn's own arm: planar3r folded at q = (0, 2.97, 2.97) and driven
+    (τ = (0, 2, 2) N m) so that link 3 sweeps through link 1 for 0.1 s, where Drake's link–link contact moves the arm
+    6.3e-3 rad.  Genesis's collision on or off gives the same state to the last bit (measured): the generated MJCF's
+    link geoms have contype = conaffinity = 0.  The knob matters only for a file with collision geometry (above)."""
+    spec = get_preset("planar3r")
+    folded = [_end(make_engine(name, spec, dt=DT), 100, q0=[0.0, 2.97, 2.97], tau=[0.0, 2.0, 2.0])
+              for name in ("genesis", "genesis@collision=true")]
+    assert abs(folded[0][2] - 2.97) > 0.1  # link 3 moved through the fold (3.2296 measured)
+    np.testing.assert_array_equal(folded[0], folded[1])

@@ -22,8 +22,12 @@ switchable back by ``genesis@key=value``:
   crossdyn's arms are compared without them (crossdyn applies its limit and contact laws): all three off
   (``joint_limit=true`` and ``collision=true`` switch them back).  The generated MJCF writes ``limited="false"``,
   so on crossdyn's own arms ``joint_limit=true`` does not change the motion (measured: planar2r-limits entering
-  its limit, 7.98e-5 rad from the reference either way); it matters for a user's file with ranges.  (Its geoms
-  have contype = conaffinity = 0 and applied mode adds no obstacle; ``collision=true`` was not measured.)
+  its limit, 7.98e-5 rad from the reference either way); it matters for a user's file with ranges (the file engine
+  ``genesis``: a pendulum held at its 0.2 rad limit instead of 0.860 rad at 0.3 s).  Likewise ``collision=true``
+  cannot change a generated arm: its link capsules have contype = conaffinity = 0 and applied mode adds no
+  obstacle (measured: planar3r folded at q = (0, 2.97, 2.97), link 3 driven through link 1 for 0.1 s, the same
+  state to the last bit on or off, where Drake's link–link contact moves it 6.3e-3 rad); it matters for a user's
+  file with collision geometry (the file engine: 0.353 rad at 0.2 s).  Both tested in tests/test_genesis.py.
 * **joint damping is integrated implicitly** (not switchable): Genesis's ``Euler`` always takes its implicit
   damping pass, as MuJoCo's Euler with ``eulerdamp`` on; on planar3r with damping 0.5 N m s/rad it follows C
   MuJoCo with eulerdamp to 3.8e-7 rad over 0.3 s and crossdyn's explicit semi-implicit Euler only to 1.9e-4 rad.
@@ -99,7 +103,9 @@ def genesis_settings(spec: ArmSpec, dt: float, options: GenesisOptions | None = 
         "integrator": f"Genesis's approximate_implicitfast -> {opt.integrator}",
         "gravity": f"Genesis's (0, 0, -9.81) -> the spec's {list(gravity)}",
         "dt": f"Genesis's 0.01 s -> {dt:g} s",
-        "enable_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
+        "enable_collision": "Genesis's True" if opt.collision else ("Genesis's True -> False (no effect on the "
+                                                                     "generated arm: its link geoms have contype = "
+                                                                     "conaffinity = 0; measured bit-identical)"),
         "enable_self_collision": "Genesis's True" if opt.collision else "Genesis's True -> False",
         "enable_joint_limit": ("Genesis's True" if opt.joint_limit
                                else "Genesis's True -> False (crossdyn applies its limit law; the generated MJCF "

@@ -10,8 +10,13 @@ knob                     crossdyn (Genesis's default)  what Genesis's default do
 ``armature_default``     false (true)                  ``default_armature=0.1`` kg m² on every joint whose armature the
                                                        file leaves at 0
 ``fixed``                true (false, URDF)            a URDF's base link floats (a free joint, 6 more dofs)
-``joint_limit``          false (true)                  the file's ranges become constraints while stepping
-``collision``            false (true)                  collision and self-collision
+``joint_limit``          false (true)                  the file's ranges become constraints while stepping (a
+                                                       pendulum falling through [−0.2, 0.2] rad: 0.860 rad at 0.3 s
+                                                       off, held at 0.2002 on; measured)
+``collision``            false (true)                  collision and self-collision; ``true`` also keeps the URDF's
+                                                       ``<collision>`` elements in the copy (an arm striking a box on
+                                                       its fixed base: 0.353 rad apart at 0.2 s; measured).  An
+                                                       MJCF's collisions are removed from the copy either way
 ``integrator``           Euler (approximate_implicitfast)  Genesis's default is "wrong in theory", its docs say
 =======================  ===========================  ================================================================
 
@@ -50,7 +55,7 @@ class GenesisFileOptions(FileOptions):
     joint_limit: bool = False
     """Keep ``RigidOptions.enable_joint_limit`` (Genesis's default True)."""
     collision: bool = False
-    """Keep Genesis's collision and self-collision (its defaults True)."""
+    """Keep Genesis's collision and self-collision (its defaults True) and a URDF's ``<collision>`` geometry."""
     integrator: str = "Euler"
     """``Euler`` (semi-implicit), ``implicitfast`` or ``approximate_implicitfast`` (Genesis's default)."""
     dtype: str = "float32"
@@ -84,7 +89,8 @@ class GenesisFileEngine(FileEngine):
         import genesis as gs  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         self.gs = gs
-        self.prepared = prepare(model, self.folder, "genesis")
+        # collision=true: Genesis's default needs the file's geometry, which the copy otherwise removes (URDF only)
+        self.prepared = prepare(model, self.folder, "genesis", keep_collision=self.options.collision)
         self._build()
 
     def _build(self) -> None:  # pragma: no cover - needs Genesis
@@ -197,7 +203,12 @@ class GenesisFileEngine(FileEngine):
                 "joint_damping": "integrated implicitly by Genesis's Euler (not switchable)",
                 "gravity_set": "SimOptions/RigidOptions gravity = the model's (Genesis's (0, 0, -9.81))",
                 "dt": f"{self.dt:g} s (Genesis's 0.01 s)",
-                "joint_limit": "on (Genesis's default)" if opt.joint_limit else "off (Genesis's default on)",
-                "collision": "on (Genesis's default)" if opt.collision else "off (Genesis's default on)",
+                "joint_limit": ("on (Genesis's default): the file's ranges are constraints" if opt.joint_limit
+                                else "off (Genesis's default on): the file's ranges are not enforced (measured: a "
+                                "pendulum passes its 0.2 rad limit, 0.860 rad at 0.3 s; held at 0.2002 on)"),
+                "collision": ("on (Genesis's default), the URDF's <collision> geometry kept (an MJCF's is removed "
+                              "from the copy)" if opt.collision else "off (Genesis's default on) and the file's "
+                              "collision geometry removed from the copy; it matters where a link meets another "
+                              "that is not its neighbour (measured: 0.353 rad at 0.2 s, tests/test_genesis.py)"),
                 "queries": "at the start of one step from the state: get_mass_mat, the rigid solver's qf_bias; "
                            "ID = M qdd + bias; FD = M^-1 (tau - bias)"}
