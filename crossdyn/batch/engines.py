@@ -387,8 +387,13 @@ def _newton(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
 def _genesis(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
     from crossdyn.batch import genesis_batch
 
+    from crossdyn.errors import EngineUnsupported
+
     opt = batch_options(engine, knobs)
-    Q, QD, setup, run_s, cfg = genesis_batch.run(engine.integrator, pb, opt)
+    try:
+        Q, QD, setup, run_s, cfg = genesis_batch.run(engine.integrator, pb, opt)
+    except EngineUnsupported as e:  # what Genesis cannot do as the reference does (damping explicitly): skipped
+        raise _Skip(f"unsupported: {e}") from e
     return Q, QD, setup, run_s, {**cfg, "knobs": knob_config(engine, opt)}
 
 

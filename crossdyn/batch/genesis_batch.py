@@ -55,8 +55,12 @@ def run(integrator: str, pb, options=None) -> tuple:
     Genesis's 0.1 kg m² on every joint; ``backend``); its integrator is the batched engine's."""
     import genesis as gs  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+    from crossdyn.errors import EngineUnsupported
     from crossdyn.models.spec import armature_of
 
+    if np.any(np.asarray(pb.p.b) > 0):
+        raise EngineUnsupported("joint damping: Genesis's Euler integrates it implicitly (no switch to make it "
+                                "explicit); the batch's reference, semi-implicit Euler, integrates it explicitly")
     g = np.asarray(pb.p.gravity, dtype=float)
     if g.ndim == 2 and not np.allclose(g, g[:1]):
         raise ValueError("genesis batch: one gravity per scene; these arms have several (gravity (N, 2))")

@@ -288,4 +288,5 @@ class GenesisEngine(Engine):
                 "inverse_dynamics": ("M(q) q'' + qf_bias(q, q') - qf_passive(q, q') (joint damping included) read "
                                      "from Genesis's rigid solver at one step's start"),
                 "joint_damping": ("implicit: Genesis's Euler always integrates joint damping implicitly (as MuJoCo's "
-                                  "Euler with eulerdamp on); Genesis has no switch to make it explicit")}
+                                  "Euler with eulerdamp on); Genesis has no switch to make it explicit"),
+                "implicit_damping": True}

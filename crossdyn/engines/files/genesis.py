@@ -201,6 +201,7 @@ class GenesisFileEngine(FileEngine):
                                      "panda_link8 carries inertia diag(0.1), M within 2e-7 either way)",
                 "integrator": f"{opt.integrator} (Genesis's default approximate_implicitfast)",
                 "joint_damping": "integrated implicitly by Genesis's Euler (not switchable)",
+                "implicit_damping": True,
                 "gravity_set": "SimOptions/RigidOptions gravity = the model's (Genesis's (0, 0, -9.81))",
                 "dt": f"{self.dt:g} s (Genesis's 0.01 s)",
                 "joint_limit": ("on (Genesis's default): the file's ranges are constraints" if opt.joint_limit
