@@ -129,8 +129,7 @@ KNOBS: dict[str, tuple[str, tuple[Knob, ...]]] = {
         Knob("validate_inertia", "bool", True, "finalize's validation and correction of the inertias"),
         _DEVICE)),
     "genesis": ("crossdyn.engines.genesis_engine:GenesisOptions", (
-        Knob("armature_default", "bool", True, "gs.morphs.MJCF's default_armature: 0.1 kg m² on every joint"),
-        Knob("backend", "choice", "cpu", "gs.init's backend: cpu or gpu", ("cpu", "gpu")))),
+        Knob("armature_default", "bool", True, "gs.morphs.MJCF's default_armature: 0.1 kg m² on every joint"),)),
 }
 """Per batched library: its knobs' options dataclass (``module:Class``, the single-arm adapter's, imported when the
 engine runs) and the knobs the batched runner honours.  A library not listed (``jax``, ``numpy``: crossdyn's own

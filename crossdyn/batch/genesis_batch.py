@@ -52,7 +52,7 @@ def _precision(gs) -> str:
 def run(integrator: str, pb, options=None) -> tuple:
     """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on Genesis: (Q, QD, setup_s, run_s, config).
     ``options``: a :class:`~crossdyn.engines.genesis_engine.GenesisOptions` (``genesis@armature_default=true`` keeps
-    Genesis's 0.1 kg m² on every joint; ``backend``); its integrator is the batched engine's."""
+    Genesis's 0.1 kg m² on every joint); its integrator is the batched engine's."""
     import genesis as gs  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     from crossdyn.errors import EngineUnsupported
