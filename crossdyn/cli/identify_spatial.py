@@ -63,6 +63,7 @@ def run_spatial(args, model) -> int:
     """``crossdyn identify`` for a spatial arm (see the module docstring)."""
     from crossdyn.identification.spatial_identify import SpatialIdentifyOptions, identify_spatial, table_lines
     from crossdyn.identification.common import VALIDATION_TOLERANCE
+    from crossdyn.identification.report import solver_lines
     from crossdyn.io import check_out_dir, write_json_atomic, write_text_atomic
 
     _refuse(args)
@@ -83,7 +84,7 @@ def run_spatial(args, model) -> int:
     lines = head + [f"unidentifiable (no torque sees them): {', '.join(unid) if unid else 'none'}"] + \
         ["  " + s for s in table_lines(res)] + \
         ["validation (relative RMS torque error per joint): " + ", ".join(f"{v:.2e}" for v in res.validation_rms)
-         + f"  (tolerance {options.validation_tolerance:g})"]
+         + f"  (tolerance {options.validation_tolerance:g})"] + solver_lines(res.est)
     write_text_atomic(out / "identify.md", "\n".join(["```"] + lines + [f"verdict: {verdict.value}: {reason}", "```"])
                       + "\n")
     publish(args, out / "identify.json")

@@ -48,6 +48,13 @@ class Estimate:
         k = scipy.stats.t.ppf(0.5 + level / 2, max(self.dof, 1))
         return self.beta - k * self.stderr, self.beta + k * self.stderr
 
+    def uncertified(self) -> str | None:
+        """Why the estimate cannot be judged (a convex estimator whose solvers certified no optimum,
+        :func:`solve_consistent`), or None."""
+        if self.info.get("certified", True):
+            return None
+        return f"the {self.method} estimator's answer is not certified optimal: {self.info.get('certificate')}"
+
 
 M_MAX = 1e4
 """kg; the consistent estimator's upper bound on each mass.  A mass no base parameter holds (m1 of a planar arm:
@@ -147,19 +154,119 @@ def _consistent_problem(R: np.ndarray, z: np.ndarray, scale: np.ndarray, base: B
     return cp.Problem(cp.Minimize(objective), cons), theta_s, zs
 
 
+AGREEMENT = 1e-3
+"""The consistent estimator's acceptance of answers no solver reported ``optimal`` (:func:`solve_consistent`): two
+solvers' feasible answers whose fitted torques differ by at most √AGREEMENT ≈ 0.03 noise standard deviations (the
+squared difference summed over all rows at most AGREEMENT·σ̂²) — a difference the data cannot see."""
+PRECISION_FLOOR = 1e-12
+"""… or by at most this fraction of ‖y‖² (noise-free data: σ̂² is round-off)."""
+
+SOLVER_PLAN = (("CLARABEL", CLARABEL_TIGHT), ("CLARABEL", {}), ("SCS", {"eps_abs": 1e-10, "eps_rel": 1e-10}))
+"""The solvers the consistent estimators try, in order: Clarabel at 1e-12, Clarabel's defaults, SCS (a first-order
+method: independent of the interior-point path)."""
+
+
+@dataclass(frozen=True)
+class ConvexProblem:
+    """One consistent-estimator problem, as :func:`solve_consistent` needs it: ``build()`` → (a fresh
+    ``cvxpy.Problem``, a function giving θ in physical units from its solution, or None); ``feasible(θ)`` → the
+    nearest point of the constraint set found in closed form (the answer of a solver that stopped short made
+    feasible); ``W``, ``y``, ``B``: the regression W B θ ≈ y."""
+
+    build: object
+    feasible: object
+    W: np.ndarray
+    y: np.ndarray
+    B: np.ndarray
+
+
+def _objective(P: ConvexProblem, theta: np.ndarray) -> float:
+    return float(np.sum((P.W @ (P.B @ theta) - P.y) ** 2))
+
+
+def solve_consistent(P: ConvexProblem, sigma2: float, ols_objective: float) -> tuple[np.ndarray, dict]:
+    """θ̂ of a consistent estimator and how it was certified (``info``: ``attempts``, ``certified``,
+    ``certificate``, ``solver``, ``status``).
+
+    The solvers of :data:`SOLVER_PLAN` run in order until one reports ``optimal``.  An answer that is not
+    (``optimal_inaccurate``: the interior point stopped at reduced tolerances, as it does on noisy data with
+    several constraints binding, depending on the BLAS kernel) is made feasible by ``P.feasible`` and kept when
+    one of two tests holds, both of which hold at a binding constraint:
+
+    * its objective f(θ) = ‖W B θ − y‖² is within 1e-9 (relative) of the OLS minimum, a lower bound of the
+      constrained one: it is optimal;
+    * two different solvers' (algorithms') feasible answers agree: ‖W B (θ_a − θ_b)‖² ≤ max(:data:`AGREEMENT`·σ̂²,
+      :data:`PRECISION_FLOOR`·‖y‖²) and so do their objectives; the best feasible answer found is kept.  (At a constrained optimum
+      θ*, f(θ) − f(θ*) ≥ ‖W B (θ − θ*)‖² for every feasible θ, so an answer with a near-optimal objective is
+      near θ* in the metric of the estimate's own covariance σ̂² (WᵀW)⁻¹.)
+
+    Otherwise the best feasible answer is returned with ``certified`` False and the statuses named; the caller's
+    verdict is then INCONCLUSIVE.  Never raises for a solver's status."""
+    import cvxpy as cp
+
+    attempts: list[dict] = []
+    answers: list[tuple[float, np.ndarray, dict]] = []
+    floor = max(AGREEMENT * sigma2, PRECISION_FLOOR * float(P.y @ P.y))
+    for solver, settings in SOLVER_PLAN:
+        prob, to_theta = P.build()
+        attempt = {"solver": solver, "settings": settings}
+        attempts.append(attempt)
+        try:
+            with warnings.catch_warnings():  # cvxpy's "Solution may be inaccurate": the status says it
+                warnings.simplefilter("ignore", UserWarning)
+                prob.solve(solver=solver, **settings)
+        except cp.error.SolverError as e:  # a solver that gives up raises; the next one is tried
+            attempt["status"] = f"error: {e}"
+            continue
+        attempt["status"] = prob.status
+        theta = to_theta()
+        if theta is None or not np.all(np.isfinite(theta)):
+            continue
+        if prob.status == cp.OPTIMAL:
+            attempt["objective"] = _objective(P, theta)
+            return theta, _info(attempts, attempt, True, f"{solver} reported optimal")
+        fixed = np.asarray(P.feasible(theta), float)
+        f = _objective(P, fixed)
+        attempt.update(objective=f, moved_to_feasible=float(np.max(np.abs(fixed - theta))))
+        if f <= ols_objective * (1 + 1e-9) + 1e-300:
+            return fixed, _info(attempts, attempt, True, f"{solver} {prob.status}; its feasible answer's objective "
+                                f"equals the unconstrained minimum (a lower bound): optimal")
+        for g, other, a in answers:
+            if a["solver"] == solver:       # the same algorithm again (other settings) is no second opinion
+                continue
+            d = float(np.sum((P.W @ (P.B @ (fixed - other))) ** 2))
+            if d <= floor and abs(f - g) <= floor:   # kept: the best feasible answer of all (a lower objective)
+                _, best, keep = min([*answers, (f, fixed, attempt)], key=lambda t: t[0])
+                return best, _info(attempts, keep, True,
+                                   f"{a['solver']} and {solver} ({a['status']}, {prob.status}) agree: fitted torques "
+                                   f"differ by {d:.3g} (sum of squares) <= {floor:.3g} "
+                                   f"(max({AGREEMENT:g} sigma^2, {PRECISION_FLOOR:g} |y|^2))")
+        answers.append((f, fixed, attempt))
+    statuses = ", ".join(f"{a['solver']} {a['status']}" for a in attempts)
+    if not answers:                   # the minimum-norm least-squares θ, made feasible: a defined, physical answer
+        theta0 = np.linalg.lstsq(P.W @ P.B, P.y, rcond=None)[0]
+        return np.asarray(P.feasible(theta0), float), _info(
+            attempts, {"solver": "least squares made feasible", "status": "no solver answer"}, False,
+            f"no solver returned an answer ({statuses}): the least-squares answer made feasible is kept")
+    f, best, a = min(answers, key=lambda t: t[0])
+    return best, _info(attempts, a, False, f"no solver certified an optimum ({statuses}) and no two feasible "
+                                           f"answers agreed within {floor:.3g}: the best feasible answer is kept")
+
+
+def _info(attempts: list[dict], chosen: dict, certified: bool, how: str) -> dict:
+    return {"solver": chosen["solver"], "status": chosen.get("status"), "attempts": attempts,
+            "certified": certified, "certificate": how}
+
+
 def consistent(W, y, base: BaseParameters, m_min: float = M_MIN, joint=None, rho=None) -> Estimate:
     """Physically consistent estimate (see the module docstring); needs cvxpy.
 
     Numerics (issue 23: planar2r's noise-free fit was "Solution may be inaccurate"): the regression on the full
     parameters A = W B is compressed by QR (A = Q R, ‖A θ − y‖² = ‖R θ − Qᵀy‖² + const: p rows instead of N),
     its columns scaled to unit norm (θ_s = θ·‖A_k‖) and the right-hand side to unit norm; Clarabel then runs with
-    tolerances 1e-12 (:data:`CLARABEL_TIGHT`).  Fallback when that does not report ``optimal``: Clarabel with its
-    default settings, then SCS; an answer that is still not ``optimal`` (e.g. ``optimal_inaccurate``) is kept
-    only when its objective is within 1e-9 (relative) of the OLS minimum's, i.e. no worse than the
-    unconstrained fit; otherwise RuntimeError naming the status.  ``info`` records the attempts.
+    tolerances 1e-12 (:data:`CLARABEL_TIGHT`), with the fallbacks and the acceptance of
+    :func:`solve_consistent` (``info`` records the attempts and the certificate).
     """
-    import cvxpy as cp
-
     W, y = np.asarray(W, float), np.asarray(y, float)
     ref = _ols(W, y, "ols", None if joint is None else np.asarray(joint), rho)   # its standard errors are reported
     A = W @ base.B                       # regression on θ directly
@@ -167,35 +274,35 @@ def consistent(W, y, base: BaseParameters, m_min: float = M_MIN, joint=None, rho
     scale[scale == 0] = 1.0
     Q, R = np.linalg.qr(A / scale)
     z = Q.T @ y
-    attempts = []
-    th = None
-    ols_obj = float(np.sum((W @ ref.beta - y) ** 2))
-    for solver, settings in ((cp.CLARABEL, CLARABEL_TIGHT), (cp.CLARABEL, {}), (cp.SCS, {"eps_abs": 1e-10, "eps_rel": 1e-10})):
+
+    def build():
         prob, theta_s, zs = _consistent_problem(R, z, scale, base, m_min)
-        try:
-            with warnings.catch_warnings():  # cvxpy's "Solution may be inaccurate": the status says it, recorded below
-                warnings.simplefilter("ignore", UserWarning)
-                prob.solve(solver=solver, **settings)
-        except cp.error.SolverError as e:  # a solver that gives up raises; the next one is tried
-            attempts.append({"solver": solver, "settings": settings, "status": f"error: {e}"})
-            continue
-        attempts.append({"solver": solver, "settings": settings, "status": prob.status})
-        if theta_s.value is None:
-            continue
-        cand = np.asarray(theta_s.value, float) * zs / scale  # undo both scalings
-        obj = float(np.sum((W @ (base.B @ cand) - y) ** 2))
-        if prob.status == cp.OPTIMAL or obj <= ols_obj * (1 + 1e-9) + 1e-300:
-            th = cand
-            break
-    if th is None:
-        raise RuntimeError(f"consistent estimator: no solver found the optimum: {attempts}")
+        return prob, lambda: None if theta_s.value is None else np.asarray(theta_s.value, float) * zs / scale
+
+    problem = ConvexProblem(build, lambda th: planar_feasible(th, base, m_min), W, y, base.B)
+    ols_obj = float(np.sum((W @ ref.beta - y) ** 2))
+    th, info = solve_consistent(problem, ols_obj / max(ref.dof, 1), ols_obj)
     beta = base.B @ th
     res = y - W @ beta
     return Estimate(beta, ref.stderr, ref.cov, ref.dof, float(np.sqrt(np.mean(res ** 2))), "consistent", th,
-                    {"covariance": ref.info["covariance"], "solver": attempts[-1]["solver"],
-                     "status": attempts[-1]["status"], "attempts": attempts,
+                    {"covariance": ref.info["covariance"], **info,
                      "numerics": "QR-compressed regression, columns scaled to unit norm, Clarabel tolerances 1e-12; "
                                  "fallback: Clarabel defaults, then SCS"})
+
+
+def planar_feasible(theta: np.ndarray, base: BaseParameters, m_min: float = M_MIN) -> np.ndarray:
+    """θ moved onto the planar constraint set: m clipped to [m_min, M_MAX], Izz raised to mx²/m where below it,
+    b, f_c, I_a clipped at 0."""
+    full = base.full
+    th = np.array(theta, float)
+    for j in sorted(set(full.joints)):
+        im, ix, iz = (full.names.index(f"{k}{j}") for k in ("m", "mx", "Izz"))
+        th[im] = min(max(th[im], m_min), M_MAX)
+        th[iz] = max(th[iz], th[ix] ** 2 / th[im])
+    kinds = np.array(full.kinds)
+    sel = np.isin(kinds, ("b", "fc", "Ia"))
+    th[sel] = np.maximum(th[sel], 0.0)
+    return th
 
 
 def estimate(name: str, rows, base: BaseParameters) -> Estimate:

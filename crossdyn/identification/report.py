@@ -189,7 +189,17 @@ def run_lines(res) -> list[str]:
         lines.append(f"excitation: Fourier, {ex.trajectory.harmonics} harmonics, period {ex.trajectory.period:g} s; "
                      f"cond(Y_base) optimised {ex.cond:.3g} vs random {ex.cond_random:.3g} "
                      f"(ratio {ex.ratio:.2f}); bounds: {ex.bounds.source}")
+    lines += solver_lines(res.est)
     return lines
+
+
+def solver_lines(est) -> list[str]:
+    """The convex estimator's solvers: each attempt's status, and how the answer kept was certified."""
+    if "attempts" not in est.info:
+        return []
+    tried = "; ".join(f"{a['solver']} {a.get('status')}" for a in est.info["attempts"])
+    return [f"solvers: {tried}; kept {est.info.get('solver')} ({est.info.get('status')}): "
+            f"{est.info.get('certificate')}"]
 
 
 def report_blocks(res, diagnosis=None, images=("fit.png", "rls.png")) -> list[tuple]:

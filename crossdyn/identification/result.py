@@ -4,7 +4,8 @@ The verdict (:class:`crossdyn.status.Verdict`, FAIL over INCONCLUSIVE over PASS)
 
 - FAIL when the validation relative RMS torque error of a joint exceeds the tolerance, or when a known true
   value lies outside its family-wise interval (Bonferroni, level 1 − 0.05/r for r base parameters);
-- INCONCLUSIVE when there is no true value to compare against (a CSV record judged without ``truth="spec"``):
+- INCONCLUSIVE when the consistent estimator's solvers certified no optimum (its answer may be the solver's
+  error, not the data's: :func:`~crossdyn.identification.estimators.solve_consistent`), or when there is no true value to compare against (a CSV record judged without ``truth="spec"``):
   the validation alone cannot tell a right estimate from a wrong one that predicts the same torque;
 - PASS otherwise: all r true values inside their family-wise intervals and every joint's validation within
   the tolerance.
@@ -79,6 +80,9 @@ class IdentificationResult:
             out = [s for s, ok in zip(self.base.symbols, self.inside(familywise=True), strict=True) if not ok]
             if out:
                 reasons.append(f"true value outside its family-wise interval: {', '.join(out)}")
+        unjudged = self.est.uncertified()
+        if unjudged is not None:        # a FAIL could be the solver's, not the data's
+            return Verdict.INCONCLUSIVE, unjudged + "".join(f"; also {r}" for r in reasons)
         if reasons:
             return Verdict.FAIL, "; ".join(reasons)
         if self.truth is None:
