@@ -202,7 +202,7 @@ def test_a_class_with_hostile_python_and_matlab_submissions(open_dir, server):
         assert secret["verdict"] == "unusable", secret           # the variable is simply not there
         assert ("KeyError: 'CROSSDYN_TEST_SECRET'" if lang == "p" else "secret: []") in secret["diagnosis"]
     iso = "bubblewrap: no network, read-only filesystem; 1 GiB, 20 s CPU, 32 processes, 8 MiB files"
-    assert all(row["sandbox"] == iso for row in rows.values())
+    assert all(row["sandbox"] == iso + "; it sees your file alone" for row in rows.values())   # never the class
     assert iso in grades.with_suffix(".html").read_text() and f"sandbox: {iso}" in r.stdout
     assert checksum(cls, home) == before                    # nothing in the class or the home folder changed
     assert sorted(p.name for p in results.iterdir()) == ["grades.csv", "grades.html", "grades.json"]

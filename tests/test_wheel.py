@@ -141,6 +141,15 @@ def test_version_examples_and_check_in_the_base_install(base_venv):
     check = _run([exe, "check", "planar2r", user_file], tmp, env)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "Traceback" not in check.stderr
+    # a file that imports a helper module of its own folder (issue 36): sandboxed, the folder's read-only copy
+    own = tmp / "own"
+    own.mkdir()
+    head, g = user_file.read_text().split("\ndef G(", 1)
+    (own / "my_params.py").write_text("from math import cos\n\n\ndef gravity_torque(" + g)
+    (own / "my_2r.py").write_text(head + "\nfrom my_params import *\n\n\ndef G(q, p):\n"
+                                  "    return gravity_torque(q, p)\n")
+    check = _run([exe, "check", "planar2r", own / "my_2r.py", "--out", tmp / "own-out"], tmp, env)
+    assert check.returncode == 0 and "it sees your file's folder" in check.stdout, check.stdout + check.stderr
 
 
 def test_compare_without_engines_exits_2_naming_the_extras(base_venv):

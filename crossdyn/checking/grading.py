@@ -54,7 +54,7 @@ from typing import Any
 
 from crossdyn import processes
 from crossdyn.equations import progress
-from crossdyn.equations.python_sandboxed import SUBMISSION_FOLDER
+from crossdyn.equations.submission import ALONE, SUBMISSION_FOLDER
 from crossdyn.status import Verdict
 
 DEFAULT_TIMEOUT = 120.0
@@ -236,9 +236,9 @@ def check_one(arm: str, sub: Submission, out_dir: Path, options: GradeOptions) -
     running = progress.create(out_dir.resolve() / ".running")  # the call the check is in (absolute: the sandboxed
     # child, whose working folder is its own, writes it by this name)
     env = dict(os.environ, PYTHONUNBUFFERED="1", **{progress.ENV: str(running)})
-    env.pop(SUBMISSION_FOLDER, None)
-    if sub.language == "python" and sub.folder:      # its helper modules go into the sandbox with it
-        env[SUBMISSION_FOLDER] = str(sub.path.parent)
+    # a sub-folder submission's Python helper modules go into the sandbox with it; a lone file goes alone (a single
+    # check would copy its folder: here the class folder, every other student's files)
+    env[SUBMISSION_FOLDER] = str(sub.path.parent) if sub.language == "python" and sub.folder else ALONE
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
                                 env=processes.tagged(env, tag))

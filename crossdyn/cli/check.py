@@ -80,6 +80,11 @@ def run(args) -> int:
 
     args.isolation = sandbox_options.apply(args)   # exit 2 for a bad --sandbox/--limit-* value or strict unmet
     sandbox_options.prestart(args)                 # a Python file's worker starts while the checker is imported
+    sandboxed = args.isolation.describe()
+    if args.isolation.active and not args.summary:  # what of the user's folder the sandboxed code sees
+        from crossdyn.equations.submission import scope_of
+
+        sandboxed += f"; it sees {scope_of(args.file).words}"
 
     from crossdyn.io import UsageError
     from crossdyn.checking import checker, report
@@ -128,8 +133,8 @@ def run(args) -> int:
                 "status": Verdict.INCONCLUSIVE.value if timed_out else None, "checks": {"total": 0},
                 "exit_code": int(code), "function": e.function, "error": e.message, "where": e.where,
                 "user_traceback": e.user_traceback, "timeout": timed_out, "violation": e.violation,
-                "sandbox": args.isolation.describe()}
-        print(f"sandbox: {args.isolation.describe()}" + (f"; blocked: {e.violation}" if e.violation else ""),
+                "sandbox": sandboxed}
+        print(f"sandbox: {sandboxed}" + (f"; blocked: {e.violation}" if e.violation else ""),
               file=sys.stderr)
         publish(args, write_json_atomic(out / "check.json", document(data)))
         write_text_atomic(out / "check.md", report.render_unusable_markdown(data))
@@ -143,11 +148,11 @@ def run(args) -> int:
         text = "\n".join(line for line in text.splitlines() if line.startswith(("WRONG:", "verdict: ")))
     print(text)
     if not args.quiet:
-        print(f"sandbox: {args.isolation.describe()}")
+        print(f"sandbox: {sandboxed}")
     publish(args, write_json_atomic(out / "check.json", document(dict(result.to_dict(),
-                                                                      sandbox=args.isolation.describe()))))
-    write_text_atomic(out / "check.md", report.render_markdown(result, args.isolation.describe()))
-    write_text_atomic(out / "check.html", report.render_html(result, args.isolation.describe()))
+                                                                      sandbox=sandboxed))))
+    write_text_atomic(out / "check.md", report.render_markdown(result, sandboxed))
+    write_text_atomic(out / "check.html", report.render_html(result, sandboxed))
     if not args.quiet:
         print(f"reports: {out / 'check.json'}, {out / 'check.md'}, {out / 'check.html'}")
     return result.exit_code

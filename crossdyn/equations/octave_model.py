@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-import shutil
 from pathlib import Path
 from typing import cast
 
 import numpy as np
 
-from crossdyn.equations import progress
+from crossdyn.equations import progress, submission
 from crossdyn import sandbox
 from crossdyn.equations.octave_session import (OctaveDied, OctaveSession, OctaveTimeout, OctaveUnavailable,
                                                octave_string)
@@ -136,13 +135,13 @@ class OctaveModel(OneCallParts):
         self._source_map: dict[str, Path] = {}
         self.isolation = self.session.isolation
         self._src = self.path
+        # a single file's own folder goes on Octave's path (its helper functions in other .m files), a class's lone
+        # file's does not (crossdyn.equations.submission)
+        scope = submission.scope_of(self.path)
+        self._folder = None if self.path.is_dir() or scope.folder is None else self.path.resolve().parent
         if self.isolation.active:     # the sandboxed Octave reads its own copy (the user's folder may be closed)
-            self._src = Path(self.session.tmpdir) / "submission" / self.path.name
-            if self.path.is_dir():
-                shutil.copytree(self.path, self._src, ignore=shutil.ignore_patterns(".*"))
-            else:
-                self._src.parent.mkdir()
-                shutil.copyfile(self.path, self._src)
+            self._src = submission.copy_into(self.path, Path(self.session.tmpdir) / "submission", "matlab")
+            self._folder = None if self._folder is None else self._src.parent
             self._source_map[str(self._src.resolve())] = self.path
         self._load()
         self.functions = self._resolve(names or {})
@@ -211,6 +210,8 @@ class OctaveModel(OneCallParts):
         except OSError as e:
             raise UserFileError(f"{self.path}: cannot read: {e}") from None
         source = self._src.resolve()
+        if self._folder is not None:
+            self.printed += self._call(f"addpath({octave_string(self._folder)}, '-end');", what="adding your folder")
         if _starts_with_function(text):
             # a function file: make it a script of local functions, on the same line numbers
             copy = Path(self.session.tmpdir) / ("crossdyn_user__" + re.sub(r"\W", "_", self.path.stem) + ".m")

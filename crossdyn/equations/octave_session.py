@@ -24,7 +24,7 @@ import time
 import weakref
 
 from crossdyn import processes, sandbox
-from crossdyn.equations import progress
+from crossdyn.equations import progress, submission
 
 INSTALL_HINT = ("GNU Octave is needed to check MATLAB (.m) files: install it with "
                 "'sudo apt-get install --no-install-recommends octave' (Debian/Ubuntu), 'brew install octave' "
@@ -88,7 +88,7 @@ def _kill(proc: subprocess.Popen) -> None:
 def _cleanup(proc: subprocess.Popen, tmpdir: str) -> None:
     _kill(proc)
     processes.close_pipes(proc)
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    submission.remove_tree(tmpdir)
 
 
 class OctaveSession:

@@ -1,7 +1,8 @@
 """A user's Python file run in a sandboxed child process (:mod:`crossdyn.sandbox`), behind the same calls as
 :class:`~crossdyn.equations.python_file.UserModel` (:class:`~crossdyn.equations.protocol.Equations`).
 
-The file is copied into the child's own temporary folder and imported there by
+The file is copied into the child's own temporary folder, read-only, with what :mod:`crossdyn.equations.submission`
+says comes with it (a single check: the file's own folder, so that its helper modules import), and imported there by
 :mod:`crossdyn.equations.python_worker`; messages and tracebacks name the user's path, not the copy.  Like the
 Octave model it answers batch calls — :meth:`SandboxedModel.evaluate` (every state × parameter set in one round
 trip), :meth:`~SandboxedModel.parts`, :meth:`~SandboxedModel.engine_init` / :meth:`~SandboxedModel.engine_step`
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import os
 import select
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn import processes, sandbox
-from crossdyn.equations import progress
+from crossdyn.equations import progress, submission
 from crossdyn.equations.params import ParamSet
 from crossdyn.equations.protocol import ROLE_NAMES, OneCallParts, UserFileError
 from crossdyn.equations.python_worker import MAX_PRINTED, read_message, write_message
@@ -40,22 +40,6 @@ def _row(p) -> np.ndarray:
     """[L, m, Lc, J, b, fc, Ia, gx, gy, gz] of a user's ``p`` (UserParams)."""
     g = (tuple(p.gravity) + (0.0,) * 3)[:3]
     return np.concatenate([p.L, p.m, p.Lc, p.J, p.b, p.fc, p.armature, g])
-
-
-SUBMISSION_FOLDER = "CROSSDYN_SUBMISSION_FOLDER"
-"""Set by a grader (:func:`crossdyn.checking.grading.check_one`) to a sub-folder submission's folder: the check of
-the Python file in it copies the whole folder into the sandbox (helper modules beside the file import), not the
-file alone.  Unset — a single ``check ARM FILE``, a lone file in a class folder — the file is copied alone, so that
-another student's files beside it never are."""
-
-
-def submission_folder(path: str | Path) -> Path | None:
-    """The folder to copy with ``path``: :data:`SUBMISSION_FOLDER` when it is ``path``'s own folder, else None."""
-    given = os.environ.get(SUBMISSION_FOLDER)
-    if not given:
-        return None
-    folder = Path(given).resolve()
-    return folder if Path(path).resolve().parent == folder and folder.is_dir() else None
 
 
 def _label(ps) -> str | None:
@@ -73,7 +57,7 @@ def _close(proc: subprocess.Popen, workdir: str, log, owner: int) -> None:
         log.close()
     except OSError:
         pass
-    shutil.rmtree(workdir, ignore_errors=True)
+    submission.remove_tree(workdir)
 
 
 class _Worker:
@@ -144,14 +128,8 @@ class SandboxedModel(OneCallParts):
         self.functions = worker.functions
 
     def _load(self, names: dict[str, str] | None, key: tuple | None) -> None:
-        copy = Path(self.workdir) / "submission" / self.path.name
-        folder = submission_folder(self.path)
-        if folder is not None:        # a sub-folder submission: its helper modules beside the file, no one else's
-            shutil.copytree(folder, copy.parent, symlinks=True, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns(".*", "__pycache__"))
-        else:
-            copy.parent.mkdir(exist_ok=True)
-            shutil.copyfile(self.path, copy)
+        # the file with its own folder (a single check), its submission's folder or alone (a class): submission.py
+        copy = submission.copy_into(self.path, Path(self.workdir) / "submission", "python")
         iso = self.isolation
         limits = None if iso.limits is None else {k: getattr(iso.limits, k) for k in
                                                   ("memory", "cpu", "processes", "file_size")}
