@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench clean octave lint docs
+.PHONY: demo test test-slow test-kernels bench clean octave lint docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "crossdyn needs Python >= 3.11, found " + sys.version)'
@@ -35,6 +35,21 @@ test: $(STAMP) octave
 test-slow: $(STAMP) octave
 	$(PY) -m pytest -q $(XDIST) -m slow $(addprefix --ignore=,$(JAX_TESTS)) || [ $$? -eq 5 ]
 	$(PY) -m pytest -q $(XDIST) -m slow $(JAX_TESTS) || [ $$? -eq 5 ]
+
+# The numerically sensitive tests — estimators (cvxpy's statuses), event location, the references' integrators,
+# everything that compares printed numbers (README, tutorials) — rerun under other OpenBLAS kernels than the one this
+# CPU picks (scripts/blas_kernels.py lists those it can execute): a fresh `make test` failed twice on another CPU
+# because a printed number or a solver's status changed with the kernel.  .ci/run runs it.
+KERNEL_TESTS := tests/test_consistent_solvers.py tests/test_identification.py tests/test_identification_armature.py \
+	tests/test_identification_spatial.py tests/test_events.py tests/test_limits_reference.py \
+	tests/test_contact_reference.py tests/test_analytic.py tests/test_readme.py docs/tutorial
+
+test-kernels: $(STAMP) octave
+	@kernels="$$($(PY) scripts/blas_kernels.py)"; [ -n "$$kernels" ] || echo "no other OpenBLAS kernel to try here"; \
+	for k in $$kernels; do \
+	  echo "OPENBLAS_CORETYPE=$$k: $(KERNEL_TESTS)"; \
+	  OPENBLAS_CORETYPE=$$k $(PY) -m pytest -q $(XDIST) -m "not slow" $(KERNEL_TESTS) || exit 1; \
+	done
 
 # System packages the tests use, each installed when missing and possible (root and apt-get; Debian's packages,
 # --no-install-recommends), elsewhere the tests that need it are skipped with the reason:

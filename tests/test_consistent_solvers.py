@@ -143,3 +143,24 @@ def test_spatial_consistent_estimator_through_the_api(monkeypatch):
                                                             seed=5))
     assert res.judgement()[0].value == "INCONCLUSIVE"
     assert res.to_summary()["estimator_info"]["certified"] is False
+
+
+def test_the_ci_reruns_sensitive_tests_under_kernels_the_cpu_can_execute():
+    """scripts/blas_kernels.py (``make test-kernels``, run by .ci/run): only kernels whose instructions the CPU has,
+    never the default one; on this machine at least one other kernel whenever the CPU has AVX."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "blas_kernels.py"
+    spec = importlib.util.spec_from_file_location("blas_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.others({"avx"}, {"Haswell"}, 2) == ["Sandybridge"]
+    assert mod.others({"avx", "avx2", "fma"}, {"Haswell"}, 2) == ["Sandybridge", "Zen"]
+    avx512 = {"avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl"}
+    assert mod.others(avx512, {"SkylakeX", "Zen"}, 2) == ["Sandybridge", "Haswell"]
+    assert mod.others(set(), set(), 2) == []
+    flags = mod.cpu_flags()
+    if "avx" in flags:
+        assert mod.others(flags, mod.default_kernels(), 2)
+    assert "test-kernels" in (path.parent.parent / ".ci" / "run").read_text()
