@@ -1,7 +1,8 @@
 """Are two runs' outputs the same?  ``python scripts/same_outputs.py BEFORE AFTER [--allow-new]``
 
 Compares every ``summary.json`` (timings excepted: ``us_per_step``, ``compute_s_per_sim_s``), every
-``timeseries.csv`` (byte for byte), every ``check.json`` (``runtime_s`` excepted), every ``identify.json``
+``timeseries.csv`` (byte for byte), every exported file under an ``export`` folder (``.urdf``, ``.xml``, ``.toml``:
+byte for byte), every ``batch_summary.json``, every ``check.json`` (``runtime_s`` excepted), every ``identify.json``
 (``runtime_s``, ``optimiser_seconds`` excepted) and every sweep's Parquet rows under ``results/`` (all chunk files of
 the folder as one table, rows ordered by arm, engine, dt, profile; the timing columns ``us_per_step``,
 ``compute_s_per_sim_s``, ``group_wall_s`` and ``chunk`` excepted: a chunk's file name and key hash its inputs and the
@@ -78,7 +79,8 @@ def parquet_rows(path: Path) -> list:
 
 def main(before: str, after: str) -> int:
     before, after = Path(before), Path(after)
-    pats = ("summary.json", "timeseries.csv", "check.json", "identify.json")
+    pats = ("summary.json", "timeseries.csv", "check.json", "identify.json", "batch_summary.json", "export/*.urdf",
+            "export/*.xml", "export/*.toml")
     files = sorted({*(p for pat in pats for p in before.rglob(pat)), *(p.parent for p in before.rglob("results/*.parquet"))})
     if not files:
         print(f"no summary.json, timeseries.csv or check.json under {before}")
@@ -90,7 +92,7 @@ def main(before: str, after: str) -> int:
             print(f"MISSING {g}")
             bad += 1
             continue
-        if f.suffix == ".csv":
+        if f.suffix in (".csv", ".urdf", ".xml", ".toml"):
             diffs = [] if f.read_bytes() == g.read_bytes() else ["contents differ"]
         else:
             if f.is_dir():
