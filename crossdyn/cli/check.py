@@ -75,16 +75,22 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _sandboxed(args) -> str:
+    """The sandbox line: the isolation, and what of the user's folder the sandboxed code sees (a single check)."""
+    words = args.isolation.describe()
+    if args.isolation.active and not args.summary:
+        from crossdyn.equations.submission import scope_of
+
+        words += f"; it sees {scope_of(args.file).words}"
+    return words
+
+
 def run(args) -> int:
     from crossdyn.cli import sandbox_options
 
     args.isolation = sandbox_options.apply(args)   # exit 2 for a bad --sandbox/--limit-* value or strict unmet
     sandbox_options.prestart(args)                 # a Python file's worker starts while the checker is imported
-    sandboxed = args.isolation.describe()
-    if args.isolation.active and not args.summary:  # what of the user's folder the sandboxed code sees
-        from crossdyn.equations.submission import scope_of
-
-        sandboxed += f"; it sees {scope_of(args.file).words}"
+    sandboxed = _sandboxed(args)
 
     from crossdyn.io import UsageError
     from crossdyn.checking import checker, report
