@@ -70,7 +70,7 @@ def test_unambiguous_urdf_read_alike_by_every_engine(tmp_path, capsys, robot):
 def test_every_engine_by_default_and_pybullet_noflag_explained(tmp_path):
     code, doc = audit(tmp_path, str(rf.erd_ur5_urdf()), "--states", "30")
     ran = {r["engine"] for r in doc["engines"] if r["status"] == "ok"}
-    assert ran == {"pinocchio", "mujoco", "pybullet", "pybullet-noflag", "drake", "dart"}
+    assert ran == {"pinocchio", "mujoco-rk4", "pybullet", "pybullet-noflag", "drake-rk4", "dart-rk4"}
     assert code == Exit.PASS, doc["findings"]
     assert {c["status"] for c in checks(doc, "pybullet-noflag").values()} >= {"by design"}
 

@@ -101,10 +101,13 @@ MENAGERIE_READ_ALIKE = ["menagerie_panda", "menagerie_panda_nohand", "menagerie_
 
 # ---- the interface ------------------------------------------------------------------------------------------------
 def test_names_and_status_say_why():
-    assert list(FILE_ENGINES) == ["pinocchio", "mujoco", "pybullet", "pybullet-noflag", "drake", "dart"]
+    # the default names of a robot file: the same computations as before the one engine table, named as the
+    # planar arms name their integrators (mujoco-rk4: RK4; drake-rk4, dart-rk4: crossdyn's RK4 on their dynamics)
+    assert list(FILE_ENGINES) == ["pinocchio", "mujoco-rk4", "pybullet", "pybullet-noflag", "drake-rk4", "dart-rk4"]
     assert "loadMJCF" in (file_engine_status("pybullet", Format.MJCF) or "")
     assert "MjcfParser ignores <inertial>" in (file_engine_status("dart", Format.MJCF) or "")
-    assert "unknown file engine" in (file_engine_status("bullet", Format.URDF) or "")
+    assert "unknown engine 'bullet'" in (file_engine_status("bullet", Format.URDF) or "")
+    assert "does not read robot files: MJX has no robot-file adapter" in (file_engine_status("mjx", Format.URDF) or "")
     for name in ("pinocchio", "mujoco", "drake"):
         status = file_engine_status(name, Format.MJCF)
         assert status is None or status.startswith("not installed: pip install 'crossdyn[")

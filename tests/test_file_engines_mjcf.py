@@ -57,7 +57,7 @@ def test_mjcf_read_by_mujoco_pinocchio_and_drake_agree(tmp_path):
     assert all(j.armature == 0.1 for j in model.joints)
     Q, QD, QDD = states(model)
     names = installed(Format.MJCF)
-    assert "mujoco" in names and "pybullet" not in names and "dart" not in names
+    assert "mujoco-rk4" in names and "pybullet" not in names and "dart-rk4" not in names
     ref = quantities(make_file_engine("mujoco", model), Q, QD, QDD)
     for name in names[1:]:
         got = quantities(make_file_engine(name, model), Q, QD, QDD)

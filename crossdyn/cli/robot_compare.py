@@ -73,8 +73,9 @@ def _engines(args) -> tuple[str, ...] | None:
         except EngineError as e:
             raise UsageError(f"--engines {args.engines}: {e}", "--engines", spec) from None
         if name not in FILE_ENGINES:
-            raise UsageError(f"--engines {args.engines}: {name!r} is not an engine that reads robot files; they are: "
-                             f"{', '.join(FILE_ENGINES)}", "--engines", name)
+            from crossdyn.engines.files import file_engine_status
+
+            raise UsageError(f"--engines {args.engines}: {file_engine_status(name, None)}", "--engines", name)
         unknown = [k for k in options if k not in FILE_ENGINES[name].option_names()]
         if unknown:
             raise UsageError(f"--engines {spec}: {name} has no option {', '.join(unknown)}; it takes: "

@@ -108,6 +108,9 @@ def check_engines(engines: Any, label: str = "engines", shown: str | None = None
         if base not in installed:
             from crossdyn.engines.registry import entry
 
+            if "planar" in entry(base).refusals:
+                raise InputError(f"{label}: engine {base!r} does not run on a planar arm: "
+                                 f"{entry(base).refusals['planar']}", label, e)
             raise InputError(f"{label}: engine {base!r} is {entry(base).install_hint()} (installed engines: "
                              f"{', '.join(installed)})", label, e)
     return names

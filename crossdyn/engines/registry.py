@@ -27,7 +27,7 @@ import math
 import typing
 from typing import TYPE_CHECKING, Any, Mapping
 
-from crossdyn.errors import EngineError
+from crossdyn.errors import EngineError, EngineUnsupported
 
 if TYPE_CHECKING:
     from crossdyn.engines.base import Engine
@@ -52,10 +52,36 @@ class EngineEntry:
     native: Mapping[str, str] = field(default_factory=dict)
     """Phenomenon (``"limits"``, ``"contact"``) → the boolean option that makes this engine simulate it with its
     own physics (``mujoco@native_limits=true``); a phenomenon not listed has no native mode here."""
+    integrator: str = ""
+    """The scheme the name steps with, the same on every arm kind (crossdyn's words: ``semi-implicit-euler``,
+    ``rk4``, ``rk3-adaptive``, …; the adapters' ``integrator`` says it in the engine's own words)."""
+    file: str | None = None
+    """``module.Class`` of the adapter that loads a robot file (a URDF or MJCF, or the one crossdyn writes of a
+    textbook DH arm), built with :attr:`file_kwargs`; None: the name does not read robot files (:attr:`refusals`
+    says why)."""
+    file_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    refusals: Mapping[str, str] = field(default_factory=dict)
+    """Arm kind (``"planar"``, ``"files"``) → why the name does not run on it (the feature it lacks)."""
+    default_for: Mapping[str, int] = field(default_factory=dict)
+    """Arm kind (``"planar"``, ``"files"``) → this name's place in that kind's default ``compare`` (absent: not run
+    by default there)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kwargs", MappingProxyType(dict(self.kwargs)))
-        object.__setattr__(self, "native", MappingProxyType(dict(self.native)))
+        for name in ("kwargs", "native", "file_kwargs", "refusals", "default_for"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def as_row(self) -> tuple:
+        """The entry as plain, picklable values (``EngineEntry(*row)`` rebuilds it)."""
+        return tuple(dict(v) if isinstance(v, Mapping) else v for v in (getattr(self, f.name) for f in fields(self)))
+
+    def file_adapter(self) -> type:
+        """The robot-file adapter class (its module imports no engine library); EngineError when the name reads no
+        robot file, naming why."""
+        if self.file is None:
+            raise EngineError(f"engine {self.name!r} does not read robot files: "
+                              f"{self.refusals.get('files', 'it has no robot-file adapter')}")
+        module, _, cls = self.file.rpartition(".")
+        return getattr(importlib.import_module(module), cls)
 
     def available(self) -> bool:
         """True when the adapter's library imports (without importing it; a dotted name imports its parent)."""
@@ -103,7 +129,7 @@ def register_entry(entry: EngineEntry) -> None:
 def registered() -> list[tuple]:
     """Every registered entry as plain, picklable tuples (:func:`restore` registers them again): a worker process
     started from a fresh interpreter (a forkserver) then knows the engines registered at run time here too."""
-    return [(e.name, e.module, e.cls, dict(e.kwargs), e.library, e.extra, dict(e.native)) for e in _REGISTRY.values()]
+    return [e.as_row() for e in _REGISTRY.values()]
 
 
 def restore(entries: list[tuple]) -> None:
@@ -130,8 +156,9 @@ def engine_names() -> list[str]:
 
 
 def available_engines() -> list[str]:
-    """Registered engines whose library imports."""
-    return [name for name, e in _REGISTRY.items() if e.available()]
+    """Registered engines whose library imports and that run on a planar arm (``drake-rk4`` is a robot file's
+    only: :attr:`EngineEntry.refusals`)."""
+    return [name for name, e in _REGISTRY.items() if e.available() and "planar" not in e.refusals]
 
 
 def native_variant(name: str, phenomenon: str) -> str | None:
@@ -275,6 +302,8 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     if name not in _REGISTRY:
         raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
     e = _REGISTRY[name]
+    if "planar" in e.refusals:
+        raise EngineUnsupported(f"engine {name!r} does not run on a planar arm: {e.refusals['planar']}")
     if not e.available():
         raise EngineError(f"engine {name!r} is {e.install_hint()}; available engines: "
                           f"{', '.join(available_engines())}")
@@ -293,55 +322,124 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     return engine
 
 
+NOT_FILES = {
+    "analytic": "crossdyn's closed-form planar model; a robot file's reference is crossdyn's spatial model, "
+                "which compare runs as the reference",
+    "mjx": "MJX has no robot-file adapter; mujoco-warp runs MuJoCo's model of the file in float32",
+    "pinocchio-euler": "the robot-file adapter steps with crossdyn's RK4 on Pinocchio's ABA only",
+    "drake-other": "the robot-file adapter runs crossdyn's RK4 (drake-rk4), Drake's error-controlled RK3 (drake), "
+                   "RK3 at a fixed step (drake-rk3) or the discrete solver (drake-discrete)",
+}
+"""Why a family of names reads no robot file (:attr:`EngineEntry.refusals`)."""
+
+
+# The engine table (:func:`_builtin` registers it; see its docstring), written with short names deleted after it.
+_LIMITS = {"limits": "native_limits"}
+both = {"limits": "native_limits", "contact": "native_contact"}
+an, pb, mj, mx, pin, dart, drake, mw, nt, gs = (f"crossdyn.engines.{m}_engine" for m in (
+    "analytic", "pybullet", "mujoco", "mjx", "pinocchio", "dart", "drake", "mujoco_warp", "newton", "genesis"))
+F = "crossdyn.engines.files."
+fpb, fpbn, fmj, fmw = F + "pybullet.PyBulletFileEngine", F + "pybullet.PyBulletNoFlagFileEngine", \
+    F + "mujoco.MuJoCoFileEngine", F + "mujoco_warp.MuJoCoWarpFileEngine"
+fpin, fdart, fdrake = F + "pinocchio.PinocchioFileEngine", F + "dart.DartFileEngine", F + "drake.DrakeFileEngine"
+fnt, fgs = F + "newton.NewtonFileEngine", F + "genesis.GenesisFileEngine"
+no_files = {"files": NOT_FILES["analytic"]}
+mjx_files = {"files": NOT_FILES["mjx"]}
+drake_files = {"files": NOT_FILES["drake-other"]}
+eu, r4 = {"integrator": "Euler"}, {"integrator": "RK4"}
+# name, planar module, class, its kwargs, library, extra, native modes, integrator, robot-file adapter, its
+# kwargs, refusals, {arm kind: place in its default compare}
+_TABLE: list[tuple] = [
+    ("analytic", an, "AnalyticEngine", {"integrator": "rk4"}, None, None, {}, "rk4", None, {}, no_files,
+     {"planar": 0}),
+    ("analytic-rk4", an, "AnalyticEngine", {"integrator": "rk4"}, None, None, {}, "rk4", None, {}, no_files, {}),
+    ("analytic-euler", an, "AnalyticEngine", {"integrator": "semi-implicit-euler"}, None, None, {},
+     "semi-implicit-euler", None, {}, no_files, {}),
+    ("analytic-explicit-euler", an, "AnalyticEngine", {"integrator": "euler"}, None, None, {}, "euler", None, {},
+     no_files, {}),
+    ("analytic-reference", an, "AnalyticEngine", {"integrator": "reference"}, None, None, {}, "reference", None,
+     {}, no_files, {}),
+    ("pybullet", pb, "PyBulletEngine", {}, "pybullet", "pybullet", both, "semi-implicit-euler", fpb, {}, {},
+     {"planar": 1, "files": 2}),
+    # PyBullet's default loading (inertias from the collision shapes): listed for files, left out by default
+    ("pybullet-noflag", pb, "PyBulletEngine", {"inertia_from_file": False}, "pybullet", "pybullet", {},
+     "semi-implicit-euler", fpbn, {}, {}, {"files": 3}),
+    ("mujoco", mj, "MuJoCoEngine", eu, "mujoco", "mujoco", both, "semi-implicit-euler", fmj, eu, {},
+     {"planar": 2}),
+    ("mujoco-euler", mj, "MuJoCoEngine", eu, "mujoco", "mujoco", both, "semi-implicit-euler", fmj, eu, {}, {}),
+    ("mujoco-rk4", mj, "MuJoCoEngine", r4, "mujoco", "mujoco", both, "rk4", fmj, r4, {},
+     {"planar": 3, "files": 1}),
+    # the implicit integrators' native contact is not characterised (the estimate needs the engine's scheme)
+    ("mujoco-implicit", mj, "MuJoCoEngine", {"integrator": "implicit"}, "mujoco", "mujoco", _LIMITS, "implicit",
+     fmj, {"integrator": "implicit"}, {}, {}),
+    ("mujoco-implicitfast", mj, "MuJoCoEngine", {"integrator": "implicitfast"}, "mujoco", "mujoco", _LIMITS,
+     "implicitfast", fmj, {"integrator": "implicitfast"}, {}, {}),
+    ("mjx", mx, "MJXEngine", eu, "mujoco.mjx", "mjx", {}, "semi-implicit-euler", None, {}, mjx_files, {}),
+    ("mjx-euler", mx, "MJXEngine", eu, "mujoco.mjx", "mjx", {}, "semi-implicit-euler", None, {}, mjx_files, {}),
+    ("mjx-rk4", mx, "MJXEngine", r4, "mujoco.mjx", "mjx", {}, "rk4", None, {}, mjx_files, {}),
+    ("pinocchio", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}, "rk4", fpin, {},
+     {}, {"planar": 4, "files": 0}),
+    ("pinocchio-rk4", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}, "rk4", fpin,
+     {}, {}, {}),
+    ("pinocchio-euler", pin, "PinocchioEngine", {"integrator": "semi-implicit-euler"}, "pinocchio", "pinocchio",
+     {}, "semi-implicit-euler", None, {}, {"files": NOT_FILES["pinocchio-euler"]}, {}),
+    # DART's limit constraint runs in World.step only (not under dart-rk4)
+    ("dart", dart, "DartEngine", {"integrator": "semi-implicit-euler"}, "dartpy", "dart",
+     {"limits": "enforce_limits"}, "semi-implicit-euler", fdart, {"native_step": True}, {}, {"planar": 5}),
+    ("dart-rk4", dart, "DartEngine", {"integrator": "rk4"}, "dartpy", "dart", {}, "rk4", fdart, {}, {},
+     {"files": 5}),
+    # continuous plants ignore joint limits and have Hunt-Crossley contact: native modes on the discrete plant
+    ("drake", drake, "DrakeEngine", {"integrator": "rk3-adaptive"}, "pydrake", "drake", {}, "rk3-adaptive",
+     fdrake, {"integrator": "rk3-adaptive"}, {}, {}),
+    ("drake-rk2", drake, "DrakeEngine", {"integrator": "rk2"}, "pydrake", "drake", {}, "rk2", None, {},
+     drake_files, {}),
+    ("drake-rk3", drake, "DrakeEngine", {"integrator": "rk3"}, "pydrake", "drake", {}, "rk3", fdrake,
+     {"integrator": "rk3"}, {}, {}),
+    ("drake-rk4", drake, "DrakeEngine", {}, "pydrake", "drake", {}, "rk4", fdrake, {"integrator": "rk4"},
+     {"planar": "crossdyn's RK4 on Drake's continuous dynamics is built for robot files; on a planar arm drake "
+                "(error-controlled RK3), drake-rk3 or drake-rk5 run Drake's own integrators"}, {"files": 4}),
+    ("drake-rk5", drake, "DrakeEngine", {"integrator": "rk5"}, "pydrake", "drake", {}, "rk5", None, {},
+     drake_files, {}),
+    ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "drake", {}, "euler", None, {},
+     drake_files, {}),
+    ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "drake", {}, "implicit",
+     None, {}, drake_files, {}),
+    ("drake-discrete", drake, "DrakeEngine", {"integrator": "discrete"}, "pydrake", "drake", both, "semi-implicit-euler",
+     fdrake, {"integrator": "discrete"}, {}, {"planar": 6}),
+    # the GPU simulators (issue 28); they run on the CPU too, float32; on robot files only when named
+    ("mujoco-warp", mw, "MuJoCoWarpEngine", eu, "mujoco_warp", "warp", {}, "semi-implicit-euler", fmw, eu, {},
+     {}),
+    ("mujoco-warp-euler", mw, "MuJoCoWarpEngine", eu, "mujoco_warp", "warp", {}, "semi-implicit-euler", fmw, eu,
+     {}, {}),
+    ("mujoco-warp-rk4", mw, "MuJoCoWarpEngine", r4, "mujoco_warp", "warp", {}, "rk4", fmw, r4, {}, {}),
+    ("mujoco-warp-implicit", mw, "MuJoCoWarpEngine", {"integrator": "implicit"}, "mujoco_warp", "warp", {},
+     "implicit", fmw, {"integrator": "implicit"}, {}, {}),
+    ("mujoco-warp-implicitfast", mw, "MuJoCoWarpEngine", {"integrator": "implicitfast"}, "mujoco_warp", "warp",
+     {}, "implicitfast", fmw, {"integrator": "implicitfast"}, {}, {}),
+    ("newton", nt, "NewtonEngine", {}, "newton", "newton", {}, "semi-implicit-euler", fnt, {}, {}, {}),
+    ("genesis", gs, "GenesisEngine", {}, "genesis", "genesis", {}, "semi-implicit-euler", fgs, {}, {}, {}),
+]
+del both, an, pb, mj, mx, pin, dart, drake, mw, nt, gs, F, fpb, fpbn, fmj, fmw, fpin, fdart, fdrake, fnt, fgs, no_files, \
+    mjx_files, drake_files, eu, r4  # the table's abbreviations
+
+
 def _builtin() -> None:
-    """The engines crossdyn ships (the table in :mod:`crossdyn.engines`)."""
-    limits = {"limits": "native_limits"}
-    both = {"limits": "native_limits", "contact": "native_contact"}
-    an, pb, mj, mx, pin, dart, drake, mw, nt, gs = (f"crossdyn.engines.{m}_engine" for m in (
-        "analytic", "pybullet", "mujoco", "mjx", "pinocchio", "dart", "drake", "mujoco_warp", "newton", "genesis"))
-    table: list[tuple[str, str, str, dict, str | None, str | None, dict]] = [
-        ("analytic", an, "AnalyticEngine", {"integrator": "rk4"}, None, None, {}),
-        ("analytic-rk4", an, "AnalyticEngine", {"integrator": "rk4"}, None, None, {}),
-        ("analytic-euler", an, "AnalyticEngine", {"integrator": "semi-implicit-euler"}, None, None, {}),
-        ("analytic-explicit-euler", an, "AnalyticEngine", {"integrator": "euler"}, None, None, {}),
-        ("analytic-reference", an, "AnalyticEngine", {"integrator": "reference"}, None, None, {}),
-        ("pybullet", pb, "PyBulletEngine", {}, "pybullet", "pybullet", both),
-        ("mujoco", mj, "MuJoCoEngine", {"integrator": "Euler"}, "mujoco", "mujoco", both),
-        ("mujoco-euler", mj, "MuJoCoEngine", {"integrator": "Euler"}, "mujoco", "mujoco", both),
-        ("mujoco-rk4", mj, "MuJoCoEngine", {"integrator": "RK4"}, "mujoco", "mujoco", both),
-        # the implicit integrators' native contact is not characterised (the estimate needs the engine's scheme)
-        ("mujoco-implicit", mj, "MuJoCoEngine", {"integrator": "implicit"}, "mujoco", "mujoco", limits),
-        ("mujoco-implicitfast", mj, "MuJoCoEngine", {"integrator": "implicitfast"}, "mujoco", "mujoco", limits),
-        ("mjx", mx, "MJXEngine", {"integrator": "Euler"}, "mujoco.mjx", "mjx", {}),
-        ("mjx-euler", mx, "MJXEngine", {"integrator": "Euler"}, "mujoco.mjx", "mjx", {}),
-        ("mjx-rk4", mx, "MJXEngine", {"integrator": "RK4"}, "mujoco.mjx", "mjx", {}),
-        ("pinocchio", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}),
-        ("pinocchio-rk4", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}),
-        ("pinocchio-euler", pin, "PinocchioEngine", {"integrator": "semi-implicit-euler"}, "pinocchio", "pinocchio", {}),
-        # DART's limit constraint runs in World.step only (not under dart-rk4)
-        ("dart", dart, "DartEngine", {"integrator": "semi-implicit-euler"}, "dartpy", "dart",
-         {"limits": "enforce_limits"}),
-        ("dart-rk4", dart, "DartEngine", {"integrator": "rk4"}, "dartpy", "dart", {}),
-        # continuous plants ignore joint limits and have Hunt-Crossley contact: native modes on the discrete plant
-        ("drake", drake, "DrakeEngine", {"integrator": "rk3-adaptive"}, "pydrake", "drake", {}),
-        ("drake-rk2", drake, "DrakeEngine", {"integrator": "rk2"}, "pydrake", "drake", {}),
-        ("drake-rk3", drake, "DrakeEngine", {"integrator": "rk3"}, "pydrake", "drake", {}),
-        ("drake-rk5", drake, "DrakeEngine", {"integrator": "rk5"}, "pydrake", "drake", {}),
-        ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "drake", {}),
-        ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "drake", {}),
-        ("drake-discrete", drake, "DrakeEngine", {"integrator": "discrete"}, "pydrake", "drake", both),
-        # the GPU simulators (issue 28); they run on the CPU too, float32
-        ("mujoco-warp", mw, "MuJoCoWarpEngine", {"integrator": "Euler"}, "mujoco_warp", "warp", {}),
-        ("mujoco-warp-euler", mw, "MuJoCoWarpEngine", {"integrator": "Euler"}, "mujoco_warp", "warp", {}),
-        ("mujoco-warp-rk4", mw, "MuJoCoWarpEngine", {"integrator": "RK4"}, "mujoco_warp", "warp", {}),
-        ("mujoco-warp-implicit", mw, "MuJoCoWarpEngine", {"integrator": "implicit"}, "mujoco_warp", "warp", {}),
-        ("mujoco-warp-implicitfast", mw, "MuJoCoWarpEngine", {"integrator": "implicitfast"}, "mujoco_warp", "warp",
-         {}),
-        ("newton", nt, "NewtonEngine", {}, "newton", "newton", {}),
-        ("genesis", gs, "GenesisEngine", {}, "genesis", "genesis", {}),
-    ]
-    for name, module, cls, kwargs, library, extra, native in table:
-        register_entry(EngineEntry(name, module, cls, kwargs, library, extra, native))
+    """The engines crossdyn ships: ONE table of names, each with the adapter of every arm kind it runs on, the
+    scheme it steps with there (the same on every kind), its library and extra, and each arm kind's default
+    ``compare`` it is part of.  The CLI's lists, the extras and ``crossdyn info --engines`` derive from it."""
+    for row in _TABLE:
+        register_entry(EngineEntry(*row))
+
+
+def defaults(kind: str) -> tuple[str, ...]:
+    """The names a default ``compare`` runs on arm kind ``kind`` (``"planar"``, ``"files"``), in their order."""
+    return tuple(sorted((name for name, e in _REGISTRY.items() if kind in e.default_for),
+                        key=lambda name: _REGISTRY[name].default_for[kind]))
+
+
+def file_entries() -> dict[str, EngineEntry]:
+    """Every name that reads robot files (those of a textbook DH arm included), in table order."""
+    return {name: e for name, e in _REGISTRY.items() if e.file is not None}
 
 
 _builtin()

@@ -19,7 +19,9 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +163,7 @@ squared difference summed over all rows at most AGREEMENT·σ̂²) — a differe
 PRECISION_FLOOR = 1e-12
 """… or by at most this fraction of ‖y‖² (noise-free data: σ̂² is round-off)."""
 
-SOLVER_PLAN = (("CLARABEL", CLARABEL_TIGHT), ("CLARABEL", {}), ("SCS", {"eps_abs": 1e-10, "eps_rel": 1e-10}))
+SOLVER_PLAN: tuple[tuple[str, dict[str, Any]], ...] = (("CLARABEL", CLARABEL_TIGHT), ("CLARABEL", {}), ("SCS", {"eps_abs": 1e-10, "eps_rel": 1e-10}))
 """The solvers the consistent estimators try, in order: Clarabel at 1e-12, Clarabel's defaults, SCS (a first-order
 method: independent of the interior-point path)."""
 
@@ -173,8 +175,8 @@ class ConvexProblem:
     nearest point of the constraint set found in closed form (the answer of a solver that stopped short made
     feasible); ``W``, ``y``, ``B``: the regression W B θ ≈ y."""
 
-    build: object
-    feasible: object
+    build: Callable[[], tuple[Any, Callable[[], np.ndarray | None]]]
+    feasible: Callable[[np.ndarray], np.ndarray]
     W: np.ndarray
     y: np.ndarray
     B: np.ndarray
@@ -204,12 +206,12 @@ def solve_consistent(P: ConvexProblem, sigma2: float, ols_objective: float) -> t
     verdict is then INCONCLUSIVE.  Never raises for a solver's status."""
     import cvxpy as cp
 
-    attempts: list[dict] = []
-    answers: list[tuple[float, np.ndarray, dict]] = []
+    attempts: list[dict[str, Any]] = []
+    answers: list[tuple[float, np.ndarray, dict[str, Any]]] = []
     floor = max(AGREEMENT * sigma2, PRECISION_FLOOR * float(P.y @ P.y))
     for solver, settings in SOLVER_PLAN:
         prob, to_theta = P.build()
-        attempt = {"solver": solver, "settings": settings}
+        attempt: dict[str, Any] = {"solver": solver, "settings": settings}
         attempts.append(attempt)
         try:
             with warnings.catch_warnings():  # cvxpy's "Solution may be inaccurate": the status says it

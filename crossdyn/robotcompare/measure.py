@@ -103,8 +103,11 @@ def trajectory_roundoff(job: RobotJob, dtype: str) -> tuple[float, str] | None:
 def scheme_of(integrator: str) -> str:
     """The engine's ``integrator`` (free text: ``"RK4"``, ``"semi-implicit Euler (PyBullet's only)"``, ``"rk4
     (crossdyn's, on Pinocchio's aba)"``) in crossdyn's names: ``rk4``, ``semi-implicit-euler`` (MuJoCo's ``Euler`` is
-    semi-implicit: q̇ first, then q with the new q̇), ``mujoco-implicit``, or the text itself."""
+    semi-implicit: q̇ first, then q with the new q̇), ``rk3-adaptive`` (Drake's error-controlled RK3: no fixed-step
+    scheme shares its arithmetic), ``mujoco-implicit``, or the text itself."""
     text = integrator.lower()
+    if "error-controlled" in text or "adaptive" in text:
+        return "rk3-adaptive"
     if "rk4" in text:
         return "rk4"
     if "rk3" in text:

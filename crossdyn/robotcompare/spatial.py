@@ -31,12 +31,12 @@ from crossdyn.robotcompare.options import RobotCompareOptions
 PREFERRED: dict[str, tuple[Format, ...]] = {
     "mujoco": (Format.MJCF, Format.URDF),
     "pinocchio": (Format.URDF, Format.MJCF),
-    "drake": (Format.URDF, Format.MJCF),
-    "dart": (Format.URDF,),
+    "pydrake": (Format.URDF, Format.MJCF),
+    "dartpy": (Format.URDF,),
     "pybullet": (Format.URDF,),
-    "pybullet-noflag": (Format.URDF,),
 }
-"""Per file engine, the formats it loads a spatial arm from, best first (module docstring).  DART's MJCF parser
+"""Per engine library (every name of the library alike: ``mujoco``, ``mujoco-rk4``, …), the formats it loads a
+spatial arm from, best first (module docstring); a library not listed, URDF then MJCF.  DART's MJCF parser
 ignores ``<inertial>`` (:mod:`crossdyn.engines.files.dart`) and PyBullet's ``loadMJCF`` reads no inertia: URDF only."""
 
 ROUND_TRIP_TOL = 1e-12
@@ -93,8 +93,15 @@ class ArmFiles:
         """The model whose file engine ``spec`` loads (:data:`PREFERRED`), or why it cannot load the arm."""
         from crossdyn.engines.files import file_engine_status
 
+        from crossdyn.engines.registry import entry
+        from crossdyn.errors import EngineError
+
         name = spec.split("@", 1)[0]
-        formats = PREFERRED.get(name, (Format.URDF, Format.MJCF))
+        try:
+            library = entry(name).library
+        except EngineError:
+            library = None
+        formats = PREFERRED.get(library or "", (Format.URDF, Format.MJCF))
         for fmt in formats:
             if self.holds(fmt) and file_engine_status(name, fmt) is None:
                 return self.models[fmt]

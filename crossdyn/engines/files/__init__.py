@@ -23,41 +23,34 @@ from __future__ import annotations
 import importlib.util
 
 from crossdyn.engines.files.base import FileEngine, FileOptions, joint_permutation
-from crossdyn.engines.files.dart import DartFileEngine
-from crossdyn.engines.files.drake import DrakeFileEngine
-from crossdyn.engines.files.genesis import GenesisFileEngine
-from crossdyn.engines.files.mujoco import MuJoCoFileEngine
-from crossdyn.engines.files.mujoco_warp import MuJoCoWarpFileEngine
-from crossdyn.engines.files.newton import NewtonFileEngine
-from crossdyn.engines.files.pinocchio import PinocchioFileEngine
-from crossdyn.engines.files.pybullet import PyBulletFileEngine, PyBulletNoFlagFileEngine
-from crossdyn.engines.registry import check_option_values, split_options
+from crossdyn.engines.registry import check_option_values, defaults, entry, file_entries, split_options
 from crossdyn.errors import EngineError
 from crossdyn.robots.model import Format, RobotModel
 
 __all__ = ["ALL_FILE_ENGINES", "FILE_ENGINES", "GPU_FILE_ENGINES", "FileEngine", "FileOptions", "file_engine_names", "file_engine_status", "joint_permutation",
            "make_file_engine"]
 
-FILE_ENGINES: dict[str, type[FileEngine]] = {
-    "pinocchio": PinocchioFileEngine,
-    "mujoco": MuJoCoFileEngine,
-    "pybullet": PyBulletFileEngine,
-    "pybullet-noflag": PyBulletNoFlagFileEngine,
-    "drake": DrakeFileEngine,
-    "dart": DartFileEngine,
-}
-"""Name → adapter class (the classes import their library only when built): the float64 engines, run by default."""
+def _adapters() -> dict[str, type[FileEngine]]:
+    """Name → robot-file adapter, the default names first (the order messages list them in)."""
+    entries = file_entries()
+    order = [*defaults("files"), *(name for name in entries if name not in defaults("files"))]
+    return {name: entries[name].file_adapter() for name in order}
 
-GPU_FILE_ENGINES: dict[str, type[FileEngine]] = {
-    "mujoco-warp": MuJoCoWarpFileEngine,
-    "newton": NewtonFileEngine,
-    "genesis": GenesisFileEngine,
-}
+
+ALL_FILE_ENGINES: dict[str, type[FileEngine]] = _adapters()
+"""Every name that reads robot files → its adapter class (the classes import their library only when built), from
+the one engine table (:mod:`crossdyn.engines.registry`): a name means there what it means on a planar arm
+(``mujoco`` semi-implicit Euler, ``mujoco-rk4`` RK4, ``dart`` DART's ``World.step``, ``drake`` Drake's
+error-controlled RK3), with its keyword arguments (:func:`make_file_engine`)."""
+
+FILE_ENGINES: dict[str, type[FileEngine]] = {name: ALL_FILE_ENGINES[name] for name in defaults("files")}
+"""The names a default ``compare`` or ``audit`` of a robot file runs (float64; ``pybullet-noflag`` is left out of a
+default ``compare``, :data:`crossdyn.robotcompare.options.DEFAULT_LEFT_OUT`)."""
+
+GPU_FILE_ENGINES: dict[str, type[FileEngine]] = {name: cls for name, cls in ALL_FILE_ENGINES.items()
+                                                 if cls.dtype == "float32"}
 """The float32 GPU simulators (Warp: a CUDA GPU or the CPU; Genesis, outside ``[all]``): run when named (``--engines mujoco-warp,newton``), not by
 default: their kernels compile for minutes at first use on a CPU, and they are judged with a float32 term."""
-
-ALL_FILE_ENGINES: dict[str, type[FileEngine]] = {**FILE_ENGINES, **GPU_FILE_ENGINES}
-"""Every file engine a name can select."""
 
 
 def file_engine_names() -> list[str]:
@@ -71,16 +64,16 @@ def _installed(library: str) -> bool:
         return False
 
 
-def file_engine_status(name: str, fmt: Format) -> str | None:
-    """None when engine ``name`` is installed and reads ``fmt``; else why not (the install command, or why the
-    engine cannot read that format)."""
+def file_engine_status(name: str, fmt: Format | None) -> str | None:
+    """None when engine ``name`` is installed and reads ``fmt`` (None: any format); else why not (the name reads no
+    robot file, the install command, or why the engine cannot read that format)."""
     base = name.split("@", 1)[0]
     cls = ALL_FILE_ENGINES.get(base)
     if cls is None:
-        return f"unknown file engine {base!r}; file engines: {', '.join(ALL_FILE_ENGINES)}"
+        return _not_a_file_engine(base)
     if not _installed(cls.library):
         return f"not installed: pip install 'crossdyn[{cls.extra}]'"
-    if fmt not in cls.formats:
+    if fmt is not None and fmt not in cls.formats:
         return cls.unsupported_formats.get(fmt, f"{base} does not read {fmt.value.upper()}")
     return None
 
@@ -92,7 +85,7 @@ def make_file_engine(spec: str, model: RobotModel, dt: float = 1e-3) -> FileEngi
     base, options = split_options(spec)
     cls = ALL_FILE_ENGINES.get(base)
     if cls is None:
-        raise EngineError(f"unknown file engine {base!r}; file engines: {', '.join(ALL_FILE_ENGINES)}")
+        raise EngineError(_not_a_file_engine(base))
     why = file_engine_status(base, model.format)
     if why is not None and why.startswith("not installed"):
         raise EngineError(f"engine {base!r} is {why}")
@@ -101,6 +94,16 @@ def make_file_engine(spec: str, model: RobotModel, dt: float = 1e-3) -> FileEngi
     if unknown:
         raise EngineError(f"file engine {base!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
     check_option_values(base, getattr(cls, "Options", None), options)
-    engine = cls(model, dt, **options)
+    engine = cls(model, dt, **{**entry(base).file_kwargs, **options})
     engine.name = spec
     return engine
+
+
+def _not_a_file_engine(name: str) -> str:
+    """Why ``name`` reads no robot file: the table's reason for a known engine, else the names that do."""
+    try:
+        known = entry(name)
+    except EngineError:
+        return f"unknown engine {name!r}; the engines that read robot files: {', '.join(ALL_FILE_ENGINES)}"
+    why = known.refusals.get("files", "it has no robot-file adapter")
+    return f"{name!r} does not read robot files: {why}; the engines that do: {', '.join(ALL_FILE_ENGINES)}"

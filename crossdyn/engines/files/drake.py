@@ -47,6 +47,16 @@ class DrakeFileOptions(FileOptions):
     time_step > 0) instead of crossdyn's RK4 on Drake's forward dynamics."""
     time_step: float = 0.0
     """The stepping plant's time_step (0: continuous; Drake's default is a discrete plant at 0.001 s)."""
+    integrator: str = "rk4"
+    """What steps, as the planar adapter's names say it (:data:`INTEGRATORS`): ``rk4`` crossdyn's RK4 on Drake's
+    forward dynamics (``drake-rk4``); ``rk3-adaptive`` Drake's error-controlled RK3 at target accuracy ``accuracy``
+    (``drake``); ``rk3`` Drake's RK3 at a fixed step dt (``drake-rk3``, as ``native_step`` with time_step 0);
+    ``discrete`` Drake's discrete plant at time_step dt (``drake-discrete``)."""
+    accuracy: float = 1e-10
+    """Target accuracy of the error-controlled RK3 (the planar ``drake``'s; Drake's own default is 1e-4)."""
+
+
+INTEGRATORS = ("rk4", "rk3-adaptive", "rk3", "discrete")
 
 
 def massless_mjcf_bodies(path: str) -> list[str]:
@@ -84,6 +94,12 @@ class DrakeFileEngine(FileEngine):
                                     f"({', '.join(bad)} in {model.source})")
         if not (isinstance(opt.time_step, (int, float)) and opt.time_step >= 0):
             raise EngineError(f"drake time_step: a number >= 0 s, got {opt.time_step!r}")
+        if opt.integrator not in INTEGRATORS:
+            raise EngineError(f"drake integrator: one of {', '.join(INTEGRATORS)}, got {opt.integrator!r}")
+        if not 0 < opt.accuracy < 1:
+            raise EngineError(f"drake accuracy: a number in (0, 1), got {opt.accuracy!r}")
+        self.native = bool(opt.native_step) or opt.integrator != "rk4"
+        self.time_step = self.dt if opt.integrator == "discrete" else float(opt.time_step)
         self.plant: Any = self._build(path, 0.0)
         self.ctx: Any = self.plant.CreateDefaultContext()
         joints = [self.plant.GetJointByName(j.name) for j in model.joints]
@@ -96,7 +112,7 @@ class DrakeFileEngine(FileEngine):
         from pydrake.multibody.tree import MultibodyForces
 
         self._forces: Any = MultibodyForces(self.plant)
-        if opt.native_step:
+        if self.native:
             self._native(path)
 
     def _build(self, path: str, time_step: float, damping: bool = True) -> Any:
@@ -140,17 +156,23 @@ class DrakeFileEngine(FileEngine):
         > 0: Drake's discrete solver), τ through the applied generalized force port, held over dt."""
         from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
 
-        ts = float(self.options.time_step)
+        ts = self.time_step
         plant = self._build(path, ts, damping=bool(self.options.damping))
         self._splant: Any = plant
         self._sim: Any = Simulator(plant)
         self._sctx: Any = self._sim.get_mutable_context()
-        if ts == 0.0:
+        if ts == 0.0 and self.options.integrator == "rk3-adaptive":
+            integ = ResetIntegratorFromFlags(self._sim, "runge_kutta3", self.dt)
+            integ.set_target_accuracy(float(self.options.accuracy))
+            self.integrator = (f"Drake's error-controlled RK3 (rk3-adaptive), target accuracy "
+                               f"{self.options.accuracy:g} (continuous plant)")
+        elif ts == 0.0:
             integ = ResetIntegratorFromFlags(self._sim, "runge_kutta3", self.dt)
             integ.set_fixed_step_mode(True)
             self.integrator = "Drake's RK3, fixed step dt (continuous plant)"
         else:
-            self.integrator = f"Drake's discrete plant, time_step {ts} s"
+            # Drake's discrete solver: v then q with the new v (the planar drake-discrete says so too)
+            self.integrator = f"semi-implicit Euler (Drake's discrete plant, time_step {ts} s)"
         self._port: Any = plant.get_applied_generalized_force_input_port()
         self._port.FixValue(self._sctx, np.zeros(self.n))
         self._sim.Initialize()
@@ -158,7 +180,7 @@ class DrakeFileEngine(FileEngine):
 
     def reset(self, q: np.ndarray, qd: np.ndarray) -> None:
         super().reset(q, qd)
-        if self.options.native_step:
+        if self.native:
             self._sctx.SetTime(0.0)
             self._splant.SetPositions(self._sctx, self.to_engine(self._q[None])[0])
             self._splant.SetVelocities(self._sctx, self.to_engine(self._qd[None])[0])
@@ -166,7 +188,7 @@ class DrakeFileEngine(FileEngine):
             self._k = 0
 
     def step(self, tau: np.ndarray) -> None:
-        if not self.options.native_step:
+        if not self.native:
             super().step(tau)
             return
         te = self.to_engine(np.reshape(np.asarray(tau, dtype=float), (1, self.n)))[0]
@@ -240,6 +262,8 @@ class DrakeFileEngine(FileEngine):
                 "copy_removed": list(self.prepared.removed),
                 "plant": "queries: continuous (time_step = 0; Drake's default: discrete, 1 ms)",
                 "stepping": self.integrator,
+                # the discrete solver integrates joint damping implicitly: no explicit scheme shares its arithmetic
+                "implicit_damping": bool(self.native and self.time_step > 0),
                 "base": f"root link {self.welded!r} welded to the world" if self.welded else "as the file fixes it",
                 "gravity_set": "the model's gravity",
                 "armature": dict(zip(names, self.rotor)),

@@ -18,7 +18,8 @@ are off; gravity is the model's (``opt.gravity``); the file's armature is kept (
 ``MjData`` with joint damping and springs disabled (``mjDSBL_DAMPER``, ``mjDSBL_SPRING``): M = ``mj_fullM`` after
 ``mj_fwdPosition``; bias = ``qfrc_bias`` after ``mj_fwdVelocity``; ID = ``mj_inverse`` (``qfrc_inverse``); FD =
 ``mj_forward``'s ``qacc``.  Stepping uses a second model with passive forces on (the file's damping; option
-``damping``) and ``integrator`` (default RK4; Euler with ``eulerdamp`` disabled), τ in ``qfrc_applied``.
+``damping``) and ``integrator`` (the engine name's: ``mujoco`` Euler with ``eulerdamp`` disabled, ``mujoco-rk4`` RK4,
+as on a planar arm), τ in ``qfrc_applied``.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ gravity = the model's, contact and the constraint solver off, joint damping and 
   ``mul_m`` on the unit vectors after ``fwd_position`` (MuJoCo Warp keeps M sparse); bias = ``qfrc_bias`` after
   ``fwd_position`` + ``fwd_velocity``; ID = ``mujoco_warp.inverse`` (``qfrc_inverse``); FD = ``forward``'s ``qacc``.
 * **device**: ``device=auto`` (a CUDA GPU when present, else the CPU), ``cpu`` or ``cuda``.
-* Stepping: one world, ``mujoco_warp.step`` on the stepping model (integrator default RK4, as the ``mujoco`` file
+* Stepping: one world, ``mujoco_warp.step`` on the stepping model (integrator the name's, as the ``mujoco`` file
   engine), τ in ``qfrc_applied``.
 
 What MuJoCo Warp cannot represent (``put_model`` raises ``NotImplementedError``) makes the engine unsupported with

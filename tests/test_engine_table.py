@@ -1,0 +1,146 @@
+"""One engine table (issue 37): every engine name resolves from :mod:`crossdyn.engines.registry`'s table, means the
+same integrator on a planar arm, a textbook DH arm and a robot file (each engine's own ``integrator`` and config
+say so), runs on every arm kind it has an adapter for or is refused naming why; the default lists, the extras and
+``crossdyn info --engines`` derive from it."""
+from __future__ import annotations
+
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+
+from crossdyn.cli import main
+from crossdyn.engines import registry
+from crossdyn.engines.files import ALL_FILE_ENGINES, FILE_ENGINES, file_engine_status, make_file_engine
+from crossdyn.errors import EngineError, EngineUnsupported
+from crossdyn.models import get_preset
+from crossdyn.robotcompare.measure import scheme_of
+from crossdyn.robots import read_robot
+from crossdyn.robots.model import Format
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU = ("mujoco-warp", "newton", "genesis")   # kernels compile for minutes on a CPU: tests/test_file_engines_gpu.py
+
+
+def test_every_list_derives_from_the_table():
+    from crossdyn.comparison.options import DEFAULT_ENGINES
+    from crossdyn.extras import ENGINE_EXTRAS
+
+    assert DEFAULT_ENGINES == registry.defaults("planar")   # a literal there: that module stays light to import
+    assert tuple(FILE_ENGINES) == registry.defaults("files")
+    assert list(ALL_FILE_ENGINES) == [*registry.defaults("files"),
+                                      *(n for n in registry.file_entries() if n not in registry.defaults("files"))]
+    table_extras = {registry.entry(n).extra for n in registry.engine_names()} - {None}
+    assert table_extras - {"jax"} <= set(ENGINE_EXTRAS) <= table_extras | {"jax"}
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert table_extras <= set(extras)
+    for name in registry.engine_names():                     # every name resolves, with its integrator stated
+        e = registry.entry(name)
+        assert e.integrator and e.name == name
+        assert e.file is not None or "files" in e.refusals, name
+
+
+def test_info_lists_every_name_with_its_integrator_and_arm_kinds(capsys):
+    assert main(["info", "--engines"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["engine", "extra", "integrator", "arms", "status"]
+    rows = {line.split()[0]: line.split() for line in lines[1:]}
+    assert set(rows) == set(registry.engine_names())
+    assert rows["mujoco"][2] == "semi-implicit-euler" and rows["mujoco-rk4"][2] == "rk4"
+    assert rows["drake-rk4"][3] == "files" and rows["mjx"][3] == "planar" and rows["mujoco"][3:5] == ["planar,", "files"]
+
+
+def _installed(name: str) -> bool:
+    return registry.entry(name).available()
+
+
+BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU)]
+
+
+@pytest.fixture(scope="module")
+def robot():
+    from robot_files import erd_ur5_urdf
+
+    return read_robot(str(erd_ur5_urdf()))
+
+
+@pytest.fixture(scope="module")
+def scara_files(tmp_path_factory):
+    from crossdyn.models import load_arm
+    from crossdyn.robotcompare.spatial import arm_files
+
+    return arm_files(load_arm("scara", spatial=True), tmp_path_factory.mktemp("scara"))
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_a_name_steps_with_the_same_scheme_on_every_arm_kind(name, robot, scara_files):
+    """planar3r (the planar adapter), scara (the file crossdyn writes of the DH arm) and a robot file (the UR5 of
+    example-robot-data): the engine's own integrator, in crossdyn's words, is the table's, and its config says it."""
+    if not _installed(name):
+        pytest.skip(registry.entry(name).install_hint())
+    want = registry.entry(name).integrator
+    word = {"implicit": "mujoco-implicit", "implicitfast": "mujoco-implicitfast"}.get(want, want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        planar = registry.make_engine(name, get_preset("planar3r"), 1e-3)
+    try:
+        assert scheme_of(str(planar.integrator)) == word, planar.integrator
+    finally:
+        planar.close()
+    for model in (scara_files.model_for(name), robot):
+        assert not isinstance(model, str), model
+        engine = make_file_engine(name, model, 1e-3)
+        assert scheme_of(str(engine.integrator)) == word, (model.source, engine.integrator)
+        assert engine.config()["integrator"] == engine.integrator
+
+
+def test_robot_file_integrators_are_those_of_the_planar_names(robot):
+    """What changed for robot files (CHANGELOG): mujoco steps with MuJoCo's Euler, dart with World.step, drake with
+    Drake's error-controlled RK3 — as on a planar arm; the old computations are mujoco-rk4, dart-rk4, drake-rk4."""
+    for name, plain, rk4 in (("mujoco", "Euler", "RK4"), ("dart", "World.step", "crossdyn's"),
+                             ("drake", "error-controlled", "crossdyn's")):
+        if not _installed(name):
+            continue
+        assert plain in make_file_engine(name, robot).integrator
+        assert rk4 in make_file_engine(f"{name}-rk4", robot).integrator
+
+
+def test_names_without_an_adapter_are_refused_naming_why(robot):
+    assert "MJX has no robot-file adapter" in file_engine_status("mjx-rk4", Format.URDF)
+    assert "closed-form planar model" in file_engine_status("analytic", Format.URDF)
+    with pytest.raises(EngineError, match="does not read robot files: the robot-file adapter steps with crossdyn's"):
+        make_file_engine("pinocchio-euler", robot)
+    with pytest.raises(EngineError, match="unknown engine 'nosuch'"):
+        make_file_engine("nosuch", robot)
+    if _installed("drake-rk4"):
+        with pytest.raises(EngineUnsupported, match="does not run on a planar arm: crossdyn's RK4 on Drake"):
+            registry.make_engine("drake-rk4", get_preset("planar3r"))
+    assert "drake-rk4" not in registry.available_engines()
+
+
+def test_the_cli_runs_any_name_on_every_arm_kind_it_reads(tmp_path, capsys, robot):
+    """compare scara --engines pinocchio,mujoco-rk4 and compare ROBOT.urdf --engines mujoco-rk4,pinocchio-rk4 run
+    (both exited 2 before: 'not an engine that reads robot files'); a name without an adapter exits 2 naming why."""
+    if not (_installed("mujoco") and _installed("pinocchio")):
+        pytest.skip("needs mujoco and pinocchio")
+    rc = main(["compare", "scara", "--engines", "pinocchio,mujoco-rk4", "--duration", "0.2", "--no-plots",
+               "--out", str(tmp_path / "scara")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "mujoco-rk4 loads scara.xml" in out, out
+    rc = main(["compare", str(robot.source), "--engines", "mujoco-rk4,pinocchio-rk4", "--duration", "0.2",
+               "--no-plots", "--out", str(tmp_path / "ur5")])
+    assert rc == 0 and "verdict: PASS" in capsys.readouterr().out
+    assert main(["compare", "scara", "--engines", "mjx", "--out", str(tmp_path / "x")]) == 2
+    assert "'mjx' does not read robot files: MJX has no robot-file adapter" in capsys.readouterr().err
+    if _installed("drake-rk4"):
+        assert main(["compare", "planar3r", "--engines", "drake-rk4", "--out", str(tmp_path / "y")]) == 2
+        assert "does not run on a planar arm" in capsys.readouterr().err
+
+
+def test_worker_processes_rebuild_the_table():
+    """registered()/restore(): a forkserver worker gets every field of every entry back."""
+    rows = registry.registered()
+    assert all(registry.EngineEntry(*row) == registry.entry(row[0]) for row in rows)
+    assert sys.modules["crossdyn.engines.registry"] is registry
