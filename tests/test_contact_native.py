@@ -354,8 +354,8 @@ def test_mujoco_contact_knobs_matter():
 
 
 def test_located_rk4_law_run_agrees_with_simulate_contact():
-    """The two references of the law: the event-exact simulate_contact (DOP853, analytic/contact.py, what
-    exact_run uses for open-loop profiles) and contact_events.law_run (RK4 at dt/20 in contact, switches located
+    """The two references of the law: the event-exact simulate_contact (DOP853, analytic/references/contact.py, what
+    exact_run uses for open-loop profiles) and native.contact.reference.law_run (RK4 at dt/20 in contact, switches located
     by Brent; closed-loop profiles) agree on planar2r-floor's 0.75 s drop to 1e-3 rad (measured 1.7e-4), and
     their episodes to 1 % plus what the 1 ms sampling can hide (the episode's ``resolution``: the third strike's
     impulse and restitution differ by 1.2 % and 1.5 %, its touch falling elsewhere between two samples)."""

@@ -1,4 +1,4 @@
-"""The event-exact contact reference (crossdyn.analytic.contact.simulate_contact) against independent paths.
+"""The event-exact contact reference (crossdyn.analytic.references.contact.simulate_contact) against independent paths.
 
 1. Closed form.  A 1R arm (one uniform rod, L = 1 m, m = 1 kg, armature 0.02 kg m²; gravity OFF, so the link
    turns at constant speed ω0 until it touches) strikes a wall perpendicular to the tip's path: the tip sphere

@@ -111,8 +111,11 @@ def test_unknown_option_names_every_knob_in_order():
                                  "limit_solref, limit_solimp")
 
 
-def test_registry_names_are_still_importable_from_engines_base_with_a_warning():
+def test_registry_names_live_in_the_registry_only():
+    """engines.base no longer re-exports the registry (issue 37: the engines.base <-> engines.registry circle)."""
     import crossdyn.engines.base as base
 
-    with pytest.warns(DeprecationWarning, match="moved to crossdyn.engines.registry"):
-        assert base.make_engine is registry.make_engine
+    for name in ("EngineEntry", "available_engines", "engine_names", "make_engine", "register", "split_options"):
+        assert hasattr(registry, name), name
+        with pytest.raises(AttributeError):
+            getattr(base, name)

@@ -1,4 +1,4 @@
-"""The shared event loop (crossdyn.analytic.events) on problems with closed-form answers.
+"""The shared event loop (crossdyn.analytic.references.events) on problems with closed-form answers.
 
 A ball bouncing with restitution e (ÿ = −g, reset ẏ → −e ẏ at y = 0): the bounce times are closed form
 (t_1 = √(2h/g), each flight 2 e^k v_1 / g); and a zero-order-hold input ẏ = u(t_k) on [t_k, t_k + h) gives

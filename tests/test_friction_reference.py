@@ -1,4 +1,4 @@
-"""The set-valued stick–slip reference (crossdyn.analytic.stick_slip) against independent paths.
+"""The set-valued stick–slip reference (crossdyn.analytic.references.stick_slip) against independent paths.
 
 Closed forms on a 1R arm (the joint's inertia I = J + m Lc² about the joint): held on a slope it sticks iff
 |G| ≤ f_c; spinning without gravity or damping it stops at t = q̇0 I / f_c and stays; and fixed-step RK4 of the

@@ -50,27 +50,6 @@ LEVELS = {
 }
 
 
-SHIMS = {
-    "crossdyn.comparison.report": "the comparison report moved up to crossdyn.reporting; old imports keep working",
-    "crossdyn.drive.contact_calibration": "moved up to crossdyn.native.contact.calibration (native mode is judged above the driving loop)",
-    "crossdyn.drive.contact_events": "moved up to crossdyn.native.contact.reference (native mode is judged above the driving loop)",
-    "crossdyn.drive.contact_native": "moved up to crossdyn.native.contact.runs (native mode is judged above the driving loop)",
-    "crossdyn.drive.effort": "moved up to crossdyn.native.effort (native mode is judged above the driving loop)",
-    "crossdyn.drive.friction_native": "moved up to crossdyn.native.friction.runs (native mode is judged above the driving loop)",
-    "crossdyn.drive.limit_calibration": "moved up to crossdyn.native.limits.calibration (native mode is judged above the driving loop)",
-    "crossdyn.drive.limit_contacts": "moved up to crossdyn.native.limits.episodes (native mode is judged above the driving loop)",
-    "crossdyn.drive.limit_softness": "moved up to crossdyn.native.limits.softness (native mode is judged above the driving loop)",
-    "crossdyn.drive.limits_native": "moved up to crossdyn.native.limits.runs (native mode is judged above the driving loop)",
-    "crossdyn.models.user_equations": "the user's Python equations moved up to crossdyn.equations.python_file",
-    "crossdyn.models.octave_equations": "the user's MATLAB equations moved up to crossdyn.equations.octave_model",
-    "crossdyn.models.octave_session": "the Octave process moved up to crossdyn.equations.octave_session",
-    "crossdyn.models.equations": "load_model moved up to crossdyn.equations.loader",
-}
-"""Deprecated modules left where a module used to be, re-exporting it from its new place at a higher level: their
-one arrow points up. Each warns (``DeprecationWarning``), defines nothing, and nothing in ``crossdyn/`` imports it
-(:func:`test_shims_only_re_export`)."""
-
-
 def module_name(path: Path) -> str:
     parts = ["crossdyn", *path.relative_to(ROOT).with_suffix("").parts]
     if parts[-1] == "__init__":
@@ -128,8 +107,6 @@ def test_imports_point_down():
     bad = []
     for m, targets in graph().items():
         mu = unit(m)
-        if m in SHIMS:
-            continue
         for t in targets:
             tu = unit(t)
             if tu == mu or tu not in LEVELS or mu not in LEVELS:
@@ -138,18 +115,6 @@ def test_imports_point_down():
                 kind = "a peer" if LEVELS[tu] == LEVELS[mu] else "a higher level"
                 bad.append(f"{m} (level {LEVELS[mu]}) imports {t} (level {LEVELS[tu]}, {kind})")
     assert not bad, "imports that point up or sideways:\n  " + "\n  ".join(sorted(bad))
-
-
-def test_shims_only_re_export():
-    """A shim in :data:`SHIMS` exists, warns, defines no function or class, and no crossdyn module imports it."""
-    g, known = graph(), modules()
-    for shim, why in SHIMS.items():
-        assert shim in known and len(why) > 20, shim
-        tree = ast.parse(known[shim].read_text(encoding="utf-8"))
-        assert "DeprecationWarning" in known[shim].read_text(encoding="utf-8"), f"{shim} does not warn"
-        assert not [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))], f"{shim} defines code"
-        importers = [m for m, ts in g.items() if shim in ts]
-        assert not importers, f"{shim} is deprecated, import its new place instead: {importers}"
 
 
 def test_nothing_imports_the_command_line():

@@ -1,4 +1,4 @@
-"""The compliant joint-limit law and its event-exact reference (crossdyn.analytic.limits).
+"""The compliant joint-limit law and its event-exact reference (crossdyn.analytic.laws.limit, crossdyn.analytic.references.limits).
 
 Independent references: a 1R arm without gravity, whose contact is a linear spring–damper with a closed-form
 solution (entry time, release time found by bisection on the closed form, exit time and velocity); and

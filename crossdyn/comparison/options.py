@@ -163,7 +163,7 @@ class CompareOptions:
     progress: Callable[[str], None] | None = None
     native_friction: bool = False
     """Coulomb friction (f_c > 0): False (applied mode) builds every engine with f_c = 0 and the runner applies
-    the regularised law −f_c tanh(q̇/v_s) (:class:`crossdyn.analytic.stick_slip.FrictionLaw`) to all of them and
+    the regularised law −f_c tanh(q̇/v_s) (:class:`crossdyn.analytic.laws.friction.FrictionLaw`) to all of them and
     to the reference; True leaves each engine's own friction (MuJoCo frictionloss, PyBullet's velocity motor,
     DART's constraint, f_c sign(q̇) in the analytic model and Pinocchio)."""
     characterise_friction: bool = False

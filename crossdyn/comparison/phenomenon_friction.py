@@ -25,7 +25,7 @@ KINETIC_VS = 2.0
 
 APPLIED_NOTE = ("step, held over the step, and to the reference the same way. v_s is chosen so that the held "
                 "law's step is monotone (no chatter about qd = 0); the set-valued stick-slip law is its v_s -> 0 "
-                "limit (crossdyn.analytic.stick_slip.simulate_stick_slip). Not measured with it: the free-swing "
+                "limit (crossdyn.analytic.references.stick_slip.simulate_stick_slip). Not measured with it: the free-swing "
                 "energy drift, the convergence study. --native-friction compares the engines' own friction")
 NATIVE_NOTE = ("Coulomb friction (f_c > 0) is modelled differently by each engine: F = f_c sign(qd) in the "
                "analytic model, stick-slip constraints in PyBullet (velocity motor), MuJoCo (frictionloss) "

@@ -1,3 +1,3 @@
 """The driving loop: :mod:`crossdyn.drive.runner` steps every engine with a zero-order-hold torque and the applied
 laws (limit, friction, contact, effort saturation).  What feeds an engine (profiles, trajectories) is
-:mod:`crossdyn.inputs`; ``crossdyn.drive.profiles`` and friends are deprecated re-exports of it."""
+:mod:`crossdyn.inputs`."""

@@ -9,7 +9,7 @@ held over the step (``Trajectory.info["contact"]``).  :func:`characterise` turns
 * ``time_in_contact_s`` — dt × the steps with δ > 0; ``contacts`` — the number of such intervals;
 * ``impulse_n_s`` — Σ F_n,k dt: the normal impulse of the held force (exact for a zero-order hold);
 * ``dissipated_j`` — D = Σ dD/dt(δ_k, δ̇_k, F_t,k, v_t,k) dt with dD/dt of
-  :meth:`crossdyn.analytic.contact.ContactLaw.dissipation_rate` (c δ̇² unclipped, −k δ δ̇ clipped, −F_t v_t);
+  :meth:`crossdyn.analytic.laws.contact.ContactLaw.dissipation_rate` (c δ̇² unclipped, −k δ δ̇ clipped, −F_t v_t);
 * ``contact_work_j`` — W_c = Σ τ_c,k·(q_{k+1} − q_k), the exact work of the held contact torque on the arm;
 * ``balance_residual_j`` — max_t |W_c(t) + V(t) + D(t)| with V = ½ k δ²: the continuous law's balance
   E_arm + V + D = const says W_c = −(V + D); held over steps of dt it closes to O(dt) (shown, not judged).

@@ -12,16 +12,16 @@ bit-identical to the step loop (tests/test_fast_paths.py).
 [−effort, effort] here, before the engine gets it, for every engine alike (``Trajectory.tau`` is the applied
 torque; ``info["effort"]`` counts the saturated steps per joint).  ``saturate=False`` hands the commanded
 torque to the engine unchanged (native mode: the engine's own limit, if it has one;
-:mod:`crossdyn.drive.effort`).
+:mod:`crossdyn.native.effort`).
 
 **Joint limits** (applied mode): when the spec sets a compliant limit law (``limit_stiffness`` > 0), the
-limit torque τ_lim(q_k, q̇_k) of :class:`crossdyn.analytic.limits.LimitLaw` is computed from the engine's own
+limit torque τ_lim(q_k, q̇_k) of :class:`crossdyn.analytic.laws.limit.LimitLaw` is computed from the engine's own
 state at the start of every step and added to the (saturated) commanded torque, held over the step like it;
 ``Trajectory.tau`` is the sum.  Such runs take the step loop (no ``mujoco.rollout``).  ``limit_law=False``
 leaves it out.
 
 **Coulomb friction** (applied mode): an engine given an ``applied_friction`` law (attribute, a
-:class:`crossdyn.analytic.stick_slip.FrictionLaw`; ``compare`` builds such engines from the spec with f_c = 0, so
+:class:`crossdyn.analytic.laws.friction.FrictionLaw`; ``compare`` builds such engines from the spec with f_c = 0, so
 their native friction is off) gets φ = −f_c tanh(q̇_k / v_s) from its own state at the start of every step, held
 over the step and added like the limit torque (``Trajectory.tau`` is the sum); the law is stated in
 ``info["config"]["applied_friction"]``.  Such runs take the step loop.
@@ -34,7 +34,7 @@ which gives the actuators the (saturated) commanded torque and applies τ_extra 
 **Contact** (applied mode): when the spec has a ``[contact]`` sphere and obstacles, every step the runner asks the
 engine for its own tip kinematics at its current state (:meth:`~crossdyn.engines.base.Engine.tip_kinematics`: x,
 ẋ, J from MuJoCo's site, PyBullet's link, Pinocchio's frame, Drake's frame, DART's body node; crossdyn's analytic
-kinematics elsewhere), computes the force F of :class:`crossdyn.analytic.contact.ContactLaw` (ω = Σ q̇) and
+kinematics elsewhere), computes the force F of :class:`crossdyn.analytic.laws.contact.ContactLaw` (ω = Σ q̇) and
 adds τ_c = J_cᵀ F to the applied torque, held over the step like the limit torque (``Trajectory.tau`` is the
 sum).  Per step (the state at its start) ``info["contact"]`` records the tip position and velocity, and per
 obstacle the normal and tangential force, the penetration and its rate, and τ_c; the law and the kinematics'
@@ -123,11 +123,11 @@ class AppliedLaws:
     effort: np.ndarray | None = None
     """Per-joint effort limits (N m) the commanded torque is clipped to, or None (none in the spec, native mode)."""
     limit: LimitLaw | None = None
-    """The compliant limit law τ_lim(q, q̇) (:class:`crossdyn.analytic.limits.LimitLaw`), or None."""
+    """The compliant limit law τ_lim(q, q̇) (:class:`crossdyn.analytic.laws.limit.LimitLaw`), or None."""
     friction: FrictionLaw | None = None
     """The regularised Coulomb law φ = −f_c tanh(q̇ / v_s) given to the engine as ``applied_friction``, or None."""
     contact: ContactLaw | None = None
-    """The tip contact law F(x, ẋ, ω) (:class:`crossdyn.analytic.contact.ContactLaw`), or None."""
+    """The tip contact law F(x, ẋ, ω) (:class:`crossdyn.analytic.laws.contact.ContactLaw`), or None."""
     contact_every: int = 1
     """Steps per contact hold: the contact force is evaluated every this many steps and held in between."""
     law_every: int = 1
@@ -150,7 +150,7 @@ def applied_laws(engine: Engine, options: RunOptions = RunOptions()) -> AppliedL
     Effort limits with ``saturate``; the limit law where the spec sets one (``limit_stiffness`` > 0) with
     ``limit_law``; the contact law where the spec has ``[contact]`` with ``contact_law``, its friction's v_s rule set
     for the period the force is held (``contact_hold``, default the engine's dt;
-    :meth:`crossdyn.analytic.contact.ContactLaw.of`).
+    :meth:`crossdyn.analytic.laws.contact.ContactLaw.of`).
     """
     spec = getattr(engine, "spec", None)
     if spec is None:

@@ -41,8 +41,7 @@ State an adapter sets for the runner and ``compare`` (class defaults here): :att
 :attr:`Engine.velocity_clamp`, :attr:`Engine.clamped_at`, :attr:`Engine.error_controlled`,
 :attr:`Engine.accuracy`, :attr:`Engine.order`, :attr:`Engine.dtype`.
 
-The registry (names → adapters, ``name@key=value`` options) is :mod:`crossdyn.engines.registry`; its functions,
-which used to live here, are still importable from here with a :class:`DeprecationWarning`.
+The registry (names → adapters, ``name@key=value`` options) is :mod:`crossdyn.engines.registry`.
 """
 from __future__ import annotations
 
@@ -310,22 +309,5 @@ class Engine(abc.ABC):
 
 
 EngineFactory = Callable[..., Engine]
-
-_MOVED = ("EngineEntry", "available_engines", "engine_names", "make_engine", "register", "split_options")
-"""The registry's names, which lived here before :mod:`crossdyn.engines.registry` (import them from there, or from
-:mod:`crossdyn.engines`)."""
-
-
-def __getattr__(name: str):
-    """The registry's names, still importable from here (with a :class:`DeprecationWarning`)."""
-    if name in _MOVED:
-        import importlib
-        import warnings
-
-        warnings.warn(f"crossdyn.engines.base.{name} moved to crossdyn.engines.registry (also in crossdyn.engines)",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module("crossdyn.engines.registry"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 __all__ = ["Capabilities", "Engine", "EngineError", "EngineFactory", "EngineUnsupported"]

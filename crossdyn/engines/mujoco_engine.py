@@ -40,7 +40,7 @@ Choices this adapter makes, each stated in :meth:`MuJoCoEngine.config`:
   ``body_invweight0``) is known only after compiling, so the adapter compiles twice.  crossdyn's applied law
   must then be off.  Friction (μ > 0): condim 3, elliptic cone; MuJoCo's friction rows are soft (K = 0,
   B = −solref[1]/d: viscous c·impratio inside the cone) and its cone projection couples normal and friction
-  force while sliding — measured, not assumed (:mod:`crossdyn.drive.contact_events`).
+  force while sliding — measured, not assumed (:mod:`crossdyn.native.contact`).
   ``contact_impedance`` (d), ``contact_mass_scaled=false`` (literal (−k, −c)) and ``contact_cone`` are
   switches for showing what they change; ``contact_solref``/``contact_solimp`` set the two geoms' values
   themselves, checked against MuJoCo's valid ranges (``mujoco@contact_solref=-5374,-14.6@contact_solimp=

@@ -27,7 +27,7 @@ shape anyway).  ``changeDynamics`` on the tip: ``contactStiffness = k``, ``conta
 ``contactStiffness = 1e18``.  Bullet combines two bodies' stiffnesses in series, adds their dampings and
 multiplies their frictions, then turns the pair's k, c into the contact's ERP = h k/(h k + c) and
 CFM = 1/(h k + c) (a spring–damper solved implicitly over the step: measured, not assumed, in
-:mod:`crossdyn.drive.contact_events`).  Defaults that change the contact, each switched and a knob:
+:mod:`crossdyn.native.contact`).  Defaults that change the contact, each switched and a knob:
 
 =================================  =================================  ==========================================
 PyBullet default                   this adapter                        knob to restore it
@@ -41,7 +41,7 @@ obstacle lateralFriction 0.5       1 (the pair's friction is μ)         ``obsta
 **Native limits** (``native_limits=True``, ``pybullet@native_limits=true``): the URDF's ``<limit lower upper>``,
 enforced by Bullet's multibody limit constraint — a velocity-level unilateral constraint with no stiffness or
 damping: it stops the joint within a step and pushes a penetration back by the fraction ``erp`` per step.  Two
-settings change it, both left at PyBullet's defaults unless given (for :mod:`crossdyn.drive.limit_calibration`):
+settings change it, both left at PyBullet's defaults unless given (for :mod:`crossdyn.native.limits.calibration`):
 ``limit_force`` (``changeDynamics(jointLimitForce)``, N m, per joint: caps the limit's torque, so the stop gives
 way) and ``limit_erp`` (``setPhysicsEngineParameter(erp)``, default 0.2: **world-global**, one value shared by
 every non-contact constraint of the client, i.e. all joints' limits).  ``contactERP``, ``globalCFM``,

@@ -1,7 +1,7 @@
 """The user's own equations as an engine: ``make_engine("user:my_arm.py", spec, dt)``.
 
 The file defines ``M(q, p)``, ``C(q, qd, p)`` (the n×n matrix or the vector C q̇) and
-``G(q, p)`` exactly as for ``crossdyn check`` (see :mod:`crossdyn.models.user_equations`;
+``G(q, p)`` exactly as for ``crossdyn check`` (see :mod:`crossdyn.equations.python_file`;
 alternative names and ``names={"M": ...}`` are accepted).  All three are required
 here.  The engine integrates
 
@@ -11,7 +11,7 @@ with crossdyn's integrators (:data:`crossdyn.analytic.integrators.STEPS`, RK4 by
 default), torque held over each step (zero-order hold).  Energy is
 T = ½ q̇ᵀ M_user q̇ and U the analytic potential of the spec (the user supplies no
 potential).  Exceptions, wrong shapes or non-numbers from the user's functions
-raise :class:`~crossdyn.models.user_equations.UserFileError` (an
+raise :class:`~crossdyn.equations.protocol.UserFileError` (an
 :class:`~crossdyn.io.InputError`) naming the function and the state;
 non-finite values pass through, as in a diverging physics engine.
 """
@@ -27,7 +27,8 @@ from crossdyn.version import __version__
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.engines.base import Capabilities, Engine, EngineError
 from crossdyn.models.spec import ArmSpec
-from crossdyn.equations.loader import load_model, param_rows
+from crossdyn.equations.loader import load_model
+from crossdyn.equations.params import param_rows
 from crossdyn.equations.python_file import ROLE_NAMES, UserFileError, own_params, parse_names
 
 

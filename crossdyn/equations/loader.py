@@ -8,7 +8,6 @@ from pathlib import Path
 from crossdyn import sandbox
 
 from crossdyn.equations.octave_model import OctaveModel, is_matlab_path
-from crossdyn.equations.params import param_rows  # noqa: F401  (re-exported: crossdyn.models.equations had it)
 from crossdyn.equations.protocol import UserFileError
 from crossdyn.equations.python_file import UserModel
 from crossdyn.equations.python_sandboxed import SandboxedModel, open_model  # noqa: F401  (SandboxedModel re-exported)

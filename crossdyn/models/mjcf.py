@@ -298,7 +298,7 @@ def _bodies(spec: ArmSpec, o: MjcfOptions, contact_attrs: str) -> list[str]:
             f'{indent}  <geom type="capsule" fromto="0 0 0 {_f(link.length)} 0 0" size="{_f(o.radius)}" '
             'contype="0" conaffinity="0" group="1"/>',
         ]
-        if i == spec.n and spec.has_contact:  # the tip: the centre of the contact sphere (crossdyn.analytic.contact)
+        if i == spec.n and spec.has_contact:  # the tip: the centre of the contact sphere (crossdyn.analytic.laws.contact)
             out.append(f'{indent}  <site name="tip" pos="{_f(link.length)} 0 0" size="{_f(o.radius)}"/>')
             if o.native_contact and spec.contact is not None:
                 out.append(f'{indent}  <geom name="tip_sphere" type="sphere" pos="{_f(link.length)} 0 0" '

@@ -72,7 +72,7 @@ class LinkSpec:
         ½ I_a q̇_i² of a rotor spinning with the joint (the MuJoCo/Pinocchio ``armature`` model;
         the rotor's own gyroscopic coupling to the link's rotation is neglected).
     limit_stiffness, limit_damping : float
-        k (N m/rad) and c (N m s/rad) of the compliant limit law (:mod:`crossdyn.analytic.limits`), applied
+        k (N m/rad) and c (N m s/rad) of the compliant limit law (:mod:`crossdyn.analytic.laws.limit`), applied
         by the runner when k > 0 (needs ``limits``); 0: limits stay informational.
     effort : float or None
         N m, symmetric actuator effort limit of the proximal joint (> 0; None: unlimited): the commanded
@@ -149,7 +149,7 @@ class ContactSpec:
     The sphere (radius r, massless, centred on the tip of the last link) touches every obstacle with the
     normal force F_n = max(0, k δ + c δ̇) while δ > 0 (δ the penetration, m; the damper acts only while
     penetrating and the force never pulls), plus Coulomb friction μ F_n against the tangential slip at the
-    contact point (:mod:`crossdyn.analytic.contact`).
+    contact point (:mod:`crossdyn.analytic.laws.contact`).
 
     Attributes
     ----------
@@ -371,7 +371,7 @@ class ArmSpec:
 
     @property
     def has_contact(self) -> bool:
-        """The arm has a tip sphere and at least one obstacle: the contact law applies (:mod:`crossdyn.analytic.contact`)."""
+        """The arm has a tip sphere and at least one obstacle: the contact law applies (:mod:`crossdyn.analytic.laws.contact`)."""
         return self.contact is not None and len(self.obstacles) > 0
 
     @property

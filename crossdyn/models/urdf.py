@@ -75,7 +75,7 @@ def to_urdf(spec: ArmSpec, radius: float = 0.02, collision: bool = False, native
             "  </link>",
         ]
         parent, offset = f"link{i}", link.length
-    if spec.has_contact:  # the tip frame: the centre of the contact sphere (crossdyn.analytic.contact)
+    if spec.has_contact:  # the tip frame: the centre of the contact sphere (crossdyn.analytic.laws.contact)
         out += [
             '  <joint name="tip_joint" type="fixed">',
             f'    <parent link="{parent}"/>',

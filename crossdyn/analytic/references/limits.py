@@ -8,8 +8,8 @@ and the integrator restarted there, so no step ever straddles a switch (the loop
 ``hold`` (the integrator restarts at each hold boundary too), as the engines get it.  :func:`rk4_limits` is
 fixed-step RK4 of the same dynamics, the independent check of convergence.
 
-Native runs are characterised per contact in :mod:`crossdyn.drive.limit_contacts` and MuJoCo's limit calibrated
-in :mod:`crossdyn.drive.limit_calibration`.
+Native runs are characterised per contact in :mod:`crossdyn.native.limits.episodes` and MuJoCo's limit calibrated
+in :mod:`crossdyn.native.limits.calibration`.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Per contact-episode characterisation of the tip's contact (issue 13): every run, reference or native, alike.
 
-The law (:mod:`crossdyn.analytic.contact`): a sphere of radius r at the tip, penetration δ = r − (x_tip − a)·n
+The law (:mod:`crossdyn.analytic.laws.contact`): a sphere of radius r at the tip, penetration δ = r − (x_tip − a)·n
 per obstacle, normal force F_n = max(0, k δ + c δ̇) while δ > 0.
 
 An *episode* is a maximal interval with δ > 0 against one obstacle (gaps shorter than ``merge_s``, default
@@ -16,7 +16,7 @@ interpolated linearly between samples.  Per episode:
 - ``energy_dissipated_j``: the energy the contact took out of the arm between the samples just before and just
   after the episode, by the work–energy balance (:func:`energy_lost`; the spring stores nothing at either end,
   so for the law this is ∫ c δ̇² dt plus the clipped and friction terms of
-  :meth:`~crossdyn.analytic.contact.ContactLaw.dissipation_rate`);
+  :meth:`~crossdyn.analytic.laws.contact.ContactLaw.dissipation_rate`);
 - ``path_deviation_m``: max |x_tip − x_tip,ref| over the episode, when a reference run is given.
 
 F_n (and F_t) is what the contact applied: for the law's runs the law itself at the sampled states; for native

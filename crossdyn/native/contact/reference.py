@@ -1,9 +1,9 @@
 """The contact law's own runs: the reference a native contact is judged against, and the law integrated with an
 engine's scheme (the integration-error estimate).
 
-The law (:mod:`crossdyn.analytic.contact`): a sphere of radius r at the tip, penetration δ = r − (x_tip − a)·n
+The law (:mod:`crossdyn.analytic.laws.contact`): a sphere of radius r at the tip, penetration δ = r − (x_tip − a)·n
 per obstacle, normal force F_n = max(0, k δ + c δ̇) while δ > 0.  The reference (:func:`exact_run`): the
-event-exact ``simulate_contact`` of :mod:`crossdyn.analytic.contact` where main has it and the profile is open
+event-exact ``simulate_contact`` of :mod:`crossdyn.analytic.references.contact` where main has it and the profile is open
 loop; else :func:`law_run`, the analytic model with the law, RK4 at dt/``substeps`` with every switch of the law
 (touch, release, clip) located inside its substep (Brent), the profile's torque held over each dt.  An arm with a
 joint-limit law or an applied Coulomb law (``Experiment.friction``) takes :func:`law_run`, those laws held over
@@ -242,7 +242,7 @@ def implicit_step_force(spec, law: ContactLaw, q, qd, tau, h: float, fd=None):
 @experiment_form("law")
 def exact_run(exp: Experiment, law: ContactLaw | None = None) -> Trajectory:
     """The law's reference on the dt grid: the event-exact ``simulate_contact`` of
-    :mod:`crossdyn.analytic.contact` (DOP853, every touch, clip and release located) for an open-loop profile
+    :mod:`crossdyn.analytic.references.contact` (DOP853, every touch, clip and release located) for an open-loop profile
     on an arm with no other law (limit law, applied friction), else :func:`law_run` (RK4 at dt/20 in contact,
     switches located; the other laws held per step as the engines get them).  ``info["engine"]`` says which."""
     spec, profile, q0, qd0, duration, dt = exp.spec, exp.profile, exp.q0, exp.qd0, exp.duration, exp.dt

@@ -1,6 +1,6 @@
 """Coulomb friction, natively: each engine's own stick–slip (MuJoCo's frictionloss, PyBullet's velocity motor,
 DART's velocity constraint) against the set-valued reference
-(:func:`crossdyn.analytic.stick_slip.simulate_stick_slip`).
+(:func:`crossdyn.analytic.references.stick_slip.simulate_stick_slip`).
 
 * :mod:`~crossdyn.native.friction.episodes`: stick intervals of a run, creep while stuck;
 * :mod:`~crossdyn.native.friction.softness`: the creep floor (side run at the stiffest settings);

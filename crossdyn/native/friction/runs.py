@@ -3,7 +3,7 @@
 Natively (no applied law, the spec's f_c given to the engine) MuJoCo has ``frictionloss``, a *soft* dry-friction
 constraint (a joint that should stick creeps), PyBullet crossdyn's velocity motor of maximum force f_c, DART a
 velocity constraint.  :func:`characterise_friction` runs the set-valued reference
-(:func:`crossdyn.analytic.stick_slip.simulate_stick_slip`, the commanded torque held per step like the engines get
+(:func:`crossdyn.analytic.references.stick_slip.simulate_stick_slip`, the commanded torque held per step like the engines get
 it) and each engine natively, and reports per joint with f_c > 0:
 
 * the reference's stick intervals (exact: the sticking mode), their count and total time (samples × dt);

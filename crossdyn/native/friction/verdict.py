@@ -1,5 +1,5 @@
 """The native-friction verdict (compare --characterise-friction): each engine's own stick–slip judged against the
-set-valued reference (:func:`crossdyn.analytic.stick_slip.simulate_stick_slip`), per joint with f_c > 0.
+set-valued reference (:func:`crossdyn.analytic.references.stick_slip.simulate_stick_slip`), per joint with f_c > 0.
 
 Measures (:mod:`crossdyn.native.friction.runs`, :mod:`crossdyn.native.friction.episodes`; an engine's joint counts as stuck while |q̇| < 1e-4 rad/s):
 ``stick_intervals`` (count), ``stick_time_s`` (total), ``stick_start_s`` / ``stick_end_s`` of every interval

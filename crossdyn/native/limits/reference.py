@@ -1,7 +1,7 @@
 """The law's reference a native limit is judged against (compare --native): the event-exact continuous law.
 
 A native limit acts inside the engine's step, continuously in the state, so its reference is the law with the
-limit torque continuous too — :func:`crossdyn.analytic.limits.simulate_limits` (DOP853 restarted at every
+limit torque continuous too — :func:`crossdyn.analytic.references.limits.simulate_limits` (DOP853 restarted at every
 switch), the commanded torque held per step as the engines get it — where the profile is open loop and no other
 law (an applied Coulomb friction law, a tip contact law) runs beside it; else the applied-mode reference (every
 law held per step, as the native run gets the others), its torque reduced to the commanded one.

@@ -5,7 +5,7 @@ For each quantity X of a contact (:data:`crossdyn.native.limits.episodes.QUANTIT
 
     |X_native − X_ref| ≤ integration + inference + sampling + softness
 
-* **reference**: the event-exact continuous law (:func:`crossdyn.analytic.limits.simulate_limits`, the
+* **reference**: the event-exact continuous law (:func:`crossdyn.analytic.references.limits.simulate_limits`, the
   commanded torque held per step as the engines get it, the limit torque continuous as a native limit is) for
   an open-loop profile; the applied-mode reference (the law held per step) for a closed-loop one (stated);
 * **integration**: the native run's own Richardson estimate, ``factor`` (10, the trajectory rule's) ×

@@ -8,7 +8,7 @@ from crossdyn.reporting import figures
 
 def stick_slip_timelines(cmp) -> dict:
     """Per run: {"t", "stuck" (K, friction joints), "threshold"} for :func:`stick_slip_plot` — "reference" the
-    set-valued law's sticking mode (:func:`crossdyn.analytic.stick_slip.simulate_stick_slip`, the torque held
+    set-valued law's sticking mode (:func:`crossdyn.analytic.references.stick_slip.simulate_stick_slip`, the torque held
     per step; open-loop profiles), the --characterise-friction native runs as measured there (|q̇| < 1e-4 rad/s
     over a step), and every compared engine's driven run: |q̇| < v_s, the regularisation velocity, in applied
     mode (the regularised law never stops a joint: below v_s it is in its viscous, sticking regime), 1e-4 rad/s

@@ -1,7 +1,0 @@
-"""Deprecated: moved to crossdyn.native.limits.softness (issue 22).  Re-exports their public names and warns; listed
-in ``SHIMS`` in tests/test_layout.py (it points up a level, and nothing in crossdyn/ imports it)."""
-import warnings
-
-from crossdyn.native.limits.softness import *  # noqa: F401,F403
-
-warnings.warn("crossdyn.drive.limit_softness moved to crossdyn.native.limits.softness", DeprecationWarning, stacklevel=2)
