@@ -144,3 +144,28 @@ def test_worker_processes_rebuild_the_table():
     rows = registry.registered()
     assert all(registry.EngineEntry(*row) == registry.entry(row[0]) for row in rows)
     assert sys.modules["crossdyn.engines.registry"] is registry
+
+
+def test_a_users_equations_run_as_an_engine_on_a_dh_arm(tmp_path, capsys, robot):
+    """compare scara --engines user:FILE: the equations crossdyn derive writes PASS beside Pinocchio; the buggy
+    example (its G off by 9.81 N m) FAILs inverse dynamics while its M passes; on a robot file user:FILE is
+    unsupported, naming why (no parameter names)."""
+    if not _installed("pinocchio"):
+        pytest.skip("needs pinocchio")
+    good = tmp_path / "scara_ok.py"
+    assert main(["derive", "scara", "--format", "python", "--out", str(good)]) == 0
+    args = ["--duration", "0.2", "--states", "50", "--no-plots", "--quiet"]
+    assert main(["compare", "scara", "--engines", f"user:{good},pinocchio", *args, "--out", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: PASS" in out and f"user:{good}" in out
+    buggy = ROOT / "examples" / "check" / "my_scara_buggy.py"
+    assert main(["compare", "scara", "--engines", f"user:{buggy}", *args, "--out", str(tmp_path / "b")]) == 1
+    import json
+
+    doc = json.loads((tmp_path / "b" / "summary.json").read_text())["engines"][f"user:{buggy}"]
+    assert doc["inverse_dynamics"]["verdict"] == "FAIL" and doc["mass_matrix"]["verdict"] == "PASS"
+    assert doc["config"]["integrator"].startswith("rk4 (crossdyn's, on your M, C and G)")
+    assert main(["compare", str(robot.source), "--engines", f"user:{good},pinocchio", *args,
+                 "--out", str(tmp_path / "c")]) == 0
+    doc = json.loads((tmp_path / "c" / "summary.json").read_text())["engines"][f"user:{good}"]
+    assert doc["status"] == "unsupported" and "names none" in doc["reason"]

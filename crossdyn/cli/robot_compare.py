@@ -68,6 +68,10 @@ def _engines(args) -> tuple[str, ...] | None:
         return None
     specs = tuple(split_engine_list(args.engines))
     for spec in specs:
+        if spec.startswith("user:"):         # the user's equations (a DH arm's; a robot file's is unsupported)
+            if not Path(spec[len("user:"):]).exists():
+                raise UsageError(f"--engines {spec}: no such file: {spec[len('user:'):]}", "--engines", spec)
+            continue
         try:
             name, options = split_options(spec)
         except EngineError as e:

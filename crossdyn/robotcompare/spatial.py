@@ -96,6 +96,8 @@ class ArmFiles:
         from crossdyn.engines.registry import entry
         from crossdyn.errors import EngineError
 
+        if spec.startswith("user:"):          # the user's equations: the spec's own model (its parameter names)
+            return self.reference
         name = spec.split("@", 1)[0]
         try:
             library = entry(name).library
