@@ -74,6 +74,20 @@ class RobotJob:
         return got
 
 
+def build_engine(spec: str, model: RobotModel, dt: float):
+    """The engine ``spec`` on ``model``: a file engine (:func:`crossdyn.engines.files.make_file_engine`), or the
+    user's equations for ``user:FILE`` (:mod:`crossdyn.robotcompare.user_engine`)."""
+    if spec.startswith("user:"):
+        from crossdyn.robotcompare.user_engine import UserEquationsFileEngine
+
+        engine = UserEquationsFileEngine(model, dt, path=spec[len("user:"):])
+        engine.name = spec
+        return engine
+    from crossdyn.engines.files import make_file_engine
+
+    return make_file_engine(spec, model, dt)
+
+
 def dtype_of(engine) -> str:
     """The floating-point type the engine computes in (``float64`` unless it declares another: ``mujoco-warp`` and
     ``newton`` are float32); a narrower one adds its round-off term to every group's tolerance
@@ -154,10 +168,8 @@ def _not_refined(driven, half):
 def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> SideRuns:
     """The dt/2 rerun (τ held for dt) and crossdyn's model stepped by the engine's scheme (and again from a start
     moved by the run's accumulated round-off, its sensitivity)."""
-    from crossdyn.engines.files import make_file_engine
-
     with engine_code():
-        half_engine = make_file_engine(spec, job.file_model(spec), job.dt / 2)
+        half_engine = build_engine(spec, job.file_model(spec), job.dt / 2)
         try:
             half = _not_refined(driven, runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt,
                                                          substeps=2))
@@ -246,10 +258,8 @@ def static_groups(engine, job: RobotJob) -> list[MetricResult]:
 
 
 def _measure(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say: Say) -> None:
-    from crossdyn.engines.files import make_file_engine
-
     with engine_code():
-        engine = make_file_engine(spec, job.file_model(spec), job.dt)
+        engine = build_engine(spec, job.file_model(spec), job.dt)
     try:
         _measure_built(record, spec, engine, job, same_cache, say)
     finally:

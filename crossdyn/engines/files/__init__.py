@@ -68,7 +68,7 @@ def _installed(library: str) -> bool:
 def file_engine_status(name: str, fmt: Format | None) -> str | None:
     """None when engine ``name`` is installed and reads ``fmt`` (None: any format); else why not (the name reads no
     robot file, the install command, or why the engine cannot read that format)."""
-    if name.startswith(USER_PREFIX):       # the user's equations: no library, any format (its arm decides)
+    if name.startswith(USER_PREFIX):       # the user's equations (crossdyn.robotcompare.user_engine): any format
         return None
     base = name.split("@", 1)[0]
     cls = ALL_FILE_ENGINES.get(base)
@@ -85,12 +85,6 @@ def make_file_engine(spec: str, model: RobotModel, dt: float = 1e-3) -> FileEngi
     """The file engine ``spec`` ("name" or "name@key=value@key=value", :func:`crossdyn.engines.registry.split_options`)
     loaded with ``model``'s file.  Raises :class:`EngineError` for an unknown name or option, a missing library or a
     format the engine does not read (:class:`crossdyn.errors.EngineUnsupported`)."""
-    if spec.startswith(USER_PREFIX):       # user:FILE on a textbook DH arm (crossdyn.engines.files.user)
-        from crossdyn.engines.files.user import UserEquationsFileEngine
-
-        engine: FileEngine = UserEquationsFileEngine(model, dt, path=spec[len(USER_PREFIX):])
-        engine.name = spec
-        return engine
     base, options = split_options(spec)
     cls = ALL_FILE_ENGINES.get(base)
     if cls is None:
