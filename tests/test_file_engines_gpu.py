@@ -220,20 +220,21 @@ def test_mujoco_warp_fusestatic_drops_a_massless_links_inertia():
 # ---- names, formats, stepping, end to end -------------------------------------------------------------------------
 def test_names_status_and_the_default_set():
     """The float32 engines are selectable by name, read both formats, and stay out of the default set."""
-    assert set(GPU_FILE_ENGINES) == {"mujoco-warp", "newton", "genesis"}
+    warp = {"mujoco-warp", "mujoco-warp-euler", "mujoco-warp-rk4", "mujoco-warp-implicit", "mujoco-warp-implicitfast"}
+    assert set(GPU_FILE_ENGINES) == warp | {"newton", "genesis"}
     assert not set(GPU_FILE_ENGINES) & set(FILE_ENGINES)
-    assert set(ALL_FILE_ENGINES) == set(FILE_ENGINES) | set(GPU_FILE_ENGINES)
+    assert set(FILE_ENGINES) | set(GPU_FILE_ENGINES) <= set(ALL_FILE_ENGINES)
     for name in GPU_FILE_ENGINES:
         for fmt in (Format.URDF, Format.MJCF):
             why = file_engine_status(name, fmt)
             assert why is None or why.startswith("not installed: pip install 'crossdyn[")
 
 
-SCHEME = {"mujoco-warp": "rk4", "newton": "semi-implicit-euler"}
-"""Each engine's stepping scheme in crossdyn's names (mujoco-warp: the ``mujoco`` file engine's default RK4)."""
+SCHEME = {"mujoco-warp-rk4": "rk4", "newton": "semi-implicit-euler"}
+"""Each engine's stepping scheme in crossdyn's names (``mujoco-warp-rk4``: MuJoCo's RK4, as ``mujoco-rk4``)."""
 
 
-@pytest.mark.parametrize("engine", ["mujoco-warp", "newton"])
+@pytest.mark.parametrize("engine", ["mujoco-warp-rk4", "newton"])
 def test_stepping_matches_crossdyns_same_scheme_with_the_files_damping(engine):
     """example-robot-data's Panda (damping 0.003, fingers 0.3 on 0.015 kg; finger_joint2 ``<mimic>``s finger_joint1),
     50 steps from a finger moving: the engine's state, in the model's joint order, within the float32 trajectory

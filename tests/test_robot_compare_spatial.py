@@ -162,7 +162,7 @@ def test_each_preset_passes_in_every_installed_engine(tmp_path, capsys, name):
                        str(tmp_path), "--json"], capsys)
     assert code == 0, s["failures"]
     ran = [e for e, entry in s["engines"].items() if entry["status"] == "ok"]
-    assert {"pinocchio", "mujoco"} <= set(ran)
+    assert {"pinocchio", "mujoco-rk4"} <= set(ran)
     for engine in ran:
         _passes(s, engine, 20)
     skipped = {e: entry["reason"] for e, entry in s["engines"].items() if entry["status"] != "ok"}
