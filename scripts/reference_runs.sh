@@ -36,15 +36,19 @@ TOML
 cx sweep "$out/sweep.toml" --out "$out/sweep" --workers 1 --no-report
 # the planar batch path (MuJoCo's rollout over N arms; --batch needs the jax extra)
 cx compare planar3r --batch 8 --engines mujoco --duration 0.1 --out "$out/batch"
-cx export planar3r-wall --urdf "$out/export/planar3r-wall.urdf" --mjcf "$out/export/planar3r-wall.xml" --toml "$out/export/planar3r-wall.toml"
-# textbook (DH) arms
-cx compare scara --duration 0.5 --engines pinocchio,mujoco --no-plots --out "$out/dh_scara"
+mkdir -p "$out/export"
+ex() { "${CROSSDYN:-crossdyn}" export "$@" > /dev/null 2>&1; echo "exit $? : crossdyn export $*"; }
+ex planar3r-wall --urdf "$out/export/planar3r-wall.urdf" --mjcf "$out/export/planar3r-wall.xml" --toml "$out/export/planar3r-wall.toml"
+# textbook (DH) arms and robot files; MuJoCo's RK4 on them is named $FILE_RK4 (before the one engine table of issue
+# 37 it was `mujoco` there: FILE_RK4=mujoco for a run of such a tree)
+rk4=${FILE_RK4:-mujoco-rk4}
+cx compare scara --duration 0.5 --engines "pinocchio,$rk4" --no-plots --out "$out/dh_scara"
 "${CROSSDYN:-crossdyn}" check scara "$out/inputs/my_scara_buggy.py" --out "$out/check_scara" > /dev/null 2>&1; echo "exit $? : check scara"
 cx identify rp-polar --duration 2 --out "$out/identify_rp"
-cx export scara --urdf "$out/export/scara.urdf" --mjcf "$out/export/scara.xml"
+ex scara --urdf "$out/export/scara.urdf" --mjcf "$out/export/scara.xml"
 # robot files
-cx compare "$out/inputs/ur5e_description.urdf" --duration 0.2 --engines pinocchio,mujoco --no-plots --out "$out/file_urdf"
-cx compare "$out/inputs/menagerie_ur5e.xml" --duration 0.2 --engines pinocchio,mujoco --no-plots --out "$out/file_mjcf"
+cx compare "$out/inputs/ur5e_description.urdf" --duration 0.2 --engines "pinocchio,$rk4" --no-plots --out "$out/file_urdf"
+cx compare "$out/inputs/menagerie_ur5e.xml" --duration 0.2 --engines "pinocchio,$rk4" --no-plots --out "$out/file_mjcf"
 cx identify "$out/inputs/ur5e_description.urdf" --engine exact --duration 1 --out "$out/identify_urdf"
-cx audit "$out/inputs/menagerie_ur5e.xml" --engines pinocchio,mujoco --states 20 --no-plots --out "$out/audit_one"
-cx audit "$out/inputs/menagerie_ur5e.xml" "$out/inputs/menagerie_ur5e_general.xml" --engines pinocchio,mujoco --states 20 --no-plots --out "$out/audit_pair"
+cx audit "$out/inputs/menagerie_ur5e.xml" --engines "pinocchio,$rk4" --states 20 --no-plots --out "$out/audit_one"
+cx audit "$out/inputs/menagerie_ur5e.xml" "$out/inputs/menagerie_ur5e_general.xml" --engines "pinocchio,$rk4" --states 20 --no-plots --out "$out/audit_pair"

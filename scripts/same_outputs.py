@@ -29,7 +29,8 @@ import sys
 from pathlib import Path
 
 TIMING_KEYS = {"us_per_step", "compute_s_per_sim_s", "runtime_s", "seconds", "wall_s", "worker", "finished",
-               "elapsed_s", "time_s", "optimiser_seconds", "group_wall_s"}
+               "elapsed_s", "time_s", "optimiser_seconds", "group_wall_s", "run_s", "compile_s",
+               "us_per_trajectory_step", "us_per_trajectory_step_with_compile"}
 REL = 1e-12
 NEAR: list[str] = []  # fields equal only within REL
 NEW: list[str] = []   # fields only in AFTER, accepted with --allow-new
