@@ -71,12 +71,17 @@ def test_a_python_file_imports_its_helper_module(closed_folder, tmp_path, capsys
     assert doc["verdict"] == ("correct" if verdict == "PASS" else "wrong") or doc.get("status") == verdict
 
 
-def test_json_output_and_the_user_engine(closed_folder, tmp_path, capsys):
+def test_json_output(closed_folder, tmp_path, capsys):
     f = _split(closed_folder, FILES / "textbook_2r.py", "kinematics", "import")
     rc = main(["check", "planar2r", str(f), "--json", "--out", str(tmp_path / "out"), "--states", "50",
                "--random-params", "2"])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["sandbox"].endswith("it sees your file's folder, read-only"), doc["sandbox"]
+
+
+@pytest.mark.slow
+def test_the_user_engine_imports_its_helper_module(closed_folder, tmp_path, capsys):
+    f = _split(closed_folder, FILES / "textbook_2r.py", "kinematics", "import")
     rc = main(["compare", "planar2r", "--engines", f"user:{f},analytic-rk4", "--duration", "0.2",
                "--out", str(tmp_path / "cmp")])
     out = capsys.readouterr().out

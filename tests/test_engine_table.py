@@ -146,6 +146,7 @@ def test_worker_processes_rebuild_the_table():
     assert sys.modules["crossdyn.engines.registry"] is registry
 
 
+@pytest.mark.slow
 def test_a_users_equations_run_as_an_engine_on_a_dh_arm(tmp_path, capsys, robot):
     """compare scara --engines user:FILE: the equations crossdyn derive writes PASS beside Pinocchio; the buggy
     example (its G off by 9.81 N m) FAILs inverse dynamics while its M passes; on a robot file user:FILE is
