@@ -262,8 +262,16 @@ def commands(block: Block, path: str) -> list[Command]:
 
 def command_env() -> dict[str, str]:
     """The environment of a documented command: the venv's scripts first, the checkout importable, a fixed
-    terminal width (argparse wraps help to it) and a non-interactive plotting backend."""
+    terminal width (argparse wraps help to it) and a non-interactive plotting backend — and XLA's defaults, as a
+    reader has them: tests/conftest.py compiles at backend optimisation level 0 for the tests' own JAX calls, and
+    a documented ``compare planar3r --batch 1000`` inheriting that ran its MJX rollout unoptimised, past the
+    example's 300 s (37 s with the defaults)."""
     env = dict(os.environ)
+    flags = " ".join(f for f in env.get("XLA_FLAGS", "").split() if f != "--xla_backend_optimization_level=0")
+    if flags:
+        env["XLA_FLAGS"] = flags
+    else:
+        env.pop("XLA_FLAGS", None)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), env.get("PYTHONPATH", "")] if p)
     env.update(COLUMNS="100", MPLBACKEND="Agg", PYTHONUNBUFFERED="1", NO_COLOR="1")

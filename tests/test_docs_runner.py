@@ -130,3 +130,14 @@ def test_output_rule():
     assert not output_differences("took 3.2 s: PASS", "took ... s: PASS")
     assert output_differences("took 3.2 s: FAIL", "took ... s: PASS")
     assert output_differences("something", "")  # no expected lines: nothing may be printed
+
+
+def test_documented_commands_run_with_xlas_defaults(monkeypatch):
+    """tests/conftest.py's compile shortcut for the tests' own JAX calls is not passed to documented commands (a
+    1,000-arm MJX example inheriting it ran past its timeout); other XLA flags a user set are."""
+    from docs_runner import command_env
+
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+    assert "XLA_FLAGS" not in command_env()
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false --xla_backend_optimization_level=0")
+    assert command_env()["XLA_FLAGS"] == "--xla_cpu_multi_thread_eigen=false"
