@@ -44,7 +44,7 @@ def _planar_violation(theta, base) -> float:
     return max(worst, float(np.max(-theta[sel], initial=0.0)))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", [1, 4, *(pytest.param(s, marks=pytest.mark.slow) for s in (0, 2, 3, 5))])
 def test_noisy_data_end_in_a_certified_or_named_answer(seed):
     base, W, y = _noisy_rows(seed)
     est = E.consistent(W, y, base)      # no RuntimeError, whatever status the solvers report on this kernel

@@ -120,6 +120,7 @@ print(json.dumps({"done": done, "skipped": skipped, "failed": failed}))
 """
 
 
+@pytest.mark.slow  # imports every module in a fresh interpreter (~10 s); the source check below is the fast one
 def test_no_crossdyn_module_warns_when_imported():
     """Every module of the package imported in a fresh interpreter (JAX and the GPU libraries among them, which this
     forking test session must not import), with crossdyn's DeprecationWarnings turned into errors."""
