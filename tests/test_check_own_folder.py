@@ -15,7 +15,6 @@ from crossdyn.equations.octave_session import find_octave
 from crossdyn.equations.submission import ALONE, SUBMISSION_FOLDER, scope_of
 
 FILES = Path(__file__).parent / "check_files"
-MODES = ["auto", "strict"]
 
 
 def _needs(mode: str) -> None:
@@ -117,7 +116,7 @@ def test_what_is_copied(tmp_path, monkeypatch):
     assert scope.top_level_only and "top-level source files" in scope.words
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ["auto", pytest.param("strict", marks=pytest.mark.slow)])
 def test_a_matlab_file_calls_a_function_in_its_folder(closed_folder, tmp_path, capsys, mode):
     if find_octave() is None:
         pytest.skip("GNU Octave is not installed (make test installs it)")

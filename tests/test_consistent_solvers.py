@@ -93,7 +93,7 @@ def test_an_uncertified_planar_estimate_is_inconclusive_not_a_fail(monkeypatch, 
     assert "solvers: CLARABEL user_limit; SCS" in (tmp_path / "identify.html").read_text()
 
 
-@pytest.mark.parametrize("seed", [1, 4])
+@pytest.mark.parametrize("seed", [1, pytest.param(4, marks=pytest.mark.slow)])
 def test_the_issue_seeds_end_in_a_verdict_with_their_statuses(seed, tmp_path, capsys):
     """The command of the report (seeds 1 and 4 crashed under the SkylakeX and Sandybridge kernels)."""
     rc = main(["identify", "planar3r-geared", "--estimator", "consistent", "--noise", "torque=5.0", "--no-optimise",

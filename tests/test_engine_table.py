@@ -57,6 +57,8 @@ def _installed(name: str) -> bool:
 
 
 BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU)]
+FAST = {"mujoco", "mujoco-rk4", "dart", "drake", "drake-discrete"}   # the names whose meaning changed; the rest: slow
+NAMES = [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in BOTH]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +76,7 @@ def scara_files(tmp_path_factory):
     return arm_files(load_arm("scara", spatial=True), tmp_path_factory.mktemp("scara"))
 
 
-@pytest.mark.parametrize("name", BOTH)
+@pytest.mark.parametrize("name", NAMES)
 def test_a_name_steps_with_the_same_scheme_on_every_arm_kind(name, robot, scara_files):
     """planar3r (the planar adapter), scara (the file crossdyn writes of the DH arm) and a robot file (the UR5 of
     example-robot-data): the engine's own integrator, in crossdyn's words, is the table's, and its config says it."""
