@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import get_type_hints
 
 import pytest
+from test_layout import find_cycle  # the layer test's cycle finder, on this module-level graph
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "crossdyn"
@@ -208,29 +209,6 @@ def import_graph(known: dict[str, Path]) -> dict[str, set[str]]:
                     arrows.add(target)
         graph[module] = arrows - {module}
     return graph
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One cycle of ``graph`` (a list that starts and ends with the same module), or None."""
-    state: dict[str, int] = {}  # 1 on the stack, 2 done
-    stack: list[str] = []
-
-    def visit(m: str) -> list[str] | None:
-        state[m] = 1
-        stack.append(m)
-        for t in sorted(graph.get(m, ())):
-            if state.get(t) == 1:
-                return stack[stack.index(t):] + [t]
-            if t not in state and (found := visit(t)):
-                return found
-        stack.pop()
-        state[m] = 2
-        return None
-
-    for m in sorted(graph):
-        if m not in state and (found := visit(m)):
-            return found
-    return None
 
 
 def test_crossdyn_has_no_import_circle():
