@@ -40,7 +40,8 @@ OUTSIDE_ALL = ("genesis",)
 """Engine extras ``[all]`` leaves out: Genesis (3.2 GB plus torch, ≈ 8.5 GB and 20 min to install)."""
 
 DISTRIBUTIONS = {"mujoco": "mujoco", "pybullet": "pybullet", "pinocchio": "pin", "dart": "dartpy", "drake": "drake",
-                 "mjx": "mujoco-mjx", "warp": "mujoco-warp", "newton": "newton", "genesis": "genesis-world"}
+                 "mjx": "mujoco-mjx", "warp": "mujoco-warp", "newton": "newton", "genesis": "genesis-world",
+                 "jax": "jax"}
 """Engine extra → the distribution whose version ``crossdyn info --engines`` prints."""
 
 COMPARE_NEEDS = ("pandas",)

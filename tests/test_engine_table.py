@@ -49,7 +49,28 @@ def test_info_lists_every_name_with_its_integrator_and_arm_kinds(capsys):
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert set(rows) == set(registry.engine_names())
     assert rows["mujoco"][2] == "semi-implicit-euler" and rows["mujoco-rk4"][2] == "rk4"
-    assert rows["drake-rk4"][3] == "files" and rows["mjx"][3] == "planar" and rows["mujoco"][3:5] == ["planar,", "files"]
+    assert rows["drake-rk4"][3] == "files" and rows["mjx"][3:5] == ["planar,", "batch"]
+    assert rows["mujoco"][3:6] == ["planar,", "files,", "batch"] and rows["jax-rk4"][3] == "batch"
+
+
+def test_batched_names_are_rows_of_the_one_table():
+    """``compare --batch``'s names, integrators, extras and defaults come from the table: a name with a batched runner
+    steps with the same scheme there as on one arm, and a batched-only name is refused on one arm, naming why."""
+    from crossdyn.batch import engines as batch
+
+    assert list(batch.ENGINES) == list(registry.batched())
+    assert batch.DEFAULT_ENGINES == registry.defaults("batch") == ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4",
+                                                                   "numpy-rk4")
+    for name, b in batch.ENGINES.items():
+        e = registry.entry(name)
+        assert b.integrator == e.integrator and b.library == e.batch, name
+        assert b.library in batch.EXTRAS or e.extra is None, name
+    for name in ("mujoco", "mujoco-rk4", "mjx-rk4", "mujoco-warp", "newton"):   # the names that run on one arm too
+        assert "planar" not in registry.entry(name).refusals
+    with pytest.raises(EngineUnsupported, match="batched engine only"):
+        registry.make_engine("jax-rk4", get_preset("planar2r"))
+    with pytest.raises(EngineError, match="not a batched engine"):
+        batch.batch_engine_list("pinocchio")
 
 
 def _installed(name: str) -> bool:

@@ -23,7 +23,10 @@ newton             NVIDIA Newton ``SolverFeatherstone``, one world per arm      
 genesis            Genesis, one entity per arm (its own MJCF) in one scene        s-i Euler  float32
 =================  =============================================================  =========  ========
 
-The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).
+The float64 JAX run of the same integrator is each engine's reference (:mod:`crossdyn.batch.compare`).  The names,
+their integrators, dtypes, extras and the default list are rows of the one engine table
+(:mod:`crossdyn.engines.registry`: an entry's ``batch`` runner), so a name means the same scheme with ``--batch``
+as on one arm; this module holds the runners and the knobs they honour.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from crossdyn.engines import registry as _registry
 from crossdyn.models.spec import ArmParams, ArmSpec
 from crossdyn.status import RunStatus
 
@@ -49,27 +53,17 @@ class BatchEngine:
     description: str
 
 
-ENGINES = {e.name: e for e in [
-    BatchEngine("jax-rk4", "jax", "rk4", "float64", "crossdyn analytic model on JAX, RK4, float64"),
-    BatchEngine("jax-rk4-f32", "jax", "rk4", "float32", "crossdyn analytic model on JAX, RK4, float32"),
-    BatchEngine("jax-euler", "jax", "semi-implicit-euler", "float64", "crossdyn analytic model on JAX, semi-implicit Euler, float64"),
-    BatchEngine("jax-euler-f32", "jax", "semi-implicit-euler", "float32", "crossdyn analytic model on JAX, semi-implicit Euler, float32"),
-    BatchEngine("numpy-rk4", "numpy", "rk4", "float64", "crossdyn analytic model, NumPy batch, RK4"),
-    BatchEngine("numpy-euler", "numpy", "semi-implicit-euler", "float64", "crossdyn analytic model, NumPy batch, semi-implicit Euler"),
-    BatchEngine("mujoco-rk4", "mujoco", "rk4", "float64", "C MuJoCo via mujoco.rollout, one model per arm, RK4"),
-    BatchEngine("mujoco", "mujoco", "semi-implicit-euler", "float64", "C MuJoCo via mujoco.rollout, one model per arm, Euler"),
-    BatchEngine("mjx-rk4", "mjx", "rk4", "float32", "MuJoCo MJX, vmap over per-arm model fields, RK4"),
-    BatchEngine("mjx", "mjx", "semi-implicit-euler", "float32", "MuJoCo MJX, vmap over per-arm model fields, Euler"),
-    BatchEngine("mujoco-warp", "mujoco-warp", "semi-implicit-euler", "float32",
-                "MuJoCo Warp, one world per arm with per-world model fields, Euler"),
-    BatchEngine("mujoco-warp-rk4", "mujoco-warp", "rk4", "float32",
-                "MuJoCo Warp, one world per arm with per-world model fields, RK4"),
-    BatchEngine("newton", "newton", "semi-implicit-euler", "float32",
-                "NVIDIA Newton SolverFeatherstone, one world per arm (replicated builder, per-world values)"),
-    BatchEngine("genesis", "genesis", "semi-implicit-euler", "float32",
-                "Genesis, one entity per arm (its own MJCF) in one scene, collisions off, Euler"),
-]}
-DEFAULT_ENGINES = ("jax-rk4", "jax-rk4-f32", "mjx-rk4", "mujoco-rk4", "numpy-rk4")
+def _from_table() -> dict[str, BatchEngine]:
+    """The batched engines: the names of the one engine table (:mod:`crossdyn.engines.registry`) that have a
+    batched runner, with the table's integrator (the same scheme as the name's single-arm run)."""
+    from crossdyn.engines.registry import batched
+
+    return {name: BatchEngine(name, e.batch, e.integrator, e.batch_dtype, e.batch_note)
+            for name, e in batched().items()}
+
+
+ENGINES = _from_table()
+DEFAULT_ENGINES = _registry.defaults("batch")
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
 
 
@@ -398,9 +392,9 @@ def _genesis(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
 
 _RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp,
             "newton": _newton, "genesis": _genesis}
-EXTRAS = {"mujoco": "mujoco", "mjx": "mjx", "mujoco-warp": "warp", "newton": "newton",
-          "genesis": "genesis"}
-"""The extra that installs a batched engine's library, where it is not ``jax`` (the reference's)."""
+EXTRAS = {e.batch: e.extra for e in _registry.batched().values() if e.extra}
+"""The extra that installs each batched runner's library (the table's ``extra``; ``numpy``: none, a core
+dependency)."""
 
 
 def _library_errors() -> tuple[type[BaseException], ...]:

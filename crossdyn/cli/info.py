@@ -54,12 +54,13 @@ def cmd_arms(args) -> int:
 def engine_lines() -> list[str]:
     """One line per registered engine (the engine table, :mod:`crossdyn.engines.registry`): name, extra, the scheme
     it steps with (the same on every arm kind), the arm kinds it runs on (``planar``; ``files``: a URDF, an MJCF or
-    a textbook DH arm's), and "installed (LIBRARY VERSION)" or the pip command."""
+    a textbook DH arm's; ``batch``: N planar arms with ``compare --batch``), and "installed (LIBRARY VERSION)" or
+    the pip command."""
     from crossdyn.engines.registry import engine_names, entry
     from crossdyn.extras import version
     from crossdyn.version import __version__
 
-    lines = [f"{'engine':24s} {'extra':12s} {'integrator':19s} {'arms':13s} status"]
+    lines = [f"{'engine':24s} {'extra':12s} {'integrator':19s} {'arms':20s} status"]
     for name in engine_names():
         e = entry(name)
         if e.library is None:
@@ -68,8 +69,9 @@ def engine_lines() -> list[str]:
             status = f"installed ({e.library} {(version(e.extra) if e.extra else None) or '?'})"
         else:
             status = e.install_hint()
-        arms = ", ".join(k for k in ("planar", "files") if k not in e.refusals and (k == "planar" or e.file))
-        lines.append(f"{name:24s} {'[' + e.extra + ']' if e.extra else '-':12s} {e.integrator:19s} {arms:13s} "
+        arms = ", ".join(k for k in ("planar", "files", "batch") if k not in e.refusals
+                         and (k == "planar" or (e.file if k == "files" else e.batch)))
+        lines.append(f"{name:24s} {'[' + e.extra + ']' if e.extra else '-':12s} {e.integrator:19s} {arms:20s} "
                      f"{status}")
     return lines
 

@@ -63,8 +63,16 @@ class EngineEntry:
     refusals: Mapping[str, str] = field(default_factory=dict)
     """Arm kind (``"planar"``, ``"files"``) → why the name does not run on it (the feature it lacks)."""
     default_for: Mapping[str, int] = field(default_factory=dict)
-    """Arm kind (``"planar"``, ``"files"``) → this name's place in that kind's default ``compare`` (absent: not run
-    by default there)."""
+    """Arm kind (``"planar"``, ``"files"``, ``"batch"``) → this name's place in that kind's default ``compare``
+    (absent: not run by default there)."""
+    batch: str | None = None
+    """The batched runner (:mod:`crossdyn.batch.engines`: ``jax``, ``numpy``, ``mujoco``, ``mjx``, ``mujoco-warp``,
+    ``newton``, ``genesis``) that runs the name over N arms with ``compare --batch``, with the same scheme as
+    :attr:`integrator`; None: the name has no batched runner."""
+    batch_dtype: str = "float64"
+    """The floating-point type the batched runner computes in."""
+    batch_note: str = ""
+    """What the batched runner is (``crossdyn compare --batch``'s config and error messages)."""
 
     def __post_init__(self) -> None:
         for name in ("kwargs", "native", "file_kwargs", "refusals", "default_for"):
@@ -327,6 +335,8 @@ NOT_FILES = {
                 "which compare runs as the reference",
     "mjx": "MJX has no robot-file adapter; mujoco-warp runs MuJoCo's model of the file in float32",
     "pinocchio-euler": "the robot-file adapter steps with crossdyn's RK4 on Pinocchio's ABA only",
+    "batch-only": "a batched engine only (crossdyn's analytic model over N arms: compare --batch); a single arm's "
+                  "analytic names are analytic-rk4 and analytic-euler",
     "drake-other": "the robot-file adapter runs crossdyn's RK4 (drake-rk4), Drake's error-controlled RK3 (drake), "
                    "RK3 at a fixed step (drake-rk3) or the discrete solver (drake-discrete)",
 }
@@ -346,6 +356,7 @@ fnt, fgs = F + "newton.NewtonFileEngine", F + "genesis.GenesisFileEngine"
 no_files = {"files": NOT_FILES["analytic"]}
 mjx_files = {"files": NOT_FILES["mjx"]}
 drake_files = {"files": NOT_FILES["drake-other"]}
+batch_only = {"planar": NOT_FILES["batch-only"], "files": NOT_FILES["batch-only"]}
 eu, r4 = {"integrator": "Euler"}, {"integrator": "RK4"}
 # name, planar module, class, its kwargs, library, extra, native modes, integrator, robot-file adapter, its
 # kwargs, refusals, {arm kind: place in its default compare}
@@ -418,23 +429,66 @@ _TABLE: list[tuple] = [
      {}, "implicitfast", fmw, {"integrator": "implicitfast"}, {}, {}),
     ("newton", nt, "NewtonEngine", {}, "newton", "newton", {}, "semi-implicit-euler", fnt, {}, {}, {}),
     ("genesis", gs, "GenesisEngine", {}, "genesis", "genesis", {}, "semi-implicit-euler", fgs, {}, {}, {}),
+    # batched only: crossdyn's analytic model over N arms (compare --batch), each batched engine's reference
+    ("jax-rk4", "", "", {}, "jax", "jax", {}, "rk4", None, {}, batch_only, {"batch": 0}),
+    ("jax-rk4-f32", "", "", {}, "jax", "jax", {}, "rk4", None, {}, batch_only, {"batch": 1}),
+    ("jax-euler", "", "", {}, "jax", "jax", {}, "semi-implicit-euler", None, {}, batch_only, {}),
+    ("jax-euler-f32", "", "", {}, "jax", "jax", {}, "semi-implicit-euler", None, {}, batch_only, {}),
+    ("numpy-rk4", "", "", {}, None, None, {}, "rk4", None, {}, batch_only, {"batch": 4}),
+    ("numpy-euler", "", "", {}, None, None, {}, "semi-implicit-euler", None, {}, batch_only, {}),
 ]
+# the batched runner of each name that has one (compare --batch), in the order crossdyn --batch lists them:
+# name → (runner, dtype, what it is); the batch defaults are default_for["batch"] (mjx-rk4, mujoco-rk4 below)
+_BATCH: dict[str, tuple[str, str, str]] = {
+    "jax-rk4": ("jax", "float64", "crossdyn analytic model on JAX, RK4, float64"),
+    "jax-rk4-f32": ("jax", "float32", "crossdyn analytic model on JAX, RK4, float32"),
+    "jax-euler": ("jax", "float64", "crossdyn analytic model on JAX, semi-implicit Euler, float64"),
+    "jax-euler-f32": ("jax", "float32", "crossdyn analytic model on JAX, semi-implicit Euler, float32"),
+    "numpy-rk4": ("numpy", "float64", "crossdyn analytic model, NumPy batch, RK4"),
+    "numpy-euler": ("numpy", "float64", "crossdyn analytic model, NumPy batch, semi-implicit Euler"),
+    "mujoco-rk4": ("mujoco", "float64", "C MuJoCo via mujoco.rollout, one model per arm, RK4"),
+    "mujoco": ("mujoco", "float64", "C MuJoCo via mujoco.rollout, one model per arm, Euler"),
+    "mujoco-euler": ("mujoco", "float64", "C MuJoCo via mujoco.rollout, one model per arm, Euler"),
+    "mjx-rk4": ("mjx", "float32", "MuJoCo MJX, vmap over per-arm model fields, RK4"),
+    "mjx": ("mjx", "float32", "MuJoCo MJX, vmap over per-arm model fields, Euler"),
+    "mjx-euler": ("mjx", "float32", "MuJoCo MJX, vmap over per-arm model fields, Euler"),
+    "mujoco-warp": ("mujoco-warp", "float32", "MuJoCo Warp, one world per arm with per-world model fields, Euler"),
+    "mujoco-warp-euler": ("mujoco-warp", "float32",
+                          "MuJoCo Warp, one world per arm with per-world model fields, Euler"),
+    "mujoco-warp-rk4": ("mujoco-warp", "float32", "MuJoCo Warp, one world per arm with per-world model fields, RK4"),
+    "newton": ("newton", "float32",
+               "NVIDIA Newton SolverFeatherstone, one world per arm (replicated builder, per-world values)"),
+    "genesis": ("genesis", "float32", "Genesis, one entity per arm (its own MJCF) in one scene, collisions off, Euler"),
+}
+_BATCH_DEFAULTS = {"mjx-rk4": 2, "mujoco-rk4": 3}
 del both, an, pb, mj, mx, pin, dart, drake, mw, nt, gs, F, fpb, fpbn, fmj, fmw, fpin, fdart, fdrake, fnt, fgs, no_files, \
-    mjx_files, drake_files, eu, r4  # the table's abbreviations
+    mjx_files, drake_files, batch_only, eu, r4  # the table's abbreviations
 
 
 def _builtin() -> None:
     """The engines crossdyn ships: ONE table of names, each with the adapter of every arm kind it runs on, the
     scheme it steps with there (the same on every kind), its library and extra, and each arm kind's default
-    ``compare`` it is part of.  The CLI's lists, the extras and ``crossdyn info --engines`` derive from it."""
+    ``compare`` it is part of, and its batched runner (``compare --batch``) where it has one.  The CLI's lists,
+    the extras, :data:`crossdyn.batch.engines.ENGINES` and ``crossdyn info --engines`` derive from it."""
     for row in _TABLE:
-        register_entry(EngineEntry(*row))
+        name, default_for = row[0], dict(row[11])
+        if name in _BATCH_DEFAULTS:
+            default_for["batch"] = _BATCH_DEFAULTS[name]
+        register_entry(EngineEntry(*row[:11], default_for, *_BATCH.get(name, (None, "float64", ""))))
 
 
 def defaults(kind: str) -> tuple[str, ...]:
-    """The names a default ``compare`` runs on arm kind ``kind`` (``"planar"``, ``"files"``), in their order."""
+    """The names a default ``compare`` runs on arm kind ``kind`` (``"planar"``, ``"files"``, ``"batch"``), in their
+    order."""
     return tuple(sorted((name for name, e in _REGISTRY.items() if kind in e.default_for),
                         key=lambda name: _REGISTRY[name].default_for[kind]))
+
+
+def batched() -> dict[str, EngineEntry]:
+    """Every name with a batched runner (``compare --batch``), in the order ``--batch`` lists them."""
+    order = {name: i for i, name in enumerate(_BATCH)}
+    return dict(sorted(((n, e) for n, e in _REGISTRY.items() if e.batch is not None),
+                       key=lambda item: order.get(item[0], len(order))))
 
 
 def file_entries() -> dict[str, EngineEntry]:
