@@ -10,10 +10,11 @@ numpy or any reader.
 Everything that depends on the format is a lookup here: :func:`format_of` (by root element), :func:`by_suffix`,
 :data:`ROBOT_SUFFIXES` (the suffixes ``compare`` and ``identify`` take as robot files), :func:`read_robot`,
 :func:`crossdyn.robots.prepare.prepare`, the audit's ``FORMAT_GAPS``/``FORMAT_REQUIRES``.  **Adding a format is one
-reader plus one row** (and its :class:`~crossdyn.robots.format_enum.Format` member); each file-engine adapter that loads the format natively adds
-it to its own ``formats`` and its loader (``crossdyn/engines/files``).  An engine that cannot load a format
-natively refuses it (``unsupported_formats``, naming why): crossdyn does not hand it a copy converted by its own
-writer, since that copy holds only what the RobotModel holds and would be compared as if it were the user's file.
+reader plus one row** (and its :class:`~crossdyn.robots.format_enum.Format` member); each file-engine adapter that
+loads the format natively adds it to its own ``formats`` and its loader (``crossdyn/engines/files``).  An engine
+that cannot load a format natively refuses it (``unsupported_formats``, naming why): crossdyn does not hand it a
+copy converted by its own writer, since that copy holds only what the RobotModel holds and would be compared as if
+it were the user's file.
 
 Every function takes the table as an optional last argument (default :data:`FORMATS`), so a new row can be tried
 on a copy (``FORMATS + (row,)``) without touching this module (``tests/test_formats_table.py`` does).
