@@ -13,15 +13,16 @@ import numpy as np
 
 from crossdyn.audit.match import WorldBody, world_frames
 from crossdyn.audit.result import FileDiff, Matching, ParamRow, Tolerances
-from crossdyn.robots.model import Format, Joint, RobotModel
+from crossdyn.robots.formats import FORMATS, Format
+from crossdyn.robots.model import Joint, RobotModel
 
-FORMAT_GAPS = {Format.MJCF: frozenset({"velocity"})}
-"""Joint parameters a format cannot express: MJCF has no joint velocity limit."""
+FORMAT_GAPS = {row.format: row.gaps for row in FORMATS if row.gaps}
+"""Joint parameters a format cannot express (its row's ``gaps``): MJCF has no joint velocity limit."""
 
-FORMAT_REQUIRES = {Format.URDF: frozenset({"effort", "velocity"})}
-"""Joint parameters a format cannot leave out: a URDF revolute or prismatic joint must state an effort and a velocity
-limit (urdfdom's rule), so a URDF's effort facing a file that states none may be the writer's stand-in for "no
-limit" (crossdyn's own URDF writer writes 1e9) rather than a limit the robot has."""
+FORMAT_REQUIRES = {row.format: row.requires for row in FORMATS if row.requires}
+"""Joint parameters a format cannot leave out (its row's ``requires``): a URDF revolute or prismatic joint must state
+an effort and a velocity limit (urdfdom's rule), so a URDF's effort facing a file that states none may be the
+writer's stand-in for "no limit" (crossdyn's own URDF writer writes 1e9) rather than a limit the robot has."""
 
 JOINT_SCALARS = (("effort", "N m or N", None), ("velocity", "rad/s or m/s", None), ("damping", "N m s/rad", 0.0),
                  ("friction", "N m or N", 0.0), ("armature", "kg m² or kg", 0.0), ("gear", "", 1.0))

@@ -1,5 +1,6 @@
 """``crossdyn identify`` on a spatial arm: a spatial preset or spec (``[arm] kind = "spatial"``), or a robot file
-(``.urdf``, MJCF ``.xml``) read by :func:`crossdyn.robots.read_robot`.
+(``.urdf``, MJCF ``.xml`` or ``.mjcf``: :data:`crossdyn.robots.formats.ROBOT_SUFFIXES`, as ``compare``) read by
+:func:`crossdyn.robots.read_robot`.
 
 The data are simulated by crossdyn's spatial reference (``--engine spatial``, the default: ABA, semi-implicit Euler)
 or taken from its inverse dynamics along the excitation (``--engine exact``); the base parameters are found
@@ -13,9 +14,8 @@ import sys
 from pathlib import Path
 
 from crossdyn.cli.common import out_dir, publish
+from crossdyn.robots.formats import ROBOT_SUFFIXES
 from crossdyn.status import Exit
-
-ROBOT_SUFFIXES = (".urdf", ".xml")
 
 
 def spatial_model(arm: str):

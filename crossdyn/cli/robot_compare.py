@@ -15,9 +15,8 @@ from pathlib import Path
 
 from crossdyn.cli.common import out_dir, publish
 from crossdyn.errors import UsageError
+from crossdyn.robots.formats import ROBOT_SUFFIXES
 from crossdyn.status import Exit
-
-ROBOT_SUFFIXES = (".urdf", ".xml", ".mjcf")
 
 PLANAR_ONLY = {"profile": None, "q0": None, "qd0": None, "allow_invalid_start": False, "list_profiles": False,
                "baseline": None, "update_baseline": False, "identify": False, "batch": None,

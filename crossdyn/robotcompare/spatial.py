@@ -130,10 +130,11 @@ def arm_files(spec, folder: Path, dt: float = 1e-3) -> ArmFiles:
     the spec's model (:func:`round_trip_differences`)."""
     from crossdyn.io import write_text_atomic
     from crossdyn.robots import read_robot
+    from crossdyn.robots.formats import format_row
 
     folder.mkdir(parents=True, exist_ok=True)
     reference = spec.to_robot_model()
-    paths = {Format.URDF: folder / f"{spec.name}.urdf", Format.MJCF: folder / f"{spec.name}.xml"}
+    paths = {fmt: folder / f"{spec.name}{format_row(fmt).engine_suffix}" for fmt in (Format.URDF, Format.MJCF)}
     write_text_atomic(paths[Format.URDF], spec.to_urdf())
     write_text_atomic(paths[Format.MJCF], spec.to_mjcf(dt))
     models, notes = {}, []

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from crossdyn.robots.format_enum import Format  # noqa: F401  (imported from here too)
+
 
 class JointType(enum.Enum):
     """The joint types crossdyn's spatial model represents (one degree of freedom each)."""
@@ -179,11 +181,6 @@ class Body:
 
     def as_dict(self) -> dict:
         return {"name": self.name, **self.inertial.as_dict(), "merged": list(self.merged)}
-
-
-class Format(enum.Enum):
-    URDF = "urdf"
-    MJCF = "mjcf"
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from crossdyn.errors import InputError
-from crossdyn.robots.model import Format, RobotModel
+from crossdyn.robots.formats import format_row
+from crossdyn.robots.model import RobotModel
 
 URDF_REMOVED = ("visual", "collision", "transmission", "gazebo")
 MJCF_REMOVED = ("actuator", "contact", "keyframe", "sensor")
@@ -195,8 +196,7 @@ def prepare(model: RobotModel, folder: str | Path, for_engine: str, keep_collisi
     src = Path(model.source)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    suffix = ".urdf" if model.format is Format.URDF else ".xml"
-    dst = folder / f"{src.stem}.{for_engine}{suffix}"
-    if model.format is Format.URDF:
-        return prepare_urdf(src, dst, keep_collision=keep_collision, extra=urdf_extra)
-    return prepare_mjcf(src, dst)
+    row = format_row(model.format)
+    dst = folder / f"{src.stem}.{for_engine}{row.engine_suffix}"
+    options = {"keep_collision": keep_collision, "extra": urdf_extra}  # URDF's only: given to a preparer when set
+    return row.prepare(src, dst, **{k: v for k, v in options.items() if v is not None and v is not False})

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -82,7 +82,10 @@ def _joint_name(label: str, names: tuple[str, ...]) -> str:
 
 class NewtonFileEngine(FileEngine):
     name = "newton"
-    formats = frozenset({Format.URDF, Format.MJCF})
+    loaders: ClassVar[dict[Format, tuple[str, dict]]] = {Format.URDF: ("add_urdf", {}),
+                                                         Format.MJCF: ("add_mjcf", {"parse_visuals": False})}
+    """Per format read natively, the ModelBuilder method and its own keywords."""
+    formats = frozenset(loaders)
     library = "newton"
     extra = "newton"
     Options = NewtonFileOptions
@@ -123,11 +126,9 @@ class NewtonFileEngine(FileEngine):
         builder = self.newton.ModelBuilder()
         path = str(self.prepared.path)
         try:
-            if self.model.format is Format.URDF:
-                builder.add_urdf(path, floating=False, collapse_fixed_joints=False, ignore_inertial_definitions=False)
-            else:
-                builder.add_mjcf(path, floating=False, collapse_fixed_joints=False, ignore_inertial_definitions=False,
-                                 parse_visuals=False)
+            loader, own = self.loaders[self.model.format]
+            getattr(builder, loader)(path, floating=False, collapse_fixed_joints=False,
+                                     ignore_inertial_definitions=False, **own)
         except (ValueError, KeyError, RuntimeError, NotImplementedError, IndexError) as e:
             raise EngineError(f"newton: could not load {self.model.source}: {e}") from None
         leaders = list(getattr(builder, "joint_mimic_joint", []))
@@ -265,7 +266,7 @@ class NewtonFileEngine(FileEngine):
             v = np.asarray(values, dtype=float)
             return {j: float(v[i]) for j, i in by.items()}
 
-        loader = "add_urdf" if self.model.format is Format.URDF else "add_mjcf"
+        loader = self.loaders[self.model.format][0]
         return {**self.base_config(),
                 "library": f"newton {self.newton.__version__} (warp {wp.__version__})", "device": self.device,
                 "loader": f"ModelBuilder.{loader}({self.prepared.path.name}, floating=False, "

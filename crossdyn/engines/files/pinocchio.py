@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,7 +30,9 @@ class PinocchioFileOptions(FileOptions):
 
 class PinocchioFileEngine(FileEngine):
     name = "pinocchio"
-    formats = frozenset({Format.URDF, Format.MJCF})
+    loaders: ClassVar[dict[Format, str]] = {Format.URDF: "buildModelFromUrdf", Format.MJCF: "buildModelFromMJCF"}
+    """Per format read natively, Pinocchio's loader."""
+    formats = frozenset(loaders)
     library = "pinocchio"
     extra = "pinocchio"
     Options = PinocchioFileOptions
@@ -44,10 +46,7 @@ class PinocchioFileEngine(FileEngine):
         self.prepared = prepare(model, self.folder, "pinocchio")
         path = str(self.prepared.path)
         try:
-            if model.format is Format.URDF:
-                self.pmodel = pin.buildModelFromUrdf(path)
-            else:
-                self.pmodel = pin.buildModelFromMJCF(path)
+            self.pmodel = getattr(pin, self.loaders[model.format])(path)
         except (RuntimeError, ValueError, IndexError) as e:
             raise EngineError(f"pinocchio: could not load {model.source}: {e}") from None
         m = self.pmodel
@@ -117,7 +116,7 @@ class PinocchioFileEngine(FileEngine):
 
     def config(self) -> dict:
         m = self.pmodel
-        loader = "buildModelFromUrdf" if self.model.format is Format.URDF else "buildModelFromMJCF"
+        loader = self.loaders[self.model.format]
         return {**self.base_config(),
                 "library": f"pinocchio {self.pin.__version__}",
                 "loader": f"pinocchio.{loader}({self.prepared.path.name}), fixed base (no root joint)",
