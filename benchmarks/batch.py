@@ -57,7 +57,7 @@ PRECISION = "highest"
 
 
 def run_mjx(spec, p, q0, K):
-    from crossdyn.engines.mjx_engine import rollout_batch
+    from crossdyn.engines.mjx.planar import rollout_batch
 
     best, compile_s, Q = None, None, None
     for _ in range(2):
@@ -84,7 +84,7 @@ def run_rollout(spec, q0, K):
     import mujoco
     from mujoco import rollout
 
-    from crossdyn.engines.mujoco_engine import MuJoCoEngine
+    from crossdyn.engines.mujoco.planar import MuJoCoEngine
 
     eng = MuJoCoEngine(spec, DT, integrator="RK4")
     m = eng.model

@@ -178,7 +178,7 @@ def raw_dart():
     adapter — with them World.step is ~30 % slower), forces set, World.step, state read."""
     import dartpy as dart
 
-    from crossdyn.engines.dart_engine import load_skeleton
+    from crossdyn.engines.dart.planar import load_skeleton
     from crossdyn.models import to_urdf
 
     skel = load_skeleton(to_urdf(get_preset(ARM)))
@@ -204,7 +204,7 @@ def raw_dart():
 
 def raw_dart_rk4():
     """DART's computeForwardDynamics inside a hand-written RK4 (what ``dart-rk4`` does)."""
-    from crossdyn.engines.dart_engine import load_skeleton
+    from crossdyn.engines.dart.planar import load_skeleton
     from crossdyn.models import to_urdf
 
     skel = load_skeleton(to_urdf(get_preset(ARM)))

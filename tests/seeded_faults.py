@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn.engines import registry
-from crossdyn.engines.mujoco_engine import MuJoCoEngine, MuJoCoOptions
+from crossdyn.engines.mujoco.planar import MuJoCoEngine, MuJoCoOptions
 from crossdyn.models.spec import ArmSpec
 
 CHECK_FILES = Path(__file__).resolve().parent / "check_files"

@@ -43,9 +43,9 @@ from crossdyn.engines import registry
 from seeded_faults import ADDED_ARMATURE, GRAVITY_TILT_DEG, HIDDEN_DAMPING, MASS_FACTOR, MASS_LINK, built_spec
 
 FAULTS = ("mass", "damping", "armature", "gravity", "delay", "float32", "contact", "limit", "coulomb")
-BASES = {"mujoco-warp": ("crossdyn.engines.mujoco_warp_engine", "MuJoCoWarpEngine"),
-         "newton": ("crossdyn.engines.newton_engine", "NewtonEngine"),
-         "genesis": ("crossdyn.engines.genesis_engine", "GenesisEngine")}
+BASES = {"mujoco-warp": ("crossdyn.engines.mujoco_warp.planar", "MuJoCoWarpEngine"),
+         "newton": ("crossdyn.engines.newton.planar", "NewtonEngine"),
+         "genesis": ("crossdyn.engines.genesis.planar", "GenesisEngine")}
 CLASS_OF = {"mujoco-warp": "FaultyMuJoCoWarp", "newton": "FaultyNewton", "genesis": "FaultyGenesis"}
 UNSUPPORTED = {"coriolis": "the Coriolis fault is a user file (one entry of C(q, q̇) negated in a hand-written "
                            "equation of motion); MuJoCo Warp, Newton and Genesis compute C from the model by their "
@@ -99,8 +99,8 @@ def make_classes():
     import warp as wp  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from newton.solvers import SolverFeatherstone  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-    from crossdyn.engines.mujoco_warp_engine import MuJoCoWarpEngine
-    from crossdyn.engines.newton_engine import NewtonEngine
+    from crossdyn.engines.mujoco_warp.planar import MuJoCoWarpEngine
+    from crossdyn.engines.newton.planar import NewtonEngine
 
     class FaultyMuJoCoWarp(MuJoCoWarpEngine):
         """``mujoco-warp`` with one seeded fault, claiming to be the unfaulted adapter."""
@@ -199,7 +199,7 @@ def make_genesis_class():
     """The faulty Genesis class (imports Genesis's adapter; Genesis itself is imported when one is built)."""
     from dataclasses import replace
 
-    from crossdyn.engines.genesis_engine import GenesisEngine, genesis_settings
+    from crossdyn.engines.genesis.planar import GenesisEngine, genesis_settings
 
     class FaultyGenesis(GenesisEngine):
         """``genesis`` with one seeded fault, claiming to be the unfaulted adapter.

@@ -110,7 +110,7 @@ def test_a_bug_in_crossdyn_is_raised_not_reported_as_a_failed_engine(monkeypatch
 
 
 def test_an_engine_raising_is_still_contained(monkeypatch):
-    from crossdyn.engines.pinocchio_engine import PinocchioEngine
+    from crossdyn.engines.pinocchio.planar import PinocchioEngine
 
     def broken(self, q):
         raise RuntimeError("the library fell over")

@@ -14,7 +14,7 @@ from PIL import Image
 from crossdyn.cli import main
 from crossdyn.comparison.compare import DEFAULT_ENGINES
 from crossdyn.engines import available_engines, register
-from crossdyn.engines.mujoco_engine import MuJoCoEngine
+from crossdyn.engines.mujoco.planar import MuJoCoEngine
 
 from browser_probe import VIEWPORT_IDS, VIEWPORTS, assert_fits, chromium, measure
 from conftest import strip_timings
@@ -31,7 +31,7 @@ class WrongMassMuJoCo(MuJoCoEngine):
         self.spec = spec
 
 
-register("pybullet-default-link-damping", "crossdyn.engines.pybullet_engine", "PyBulletEngine", link_damping=0.04)
+register("pybullet-default-link-damping", "crossdyn.engines.pybullet.planar", "PyBulletEngine", link_damping=0.04)
 register("mujoco-wrong-mass", __name__, "WrongMassMuJoCo", integrator="Euler")
 
 

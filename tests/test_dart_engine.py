@@ -17,7 +17,7 @@ from crossdyn import analytic  # noqa: E402
 from crossdyn.inputs.profiles import hanging_configuration, make_profile  # noqa: E402
 from crossdyn.drive.runner import run_engine  # noqa: E402
 from crossdyn.engines import EngineError, available_engines, make_engine  # noqa: E402
-from crossdyn.engines.dart_engine import DART_DEFAULT_GRAVITY, load_skeleton  # noqa: E402
+from crossdyn.engines.dart.planar import DART_DEFAULT_GRAVITY, load_skeleton  # noqa: E402
 from crossdyn.models import get_preset, to_urdf  # noqa: E402
 
 from conftest import random_states  # noqa: E402
@@ -339,7 +339,7 @@ def test_not_installed_is_reported_with_the_available_engines(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "dartpy", None)  # as if the `engines` extra were not installed
-    monkeypatch.delitem(sys.modules, "crossdyn.engines.dart_engine", raising=False)
+    monkeypatch.delitem(sys.modules, "crossdyn.engines.dart.planar", raising=False)
     assert "dart" not in available_engines() and "mujoco" in available_engines()
     with pytest.raises(EngineError, match="not installed"):
         make_engine("dart", get_preset("planar2r"))

@@ -14,7 +14,7 @@ from crossdyn import analytic  # noqa: E402
 from crossdyn.inputs.profiles import hanging_configuration, make_profile  # noqa: E402
 from crossdyn.drive.runner import run_engine  # noqa: E402
 from crossdyn.engines import EngineError, EngineUnsupported, available_engines, make_engine  # noqa: E402
-from crossdyn.engines.drake_engine import ORDERS  # noqa: E402
+from crossdyn.engines.drake.planar import ORDERS  # noqa: E402
 from crossdyn.models import get_preset  # noqa: E402
 
 from conftest import random_states  # noqa: E402

@@ -91,7 +91,7 @@ def test_registry_entries_name_library_extra_and_native_options():
 
 
 def test_options_dataclass_and_keyword_knobs_build_the_same_engine():
-    from crossdyn.engines.pybullet_engine import PyBulletEngine, PyBulletOptions
+    from crossdyn.engines.pybullet.planar import PyBulletEngine, PyBulletOptions
 
     spec = get_preset("planar2r")
     with PyBulletEngine(spec, 1e-3, PyBulletOptions(link_damping=0.04)) as a, \

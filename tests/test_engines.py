@@ -252,7 +252,7 @@ def test_unknown_engine_names_the_available_ones():
 
 def test_engine_not_installed_names_the_available_ones(monkeypatch):
     monkeypatch.setitem(sys.modules, "pybullet", None)  # as if PyBullet were not installed
-    monkeypatch.delitem(sys.modules, "crossdyn.engines.pybullet_engine", raising=False)
+    monkeypatch.delitem(sys.modules, "crossdyn.engines.pybullet.planar", raising=False)
     assert "pybullet" not in available_engines() and "mujoco" in available_engines()
     with pytest.raises(EngineError) as e:
         make_engine("pybullet", get_preset("planar2r"))

@@ -325,7 +325,7 @@ def test_compare_robot_cli_runs_newton(tmp_path, capsys):
 def test_genesis_options_and_status_without_genesis():
     """The adapter's knobs name each Genesis default it neutralises; without Genesis the status gives the install
     command (runs everywhere)."""
-    from crossdyn.engines.files.genesis import GenesisFileEngine, GenesisFileOptions
+    from crossdyn.engines.genesis.file import GenesisFileEngine, GenesisFileOptions
 
     opt = GenesisFileOptions()
     assert (opt.armature_default, opt.fixed, opt.joint_limit, opt.collision, opt.integrator) == (

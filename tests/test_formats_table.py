@@ -87,8 +87,8 @@ def test_the_audit_facts_are_the_rows():
 
 
 def test_adapters_read_only_formats_of_the_table():
-    from crossdyn.engines.files.newton import NewtonFileEngine
-    from crossdyn.engines.files.pinocchio import PinocchioFileEngine
+    from crossdyn.engines.newton.file import NewtonFileEngine
+    from crossdyn.engines.pinocchio.file import PinocchioFileEngine
 
     for engine in (NewtonFileEngine, PinocchioFileEngine):
         assert engine.formats == frozenset(engine.loaders) <= {row.format for row in FORMATS}

@@ -302,7 +302,7 @@ def test_genesis_batch_gives_every_entity_its_own_arm():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The file engine's `joint_limit` and `collision` knobs, shown to matter on a user's file (crossdyn/engines/files):
+# The file engine's `joint_limit` and `collision` knobs, shown to matter on a user's file (crossdyn/engines/genesis/file.py):
 # a hand-written URDF whose arm falls under gravity about a horizontal axis (+y: q > 0 swings the arm down).
 _INERTIAL = ('<inertial><origin xyz="{x} 0 0" rpy="0 0 0"/><mass value="{m}"/>'
              '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>')

@@ -78,7 +78,7 @@ def test_newton_batch_model_is_each_arm_s_own_mjcf_array_for_array():
     newton = pytest.importorskip("newton", reason="not installed: pip install 'crossdyn[newton]'")
     import warp as wp
 
-    from crossdyn.batch import newton_batch
+    from crossdyn.engines.newton import batch as newton_batch
     from crossdyn.batch.sampling import arm_spec
     from crossdyn.models.mjcf import to_mjcf
 
@@ -117,7 +117,7 @@ def test_newton_solver_keeps_the_inertias_it_was_built_with():
     import warp as wp
     from newton.solvers import SolverFeatherstone
 
-    from crossdyn.batch import newton_batch
+    from crossdyn.engines.newton import batch as newton_batch
 
     spec = get_preset("planar2r")
 
@@ -197,8 +197,8 @@ def test_newton_batch_defaults_switched_back_matter():
     corrects every point-mass link of planar2r-pointmass (2 per arm); its angular damping 0.05 is not applied to
     articulated joints in Newton 1.8 (bit-identical: a release that applies it fails here)."""
     pytest.importorskip("newton", reason="not installed: pip install 'crossdyn[newton]'")
-    from crossdyn.batch import newton_batch
-    from crossdyn.engines.newton_engine import NewtonOptions
+    from crossdyn.engines.newton import batch as newton_batch
+    from crossdyn.engines.newton.planar import NewtonOptions
 
     K = 40
     tol = trajectory_roundoff("float32", K * 1e-3)

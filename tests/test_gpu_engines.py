@@ -142,7 +142,7 @@ def test_mujoco_warp_eulerdamp_knob_changes_a_damped_run_as_in_c_mujoco():
 
 # ---------------------------------------------------------------------------------------------- Genesis (fast)
 def test_genesis_settings_neutralise_its_default_armature_and_name_it():
-    from crossdyn.engines.genesis_engine import GENESIS_DEFAULT_ARMATURE, GenesisOptions, genesis_settings
+    from crossdyn.engines.genesis.planar import GENESIS_DEFAULT_ARMATURE, GenesisOptions, genesis_settings
 
     spec = get_preset("planar3r")
     s = genesis_settings(spec, DT)
@@ -165,7 +165,7 @@ def test_genesis_settings_neutralise_its_default_armature_and_name_it():
 def test_the_armature_genesis_would_inject_moves_planar3r_far_beyond_float32():
     """What ``genesis@armature_default=true`` would simulate, run by C MuJoCo: the same arm with 0.1 kg m² of
     armature on every joint (Genesis's default), against the file's 0 — constant torques, 1 s."""
-    from crossdyn.engines.genesis_engine import GenesisOptions, genesis_settings
+    from crossdyn.engines.genesis.planar import GenesisOptions, genesis_settings
 
     spec = get_preset("planar3r")
     injected = genesis_settings(spec, DT, GenesisOptions(armature_default=True))["morph"]["default_armature"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
-mjx_engine = pytest.importorskip("crossdyn.engines.mjx_engine")
+mjx_engine = pytest.importorskip("crossdyn.engines.mjx.planar")
 
 import mujoco  # noqa: E402
 
@@ -218,7 +218,7 @@ def test_engines_registered_at_run_time_reach_forkserver_workers():
     from crossdyn.engines import register
 
     assert start_method() == "forkserver"
-    register("mujoco-rk4-registered-here", "crossdyn.engines.mujoco_engine", "MuJoCoEngine", integrator="RK4")
+    register("mujoco-rk4-registered-here", "crossdyn.engines.mujoco.planar", "MuJoCoEngine", integrator="RK4")
     result = compare("planar2r", duration=0.1, engines=["mujoco-rk4-registered-here", "mujoco-rk4"],
                      convergence_dts=(), jobs=2)
     runs = result.summary["engines"]

@@ -105,7 +105,7 @@ class FaultyEngine(Engine):
 
 for _fault in ("nan", "fast", "raise", "crash"):
     register(f"faulty-{_fault}", __name__, "FaultyEngine", fault=_fault, after=0.2)
-register("pybullet-clamp-0.1", "crossdyn.engines.pybullet_engine", "PyBulletEngine", max_joint_velocity=0.1)
+register("pybullet-clamp-0.1", "crossdyn.engines.pybullet.planar", "PyBulletEngine", max_joint_velocity=0.1)
 register("faulty-raise-at-once", __name__, "FaultyEngine", fault="raise", after=0.0)
 register("faulty-cannot-build", __name__, "FaultyEngine", inner="no-such-engine")
 

@@ -25,7 +25,7 @@ unit with reduced precision (TF32 on NVIDIA GPUs for float32) ever touches this 
 **float64 and x64.**  JAX computes in float32 unless ``jax_enable_x64`` is on.  This module never
 turns x64 on globally: each call runs under the scoped ``jax.enable_x64(dtype is float64)``, so a
 float64 model and MuJoCo MJX (which allocates its data in the default float dtype: under global x64,
-MJX silently runs in float64, see :mod:`crossdyn.engines.mjx_engine`) can share one process.
+MJX silently runs in float64, see :mod:`crossdyn.engines.mjx.planar`) can share one process.
 
 Arguments: ``arm`` is an :class:`~crossdyn.models.spec.ArmSpec` or an
 :class:`~crossdyn.models.spec.ArmParams` whose fields are (n,) or (N, n) (gravity (2,) or (N, 2));

@@ -30,18 +30,15 @@ as on one arm; this module holds the runners and the knobs they honour.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from crossdyn.engines import registry as _registry
-from crossdyn.models.spec import ArmParams, ArmSpec
+from crossdyn.engines.batching import BatchProblem, BatchSkip, Knob, shown as _shown
+from crossdyn.errors import EngineUnsupported
 from crossdyn.status import RunStatus
-
-MUJOCO_MAX_ARMS = 20_000
-"""``mujoco`` / ``mujoco-rk4`` compile one C MuJoCo model per arm (≈ 1 ms each): beyond this many arms they are skipped."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ def _from_table() -> dict[str, BatchEngine]:
     batched runner, with the table's integrator (the same scheme as the name's single-arm run)."""
     from crossdyn.engines.registry import batched
 
-    return {name: BatchEngine(name, e.batch, e.integrator, e.batch_dtype, e.batch_note)
+    return {name: BatchEngine(name, e.batch or "", e.integrator, e.batch_dtype, e.batch_note)
             for name, e in batched().items()}
 
 
@@ -67,67 +64,20 @@ DEFAULT_ENGINES = _registry.defaults("batch")
 REFERENCE = {"rk4": "jax-rk4", "semi-implicit-euler": "jax-euler"}
 
 
-@dataclass(frozen=True)
-class Knob:
-    """One ``name@key=value`` of a batched engine: a field of the single-arm adapter's options dataclass
-    (:attr:`BatchEngine.options`) that the batched runner honours.  ``kind``: ``bool``, ``number`` (finite, at
-    least ``minimum``) or ``choice`` (one of ``choices``); ``engine_default``: the library's own value, which
-    crossdyn's setting (the dataclass default) neutralises; ``what``: what the engine's default would do."""
+def _batch_module(key: str):
+    """The batch module of runner ``key`` (the table's :data:`~crossdyn.engines.registry.BATCH_RUNNERS`): light to
+    import, it imports its engine library only when it runs."""
+    import importlib
 
-    name: str
-    kind: str
-    engine_default: object
-    what: str
-    choices: tuple = ()
-    minimum: float | None = None
-
-    def check(self, engine: str, value: object, valid: str) -> None:
-        """Raise :class:`~crossdyn.errors.EngineError` naming ``engine``, the key and the value if ``value`` is
-        not of this knob's kind, with the engine's valid keys ``valid``."""
-        from crossdyn.errors import EngineError
-
-        if self.kind == "bool":
-            ok, expect = isinstance(value, bool), "true or false"
-        elif self.kind == "number":
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
-                and (self.minimum is None or value >= self.minimum)
-            expect = "a finite number" + (f" >= {self.minimum:g}" if self.minimum is not None else "")
-        else:
-            ok, expect = value in self.choices, "one of " + ", ".join(map(str, self.choices))
-        if not ok:
-            raise EngineError(f"engine {engine!r}: option {self.name}={_shown(value)}: must be {expect}; it takes: "
-                              f"{valid}")
+    return importlib.import_module(_registry.BATCH_RUNNERS[key].split(":")[0])
 
 
-def _shown(value: object) -> str:
-    """A knob's value as it was typed (``true``, not ``True``)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-_EULERDAMP = Knob("eulerdamp", "bool", True, "MuJoCo's implicit joint damping under Euler (no effect under RK4)")
-_DEVICE = Knob("device", "choice", "auto", "Warp's device: auto (a CUDA GPU, else the CPU), cpu or cuda",
-               ("auto", "cpu", "cuda"))
 KNOBS: dict[str, tuple[str, tuple[Knob, ...]]] = {
-    "mujoco": ("crossdyn.engines.mujoco_engine:MuJoCoOptions", (
-        _EULERDAMP,
-        Knob("autoreset", "bool", True, "MuJoCo's silent reset of an arm on a bad acceleration"))),
-    "mjx": ("crossdyn.engines.mjx_engine:BatchOptions", (
-        _EULERDAMP,
-        Knob("precision", "choice", "default", "JAX's matmul precision for MJX (default: TF32 on NVIDIA GPUs; "
-             "overrides --precision for this engine)", ("highest", "high", "default")))),
-    "mujoco-warp": ("crossdyn.engines.mujoco_warp_engine:MuJoCoWarpOptions", (_EULERDAMP, _DEVICE)),
-    "newton": ("crossdyn.engines.newton_engine:NewtonOptions", (
-        Knob("angular_damping", "number", 0.05, "SolverFeatherstone's angular damping (not applied to "
-             "articulated joints in Newton 1.8)", minimum=0.0),
-        Knob("newton_gravity", "bool", True, "Newton's builder gravity, -9.81 along +z (the MJCF's ignored)"),
-        Knob("validate_inertia", "bool", True, "finalize's validation and correction of the inertias"),
-        _DEVICE)),
-    "genesis": ("crossdyn.engines.genesis_engine:GenesisOptions", (
-        Knob("armature_default", "bool", True, "gs.morphs.MJCF's default_armature: 0.1 kg m² on every joint"),)),
-}
+    key: (m.OPTIONS, m.KNOBS) for key in _registry.BATCH_RUNNERS if (m := _batch_module(key)).OPTIONS}
 """Per batched library: its knobs' options dataclass (``module:Class``, the single-arm adapter's, imported when the
-engine runs) and the knobs the batched runner honours.  A library not listed (``jax``, ``numpy``: crossdyn's own
-model) takes none.  Declared here so that a bad ``--engines`` is refused before a library is imported;
+engine runs) and the knobs the batched runner honours, as its batch module declares them
+(:mod:`crossdyn.engines.batching`).  A library without (``jax``, ``numpy``: crossdyn's own model) takes none.
+Known before any engine library is imported, so that a bad ``--engines`` is refused first;
 tests/test_batch_knobs.py checks every knob against its dataclass."""
 
 
@@ -207,30 +157,6 @@ def knob_config(engine: BatchEngine, options) -> dict:
             for k in KNOBS[engine.library][1]}
 
 
-@dataclass(frozen=True)
-class BatchProblem:
-    """What every batched engine is given: N arms (``p`` of (N, n) fields), their starts ``q0``, ``qd0`` (N, n),
-    the shared torque sequence ``tau`` (K, n) held over each step of ``dt``, and the sampling: q, q̇ are kept at
-    steps 0, ``save_every``, 2 ``save_every``, …, K.  ``precision`` is JAX's matmul precision."""
-
-    spec: ArmSpec
-    p: ArmParams
-    q0: np.ndarray
-    qd0: np.ndarray
-    tau: np.ndarray
-    dt: float
-    save_every: int
-    precision: str = "highest"
-
-    @classmethod
-    def of(cls, spec: ArmSpec, p: ArmParams, starts, tau, dt: float, save_every: int,
-           precision: str = "highest") -> "BatchProblem":
-        """The problem with ``starts = (q0, qd0)`` and ``tau`` as float64 arrays."""
-        q0, qd0 = starts
-        return cls(spec, p, np.asarray(q0, float), np.asarray(qd0, float), np.asarray(tau, float), dt,
-                   save_every, precision)
-
-
 @dataclass
 class BatchRun:
     name: str
@@ -244,154 +170,6 @@ class BatchRun:
     config: dict = field(default_factory=dict)
 
 
-_Output = tuple  # (Q, QD, compile_s, run_s, config)
-
-
-def _jax(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    from crossdyn.analytic import jax_model
-
-    timing: dict = {}
-    Q, QD = jax_model.rollout(pb.p, pb.q0, pb.qd0, pb.tau, pb.dt, method=engine.integrator, save_every=pb.save_every,
-                              dtype=engine.dtype, precision=pb.precision, timing=timing)
-    cfg = {"dtype": engine.dtype, "precision": pb.precision, "device": jax_model.device_kind(),
-           "x64": f"scoped jax.enable_x64({engine.dtype == 'float64'})"}
-    return np.asarray(Q, float), np.asarray(QD, float), timing["compile_s"], timing["run_s"], cfg
-
-
-def _mjx(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    from crossdyn.engines import mjx_engine
-
-    timing: dict = {}
-    integ = "RK4" if engine.integrator == "rk4" else "Euler"
-    # --precision (the problem's) unless the engine's own knob says otherwise
-    opt = batch_options(engine, {"precision": pb.precision, **knobs})
-    Q, QD = mjx_engine.rollout_batch(pb.spec, pb.p, pb.q0, pb.qd0, pb.tau, pb.dt, integrator=integ,
-                                     save_every=pb.save_every, precision=opt.precision, eulerdamp=opt.eulerdamp,
-                                     timing=timing)
-    import jax
-
-    cfg = {"dtype": "float32", "precision": opt.precision, "device": str(jax.devices()[0]), "eulerdamp": opt.eulerdamp,
-           "cleared_options": dict(mjx_engine.CLEARED_OPTIONS), "batched_fields": list(mjx_engine.BATCHED_FIELDS),
-           "knobs": knob_config(engine, opt)}
-    return Q, QD, timing["compile_s"], timing["run_s"], cfg
-
-
-def _numpy(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    from crossdyn.analytic.dynamics import forward_dynamics
-    from crossdyn.analytic.integrators import STEPS
-
-    step, p, s = STEPS[engine.integrator], pb.p, pb.save_every
-
-    def fd(q, qd, u):
-        return forward_dynamics(p, q, qd, u)
-
-    K = pb.tau.shape[0]
-    q, qd = np.array(pb.q0, float), np.array(pb.qd0, float)
-    Q = np.empty((q.shape[0], K // s + 1, q.shape[1]))
-    QD = np.empty_like(Q)
-    Q[:, 0], QD[:, 0] = q, qd
-    t = time.perf_counter()
-    with np.errstate(all="ignore"):
-        for k in range(K):
-            q, qd = step(fd, q, qd, pb.tau[k], pb.dt)
-            if (k + 1) % s == 0:
-                Q[:, (k + 1) // s], QD[:, (k + 1) // s] = q, qd
-    return Q, QD, None, time.perf_counter() - t, {"dtype": "float64", "method": "auto (closed form 2R/3R)"}
-
-
-def mujoco_models(spec: ArmSpec, p: ArmParams, dt: float, integrator: str, options=None) -> list:
-    """One C MuJoCo model per arm, each compiled from that arm's own generated MJCF (as the ``mujoco`` engine,
-    with ``options``, a :class:`~crossdyn.engines.mujoco_engine.MuJoCoOptions`; None: its defaults)."""
-    from crossdyn.batch.sampling import arm_spec
-    from crossdyn.engines.mujoco_engine import MuJoCoEngine
-
-    return [MuJoCoEngine(arm_spec(spec, p, i), dt, integrator=integrator, options=options).model
-            for i in range(p.L.shape[0])]
-
-
-def _mujoco_start_states(mujoco, models, datas, pb: BatchProblem, spec_bits) -> np.ndarray:
-    """Each arm's full physics state at its start (q0_i, q̇0_i), as ``mujoco.rollout`` takes it."""
-    state = np.empty((pb.q0.shape[0], mujoco.mj_stateSize(models[0], spec_bits)))
-    for i in range(pb.q0.shape[0]):
-        d = datas[0]
-        mujoco.mj_resetData(models[i], d)
-        d.qpos[:], d.qvel[:] = pb.q0[i], pb.qd0[i]
-        mujoco.mj_getState(models[i], d, state[i], spec_bits)
-    return state
-
-
-def _mujoco(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    import mujoco  # type: ignore[import-untyped]
-    from mujoco import rollout as _rollout
-
-    N, n = pb.q0.shape
-    s = pb.save_every
-    if N > MUJOCO_MAX_ARMS:
-        raise _Skip(f"{N:,} arms: C MuJoCo needs one compiled model per arm (limit {MUJOCO_MAX_ARMS:,})")
-    t = time.perf_counter()
-    integ = "RK4" if engine.integrator == "rk4" else "Euler"
-    opt = batch_options(engine, knobs)
-    models = mujoco_models(pb.spec, pb.p, pb.dt, integ, opt)
-    compile_s = time.perf_counter() - t
-    spec_bits = mujoco.mjtState.mjSTATE_FULLPHYSICS
-    iq = mujoco.mj_stateSize(models[0], mujoco.mjtState.mjSTATE_TIME)
-    iv = iq + n
-    datas = [mujoco.MjData(models[0]) for _ in range(2)]
-    state = _mujoco_start_states(mujoco, models, datas, pb, spec_bits)
-    K = pb.tau.shape[0]
-    Q = np.empty((N, K // s + 1, n))
-    QD = np.empty_like(Q)
-    Q[:, 0], QD[:, 0] = pb.q0, pb.qd0
-    t = time.perf_counter()
-    for c in range(K // s):  # chunks of s steps: memory N × s × nstate
-        ctrl = np.ascontiguousarray(np.broadcast_to(pb.tau[c * s:(c + 1) * s], (N, s, n)))
-        states, _ = _rollout.rollout(models, datas, state, ctrl)
-        state = np.ascontiguousarray(states[:, -1])
-        Q[:, c + 1], QD[:, c + 1] = state[:, iq:iq + n], state[:, iv:iv + n]
-    return Q, QD, compile_s, time.perf_counter() - t, {
-        "dtype": "float64", "version": mujoco.__version__, "threads": len(datas), "models": "one per arm",
-        "eulerdamp": opt.eulerdamp, "autoreset": opt.autoreset, "knobs": knob_config(engine, opt)}
-
-
-class _Skip(Exception):
-    """A batched engine that does not run this problem on purpose (the message says why): status skipped."""
-
-
-def _mujoco_warp(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    from crossdyn.batch import warp_batch
-
-    opt = batch_options(engine, knobs)
-    Q, QD, setup, run_s, cfg = warp_batch.run(engine.integrator, pb, opt)
-    return Q, QD, setup, run_s, {**cfg, "knobs": knob_config(engine, opt)}
-
-
-def _newton(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    from crossdyn.batch import newton_batch
-    from crossdyn.errors import EngineUnsupported
-
-    opt = batch_options(engine, knobs)
-    try:
-        Q, QD, setup, run_s, cfg = newton_batch.run(pb, opt)
-        return Q, QD, setup, run_s, {**cfg, "knobs": knob_config(engine, opt)}
-    except EngineUnsupported as e:  # what Featherstone cannot represent (Coulomb friction): skipped, with the reason
-        raise _Skip(f"unsupported: {e}") from e
-
-
-def _genesis(engine: BatchEngine, pb: BatchProblem, knobs: dict) -> _Output:
-    from crossdyn.batch import genesis_batch
-
-    from crossdyn.errors import EngineUnsupported
-
-    opt = batch_options(engine, knobs)
-    try:
-        Q, QD, setup, run_s, cfg = genesis_batch.run(engine.integrator, pb, opt)
-    except EngineUnsupported as e:  # what Genesis cannot do as the reference does (damping explicitly): skipped
-        raise _Skip(f"unsupported: {e}") from e
-    return Q, QD, setup, run_s, {**cfg, "knobs": knob_config(engine, opt)}
-
-
-_RUNNERS = {"jax": _jax, "mjx": _mjx, "numpy": _numpy, "mujoco": _mujoco, "mujoco-warp": _mujoco_warp,
-            "newton": _newton, "genesis": _genesis}
 EXTRAS = {e.batch: e.extra for e in _registry.batched().values() if e.extra}
 """The extra that installs each batched runner's library (the table's ``extra``; ``numpy``: none, a core
 dependency)."""
@@ -410,6 +188,19 @@ def _library_errors() -> tuple[type[BaseException], ...]:
     return errors + tuple(e for e in (fatal, genesis) if isinstance(e, type))
 
 
+def _run(engine: BatchEngine, problem: BatchProblem, knobs: dict) -> tuple:
+    """The engine's batched runner on ``problem`` with its knobs set: (Q, QD, compile_s, run_s, config), the
+    config with every knob's value and default (:func:`knob_config`) where the engine has knobs."""
+    import importlib
+
+    module, function = _registry.BATCH_RUNNERS[engine.library].split(":")
+    runner = getattr(importlib.import_module(module), function)
+    start: dict = getattr(_batch_module(engine.library), "defaults", lambda pb: {})(problem)
+    opt = batch_options(engine, {**start, **knobs})
+    Q, QD, compile_s, run_s, cfg = runner(engine, problem, opt)
+    return Q, QD, compile_s, run_s, ({**cfg, "knobs": knob_config(engine, opt)} if opt is not None else cfg)
+
+
 def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
     """Run the batched engine ``name`` (knobs after ``@``: :func:`split_batch_engine`, whose EngineError a bad
     name raises) on ``problem``; a failing library is contained (status ``failed`` with the message), a missing
@@ -418,9 +209,11 @@ def run_batch_engine(name: str, problem: BatchProblem) -> BatchRun:
     engine = ENGINES[base]
     t = time.perf_counter()
     try:
-        Q, QD, compile_s, run_s, cfg = _RUNNERS[engine.library](engine, problem, knobs)
-    except _Skip as e:
+        Q, QD, compile_s, run_s, cfg = _run(engine, problem, knobs)
+    except BatchSkip as e:
         return BatchRun(name, None, None, RunStatus.SKIPPED, str(e), time.perf_counter() - t)
+    except EngineUnsupported as e:  # what the engine cannot represent (Featherstone's Coulomb friction): skipped
+        return BatchRun(name, None, None, RunStatus.SKIPPED, f"unsupported: {e}", time.perf_counter() - t)
     except ImportError as e:
         extra = EXTRAS.get(engine.library, "jax")
         return BatchRun(name, None, None, RunStatus.SKIPPED, f"not installed ({e}); pip install 'crossdyn[{extra}]'",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.models.spec import ArmParams, ArmSpec, LinkSpec
+from crossdyn.models.spec import ArmParams, ArmSpec, LinkSpec, arm_spec  # noqa: F401 (the batch's arms)
 
 MAX_SPREAD = 0.9
 
@@ -45,13 +45,6 @@ def random_starts(spec: ArmSpec, N: int, seed: int = 0, start_spread: float = 0.
     rng = np.random.default_rng([seed, 1])
     q0 = center + rng.uniform(-start_spread, start_spread, (N, spec.n))
     return q0, np.zeros((N, spec.n))
-
-
-def arm_spec(spec: ArmSpec, p: ArmParams, i: int) -> ArmSpec:
-    """Arm ``i`` of the batch as an ArmSpec (for the per-arm engines and for reports)."""
-    links = tuple(LinkSpec(float(p.L[i, k]), float(p.m[i, k]), float(p.Lc[i, k]), float(p.J[i, k]),
-                           float(p.b[i, k]), float(p.fc[i, k])) for k in range(spec.n))
-    return ArmSpec(links, spec.gravity, f"{spec.name}-batch-{i}")
 
 
 def arm_dict(p: ArmParams, i: int) -> dict:

@@ -133,7 +133,7 @@ def cmd_export(args) -> int:
     def mjcf() -> str:
         if not native:
             return to_mjcf(spec, timestep=args.dt)
-        from crossdyn.engines.mujoco_engine import MuJoCoEngine
+        from crossdyn.engines.mujoco.planar import MuJoCoEngine
 
         if calibrated:  # the calibrations' engine string (its integrator, solref, solimp), natively
             from crossdyn.engines import make_engine

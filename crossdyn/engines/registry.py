@@ -346,13 +346,15 @@ NOT_FILES = {
 # The engine table (:func:`_builtin` registers it; see its docstring), written with short names deleted after it.
 _LIMITS = {"limits": "native_limits"}
 both = {"limits": "native_limits", "contact": "native_contact"}
-an, pb, mj, mx, pin, dart, drake, mw, nt, gs = (f"crossdyn.engines.{m}_engine" for m in (
+# one folder per library (crossdyn/engines/LIBRARY/): planar.py, file.py, batch.py
+an, pb, mj, mx, pin, dart, drake, mw, nt, gs = (f"crossdyn.engines.{m}.planar" for m in (
     "analytic", "pybullet", "mujoco", "mjx", "pinocchio", "dart", "drake", "mujoco_warp", "newton", "genesis"))
-F = "crossdyn.engines.files."
-fpb, fpbn, fmj, fmw = F + "pybullet.PyBulletFileEngine", F + "pybullet.PyBulletNoFlagFileEngine", \
-    F + "mujoco.MuJoCoFileEngine", F + "mujoco_warp.MuJoCoWarpFileEngine"
-fpin, fdart, fdrake = F + "pinocchio.PinocchioFileEngine", F + "dart.DartFileEngine", F + "drake.DrakeFileEngine"
-fnt, fgs = F + "newton.NewtonFileEngine", F + "genesis.GenesisFileEngine"
+F = "crossdyn.engines."
+fpb, fpbn, fmj, fmw = F + "pybullet.file.PyBulletFileEngine", F + "pybullet.file.PyBulletNoFlagFileEngine", \
+    F + "mujoco.file.MuJoCoFileEngine", F + "mujoco_warp.file.MuJoCoWarpFileEngine"
+fpin, fdart = F + "pinocchio.file.PinocchioFileEngine", F + "dart.file.DartFileEngine"
+fdrake, fnt = F + "drake.file.DrakeFileEngine", F + "newton.file.NewtonFileEngine"
+fgs = F + "genesis.file.GenesisFileEngine"
 no_files = {"files": NOT_FILES["analytic"]}
 mjx_files = {"files": NOT_FILES["mjx"]}
 drake_files = {"files": NOT_FILES["drake-other"]}
@@ -461,6 +463,17 @@ _BATCH: dict[str, tuple[str, str, str]] = {
     "genesis": ("genesis", "float32", "Genesis, one entity per arm (its own MJCF) in one scene, collisions off, Euler"),
 }
 _BATCH_DEFAULTS = {"mjx-rk4": 2, "mujoco-rk4": 3}
+BATCH_RUNNERS: dict[str, str] = {
+    "jax": "crossdyn.engines.analytic.batch:jax",
+    "numpy": "crossdyn.engines.analytic.batch:numpy",
+    "mujoco": "crossdyn.engines.mujoco.batch:batched",
+    "mjx": "crossdyn.engines.mjx.batch:batched",
+    "mujoco-warp": "crossdyn.engines.mujoco_warp.batch:batched",
+    "newton": "crossdyn.engines.newton.batch:batched",
+    "genesis": "crossdyn.engines.genesis.batch:batched",
+}
+"""Batched runner (an entry's ``batch``) → ``module:function`` in its library's folder (the batch module declares
+its knobs: :mod:`crossdyn.engines.batching`)."""
 del both, an, pb, mj, mx, pin, dart, drake, mw, nt, gs, F, fpb, fpbn, fmj, fmw, fpin, fdart, fdrake, fnt, fgs, no_files, \
     mjx_files, drake_files, batch_only, eu, r4  # the table's abbreviations
 
@@ -474,7 +487,10 @@ def _builtin() -> None:
         name, default_for = row[0], dict(row[11])
         if name in _BATCH_DEFAULTS:
             default_for["batch"] = _BATCH_DEFAULTS[name]
-        register_entry(EngineEntry(*row[:11], default_for, *_BATCH.get(name, (None, "float64", ""))))
+        batch, dtype, note = _BATCH.get(name, (None, "float64", ""))
+        columns: dict[str, Any] = dict(zip((f.name for f in fields(EngineEntry)), row[:11]))
+        register_entry(EngineEntry(**columns, default_for=default_for, batch=batch, batch_dtype=dtype,
+                                   batch_note=note))
 
 
 def defaults(kind: str) -> tuple[str, ...]:

@@ -195,7 +195,7 @@ class MjcfOptions:
     plain semi-implicit Euler); ``radius`` of the visual capsules; ``native_limits``: MuJoCo's own joint limits for
     links with a limit law (:func:`_limit`); ``native_contact``: MuJoCo's own contact between the tip sphere and
     the obstacles, with :func:`contact_solref` of ``contact_invweight`` (the tip body's ``body_invweight0``, which
-    only a compiled model knows: :class:`crossdyn.engines.mujoco_engine.MuJoCoEngine` compiles once to read it)
+    only a compiled model knows: :class:`crossdyn.engines.mujoco.planar.MuJoCoEngine` compiles once to read it)
     and ``contact_impedance``; ``contact_cone`` elliptic or pyramidal; ``contact_solref``/``contact_solimp``
     (:func:`check_contact_solref`, :func:`check_contact_solimp`), when given, written instead (e.g. calibrated ones);
     ``limit_solref``/``limit_solimp`` (:func:`check_limit_solref`, :func:`check_limit_solimp`; with

@@ -467,3 +467,10 @@ def params_from_arrays(L, m, Lc, J, gravity=(0.0, -9.81), b=None, fc=None, Ia=No
         b=zeros if b is None else np.asarray(b, float), fc=zeros if fc is None else np.asarray(fc, float),
         gravity=np.asarray(gravity, float)[..., :2], Ia=None if Ia is None else np.asarray(Ia, float),
     )
+
+
+def arm_spec(spec: ArmSpec, p: ArmParams, i: int) -> ArmSpec:
+    """Arm ``i`` of the batch as an ArmSpec (for the per-arm engines and for reports)."""
+    links = tuple(LinkSpec(float(p.L[i, k]), float(p.m[i, k]), float(p.Lc[i, k]), float(p.J[i, k]),
+                           float(p.b[i, k]), float(p.fc[i, k])) for k in range(spec.n))
+    return ArmSpec(links, spec.gravity, f"{spec.name}-batch-{i}")

@@ -12,7 +12,7 @@ an explicit ``<inertial>`` (centre of mass at ``com`` along x, isotropic J, see
 An arm with contact (``[contact]`` and ``[[obstacles]]``) also gets a massless ``tip`` link, fixed to the
 end of the last link by ``tip_joint``: the centre of its contact sphere.  With ``native_contact=True`` that
 ``tip`` link (only it) carries a ``<collision>`` sphere of the spec's radius, for engines that compute the
-contact themselves (PyBullet: :mod:`crossdyn.engines.pybullet_engine`); the obstacles are not URDF links (URDF
+contact themselves (PyBullet: :mod:`crossdyn.engines.pybullet.planar`); the obstacles are not URDF links (URDF
 has no planes attached to the world), the adapter creates them.
 There is no ``<collision>`` element unless ``collision=True`` is asked for: engines that enable
 collisions (Drake with a SceneGraph, PyBullet) would otherwise compute contact between the links of a

@@ -37,7 +37,7 @@ PREFERRED: dict[str, tuple[Format, ...]] = {
 }
 """Per engine library (every name of the library alike: ``mujoco``, ``mujoco-rk4``, …), the formats it loads a
 spatial arm from, best first (module docstring); a library not listed, URDF then MJCF.  DART's MJCF parser
-ignores ``<inertial>`` (:mod:`crossdyn.engines.files.dart`) and PyBullet's ``loadMJCF`` reads no inertia: URDF only."""
+ignores ``<inertial>`` (:mod:`crossdyn.engines.dart.file`) and PyBullet's ``loadMJCF`` reads no inertia: URDF only."""
 
 ROUND_TRIP_TOL = 1e-12
 """Relative tolerance of a written file read back against the spec's model (float64 ``repr`` is exact; the

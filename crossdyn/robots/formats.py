@@ -11,8 +11,8 @@ Everything that depends on the format is a lookup here: :func:`format_of` (by ro
 :data:`ROBOT_SUFFIXES` (the suffixes ``compare`` and ``identify`` take as robot files), :func:`read_robot`,
 :func:`crossdyn.robots.prepare.prepare`, the audit's ``FORMAT_GAPS``/``FORMAT_REQUIRES``.  **Adding a format is one
 reader plus one row** (and its :class:`~crossdyn.robots.format_enum.Format` member); each file-engine adapter that
-loads the format natively adds it to its own ``formats`` and its loader (``crossdyn/engines/files``).  An engine
-that cannot load a format natively refuses it (``unsupported_formats``, naming why): crossdyn does not hand it a
+loads the format natively adds it to its own ``formats`` and its loader (``crossdyn/engines/LIBRARY/file.py``).
+An engine that cannot load a format natively refuses it (``unsupported_formats``, naming why): crossdyn does not hand it a
 copy converted by its own writer, since that copy holds only what the RobotModel holds and would be compared as if
 it were the user's file.
 

@@ -54,7 +54,7 @@ class Energies:
 def _energy(engine, q, qd) -> np.ndarray:
     """T + V at every sample: the engine's energy(), state by state; the analytic engine's, and a ``user:`` engine's
     whose equations run in another process (``batched_energies``), in one batched call."""
-    from crossdyn.engines.analytic_engine import AnalyticEngine
+    from crossdyn.engines.analytic.planar import AnalyticEngine
 
     if type(engine).energy is AnalyticEngine.energy or getattr(engine, "batched_energies", False):
         return engine.energies(np.asarray(q, float), np.asarray(qd, float))   # energy()'s functions, batched

@@ -63,7 +63,7 @@ def same_integrator(engine) -> str | None:
     MuJoCo ``Euler`` are ``semi-implicit-euler`` — unless MuJoCo integrates damping
     implicitly (``eulerdamp``) on a damped arm, which no analytic scheme reproduces.
     """
-    from crossdyn.engines.analytic_engine import AnalyticEngine
+    from crossdyn.engines.analytic.planar import AnalyticEngine
 
     if isinstance(engine, AnalyticEngine):
         return None  # it *is* the analytic model

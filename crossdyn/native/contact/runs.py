@@ -8,10 +8,10 @@ the engine's own contact acts instead:
   cone, friction μ when μ > 0.
 - **PyBullet** (``pybullet@native_contact=true``): the tip link's collision sphere against static planes,
   ``contactStiffness = k``, ``contactDamping = c`` (Bullet's ERP/CFM: the spring–damper solved implicitly over
-  the step), restitution 0, lateral friction μ (:mod:`crossdyn.engines.pybullet_engine`).
+  the step), restitution 0, lateral friction μ (:mod:`crossdyn.engines.pybullet.planar`).
 - **Drake**, discrete plant only (``drake-discrete@native_contact=true``): point contact between a sphere on the
   tip body and half spaces, SAP's linear model f = (k (φ + τ v))₊ with τ = c/k — the law solved implicitly over
-  the step, like PyBullet (:mod:`crossdyn.engines.drake_engine`).
+  the step, like PyBullet (:mod:`crossdyn.engines.drake.planar`).
 - **unsupported**, with the reason (:data:`UNSUPPORTED`): the analytic model, Pinocchio, DART, Drake's
   continuous plant (see there).
 

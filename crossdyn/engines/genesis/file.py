@@ -2,7 +2,7 @@
 
 Genesis is outside ``[all]`` (``pip install 'crossdyn[genesis]'``, ≈ 8.5 GB with torch).  Its defaults that change
 the dynamics, each switched off, listed in :meth:`GenesisFileEngine.config` and switchable back by
-``genesis@key=value`` (as the planar ``genesis`` engine, :mod:`crossdyn.engines.genesis_engine`):
+``genesis@key=value`` (as the planar ``genesis`` engine, :mod:`crossdyn.engines.genesis.planar`):
 
 =======================  ===========================  ================================================================
 knob                     crossdyn (Genesis's default)  what Genesis's default does

@@ -149,7 +149,7 @@ class MJXEngine(Engine):
     def step_applied(self, tau, extra) -> None:
         """One step with the actuators given τ (clamped by their ``forcerange``, if any) and ``extra`` applied
         as a generalized force around them (``qfrc_applied``; the runner's limit, friction and contact torques),
-        like :meth:`crossdyn.engines.mujoco_engine.MujocoEngine.step_applied`; the next plain step applies none."""
+        like :meth:`crossdyn.engines.mujoco.planar.MujocoEngine.step_applied`; the next plain step applies none."""
         tau, extra = np.asarray(tau, dtype=float), np.asarray(extra, dtype=float)
         if not (np.all(np.isfinite(tau)) and np.all(np.isfinite(extra))):
             raise EngineError(f"mjx: control {tau.tolist()} or applied force {extra.tolist()} is not finite")

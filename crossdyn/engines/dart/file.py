@@ -60,7 +60,7 @@ class DartFileEngine(FileEngine):
         super().__init__(model, dt, options, **kw)
         import dartpy as dart  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-        from crossdyn.engines.dart_engine import _captured_stderr
+        from crossdyn.engines.dart.planar import _captured_stderr
 
         self.dart = dart
         self.prepared = prepare(model, self.folder, "dart")

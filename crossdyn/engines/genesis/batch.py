@@ -5,7 +5,7 @@ of mass and inertia exist (``RigidOptions.batch_links_info``, ``set_links_mass(.
 frame offset in its parent — the arm's link length — has no per-environment setter, so N arms of different
 lengths cannot be N environments.  They are N entities instead: arm i's own generated MJCF
 (:func:`crossdyn.batch.sampling.arm_spec`) added to one scene with collisions off (the adapter's settings,
-:func:`crossdyn.engines.genesis_engine.genesis_settings`: Euler, joint limits off, the file's armature, not
+:func:`crossdyn.engines.genesis.planar.genesis_settings`: Euler, joint limits off, the file's armature, not
 Genesis's 0.1), so that one ``scene.step()`` advances every arm in one rigid-solver call.  The torque is held over
 each step (``rigid_solver.control_dofs_force`` on every dof at once); q and q̇ are read every ``save_every`` steps.
 
@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+from crossdyn.engines.batching import Knob
+
 INTEGRATORS = {"semi-implicit-euler": "Euler"}
 
 
@@ -27,8 +29,8 @@ def _scene(gs, pb, integrator: str, knobs):
     """The scene with one entity per arm, built; the global dof indices (N, n) of the arms' joints."""
     from dataclasses import replace
 
-    from crossdyn.batch.sampling import arm_spec
-    from crossdyn.engines.genesis_engine import GenesisOptions, add_arm, genesis_settings, init_genesis, new_scene
+    from crossdyn.models.spec import arm_spec
+    from crossdyn.engines.genesis.planar import GenesisOptions, add_arm, genesis_settings, init_genesis, new_scene
 
     N, n = pb.q0.shape
     options = replace(knobs or GenesisOptions(), integrator=INTEGRATORS[integrator])
@@ -51,7 +53,7 @@ def _precision(gs) -> str:
 
 def run(integrator: str, pb, options=None) -> tuple:
     """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on Genesis: (Q, QD, setup_s, run_s, config).
-    ``options``: a :class:`~crossdyn.engines.genesis_engine.GenesisOptions` (``genesis@armature_default=true`` keeps
+    ``options``: a :class:`~crossdyn.engines.genesis.planar.GenesisOptions` (``genesis@armature_default=true`` keeps
     Genesis's 0.1 kg m² on every joint); its integrator is the batched engine's."""
     import genesis as gs  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -95,3 +97,13 @@ def run(integrator: str, pb, options=None) -> tuple:
                         else "the arms' own (Genesis's default 0.1 neutralised)"),
            "joint_damping": "implicit (Genesis's Euler)", "run_s_includes": "host reads of the saved states"}
     return np.stack(Q, axis=1), np.stack(QD, axis=1), setup, run_s, cfg
+
+
+OPTIONS = "crossdyn.engines.genesis.planar:GenesisOptions"
+KNOBS = (Knob("armature_default", "bool", True, "gs.morphs.MJCF's default_armature: 0.1 kg m² on every joint"),)
+
+
+def batched(engine, pb, opt) -> tuple:
+    """The batched-runner entry (:mod:`crossdyn.engines.batching`): :func:`run` with the name's integrator; what
+    Genesis cannot do as the reference does raises EngineUnsupported (the run is skipped)."""
+    return run(engine.integrator, pb, opt)

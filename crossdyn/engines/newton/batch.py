@@ -8,7 +8,7 @@ MJCF is parsed once (``add_mjcf``) into an arm builder, replicated N times, and 
 builder's lists are given arm i's values before ``finalize``: ``body_mass``, ``body_com`` (Lc, 0, 0),
 ``body_inertia`` diag(J, J, J) with the point-mass floor, the joint offset ``joint_X_p`` (L of the link before, 0,
 0) and ``joint_damping`` — the values each arm's own MJCF compiles to (:func:`arm_values`; those
-:func:`crossdyn.engines.mjx_engine.batched_fields` gives MJX and MuJoCo Warp).  ``finalize`` derives every world's
+:func:`crossdyn.engines.mjx.planar.batched_fields` gives MJX and MuJoCo Warp).  ``finalize`` derives every world's
 inverse masses and inertias from them; the rest poses are Newton's ``eval_fk`` at q = 0.  The model equals,
 array for array, the one made of each arm's own MJCF through ``add_mjcf`` and ``add_world`` (tested; only the
 unused collision capsules keep the spec's lengths), which costs ~20 ms an arm to parse; ``add_world`` in a loop
@@ -19,7 +19,7 @@ when it is built (measured: arrays assigned after the solver is built change not
 ``notify_model_changed(BODY_INERTIAL_PROPERTIES)``), so the solver is built after ``finalize`` and
 ``Model.set_gravity``; no model array is changed after it.
 
-Defaults that change the dynamics, as in the single-arm adapter (:mod:`crossdyn.engines.newton_engine`), listed in
+Defaults that change the dynamics, as in the single-arm adapter (:mod:`crossdyn.engines.newton.planar`), listed in
 the run's config and switchable back by ``run(pb, NewtonOptions(...))`` (the single-arm engine's knobs), on the command
 line ``compare --batch --engines newton@newton_gravity=true`` (:data:`crossdyn.batch.engines.KNOBS`): **gravity** (Newton ignores the MJCF's ``<option gravity>``; the spec's vector is set in every
 world with ``Model.set_gravity``), **inertia validation** (``finalize(skip_validation_inertia=True)``: the values
@@ -38,6 +38,8 @@ import time
 import warnings
 
 import numpy as np
+
+from crossdyn.engines.batching import DEVICE, Knob
 
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.models.inertia import ABSOLUTE_FLOOR, RELATIVE_FLOOR
@@ -113,13 +115,13 @@ def build_model(newton, wp, spec: ArmSpec, p: ArmParams, dt: float, device: str,
 
 def run(pb, options=None) -> tuple:
     """``pb`` (a :class:`crossdyn.batch.engines.BatchProblem`) on Newton: (Q, QD, setup_s, run_s, config).
-    ``options``: a :class:`crossdyn.engines.newton_engine.NewtonOptions` (the single-arm engine's knobs, each
+    ``options``: a :class:`crossdyn.engines.newton.planar.NewtonOptions` (the single-arm engine's knobs, each
     neutralised default switchable back); None: its defaults."""
     import newton  # type: ignore[import-untyped,import-not-found,unused-ignore]
     import warp as wp  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from newton.solvers import SolverFeatherstone  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-    from crossdyn.engines.newton_engine import NewtonOptions
+    from crossdyn.engines.newton.planar import NewtonOptions
     from crossdyn.engines.warp_common import quiet_warp, warp_device
 
     opt = options if options is not None else NewtonOptions()
@@ -162,7 +164,7 @@ def _config(newton, wp, model, solver, caught: list, opt) -> dict:
     """What the run used, every neutralised default with Newton's own value beside it."""
     from dataclasses import asdict
 
-    from crossdyn.engines.newton_engine import NEWTON_ANGULAR_DAMPING
+    from crossdyn.engines.newton.planar import NEWTON_ANGULAR_DAMPING
 
     return {
         "dtype": "float32", "device": str(model.device), "newton_version": newton.__version__,
@@ -193,3 +195,17 @@ def _config(newton, wp, model, solver, caught: list, opt) -> dict:
         "joint_friction": "not supported by SolverFeatherstone (a batch with f_c > 0 is skipped)",
         "run_s_includes": "host writes of the torque and reads of the saved states",
     }
+
+
+OPTIONS = "crossdyn.engines.newton.planar:NewtonOptions"
+KNOBS = (Knob("angular_damping", "number", 0.05, "SolverFeatherstone's angular damping (not applied to articulated "
+              "joints in Newton 1.8)", minimum=0.0),
+         Knob("newton_gravity", "bool", True, "Newton's builder gravity, -9.81 along +z (the MJCF's ignored)"),
+         Knob("validate_inertia", "bool", True, "finalize's validation and correction of the inertias"),
+         DEVICE)
+
+
+def batched(engine, pb, opt) -> tuple:
+    """The batched-runner entry (:mod:`crossdyn.engines.batching`): :func:`run` (semi-implicit Euler, Newton's
+    only scheme here); what Featherstone cannot represent raises EngineUnsupported (the run is skipped)."""
+    return run(pb, opt)

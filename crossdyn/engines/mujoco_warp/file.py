@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from crossdyn.engines.files.mujoco import MuJoCoFileEngine, MuJoCoFileOptions
+from crossdyn.engines.mujoco.file import MuJoCoFileEngine, MuJoCoFileOptions
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import RobotModel
 

@@ -1,0 +1,9 @@
+"""MuJoCo MJX on JAX (``mjx``, ``mjx-euler``, ``mjx-rk4``): its adapters, side by side.
+
+* ``planar``: the adapter of a planar arm (:class:`crossdyn.engines.base.Engine`, built from an ArmSpec and the
+  URDF/MJCF it writes);
+* ``batch``: the batched runner of ``compare --batch`` (:mod:`crossdyn.engines.batching`).
+
+The engine table (:mod:`crossdyn.engines.registry`) names which adapter each engine name uses on each arm kind;
+importing this package imports no engine library.
+"""
