@@ -145,3 +145,10 @@ def test_a_wrong_model_fails():
     Q = _states(spec.n, 1)[0]
     M, ref = spatial.crba(model, Q), analytic.mass_matrix(spec, Q)
     assert np.abs(M - ref).max() / np.abs(ref).max() > 1e-5
+
+
+def test_info_says_what_the_arm_compiles_to():
+    from crossdyn.cli.info import describe
+
+    assert ("compiles to: RobotModel, 3 revolute joints about +z (joint1, joint2, joint3), a chain on 'world'"
+            in describe(get_preset("planar3r")))
