@@ -1,9 +1,10 @@
 """crossdyn.spatial against crossdyn's planar analytic model (crossdyn.analytic) where the chain is planar.
 
-The RobotModel is built from the preset's ArmSpec the way crossdyn.models.urdf writes the arm: joint i about +z at
-x = L_{i−1} of the previous link, link i along its x axis with its centre of mass at (Lc, 0, 0) and the isotropic
-inertia diag(J, J, J) (planar dynamics see only J_zz), the armature on the joint, gravity the spec's world vector
-(in the plane).  The analytic side is the closed form (2R, 3R) or the symbolic Euler–Lagrange model (n ≤ 8):
+The RobotModel is the preset's compiled model (:func:`crossdyn.models.compile.compile_arm`, the model of the URDF
+crossdyn.models.urdf writes): joint i about +z at x = L_{i−1} of the previous link, link i along its x axis with
+its centre of mass at (Lc, 0, 0) and the isotropic inertia diag(J, J, J) (planar dynamics see only J_zz; a point
+mass's J = 0 is the ≤ 1e-14 kg m² floor of every generated file), the armature on the joint, gravity the spec's
+world vector (in the plane).  The analytic side is the closed form (2R, 3R) or the symbolic Euler–Lagrange model (n ≤ 8):
 derived from the energies, sharing no code with the spatial recursions.  The whole arm may be turned in space by
 a rotation B of its base (the first joint's origin), with gravity turned with it: nothing may change.
 
@@ -11,35 +12,33 @@ Tolerance 1e-12 of the analytic value's largest entry: float64 both sides, measu
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from spatial_models import random_rotation, relative_error
 
 import crossdyn.analytic as an
 import crossdyn.spatial as sp
+from crossdyn.models.compile import compile_arm
 from crossdyn.models.presets import get_preset, planarNr
 from crossdyn.models.spec import ArmSpec
-from crossdyn.robots.model import Body, Format, Inertial, Joint, JointType, RobotModel
+from crossdyn.robots.model import RobotModel
 
 TOL = 1e-12
 N = 200
 
 
 def planar_model(spec: ArmSpec, base: np.ndarray | None = None) -> RobotModel:
-    """The ArmSpec as a spatial RobotModel (see the module docstring); ``base``: a rotation of the whole arm."""
-    B = np.eye(3) if base is None else base
-    joints, bodies = [], []
-    offset = 0.0
-    for i, link in enumerate(spec.links, start=1):
-        origin = np.eye(4)
-        origin[:3, 3] = (offset, 0.0, 0.0)
-        if i == 1:
-            origin[:3, :3] = B
-        joints.append(Joint(f"joint{i}", JointType.REVOLUTE, origin, (0.0, 0.0, 1.0), armature=link.armature))
-        bodies.append(Body(f"link{i}", Inertial(link.mass, (link.com, 0.0, 0.0), link.inertia * np.eye(3))))
-        offset = link.length
-    return RobotModel(spec.name, "<preset>", Format.URDF, "base", tuple(bodies), tuple(joints),
-                      tuple(range(-1, len(joints) - 1)), gravity=B @ np.asarray(spec.gravity, dtype=float))
+    """The ArmSpec's compiled RobotModel (see the module docstring); ``base``: a rotation of the whole arm (the first
+    joint's origin and gravity turned by it)."""
+    model = compile_arm(spec)
+    if base is None:
+        return model
+    first = model.joints[0]
+    origin = first.origin.copy()
+    origin[:3, :3] = base @ origin[:3, :3]
+    return replace(model, joints=(replace(first, origin=origin), *model.joints[1:]), gravity=base @ model.gravity)
 
 
 def states(n: int, seed: int = 0):

@@ -151,6 +151,7 @@ def describe(spec: ArmSpec) -> str:
     from crossdyn import analytic
     from crossdyn.inputs.profiles import joint_gravity_scale
     from crossdyn.models import engine_inertias, to_mjcf, to_urdf
+    from crossdyn.models.compile import compile_arm
 
     n = spec.n
     lines = [f"{spec.name}: {n}R, gravity {list(spec.gravity)} m/s^2" + (f" — {spec.notes}" if spec.notes else "")]
@@ -197,6 +198,10 @@ def describe(spec: ArmSpec) -> str:
                                                          "scale" if weak else "largest |G_i|") + ") = ["
                  + ", ".join(f"{v:.4g}" for v in joint_gravity_scale(spec)) + "] N m")
     lines.append(f"  energy scale sum(m |g| r_c) = {spec.energy_scale():.6g} J")
+    model = compile_arm(spec)
+    lines.append(f"  compiles to: RobotModel, {model.n} revolute joint{'s' if model.n > 1 else ''} about +z "
+                 f"({', '.join(model.joint_names)}), {'a chain' if model.is_chain else 'a tree'} on '{model.base}' "
+                 "(crossdyn.models.compile: the generated URDF's model)")
     _, subs = engine_inertias(spec)
     lines.append(f"  generated: URDF {len(to_urdf(spec))} chars, MJCF {len(to_mjcf(spec))} chars; "
                  + ("inertia substitutions: " + "; ".join(
