@@ -57,6 +57,8 @@ def test_engines_page_lists_exactly_each_adapters_knobs():
     for name in engine_names():
         # the longest family that names it (``mujoco-warp-rk4`` is ``mujoco-warp*``'s, not ``mujoco*``'s)
         family = max((f for f in listed if name == f or name.startswith(f + "-")), key=len, default=None)
+        if not entry(name).module:
+            continue  # batched only (jax-*, numpy-*): no adapter, no options (test_batch_knobs checks the batch's)
         adapter = entry(name).adapter()
         if not adapter.__module__.startswith("crossdyn."):
             continue  # an engine another test registered in this process (test_reliability's faulty-nan, ...)

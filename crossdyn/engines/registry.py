@@ -109,7 +109,11 @@ class EngineEntry:
         return self.native.get(phenomenon)
 
     def adapter(self) -> type:
-        """The adapter class (imports its module: raises ImportError when the library is missing)."""
+        """The adapter class (imports its module: raises ImportError when the library is missing);
+        :class:`EngineUnsupported` for a name without one (batched only), naming why."""
+        if not self.module:
+            raise EngineUnsupported(f"engine {self.name!r} has no single-arm adapter: "
+                                    f"{self.refusals.get('planar', 'batched only')}")
         return getattr(importlib.import_module(self.module), self.cls)
 
 
@@ -154,13 +158,18 @@ def entry(name: str) -> EngineEntry:
         if base.startswith(prefix):
             return e
     if base not in _REGISTRY:
-        raise EngineError(f"unknown engine {base!r}; available engines: {', '.join(engine_names())}, user:FILE")
+        raise EngineError(f"unknown engine {base!r}; available engines: {', '.join(single_arm_names())}, user:FILE")
     return _REGISTRY[base]
 
 
 def engine_names() -> list[str]:
     """Every registered name, in registration order."""
     return list(_REGISTRY)
+
+
+def single_arm_names() -> list[str]:
+    """Every registered name that runs on one arm (the batched-only ``jax-*`` and ``numpy-*`` left out)."""
+    return [name for name, e in _REGISTRY.items() if e.module]
 
 
 def available_engines() -> list[str]:
@@ -308,7 +317,7 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
         user = _PREFIXED[USER_PREFIX]
         return user.adapter()(spec, dt, path=name[len(USER_PREFIX):], **options)
     if name not in _REGISTRY:
-        raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(engine_names())}, user:FILE")
+        raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(single_arm_names())}, user:FILE")
     e = _REGISTRY[name]
     if "planar" in e.refusals:
         raise EngineUnsupported(f"engine {name!r} does not run on a planar arm: {e.refusals['planar']}")
