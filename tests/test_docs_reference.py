@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import crossdyn
 from crossdyn.status import EXIT_TABLE, Exit
 
@@ -44,6 +46,7 @@ def test_api_page_documents_every_public_name():
         assert where in documented or obj.__module__ in modules, f"{name} ({where}) is not on docs/reference/api.md"
 
 
+@pytest.mark.slow  # imports every adapter's library (12 s)
 def test_engines_page_lists_exactly_each_adapters_knobs():
     """Every option an engine takes (``name@key=value``: its constructor's keywords and options dataclass,
     :func:`crossdyn.engines.registry.option_names`) has a row in docs/reference/engines.md's knob table, and

@@ -74,6 +74,7 @@ def test_inferred_torque_recovers_the_applied_law():
         assert b["peak_torque_nm"] == pytest.approx(a["peak_torque_nm"], rel=0.03)
 
 
+@pytest.mark.slow  # a full native compare (12 s); the characterisation's parts are fast-tier tests of this file
 def test_compare_native_characterises_and_names_the_departures(tmp_path):
     """compare --native on planar2r-limits (1.2 s): summary["limits"] has contacts for the reference, the applied
     and the native runs (schema-valid); MuJoCo's direct solreflimit and PyBullet's hard stop depart from the
