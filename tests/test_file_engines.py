@@ -431,3 +431,31 @@ def test_drake_native_step_and_its_discrete_default():
     q_disc, _ = _coast(make_file_engine("drake@native_step=true@time_step=0.001", model), q0, qd0, 100)
     assert np.max(np.abs(q_rk3 - q_rk4)) <= 1e-7
     assert np.max(np.abs(q_disc - q_rk4)) > 1e-4
+
+
+def test_mujoco_eulerdamp_and_autoreset_on_a_robot_file_mean_what_they_mean_on_a_planar_arm():
+    """The robot-file adapter's MuJoCo stepping knobs are the planar adapter's and the batched runner's (issue 37:
+    ``eulerdamp`` was fixed off here, ``autoreset`` left at MuJoCo's default): with crossdyn's settings the file's
+    damping is explicit and a blow-up stays visible; each switched back changes the run (pybullet_data's iiwa,
+    damping 0.5 on every joint, coasting 0.2 s: eulerdamp moves q̇ by 4.5e-3 rad/s; τ = 1e12 N m: MuJoCo's
+    autoreset silently returns the arm near qpos0)."""
+    model = model_of(FILES["pybullet-iiwa"]())
+    assert min(j.damping for j in model.joints) > 0
+    q0, qd0 = np.full(model.n, 0.3), np.full(model.n, 2.0)
+
+    def run(spec: str, tau: float, steps: int) -> tuple[np.ndarray, np.ndarray, dict]:
+        engine = make_file_engine(spec, model)
+        engine.reset(q0, qd0)
+        for _ in range(steps):
+            engine.step(np.full(model.n, tau))
+        return (*engine.state(), engine.config())
+
+    _, qd, cfg = run("mujoco", 0.0, 200)
+    _, qd_implicit, cfg_implicit = run("mujoco@eulerdamp=true", 0.0, 200)
+    assert cfg["eulerdamp"] is False and cfg_implicit["eulerdamp"] is True and "eulerdamp disabled" in cfg["stepping"]
+    assert np.all(np.isfinite(qd)) and np.max(np.abs(qd - qd_implicit)) > 1e-3
+    q_blown, _, cfg = run("mujoco", 1e12, 3)
+    q_reset, _, _ = run("mujoco@autoreset=true", 1e12, 3)
+    assert cfg["autoreset"] is False
+    assert np.max(np.abs(q_blown)) > 1e6                       # the divergence is there to see
+    assert np.max(np.abs(q_reset)) < 1e-6                      # MuJoCo's default hides it: back at qpos0

@@ -19,7 +19,8 @@ are off; gravity is the model's (``opt.gravity``); the file's armature is kept (
 ``mj_fwdPosition``; bias = ``qfrc_bias`` after ``mj_fwdVelocity``; ID = ``mj_inverse`` (``qfrc_inverse``); FD =
 ``mj_forward``'s ``qacc``.  Stepping uses a second model with passive forces on (the file's damping; option
 ``damping``) and ``integrator`` (the engine name's: ``mujoco`` Euler with ``eulerdamp`` disabled, ``mujoco-rk4`` RK4,
-as on a planar arm), τ in ``qfrc_applied``.
+as on a planar arm), τ in ``qfrc_applied``, MuJoCo's autoreset disabled (a divergence stays visible); ``eulerdamp``
+and ``autoreset`` are knobs of the same names and meaning as the planar adapter's and the batched runner's.
 """
 from __future__ import annotations
 
@@ -50,6 +51,12 @@ class MuJoCoFileOptions(FileOptions):
     """MuJoCo's contact (off: mjDSBL_CONTACT)."""
     constraint: bool = False
     """MuJoCo's constraint solver: joint limits and frictionloss (off: mjDSBL_CONSTRAINT)."""
+    eulerdamp: bool = False
+    """MuJoCo's implicit joint damping under Euler (True: MuJoCo's default; off: mjDSBL_EULERDAMP), as the planar
+    adapter's and the batched runner's knob of the same name."""
+    autoreset: bool = False
+    """MuJoCo's silent reset of the state on a bad acceleration (True: MuJoCo's default; off: mjDSBL_AUTORESET, so
+    that a divergence stays visible), as the planar adapter's knob."""
 
 
 def urdf_block(opt: MuJoCoFileOptions) -> ET.Element:
@@ -110,7 +117,10 @@ class MuJoCoFileEngine(FileEngine):
         if not opt.damping:
             ms.opt.disableflags |= int(D.mjDSBL_DAMPER)
         ms.opt.integrator = int(getattr(mujoco.mjtIntegrator, f"mjINT_{opt.integrator.upper()}"))
-        ms.opt.disableflags |= int(D.mjDSBL_EULERDAMP)
+        if not opt.eulerdamp:
+            ms.opt.disableflags |= int(D.mjDSBL_EULERDAMP)
+        if not opt.autoreset:
+            ms.opt.disableflags |= int(D.mjDSBL_AUTORESET)
         self.d = mujoco.MjData(m)
         self.ds = mujoco.MjData(ms)
         # dof order = joint order (hinge/slide only); joint i's dof is jnt_dofadr[i]
@@ -198,5 +208,7 @@ class MuJoCoFileEngine(FileEngine):
                 "armature_in_file": {j: float(self.file_armature[i]) for j, i in by.items()},
                 "damping_in_file": {j: float(self.file_damping[i]) for j, i in by.items()},
                 "frictionloss_in_file": {j: float(self.file_frictionloss[i]) for j, i in by.items()},
-                "stepping": f"mj_step, {opt.integrator} (eulerdamp disabled), tau in qfrc_applied, the file's springs "
-                            + ("and damping" if opt.damping else "(damping off: mjDSBL_DAMPER)")}
+                "eulerdamp": opt.eulerdamp, "autoreset": opt.autoreset,
+                "stepping": f"mj_step, {opt.integrator} (eulerdamp {'on' if opt.eulerdamp else 'disabled'}, "
+                            f"autoreset {'on' if opt.autoreset else 'disabled'}), tau in qfrc_applied, the file's "
+                            "springs " + ("and damping" if opt.damping else "(damping off: mjDSBL_DAMPER)")}

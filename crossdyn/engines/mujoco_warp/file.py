@@ -45,6 +45,9 @@ class MuJoCoWarpFileEngine(MuJoCoFileEngine):
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, **kw: Any):
         super().__init__(model, dt, options, **kw)
+        if self.options.autoreset:
+            raise EngineError("mujoco-warp: option autoreset=true: MuJoCo Warp has no autoreset (it never resets a "
+                              "world; it takes: " + ", ".join(self.option_names()) + ")")
         import mujoco_warp as mjw  # type: ignore[import-untyped,import-not-found,unused-ignore]
         import warp as wp  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -54,6 +57,8 @@ class MuJoCoWarpFileEngine(MuJoCoFileEngine):
         self.mjw, self.wp = mjw, wp
         self.device = warp_device(self.options.device, "mujoco-warp")
         with wp.ScopedDevice(self.device):
+            # MuJoCo Warp has no autoreset (put_model refuses its disable bit): nothing to neutralise there
+            self.ms.opt.disableflags &= ~int(self.mj.mjtDisableBit.mjDSBL_AUTORESET)
             try:
                 self.wm = mjw.put_model(self.m)
                 self.wms = mjw.put_model(self.ms)
@@ -155,6 +160,8 @@ class MuJoCoWarpFileEngine(MuJoCoFileEngine):
                 "queries": "mjDSBL_DAMPER, mjDSBL_SPRING: no joint damping or springs; nworld = N (one world per "
                            "state): mul_m on unit vectors after fwd_position, qfrc_bias after fwd_velocity, "
                            "mujoco_warp.inverse, mujoco_warp.forward",
-                "stepping": f"mujoco_warp.step, {self.options.integrator} (eulerdamp disabled), tau in qfrc_applied, "
+                "autoreset": "none in MuJoCo Warp (a world is never reset)",
+                "stepping": f"mujoco_warp.step, {self.options.integrator} (eulerdamp "
+                            f"{'on' if self.options.eulerdamp else 'disabled'}), tau in qfrc_applied, "
                             "the file's springs " + ("and damping" if self.options.damping
                                                      else "(damping off: mjDSBL_DAMPER)")}
