@@ -193,3 +193,29 @@ def test_a_users_equations_run_as_an_engine_on_a_dh_arm(tmp_path, capsys, robot)
                  "--out", str(tmp_path / "c")]) == 0
     doc = json.loads((tmp_path / "c" / "summary.json").read_text())["engines"][f"user:{good}"]
     assert doc["status"] == "unsupported" and "names none" in doc["reason"]
+
+
+@pytest.mark.parametrize("kind", ["file", "batch", pytest.param("planar", marks=pytest.mark.slow)])  # planar: 22 s
+def test_every_adapter_module_imports_first_on_its_own(kind):
+    """Each library folder's modules (planar.py, file.py, batch.py) import as the first crossdyn module of a process
+    (what ``registry.entry(name).file_adapter()`` does in a worker): no import circle through the robot-file table
+    (crossdyn.engines.files imports every file adapter).  One interpreter; crossdyn's modules dropped between
+    imports, the libraries (numpy, …) kept."""
+    import subprocess
+
+    modules = sorted({"planar": {e.module for e in (registry.entry(n) for n in registry.engine_names()) if e.module},
+                      "file": {e.file.rpartition(".")[0] for e in registry.file_entries().values()},
+                      "batch": {path.split(":")[0] for path in registry.BATCH_RUNNERS.values()}}[kind])
+    script = ("import importlib, sys\nbad = []\nfor name in sys.argv[1:]:\n"
+              "    for m in [m for m in sys.modules if m == 'crossdyn' or m.startswith('crossdyn.')]:\n"
+              "        del sys.modules[m]\n"
+              "    try:\n        importlib.import_module(name)\n"
+              "    except ImportError as e:\n        bad.append(f'{name}: {e}')\n"
+              "    except AttributeError as e:\n        bad.append(f'{name}: {e}')\n"
+              "print('\\n'.join(bad))\n")
+    out = subprocess.run([sys.executable, "-c", script, *modules], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    failed = [line for line in out.stdout.splitlines() if line and "No module named" not in line]
+    assert not failed, failed                      # a missing engine library is fine; a circle is not
+    assert len(modules) == {"planar": 10, "file": 8, "batch": 6}[kind]

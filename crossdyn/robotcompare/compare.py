@@ -103,7 +103,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say,
 
 def _friction_lines(model: RobotModel) -> list[str]:
     """A note naming the file's Coulomb friction, which neither the engines (their stepping contract,
-    :mod:`crossdyn.engines.files.base`) nor the reference simulate: set-valued stiction has no smooth reference."""
+    :mod:`crossdyn.engines.file_engine`) nor the reference simulate: set-valued stiction has no smooth reference."""
     rough = [(j.name, j.friction) for j in model.joints if j.friction]
     if not rough:
         return []

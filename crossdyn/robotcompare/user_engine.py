@@ -4,7 +4,7 @@ checks — as an engine of ``compare ARM``, beside the engines that load the URD
 The user's functions take ``p`` with the arm's parameter names (:class:`~crossdyn.equations.params.NamedParams`:
 ``p.m2``, ``p.d1``, ``p.g``, …, the layout of :class:`~crossdyn.checking.spatial_arms.SpatialArm`), at the arm's own
 values.  Queries: M from ``M``, the bias C q̇ + G from ``C`` (a matrix or the vector C q̇) and ``G``; inverse and
-forward dynamics from those (:class:`~crossdyn.engines.files.base.FileEngine`'s defaults).  Stepping: crossdyn's
+forward dynamics from those (:class:`~crossdyn.engines.file_engine.FileEngine`'s defaults).  Stepping: crossdyn's
 RK4 on that forward dynamics, the arm's joint damping explicit (the ``user:`` engine of a planar arm steps the same
 way).  The user's code runs sandboxed (``--sandbox``, :mod:`crossdyn.sandbox`) as in ``check``.
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from crossdyn.engines.files.base import FileEngine
+from crossdyn.engines.file_engine import FileEngine
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import Format, RobotModel
 

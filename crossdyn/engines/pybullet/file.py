@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from crossdyn.engines.files.base import FileEngine, FileOptions
+from crossdyn.engines.file_engine import FileEngine, FileOptions
 from crossdyn.errors import EngineError
 from crossdyn.robots.model import Format, RobotModel
 from crossdyn.robots.prepare import prepare

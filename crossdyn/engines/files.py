@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from crossdyn.engines.files.base import FileEngine, FileOptions, joint_permutation
+from crossdyn.engines.file_engine import FileEngine, FileOptions, joint_permutation
 from crossdyn.engines.registry import (USER_PREFIX, check_option_values, defaults, entry, file_entries,
                                        split_options)
 from crossdyn.errors import EngineError
