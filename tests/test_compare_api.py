@@ -93,7 +93,7 @@ def test_a_bug_in_crossdyn_is_raised_not_reported_as_a_failed_engine(monkeypatch
 
         code = ("import pytest\nfrom crossdyn import compare\nfrom crossdyn.comparison import metrics\n"
                 "def broken(*a, **k):\n    raise ZeroDivisionError(\"a bug in crossdyn's own metric\")\n"
-                "metrics.trajectory_errors = broken\n"
+                "metrics.joint_trajectory_errors = broken\n"
                 "with pytest.raises(ZeroDivisionError, match='a bug in crossdyn'):\n"
                 f"    compare('planar2r', engines=['mujoco-rk4', 'pinocchio'], jobs={jobs}, **{QUICK!r})\n"
                 "print('raised')\n")
@@ -104,7 +104,7 @@ def test_a_bug_in_crossdyn_is_raised_not_reported_as_a_failed_engine(monkeypatch
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug in crossdyn's own metric")
 
-    monkeypatch.setattr(metrics, "trajectory_errors", broken)
+    monkeypatch.setattr(metrics, "joint_trajectory_errors", broken)
     with pytest.raises(ZeroDivisionError, match="a bug in crossdyn"):
         compare("planar2r", engines=["mujoco-rk4", "pinocchio"], jobs=jobs, **QUICK)
 

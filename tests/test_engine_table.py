@@ -16,7 +16,7 @@ from crossdyn.engines import registry
 from crossdyn.engines.files import ALL_FILE_ENGINES, FILE_ENGINES, file_engine_status, make_file_engine
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.models import get_preset
-from crossdyn.robotcompare.measure import scheme_of
+from crossdyn.comparison.groups.trajectory import scheme_of
 from crossdyn.robots import read_robot
 from crossdyn.robots.model import Format
 

@@ -98,7 +98,7 @@ def _traj(q_engine, q_half, q_same, dtype="float64", half_status="ok", sensitivi
     side = trajectory.SideRuns(1, "semi-implicit-euler", half, None, "semi-implicit-euler", same, dtype,
                                pert, 2.2e-13, 1e-3, perturbed_dtype=pert_dtype, perturbation_dtype_rad=3.07e-6)
     return trajectory.trajectory_group(_run(q_engine), ref, side, Tolerances(),
-                                       get_preset("planar2r").params()).values
+                                       trajectory.planar_tip(get_preset("planar2r").params())).values
 
 
 def test_no_tolerance_is_said_with_its_cause_not_as_none():

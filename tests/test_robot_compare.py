@@ -94,7 +94,7 @@ def test_the_multisine_is_inside_the_limits_and_its_derivatives_are_right():
     from crossdyn.robots import read_robot
 
     model = read_robot(erd_ur5_urdf())
-    desired = motion.desired_motion(model, seed=3)
+    desired = motion.multisine_motion(model, seed=3)
     t = np.linspace(0, 20, 20001)
     q, qd, qdd = desired.at(t)
     assert np.all(q > model.lower()) and np.all(q < model.upper())

@@ -1,5 +1,5 @@
 """The forward-dynamics tolerance of a robot comparison, propagated from the M and ID tolerances through M⁻¹
-(:mod:`crossdyn.robotcompare.fd_tolerance`).
+(:mod:`crossdyn.comparison.groups.fd_propagated`).
 
 * The bound is a bound: random M and ID errors within their tolerances never move q̈ by more than
   ‖M⁻¹‖_∞ (ε_τ + ε_M ‖q̈‖₁) (first order; checked on ill-conditioned M with a light body).
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow  # the whole module: keeps make test within its 7-
 
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.tolerances import Tolerances
-from crossdyn.robotcompare.fd_tolerance import forward_dynamics_group, propagated
+from crossdyn.comparison.groups.fd_propagated import propagated, propagated_forward_dynamics_group
 from robot_files import erd_panda_urdf
 
 GROUPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics")
@@ -101,7 +101,7 @@ def test_past_the_bound_it_is_inconclusive_not_pass():
     st = StaticStates(np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)), M,
                       qdd)
     tol = Tolerances()
-    result = forward_dynamics_group(st, qdd + np.array([[0.0, 5e-6]]), tol, torque_scale=10.0)
+    result = propagated_forward_dynamics_group(st, qdd + np.array([[0.0, 5e-6]]), tol, torque_scale=10.0)
     assert result.values["verdict"] == "INCONCLUSIVE" and "ill-conditioned" in result.values["inconclusive_because"]
-    assert forward_dynamics_group(st, qdd + np.array([[0.0, 1.0]]), tol, 10.0).values["verdict"] == "FAIL"
-    assert forward_dynamics_group(st, qdd + np.array([[0.0, 1e-9]]), tol, 10.0).values["verdict"] == "PASS"
+    assert propagated_forward_dynamics_group(st, qdd + np.array([[0.0, 1.0]]), tol, 10.0).values["verdict"] == "FAIL"
+    assert propagated_forward_dynamics_group(st, qdd + np.array([[0.0, 1e-9]]), tol, 10.0).values["verdict"] == "PASS"

@@ -24,20 +24,31 @@ Say = Callable[[str], None]
 
 
 def measure_engine(name: str, job: EngineJob, same_cache: dict, say: Say) -> EngineRun:
-    """Measure one engine; an engine's failure, Ctrl-C or unsupported arm become the run's status."""
-    spec = job.spec
+    """Measure one planar engine (:func:`contained_measurement` of :func:`_measure`)."""
     record = RunRecord(name)
+    return contained_measurement(record, lambda: _measure(record, job, same_cache, say), say, job.spec.name)
+
+
+def contained_measurement(record: RunRecord, measure: Callable[[], None], say: Say, arm: str) -> EngineRun:
+    """Run ``measure`` (it fills ``record``) and freeze the record; what the engine does becomes its status (every
+    arm: the planar presets and the robot files, :func:`crossdyn.robotcompare.measure.measure_file_engine`).
+
+    Ctrl-C: ``skipped`` (what was measured kept); :class:`EngineUnsupported` (the engine cannot represent the arm,
+    e.g. Drake and Coulomb friction): ``unsupported``, its metrics dropped (it measured nothing of the arm); an
+    :class:`EngineError` (its library, or the user's file, raised): ``failed``, the reason kept and what was
+    measured before kept.  crossdyn's own errors propagate."""
     try:
-        _measure(record, job, same_cache, say)
+        measure()
     except KeyboardInterrupt:
         record.status, record.reason = RunStatus.SKIPPED, "interrupted (Ctrl-C) while this engine ran"
         return record.freeze()
-    except EngineUnsupported as e:  # the engine cannot represent this arm (e.g. Drake, Coulomb friction)
+    except EngineUnsupported as e:
         record.status, record.reason = RunStatus.UNSUPPORTED, str(e)
-        say(f"[{spec.name}] {name}: unsupported: {record.reason}")
-    except EngineError as e:  # the engine (its library, or the user's file) raised: contained, reported
+        record.metrics.clear()
+        say(f"[{arm}] {record.name}: unsupported: {record.reason}")
+    except EngineError as e:
         record.status, record.reason = RunStatus.FAILED, failure_reason(e)
-        say(f"[{spec.name}] {name}: failed: {record.reason}")
+        say(f"[{arm}] {record.name}: failed: {record.reason}")
     return record.freeze()
 
 
@@ -130,7 +141,7 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
     say(f"[{spec.name}] {name}: driven run ({job.profile.name}) and free swing")
     driven, free, wall, steps = _driven_and_free(record, engine, job)
     side = trajectory.side_runs(name, engine, job, same_cache)
-    record.add(trajectory.trajectory_group(driven, job.reference, side, tol, spec.params()))
+    record.add(trajectory.trajectory_group(driven, job.reference, side, tol, trajectory.planar_tip(spec.params())))
     tracking = trajectory.tracking_group(job.profile, driven)
     if tracking is not None:
         record.add(tracking)

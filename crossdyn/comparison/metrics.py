@@ -8,8 +8,6 @@ import math
 
 import numpy as np
 
-from crossdyn.analytic.kinematics import end_effector
-from crossdyn.models.spec import ArmParams
 from crossdyn.native.fitting import richardson_factor  # moved down: the native verdicts use it too
 
 
@@ -19,24 +17,13 @@ def _f(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def trajectory_errors(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray, params: ArmParams,
-                      divergence_threshold: float) -> dict:
-    """Errors of a joint trajectory against a reference sampled at the same times.
-
-    Returns max and RMS |q − q_ref| over all joints and per joint (rad), the max
-    end-effector position error (m), and the divergence time: the first time the
-    max joint error exceeds ``divergence_threshold`` (None if it never does).
-    Only the common prefix of the two runs is compared.
-    """
-    k = min(len(q), len(q_ref))
-    ee = np.linalg.norm(end_effector(params, q[:k]) - end_effector(params, q_ref[:k]), axis=-1)
-    return joint_trajectory_errors(t, q, q_ref, divergence_threshold, float(ee.max()))
-
-
 def joint_trajectory_errors(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray, divergence_threshold: float,
                             ee_max_error_m: float | None) -> dict:
-    """:func:`trajectory_errors` for any chain: the joint errors and divergence time over the common prefix, with
-    the end-effector error computed by the caller (its kinematics: the planar arm's or a robot file's)."""
+    """Errors of a joint trajectory against a reference sampled at the same times, any chain: max and RMS
+    |q − q_ref| over all joints and per joint (rad), the end effector's largest position error computed by the
+    caller (its kinematics: the planar arm's or a robot file's, :func:`crossdyn.comparison.groups.trajectory.tip_error`)
+    and the divergence time: the first time the max joint error exceeds ``divergence_threshold`` (None if it never
+    does).  Only the common prefix of the two runs is compared."""
     k = min(len(q), len(q_ref))
     err = np.abs(q[:k] - q_ref[:k])
     over = np.nonzero(err.max(axis=1) > divergence_threshold)[0]

@@ -26,7 +26,7 @@ from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.result import EngineRun, check_totals
 from crossdyn.robots.model import RobotModel
 from crossdyn.robotcompare import motion, runs
-from crossdyn.robotcompare.measure import RobotJob, measure_engine
+from crossdyn.robotcompare.measure import RobotJob, measure_file_engine
 from crossdyn.robotcompare.options import DEFAULT_LEFT_OUT, RobotCompareOptions
 from crossdyn.status import RunStatus, Verdict
 
@@ -76,7 +76,7 @@ def select_engines(model: RobotModel, named: tuple[str, ...] | None,
 def _static_states(model: RobotModel, count: int, seed: int) -> StaticStates:
     from crossdyn.spatial import aba, crba, rnea
 
-    st = motion.random_states(model, count, seed)  # ID, FD and M are the rigid bodies + armature (no damping)
+    st = motion.states_within_limits(model, count, seed)  # ID, FD and M are the rigid bodies + armature (no damping)
     return StaticStates(st.q, st.qd, st.qdd, st.tau, np.asarray(rnea(model, st.q, st.qd, st.qdd, armature=True)),
                         np.asarray(crba(model, st.q, armature=True)),
                         np.asarray(aba(model, st.q, st.qd, st.tau, armature=True)))
@@ -88,7 +88,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say,
     from crossdyn.analytic.integrators import n_steps
 
     steps = n_steps(opt.duration, opt.dt)
-    desired = motion.desired_motion(model, opt.seed)
+    desired = motion.multisine_motion(model, opt.seed)
     taus = motion.torque_sequence(model, desired, opt.dt, steps)
     q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
     say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
@@ -165,7 +165,7 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
         if interrupted:  # Ctrl-C: the engines after the interrupted one are not run
             results[spec] = EngineRun(spec, RunStatus.SKIPPED, "interrupted (Ctrl-C) before it ran")
             continue
-        results[spec] = measure_engine(spec, job, same_cache, say)
+        results[spec] = measure_file_engine(spec, job, same_cache, say)
         interrupted = results[spec].status == RunStatus.SKIPPED
     for spec, why in not_run.items():
         results[spec] = EngineRun(spec, RunStatus.UNSUPPORTED if "install" not in why else RunStatus.SKIPPED, why)

@@ -1,24 +1,33 @@
-"""Measure one file engine against crossdyn's spatial reference: :func:`measure_engine`.
+"""Measure one file engine against crossdyn's spatial reference: :func:`measure_file_engine`.
 
 The metric groups and their tolerances are the planar comparison's (:mod:`crossdyn.comparison.tolerances`):
 
 * ``trajectory``: the engine's run under the torque sequence against the reference (DOP853), tolerance
   ``trajectory_factor`` × its own Richardson estimate from a dt/2 rerun (τ held for dt) + ``trajectory_floor_rad``,
   bounded by 5 % of the reference's largest joint range (past it: INCONCLUSIVE); and, where the engine's scheme is
-  one crossdyn can run (``rk4``, ``semi-implicit-euler``, ``euler``), the engine against crossdyn's model stepped by
-  that scheme at the same dt (model error alone: 1e-8 rad + the motion's sensitivity to round-off)
-  (:func:`crossdyn.comparison.groups.trajectory.judge_trajectory`);
+  one crossdyn can run (:func:`crossdyn.comparison.groups.trajectory.replica_scheme`, the planar arms' choice), the
+  engine against crossdyn's model stepped by that scheme at the same dt (model error alone: 1e-8 rad + the motion's
+  sensitivity to round-off) (:func:`crossdyn.comparison.groups.trajectory.trajectory_group`, its tip the last
+  body's origin);
 * ``inverse_dynamics``, ``mass_matrix`` at the random states: 1e-9 relative to the largest reference torque, to
-  max|M| (:mod:`crossdyn.comparison.groups.static`); ``forward_dynamics``: 1e-9 of max(1, max|q̈|), or per state
-  what those two tolerances allow through M⁻¹ where that is more, bounded (:mod:`crossdyn.robotcompare.fd_tolerance`);
+  max|M| (:mod:`crossdyn.comparison.groups.static`, the engine's batched queries); ``forward_dynamics``: 1e-9 of
+  max(1, max|q̈|), or per state what those two tolerances allow through M⁻¹ where that is more, bounded
+  (:mod:`crossdyn.comparison.groups.fd_propagated`);
 * ``energy``: the work–energy balance of the driven run, E(t) − E(0) − ∫τ·q̇ dt + ∫b q̇² dt with E from crossdyn's
   model on the engine's states; tolerance the larger of the scheme's energy tolerance and ``trajectory_factor`` ×
-  the balance's Richardson estimate, bounded by 5 % of E_scale (:func:`energy_group`);
+  the balance's Richardson estimate, bounded by 5 % of E_scale (:func:`crossdyn.comparison.groups.energy.balance_group`,
+  the planar arms' balance; no free swing here);
 * ``speed`` (µs per step) and ``tracking`` (the reference's distance from q_d), reported, not judged.
 
 An engine that cannot be built for the file (:class:`~crossdyn.errors.EngineUnsupported`, e.g. it cannot represent
 the file's armature) is ``unsupported`` with its reason; one whose library raises is ``failed`` (reason kept);
-crossdyn's own errors propagate.
+crossdyn's own errors propagate (:func:`crossdyn.comparison.measure.contained_measurement`, the planar arms' too).
+
+What differs from the planar measurement is the adapter only: the reference (crossdyn's spatial RNEA/ABA/CRBA on the
+:class:`~crossdyn.robots.model.RobotModel` rather than the closed-form planar model), the motion (the open-loop
+torque sequence of :mod:`crossdyn.robotcompare.motion` rather than a profile), the engine (a
+:class:`~crossdyn.engines.files.base.FileEngine`, stepped under held torques and queried in batches) and E (crossdyn's
+model on the engine's states rather than the engine's own energy).
 """
 from __future__ import annotations
 
@@ -29,18 +38,19 @@ from typing import Any, Callable
 import numpy as np
 
 from crossdyn.comparison import metrics
-from crossdyn.comparison.containment import engine_code, failure_reason
-from crossdyn.comparison.groups import static
-from crossdyn.comparison.groups.energy import speed_group
-from crossdyn.comparison.groups.trajectory import ORDER, SideRuns, judge_trajectory, perturbation
+from crossdyn.comparison.containment import engine_code
+from crossdyn.comparison.groups import energy, fd_propagated, static
+from crossdyn.comparison.groups.trajectory import (ORDER, SideRuns, perturbation, replica_scheme, scheme_of,
+                                                   trajectory_group)
+from crossdyn.comparison.measure import contained_measurement
 from crossdyn.comparison.references import StaticStates
-from crossdyn.comparison.result import EngineRun, MetricResult, RunRecord, judge
+from crossdyn.comparison.result import EngineRun, MetricResult, RunRecord
 from crossdyn.comparison.tolerances import Tolerances
-from crossdyn.errors import EngineError, EngineUnsupported
+from crossdyn.errors import EngineUnsupported
 from crossdyn.robots.model import RobotModel
-from crossdyn.robotcompare import fd_tolerance, runs
+from crossdyn.robotcompare import runs
 from crossdyn.robotcompare.motion import damping
-from crossdyn.status import RunStatus, Verdict
+from crossdyn.status import RunStatus
 
 Say = Callable[[str], None]
 
@@ -74,9 +84,11 @@ class RobotJob:
         return got
 
 
-def build_engine(spec: str, model: RobotModel, dt: float):
+def build_file_engine(spec: str, model: RobotModel, dt: float):
     """The engine ``spec`` on ``model``: a file engine (:func:`crossdyn.engines.files.make_file_engine`), or the
-    user's equations for ``user:FILE`` (:mod:`crossdyn.robotcompare.user_engine`)."""
+    user's equations for ``user:FILE`` (:mod:`crossdyn.robotcompare.user_engine`).  The robot files' counterpart of
+    the planar :func:`crossdyn.comparison.containment.build_engine` (another factory, another interface: a
+    :class:`~crossdyn.engines.files.base.FileEngine`); not contained here, the caller is."""
     if spec.startswith("user:"):
         from crossdyn.robotcompare.user_engine import UserEquationsFileEngine
 
@@ -97,7 +109,7 @@ def dtype_of(engine) -> str:
 
 def trajectory_roundoff(job: RobotJob, dtype: str) -> tuple[float, str] | None:
     """A float32 engine's trajectory term for this robot (None for float64): each step's q̈ carries up to the
-    round-off its arithmetic leaves through M⁻¹ (:func:`crossdyn.robotcompare.fd_tolerance.roundoff_qdd`, the
+    round-off its arithmetic leaves through M⁻¹ (:func:`crossdyn.comparison.groups.fd_propagated.roundoff_qdd`, the
     largest over the static states), which moves q by at most ½ δq̈ T² over T without amplification by the motion.
     The planar term (measured growth on arms with cond(M) ≤ 400) stays the floor: on an ill-conditioned robot (UR5e
     URDF, light wrist: cond(M) ≈ 3e4) float32 moves q by 1e-2 rad in 2 s, measured (Newton against crossdyn's own
@@ -107,43 +119,11 @@ def trajectory_roundoff(job: RobotJob, dtype: str) -> tuple[float, str] | None:
 
     if precision.is_float64(dtype):
         return None
-    qdd = float(np.max(fd_tolerance.roundoff_qdd(job.static, job.torque_scale, dtype)))
+    qdd = float(np.max(fd_propagated.roundoff_qdd(job.static, job.torque_scale, dtype)))
     term = 0.5 * qdd * job.duration ** 2
     return term, (f"{dtype} round-off through forward dynamics: ½ × δq̈ {qdd:.3g} rad/s² (the largest ‖M⁻¹‖_∞ (100 eps "
                   f"× the torque scale + 100 eps × max|M| × ‖q̈‖₁) at the static states) × T² ({job.duration:g} s)² "
                   f"= {term:.3g} rad")
-
-
-def scheme_of(integrator: str) -> str:
-    """The engine's ``integrator`` (free text: ``"RK4"``, ``"semi-implicit Euler (PyBullet's only)"``, ``"rk4
-    (crossdyn's, on Pinocchio's aba)"``) in crossdyn's names: ``rk4``, ``semi-implicit-euler`` (MuJoCo's ``Euler`` is
-    semi-implicit: q̇ first, then q with the new q̇), ``rk3-adaptive`` (Drake's error-controlled RK3: no fixed-step
-    scheme shares its arithmetic), ``mujoco-implicit``, or the text itself."""
-    text = integrator.lower()
-    if "error-controlled" in text or "adaptive" in text:
-        return "rk3-adaptive"
-    if "rk4" in text:
-        return "rk4"
-    if "rk3" in text:
-        return "rk3"
-    if "implicitfast" in text:
-        return "mujoco-implicitfast"
-    if "semi-implicit" in text or "symplectic" in text or text.strip() == "euler":
-        return "semi-implicit-euler"
-    if "implicit" in text:
-        return "mujoco-implicit"
-    return integrator
-
-
-def same_scheme(engine, model: RobotModel) -> str | None:
-    """The scheme crossdyn can step its own model with to do the engine's arithmetic, or None: the engine's
-    integrator (:func:`scheme_of`) if crossdyn has it, except where the engine integrates the file's damping
-    implicitly (MuJoCo ``Euler`` with eulerdamp, Drake's discrete solver), which no explicit scheme reproduces."""
-    scheme = scheme_of(str(engine.integrator))
-    config = engine.config()
-    if np.any(damping(model) != 0) and (config.get("eulerdamp") or config.get("implicit_damping")):
-        return None
-    return scheme if scheme in runs.SCHEME_STEPS else None
 
 
 ORDERS = {**ORDER, "rk3": 3}
@@ -169,14 +149,14 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
     """The dt/2 rerun (τ held for dt) and crossdyn's model stepped by the engine's scheme (and again from a start
     moved by the run's accumulated round-off, its sensitivity)."""
     with engine_code():
-        half_engine = build_engine(spec, job.file_model(spec), job.dt / 2)
+        half_engine = build_file_engine(spec, job.file_model(spec), job.dt / 2)
         try:
             half = _not_refined(driven, runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt,
                                                          substeps=2))
         finally:
             half_engine.close()
-        scheme = same_scheme(engine, job.model)
         integrator = str(engine.integrator)
+        scheme = replica_scheme(scheme_of(integrator), engine.config(), bool(np.any(damping(job.model) != 0)))
     delta = perturbation(job.q0, job.dt, job.duration)
     same = perturbed = None
     if scheme is not None:
@@ -191,75 +171,36 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
                     trajectory_roundoff(job, dtype))
 
 
-def trajectory_group(driven, job: RobotJob, side: SideRuns) -> MetricResult:
-    """The planar ``trajectory`` group on the robot: joint errors, the end effector's (the last body's origin)."""
-    tol = job.tolerances
-    k = min(len(driven.q), len(job.reference.q))
-    ee = None
-    if k:
-        ee = float(np.max(np.linalg.norm(runs.tip_positions(job.model, driven.q[:k])
-                                         - runs.tip_positions(job.model, job.reference.q[:k]), axis=-1)))
-    traj = metrics.joint_trajectory_errors(driven.t, driven.q, job.reference.q, tol.divergence_rad, ee)
-    return judge_trajectory(traj, driven, job.reference, side, tol)
-
-
-def energy_group(driven, half, job: RobotJob, scheme: str, order: int, dtype: str = "float64") -> MetricResult:
-    """Work–energy balance of the driven run (module docstring), relative to E_scale; a float32 engine's round-off
-    (:func:`crossdyn.engines.precision.energy_roundoff`) added to the tolerance."""
-    from crossdyn.engines import precision
-
-    tol, dt, escale = job.tolerances, job.dt, job.energy_scale
-    b = damping(job.model)
-    fc = np.zeros(job.model.n)
+def energy_of_file(driven, half, job: RobotJob, side: SideRuns) -> MetricResult:
+    """The ``energy`` group (:func:`crossdyn.comparison.groups.energy.balance_group`) of the driven run: E from
+    crossdyn's model on the engine's states (:func:`crossdyn.robotcompare.runs.kinetic_potential`), the file's
+    damping b in the balance, no Coulomb term (neither side simulates it) and no free swing."""
+    b, fc, dt = damping(job.model), np.zeros(job.model.n), job.dt
     residual = metrics.work_energy_residual(driven.q, driven.qd, driven.tau, runs.kinetic_potential(
         job.model, driven.q, driven.qd), dt, b, fc)
-    wer = float(np.max(np.abs(residual))) / escale
-    estimate = None
+    half_residual = None
     if half is not None and half.status == "ok":
-        q2, qd2 = half.q, half.qd
-        res_half = metrics.work_energy_residual(q2, qd2, half.tau, runs.kinetic_potential(job.model, q2, qd2),
-                                                dt / 2, b, fc)[::2]
-        k = min(len(residual), len(res_half))
-        estimate = float(np.max(np.abs(residual[:k] - res_half[:k]))) * metrics.richardson_factor(order) / escale
-    base = tol.energy_for(scheme) + precision.energy_roundoff(dtype, job.duration)
-    limit = base if estimate is None else max(base, tol.trajectory_factor * estimate)
-    values = {"work_energy_residual_rel": wer, "work_energy_richardson_estimate": estimate,
-              "work_energy_tolerance": limit,
-              "work_energy_tolerance_origin": f"max(the {scheme} energy tolerance {base:g}, {tol.trajectory_factor:g}"
-                                              " × the balance's Richardson estimate "
-                                              + ("(none: no dt/2 run)" if estimate is None else f"{estimate:.3g}")
-                                              + ")",
-              "work_energy_tolerance_bound": tol.energy_bound_fraction, "energy_scale_j": escale,
-              "max_rel_drift": None, "tolerance": base,
-              **({} if precision.is_float64(dtype) else {"precision": {
-                  "dtype": dtype, "roundoff_term": precision.energy_roundoff(dtype, job.duration),
-                  "origin": precision.energy_origin(dtype, job.duration)}})}
-    checks = len(residual)
-    if limit > tol.energy_bound_fraction:
-        return MetricResult("energy", judge(values, Verdict.INCONCLUSIVE, checks, (
-            f"the balance is too sensitive to judge at dt = {dt:g} s, so its tolerance {limit:.3g} exceeds the "
-            f"bound {tol.energy_bound_fraction:g} (of E_scale); the work-energy residual {wer:.3g} is not judged")))
-    because = None if wer <= limit else (f"work-energy residual {wer:.3g} > tolerance {limit:.3g} (relative to "
-                                         f"E_scale = {escale:.4g} J)")
-    return MetricResult("energy", judge(values, wer <= limit, checks, because))
+        half_residual = metrics.work_energy_residual(half.q, half.qd, half.tau, runs.kinetic_potential(
+            job.model, half.q, half.qd), dt / 2, b, fc)[::2]
+    bal = energy.Balance(residual, half_residual, job.energy_scale, side.order,
+                         side.scheme or scheme_of(side.integrator), side.dtype, job.duration, dt)
+    return energy.balance_group(bal, job.tolerances, len(residual), [], {"max_rel_drift": None}, {})
 
 
 def static_groups(engine, job: RobotJob) -> list[MetricResult]:
-    """``inverse_dynamics``, ``forward_dynamics``, ``mass_matrix`` at the random states (batched calls)."""
+    """``inverse_dynamics``, ``forward_dynamics`` (its tolerance propagated through M⁻¹), ``mass_matrix`` at the
+    random states (the engine's batched queries, :func:`crossdyn.comparison.groups.static.evaluate`)."""
     st = job.static
-    with engine_code():
-        values = static.StaticValues(np.asarray(engine.inverse_dynamics(st.q, st.qd, st.qdd), float),
-                                     np.asarray(engine.mass_matrix(st.q), float),
-                                     np.asarray(engine.forward_dynamics(st.q, st.qd, st.tau), float))
+    values = static.evaluate(engine, st, batched=True)
     tol, dtype = job.tolerances, dtype_of(engine)
     return [static.inverse_dynamics_scaled(job.torque_scale, st, values, tol, dtype),
-            fd_tolerance.forward_dynamics_group(st, values.qdd, tol, job.torque_scale, dtype),
+            fd_propagated.propagated_forward_dynamics_group(st, values.qdd, tol, job.torque_scale, dtype),
             static.mass_matrix_group(st, values, tol, dtype)]
 
 
-def _measure(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say: Say) -> None:
+def _measure_file_engine(record: RunRecord, spec: str, job: RobotJob, same_cache: dict, say: Say) -> None:
     with engine_code():
-        engine = build_engine(spec, job.file_model(spec), job.dt)
+        engine = build_file_engine(spec, job.file_model(spec), job.dt)
     try:
         _measure_built(record, spec, engine, job, same_cache, say)
     finally:
@@ -279,25 +220,18 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     if driven.status != "ok":
         record.status, record.reason = RunStatus.DIVERGED, driven.message
     side = _side_runs(spec, engine, driven, job, same_cache)
-    record.add(trajectory_group(driven, job, side))
+    record.add(trajectory_group(driven, job.reference, side, job.tolerances,
+                                lambda q: runs.tip_positions(job.model, q)))
     say(f"[{job.model.name}] {spec}: inverse/forward dynamics and mass matrix at {len(job.static.q)} states")
     for group in static_groups(engine, job):
         record.add(group)
-    record.add(energy_group(driven, side.half, job, side.scheme or scheme_of(side.integrator), side.order,
-                            side.dtype))
-    record.add(speed_group(wall, max(len(job.taus), 1)))
+    record.add(energy_of_file(driven, side.half, job, side))
+    record.add(energy.speed_group(wall, max(len(job.taus), 1)))
 
 
-def measure_engine(spec: str, job: RobotJob, same_cache: dict, say: Say) -> EngineRun:
-    """One engine's :class:`EngineRun`: unsupported, failed (the library raised) or measured."""
+def measure_file_engine(spec: str, job: RobotJob, same_cache: dict, say: Say) -> EngineRun:
+    """One engine's :class:`EngineRun` on the robot: unsupported, failed (the library raised) or measured
+    (:func:`crossdyn.comparison.measure.contained_measurement`, as every planar engine's)."""
     record = RunRecord(spec)
-    try:
-        _measure(record, spec, job, same_cache, say)
-    except EngineUnsupported as e:
-        record.status, record.reason = RunStatus.UNSUPPORTED, str(e)
-        record.metrics.clear()
-    except EngineError as e:
-        record.status, record.reason = RunStatus.FAILED, failure_reason(e)
-    except KeyboardInterrupt:
-        record.status, record.reason = RunStatus.SKIPPED, "interrupted (Ctrl-C) while this engine ran"
-    return record.freeze()
+    return contained_measurement(record, lambda: _measure_file_engine(record, spec, job, same_cache, say), say,
+                                 job.model.name)

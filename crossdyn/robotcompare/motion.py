@@ -11,7 +11,7 @@ runs:
 * a **desired motion** about it, a multi-sine q_d(t) = q* + Σₖ aⱼₖ sin(2π fₖ t + φⱼₖ) with frequencies
   :data:`FREQUENCIES_HZ`, seeded phases and amplitudes aⱼₖ = Aⱼ/3, where Aⱼ = min(0.3 rad (0.05 m prismatic),
   a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the motion strictly inside the limits
-  (:func:`desired_motion`);
+  (:func:`multisine_motion`);
 * the **torque** that makes crossdyn's reference follow it, sampled at each step's start t_k and held over
   [t_k, t_k + dt): τ_k = RNEA_ref(q_d(t_k), q̇_d(t_k), q̈_d(t_k)) + b q̇_d(t_k) (the file's armature inside the
   RNEA, its viscous damping b added) (:func:`torque_sequence`).
@@ -77,7 +77,7 @@ class DesiredMotion:
                 "frequencies_hz": list(self.frequencies_hz)}
 
 
-def desired_motion(model: RobotModel, seed: int = 0) -> DesiredMotion:
+def multisine_motion(model: RobotModel, seed: int = 0) -> DesiredMotion:
     """The multi-sine about :func:`pose` (module docstring), phases U[0, 2π) from ``seed``."""
     rng = np.random.default_rng(seed)
     k = len(FREQUENCIES_HZ)
@@ -114,7 +114,7 @@ STATE_ACCELERATION = 10.0
 """|q̇| ≤ 2 rad/s (m/s), |q̈| ≤ 10 rad/s² (m/s²): the range of an arm's motion under its own drives."""
 
 
-def random_states(model: RobotModel, count: int, seed: int) -> RandomStates:
+def states_within_limits(model: RobotModel, count: int, seed: int) -> RandomStates:
     """``count`` states: q ∈ U[lower, upper] (U[−π, π] without limits), q̇ ∈ U[−2, 2], q̈ ∈ U[−10, 10]; the
     torques of forward dynamics are the reference's inverse dynamics at another q̈ ∈ U[−10, 10] (torques the arm
     meets, rather than noise on the torque scale)."""

@@ -74,47 +74,73 @@ def evaluate(engine, free, driven, side: SideRuns, record) -> Energies:
     return Energies(record.free_energy, record.driven_energy, half)
 
 
-def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies, tol: Tolerances, dt: float,
-                 conservative: bool) -> MetricResult:
-    """Metric group ``energy``; ``conservative``: the arm has no damping, friction, limit law or contact (only
-    then is the free-swing drift judged)."""
-    escale = spec.energy_scale()
-    drift = metrics.energy_drift(energies.free, escale)
-    b = np.array([link.damping for link in spec.links])
-    fc = np.array([link.friction for link in spec.links])
-    residual = metrics.work_energy_residual(driven.q, driven.qd, driven.tau, energies.driven, dt, b, fc)
-    duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
-    roundoff = precision.energy_roundoff(side.dtype, duration)  # a narrower dtype's round-off (0 for float64)
-    energy_tol = tol.energy_for(side.scheme or str(side.integrator)) + roundoff
-    wer = float(np.max(np.abs(residual))) / escale
-    wer_estimate = _balance_estimate(residual, side, energies, dt, b, fc, escale)
+@dataclass(frozen=True)
+class Balance:
+    """The work–energy balance of a driven run, r(t) = E(t) − E(0) − ∫τ·q̇ dt + ∫b q̇² dt + ∫f_c|q̇| dt per sample
+    (J), and what its tolerance is built from; any arm (the planar presets' energies from the engine, a robot
+    file's from crossdyn's model on the engine's states)."""
+
+    residual: np.ndarray
+    half_residual: np.ndarray | None
+    """The dt/2 run's balance on its own grid, read on the dt grid (``[::2]``); None without a usable dt/2 run."""
+    escale: float
+    order: int
+    """The scheme's order p (the Richardson factor 2ᵖ/(2ᵖ − 1))."""
+    scheme: str
+    """The word the scheme's energy tolerance is looked up by (:meth:`Tolerances.energy_for`)."""
+    dtype: str
+    duration: float
+    dt: float
+
+    @property
+    def roundoff(self) -> float:
+        """The dtype's energy round-off term (0 for float64, :func:`crossdyn.engines.precision.energy_roundoff`)."""
+        return precision.energy_roundoff(self.dtype, self.duration)
+
+    def base(self, tol: Tolerances) -> float:
+        """The scheme's energy tolerance plus the dtype's round-off (relative to E_scale)."""
+        return tol.energy_for(self.scheme) + self.roundoff
+
+    @property
+    def incl(self) -> str:
+        """What a tolerance's wording adds for a narrower dtype ("" for float64)."""
+        return f" incl. {self.dtype} round-off {self.roundoff:.3g}" if self.roundoff else ""
+
+
+def balance_estimate(residual, half_residual, order: int, escale: float) -> float | None:
+    """The balance's own O(dtᵖ) error relative to E_scale, estimated like the trajectory's from the dt/2 run:
+    max |r_dt − r_dt/2| · 2ᵖ/(2ᵖ − 1) / E_scale over the common prefix; None without a dt/2 balance."""
+    if half_residual is None:
+        return None
+    k = min(len(residual), len(half_residual))
+    return float(np.max(np.abs(residual[:k] - half_residual[:k]))) * metrics.richardson_factor(order) / escale
+
+
+def balance_group(bal: Balance, tol: Tolerances, checks: int, failed: list[str], head: dict, tail: dict,
+                  origin_tail: str = "") -> MetricResult:
+    """Metric group ``energy`` from the balance (one formula, one verdict wording for every arm): residual
+    max|r| / E_scale ≤ max(the scheme's energy tolerance (+ round-off), ``trajectory_factor`` × the balance's
+    Richardson estimate); a tolerance above ``energy_bound_fraction`` judges nothing (INCONCLUSIVE).  ``failed``:
+    what the caller already found failing (the free swing's drift); ``head``, ``tail``: the caller's own values
+    (before and after the balance's); ``checks``: the samples judged."""
+    energy_tol, incl, escale, dt = bal.base(tol), bal.incl, bal.escale, bal.dt
+    wer = float(np.max(np.abs(bal.residual))) / escale
+    wer_estimate = balance_estimate(bal.residual, bal.half_residual, bal.order, escale)
     wer_tol = energy_tol if wer_estimate is None else max(energy_tol, tol.trajectory_factor * wer_estimate)
-    incl = f" incl. {side.dtype} round-off {roundoff:.3g}" if roundoff else ""
-    origin = (f"max(the {side.scheme or side.integrator} energy tolerance {energy_tol:g}{incl}, "
+    origin = (f"max(the {bal.scheme} energy tolerance {energy_tol:g}{incl}, "
               f"{tol.trajectory_factor:g} × the balance's Richardson estimate "
-              + ("(none: no dt/2 run)" if wer_estimate is None else f"{wer_estimate:.3g}") + ")"
-              + (f"; {_held_laws(spec)} held over each step: their work τ·Δq is exact, no allowance"
-                 if _held_laws(spec) else ""))
+              + ("(none: no dt/2 run)" if wer_estimate is None else f"{wer_estimate:.3g}") + ")" + origin_tail)
     bound = tol.energy_bound_fraction
-    energy = {"max_rel_drift": drift if conservative else None,
-              "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
+    energy = {**head, "work_energy_residual_rel": wer, "work_energy_richardson_estimate": wer_estimate,
               "work_energy_tolerance": wer_tol, "work_energy_tolerance_origin": origin,
-              "work_energy_tolerance_bound": bound,
-              "energy_scale_j": escale, "tolerance": energy_tol, "free_status": free.status}
-    if roundoff:
-        energy["precision"] = {"dtype": side.dtype, "roundoff_term": roundoff,
-                               "origin": precision.energy_origin(side.dtype, duration)}
-    if not conservative:
-        energy["drift_not_judged"] = _why_not_conservative(spec, side)
-    checks = len(residual) + (len(energies.free) if conservative else 0)  # balanced samples, drift samples
-    failed = []
-    if free.status != "ok":
-        failed.append(f"free swing {free.status}")
-    if conservative and drift > energy_tol:
-        failed.append(f"free-swing drift {drift:.3g} > tolerance {energy_tol:.3g}{incl}")
+              "work_energy_tolerance_bound": bound, "energy_scale_j": escale, "tolerance": energy_tol, **tail}
+    if bal.roundoff:
+        energy["precision"] = {"dtype": bal.dtype, "roundoff_term": bal.roundoff,
+                               "origin": precision.energy_origin(bal.dtype, bal.duration)}
+    failed = list(failed)
     if wer_tol > bound:
         rerun = ("" if wer_estimate is None else f": its dt/2 rerun changes the residual by "
-                 f"{wer_estimate / metrics.richardson_factor(side.order):.3g}")
+                 f"{wer_estimate / metrics.richardson_factor(bal.order):.3g}")
         unjudged = (f"the balance is too sensitive to judge at dt = {dt:g} s{rerun}, so its tolerance {wer_tol:.3g} "
                     f"exceeds the bound {bound:g} (of E_scale); the work-energy residual {wer:.3g} is not judged")
         if not failed:
@@ -126,15 +152,35 @@ def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies
     return MetricResult("energy", judge(energy, not failed, checks, because))
 
 
-def _balance_estimate(residual, side: SideRuns, energies: Energies, dt: float, b, fc, escale: float) -> float | None:
-    """The balance's own O(dtᵖ) error (relative to E_scale), estimated like the trajectory's from the dt/2 run: its
-    balance on its own dt/2 grid (every torque it held, the laws' included), read on the dt grid; None without it."""
-    if energies.half is None:
-        return None
-    half = side.half
-    res_half = metrics.work_energy_residual(half.q, half.qd, half.tau, energies.half, dt / 2, b, fc)[::2]
-    k = min(len(residual), len(res_half))
-    return float(np.max(np.abs(residual[:k] - res_half[:k]))) * metrics.richardson_factor(side.order) / escale
+def energy_group(spec: ArmSpec, free, driven, side: SideRuns, energies: Energies, tol: Tolerances, dt: float,
+                 conservative: bool) -> MetricResult:
+    """Metric group ``energy`` of a planar arm: its balance (:func:`balance_group`, E from the engine) and, where
+    ``conservative`` (no damping, friction, limit law or contact), the free swing's drift."""
+    escale = spec.energy_scale()
+    b = np.array([link.damping for link in spec.links])
+    fc = np.array([link.friction for link in spec.links])
+    residual = metrics.work_energy_residual(driven.q, driven.qd, driven.tau, energies.driven, dt, b, fc)
+    half_residual = None
+    if energies.half is not None:
+        half = side.half
+        half_residual = metrics.work_energy_residual(half.q, half.qd, half.tau, energies.half, dt / 2, b, fc)[::2]
+    duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
+    bal = Balance(residual, half_residual, escale, side.order, side.scheme or str(side.integrator), side.dtype,
+                  duration, dt)
+    energy_tol = bal.base(tol)
+    drift = metrics.energy_drift(energies.free, escale)
+    failed = []
+    if free.status != "ok":
+        failed.append(f"free swing {free.status}")
+    if conservative and drift > energy_tol:
+        failed.append(f"free-swing drift {drift:.3g} > tolerance {energy_tol:.3g}{bal.incl}")
+    tail: dict = {"free_status": free.status}
+    if not conservative:
+        tail["drift_not_judged"] = _why_not_conservative(spec, side)
+    laws = _held_laws(spec)
+    checks = len(residual) + (len(energies.free) if conservative else 0)  # balanced samples, drift samples
+    return balance_group(bal, tol, checks, failed, {"max_rel_drift": drift if conservative else None}, tail,
+                         f"; {laws} held over each step: their work τ·Δq is exact, no allowance" if laws else "")
 
 
 def _held_laws(spec: ArmSpec) -> str:

@@ -30,9 +30,16 @@ class StaticValues:
     qdd: np.ndarray
 
 
-def evaluate(engine, st: StaticStates) -> StaticValues:
-    """τ = ID(q, q̇, q̈), M(q) and q̈ = FD(q, q̇, τ) from the engine at every state (engine code, contained)."""
+def evaluate(engine, st: StaticStates, batched: bool = False) -> StaticValues:
+    """τ = ID(q, q̇, q̈), M(q) and q̈ = FD(q, q̇, τ) from the engine at every state (engine code, contained):
+    state by state (a planar :class:`~crossdyn.engines.base.Engine`), or ``batched``: one call each with every
+    state (a :class:`~crossdyn.engines.files.base.FileEngine`, whose queries take (N, n) rows)."""
     qs, qds, qdds, taus = st.q, st.qd, st.qdd, st.tau
+    if batched:
+        with engine_code():
+            return StaticValues(np.asarray(engine.inverse_dynamics(qs, qds, qdds), float),
+                                np.asarray(engine.mass_matrix(qs), float),
+                                np.asarray(engine.forward_dynamics(qs, qds, taus), float))
     with engine_code():
         tau_e = np.array([engine.inverse_dynamics(qs[k], qds[k], qdds[k]) for k in range(len(qs))])
         M_e = np.array([engine.mass_matrix(qs[k]) for k in range(len(qs))])
@@ -87,10 +94,17 @@ def inverse_dynamics_scaled(scale: float, st: StaticStates, ev: StaticValues, to
     }, "max_abs_error_nm", "tolerance_nm", len(st.q)))
 
 
+def qdd_scale(st: StaticStates) -> float:
+    """q̈'s scale at the static states, max(1, max|q̈_ref|) (rad/s²): what ``forward_dynamics_rel`` is relative to,
+    on every arm (this fixed rule's and the robot comparison's propagated one,
+    :mod:`crossdyn.comparison.groups.fd_propagated`)."""
+    return max(1.0, float(np.max(np.abs(st.qdd_ref))))
+
+
 def forward_dynamics_group(st: StaticStates, ev: StaticValues, tol: Tolerances,
                            dtype: str = "float64") -> MetricResult:
     """max |q̈_engine − q̈_analytic| ≤ forward_dynamics_rel · max(1, max|q̈|) (+ the dtype's round-off × cond(M))."""
-    scale = max(1.0, float(np.max(np.abs(st.qdd_ref))))
+    scale = qdd_scale(st)
     cond = None if precision.is_float64(dtype) else condition_number(st.M_ref)
     limit, extra = _limit(tol.forward_dynamics_rel * scale, dtype, scale, cond)
     err = metrics.max_abs(ev.qdd, st.qdd_ref)

@@ -35,7 +35,7 @@ figures (:func:`failure_reasons`); a missing tolerance (no dt/2 run) is stated w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -56,22 +56,55 @@ SAME_SCHEME_ENGINE = {"semi-implicit-euler": "analytic-euler", "rk4": "analytic-
 """The analytic engine that integrates with each scheme an engine may share."""
 
 
-def same_integrator(engine) -> str | None:
-    """The analytic integrator that performs the same arithmetic as ``engine``'s, or None.
+REPLICA_SCHEMES = tuple(SAME_SCHEME_ENGINE)
+"""The fixed-step schemes crossdyn can step its own model with (the planar analytic engines', the robot files'
+:data:`crossdyn.robotcompare.runs.SCHEME_STEPS`): the only ones an engine's run can be replicated by."""
 
-    Adapters name their scheme in crossdyn's terms (``engine.integrator``): PyBullet and
-    MuJoCo ``Euler`` are ``semi-implicit-euler`` — unless MuJoCo integrates damping
-    implicitly (``eulerdamp``) on a damped arm, which no analytic scheme reproduces.
-    """
+
+def scheme_of(integrator: str) -> str:
+    """An engine's ``integrator`` (free text: ``"RK4"``, ``"semi-implicit Euler (PyBullet's only)"``, ``"rk4
+    (crossdyn's, on Pinocchio's aba)"``) in crossdyn's names: ``rk4``, ``semi-implicit-euler`` (MuJoCo's ``Euler`` is
+    semi-implicit: q̇ first, then q with the new q̇), ``rk3-adaptive`` (Drake's error-controlled RK3: no fixed-step
+    scheme shares its arithmetic), ``mujoco-implicit``, or the text itself.  The planar adapters already name their
+    scheme in these words; the file engines' free text goes through here."""
+    text = integrator.lower()
+    if "error-controlled" in text or "adaptive" in text:
+        return "rk3-adaptive"
+    if "rk4" in text:
+        return "rk4"
+    if "rk3" in text:
+        return "rk3"
+    if "implicitfast" in text:
+        return "mujoco-implicitfast"
+    if "semi-implicit" in text or "symplectic" in text or text.strip() == "euler":
+        return "semi-implicit-euler"
+    if "implicit" in text:
+        return "mujoco-implicit"
+    return integrator
+
+
+def replica_scheme(scheme: str, config: Mapping[str, Any], damped: bool) -> str | None:
+    """The scheme crossdyn steps its own model with to do an engine's arithmetic, or None (pure; both worlds: the
+    planar arms' :func:`same_integrator`, the robot files' :func:`crossdyn.robotcompare.measure.side_runs`).
+
+    ``scheme``: the engine's integrator in crossdyn's names (:func:`scheme_of`); ``config``: its ``config()``;
+    ``damped``: the arm has viscous joint damping.  It is ``scheme`` if that is one of :data:`REPLICA_SCHEMES`,
+    except where the engine integrates the damping implicitly (``eulerdamp``: MuJoCo ``Euler``;
+    ``implicit_damping``: Drake's discrete solver) on a damped arm, which no explicit scheme reproduces."""
+    if damped and (config.get("eulerdamp") or config.get("implicit_damping")):
+        return None
+    return scheme if scheme in REPLICA_SCHEMES else None
+
+
+def same_integrator(engine) -> str | None:
+    """The analytic integrator that performs the same arithmetic as the planar ``engine``'s, or None: its
+    ``integrator`` (named in crossdyn's terms by the planar adapters) through :func:`replica_scheme`; None for the
+    analytic engine itself (it *is* the analytic model)."""
     from crossdyn.engines.analytic.planar import AnalyticEngine
 
     if isinstance(engine, AnalyticEngine):
-        return None  # it *is* the analytic model
-    scheme = str(engine.integrator)
-    config = engine.config()
-    if engine.spec.has_damping and (config.get("eulerdamp") or config.get("implicit_damping")):
-        return None  # MuJoCo Euler with eulerdamp, Drake's discrete solver: damping implicit
-    return scheme if scheme in ("rk4", "semi-implicit-euler", "euler") else None
+        return None
+    return replica_scheme(str(engine.integrator), engine.config(), engine.spec.has_damping)
 
 
 def integration_order(engine) -> int:
@@ -247,10 +280,32 @@ class _Judged:
     same_tol: float
 
 
-def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, params) -> MetricResult:
-    """Metric group ``trajectory``: errors against the reference, their tolerance, the same-scheme error; each
+Tip = Callable[[np.ndarray], np.ndarray]
+"""The end effector's position at each of K joint vectors, (K, n) → (K, d): the planar arm's forward kinematics
+(:func:`planar_tip`) or a robot file's last body origin (:func:`crossdyn.robotcompare.runs.tip_positions`)."""
+
+
+def planar_tip(params) -> Tip:
+    """The planar arm's tip position, :func:`crossdyn.analytic.kinematics.end_effector` with ``params``."""
+    from crossdyn.analytic.kinematics import end_effector
+
+    return lambda q: end_effector(params, q)
+
+
+def tip_error(tip: Tip, q, q_ref) -> float | None:
+    """max ‖tip(q) − tip(q_ref)‖ over the common prefix (m); None where the runs share no sample."""
+    k = min(len(q), len(q_ref))
+    if not k:
+        return None
+    return float(np.max(np.linalg.norm(tip(q[:k]) - tip(q_ref[:k]), axis=-1)))
+
+
+def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, tip: Tip) -> MetricResult:
+    """Metric group ``trajectory`` of any arm (the planar presets, the textbook arms, the robot files): the joint
+    errors against the reference and the end effector's (``tip``), their tolerance, the same-scheme error; each
     part PASS, FAIL or — past its bound or without an estimate — INCONCLUSIVE (module docstring)."""
-    traj = metrics.trajectory_errors(driven.t, driven.q, reference.q, params, tol.divergence_rad)
+    traj = metrics.joint_trajectory_errors(driven.t, driven.q, reference.q, tol.divergence_rad,
+                                           tip_error(tip, driven.q, reference.q))
     return judge_trajectory(traj, driven, reference, side, tol)
 
 

@@ -1,5 +1,7 @@
-"""The ``forward_dynamics`` group of a robot comparison, its tolerance propagated from the M and ID tolerances
-through M⁻¹ at each state: :func:`forward_dynamics_group`.
+"""The ``forward_dynamics`` group of a robot comparison (robot files, textbook arms), its tolerance propagated from
+the M and ID tolerances through M⁻¹ at each state: :func:`propagated_forward_dynamics_group` (the planar presets keep
+the fixed rule of :func:`crossdyn.comparison.groups.static.forward_dynamics_group`; both read q̈'s scale from
+:func:`crossdyn.comparison.groups.static.qdd_scale`).
 
 **Why.** An engine whose mass matrix and inverse dynamics pass their groups may still be off by up to those
 tolerances: |δM_ij| ≤ ε_M = ``mass_matrix_rel`` · max|M| and |δτ_i| ≤ ε_τ = ``inverse_dynamics_rel`` · (torque
@@ -37,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from crossdyn.comparison import metrics
+from crossdyn.comparison.groups.static import qdd_scale
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.tolerances import Tolerances
@@ -67,14 +70,14 @@ def roundoff_qdd(st: StaticStates, torque_scale: float, dtype: str) -> np.ndarra
     return propagated(st.M_ref, st.qdd_ref, r_tau, r_M)
 
 
-def forward_dynamics_group(st: StaticStates, qdd_engine: np.ndarray, tol: Tolerances,
-                           torque_scale: float, dtype: str = "float64") -> MetricResult:
+def propagated_forward_dynamics_group(st: StaticStates, qdd_engine: np.ndarray, tol: Tolerances,
+                                      torque_scale: float, dtype: str = "float64") -> MetricResult:
     """The engine's q̈ = FD(q, q̇, τ) against the reference's at the static states (module docstring).  An engine
     computing in float32 (``dtype``) has its round-off in ε_τ and ε_M (100 eps × the torque scale, × max|M|, as
     the ID and M groups) and, per state, that round-off through M⁻¹ added to the bound (:func:`roundoff_qdd`)."""
     from crossdyn.engines import precision
 
-    scale = max(1.0, float(np.max(np.abs(st.qdd_ref))))
+    scale = qdd_scale(st)
     base = tol.forward_dynamics_rel * scale
     tau_scale = max(torque_scale, float(np.max(np.abs(st.tau_ref))))
     m_scale = float(np.max(np.abs(st.M_ref)))
