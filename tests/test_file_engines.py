@@ -384,7 +384,7 @@ def test_a_urdfs_own_mujoco_block_is_replaced_and_listed(tmp_path):
 def test_dart_native_step_and_its_limit_enforcement():
     """dart@native_step=true steps with DART's World.step, the semi-implicit Euler PyBullet uses too: without
     damping both coast the iiwa alike (measured 1e-16 rad after 0.1 s).  DART's limit enforcement, off here,
-    stops a joint at its limit when switched back on (limits=true); off, the joint passes it."""
+    stops a joint at its limit when switched back on (enforce_limits=true, the planar adapter's name); off, the joint passes it."""
     pytest.importorskip("dartpy")
     pytest.importorskip("pybullet")
     model = model_of(FILES["pybullet-iiwa"]())
@@ -396,7 +396,7 @@ def test_dart_native_step_and_its_limit_enforcement():
     q, v = np.zeros(7), np.zeros(7)
     q[1], v[1] = upper - 0.01, 2.0
     free, _ = _coast(make_file_engine("dart@native_step=true", model), q, v, 50)
-    held, _ = _coast(make_file_engine("dart@native_step=true@limits=true", model), q, v, 50)
+    held, _ = _coast(make_file_engine("dart@native_step=true@enforce_limits=true", model), q, v, 50)
     assert free[1] > upper + 0.05 and held[1] <= upper + 1e-6
 
 

@@ -9,7 +9,7 @@ joint damping from ``<dynamics damping>``  0 in DART; stepping adds   ``damping=
                                            native_step: DART's own
 Coulomb friction from ``<dynamics          0                          ``coulomb_friction=true`` (World.step)
 friction>``
-position-limit enforcement                 off                        ``limits=true`` (World.step)
+position-limit enforcement                 off                        ``enforce_limits=true``
 own integrator (World.step)                crossdyn's RK4             ``native_step=true``
 gravity (0, 0, −9.81)                      the model's gravity        —
 initial positions moved into the limits    0 (set per query)          —
@@ -41,8 +41,9 @@ class DartFileOptions(FileOptions):
     native_step: bool = False
     """Step with DART's own ``World.step`` (semi-implicit Euler; the file's damping as DART's damping coefficient
     when ``damping``) instead of crossdyn's RK4 on DART's forward dynamics."""
-    limits: bool = False
-    """DART's position-limit enforcement (``setLimitEnforcement``), in ``World.step`` only."""
+    enforce_limits: bool = False
+    """DART's position-limit enforcement (``setLimitEnforcement``), in ``World.step`` only: the planar adapter's
+    option of the same name (``dart@enforce_limits=true`` on every arm kind)."""
     coulomb_friction: bool = False
     """DART's joint Coulomb friction from the URDF's ``<dynamics friction>``, in ``World.step`` only."""
 
@@ -89,7 +90,7 @@ class DartFileEngine(FileEngine):
             dof.setInitialPosition(0.0)
         for j in range(skel.getNumJoints()):
             if skel.getJoint(j).getNumDofs():
-                skel.getJoint(j).setLimitEnforcement(bool(self.options.limits))
+                skel.getJoint(j).setLimitEnforcement(bool(self.options.enforce_limits))
         skel.setGravity(np.array(model.gravity, dtype=float))
         self.set_joint_order([skel.getDof(i).getName() for i in range(n)])
         if self.options.native_step:
@@ -168,7 +169,7 @@ class DartFileEngine(FileEngine):
                 "dart_spring_stiffness_read": dict(zip(names, [self.file_spring[i] for i in by])),
                 "neutralised": "spring stiffness 0; Coulomb friction 0 (coulomb_friction=true: the file's, World.step "
                                "only); damping coefficient 0 unless native_step (crossdyn's RK4 adds -b*qd itself); "
-                               "position-limit enforcement off (limits=true: on, World.step only)",
+                               "position-limit enforcement off (enforce_limits=true: on, World.step only)",
                 "stepping": ("DART's World.step (semi-implicit Euler)" if self.options.native_step
                              else "crossdyn's RK4 on DART's forward dynamics"),
                 "armature": "none (DART 6 has no joint armature; a URDF has none)"}
