@@ -496,13 +496,14 @@ MAX_BATCH_VALUES = 60_000_000
 def _check_batch_installed(engines: tuple[str, ...]) -> None:
     """``--batch``: the reference runs on JAX (the [jax] extra), and each named engine's library must be there."""
     from crossdyn.batch.engines import engine_of
+    from crossdyn.engines.registry import entry
     from crossdyn.extras import require
 
     require("jax", "compare --batch (its reference, jax-rk4)")
     for name in engines:
-        library = engine_of(name).library
-        if library in ("mujoco", "mjx", "mujoco-warp", "newton", "genesis"):
-            require("warp" if library == "mujoco-warp" else library, f"--batch engine {name}")
+        extra = entry(engine_of(name).name).extra      # the engine table's extra (numpy-*: none, jax-*: the above)
+        if extra is not None and extra != "jax":
+            require(extra, f"--batch engine {name}")
 
 
 def cmd_compare_batch(spec, args) -> int:
