@@ -17,7 +17,8 @@ from crossdyn.identification import estimators as E
 from crossdyn.identification.excitation import default_bounds, random_fourier
 from crossdyn.identification.identify import IdentifyOptions, identify
 from crossdyn.identification.parameters import closed_form_base
-from crossdyn.identification.spatial_identify import SpatialIdentifyOptions, spatial_feasible, identify_spatial
+from crossdyn.identification.data import NoiseModel
+from crossdyn.identification.spatial_identify import spatial_feasible
 from crossdyn.models import get_preset
 
 pytest.importorskip("cvxpy")
@@ -139,8 +140,7 @@ def test_spatial_consistent_estimator_through_the_api(monkeypatch):
     from test_identification_spatial import rp_arm
 
     monkeypatch.setattr(E, "SOLVER_PLAN", CAPPED)
-    res = identify_spatial(rp_arm(), SpatialIdentifyOptions(source="exact", estimator="consistent", torque_noise=0.5,
-                                                            seed=5))
+    res = identify(rp_arm(), None, estimator="consistent", noise=NoiseModel(torque=0.5), seed=5)
     assert res.judgement()[0].value == "INCONCLUSIVE"
     assert res.to_summary()["estimator_info"]["certified"] is False
 

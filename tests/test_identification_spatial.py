@@ -20,7 +20,8 @@ from crossdyn.identification.base_numeric import (full_regressor, numeric_base, 
 from crossdyn.identification.parameters import closed_form_base, full_parameters
 from crossdyn.identification.parameters import full_regressor as planar_regressor
 from crossdyn.identification.parameters import random_states as planar_states
-from crossdyn.identification.spatial_identify import SpatialIdentifyOptions, identify_spatial
+from crossdyn.identification.data import NoiseModel
+from crossdyn.identification.identify import identify
 from crossdyn.models import get_preset
 from crossdyn.robots.model import Body, Format, Joint, JointType, RobotModel
 from crossdyn.spatial import rnea
@@ -150,14 +151,14 @@ def test_parameters_are_the_model_values():
 @pytest.mark.parametrize("source", ["exact", "spatial"])
 def test_noise_free_recovery(source):
     model = scara_arm()
-    res = identify_spatial(model, SpatialIdentifyOptions(source=source, duration=1.0, period=2.0, dt=2e-3))
+    res = identify(model, None if source == "exact" else source, duration=1.0, period=2.0, dt=2e-3)
     assert np.max(res.relative_errors()) <= 1e-8   # measured ~1e-13: rounding only (step rows are exact)
     assert res.judgement()[0].value == "PASS"
     assert np.all(res.validation_rms <= 1e-9)
 
 
 def test_noisy_recovery_keeps_truth_inside_intervals():
-    res = identify_spatial(rp_arm(), SpatialIdentifyOptions(source="exact", torque_noise=0.05, seed=3))
+    res = identify(rp_arm(), None, noise=NoiseModel(torque=0.05), seed=3)
     assert res.judgement()[0].value == "PASS"
     assert np.max(res.relative_errors()) > 1e-6     # the noise is seen …
     assert np.all(res.inside(familywise=True))      # … and covered by the intervals
@@ -166,8 +167,7 @@ def test_noisy_recovery_keeps_truth_inside_intervals():
 def test_consistent_estimate_is_physical():
     pytest.importorskip("cvxpy")
     model = rp_arm()
-    res = identify_spatial(model, SpatialIdentifyOptions(source="exact", estimator="consistent", torque_noise=0.5,
-                                                         seed=5))
+    res = identify(model, None, estimator="consistent", noise=NoiseModel(torque=0.5), seed=5)
     th = res.est.theta
     assert th is not None
     for i in range(model.n):
@@ -176,7 +176,7 @@ def test_consistent_estimate_is_physical():
         J = np.block([[0.5 * np.trace(Ibar) * np.eye(3) - Ibar, h[:, None]], [h[None, :], np.array([[m]])]])
         assert np.min(np.linalg.eigvalsh(J)) >= -1e-8 * max(1.0, np.max(np.abs(J)))
     assert np.all(th[10 * model.n:] >= -1e-9)  # friction, armature
-    ref = identify_spatial(model, SpatialIdentifyOptions(source="exact", estimator="consistent"))
+    ref = identify(model, None, estimator="consistent")
     assert np.max(ref.relative_errors()) <= 1e-6  # noise-free: the truth is feasible, so it is found
 
 

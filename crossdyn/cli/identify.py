@@ -5,7 +5,8 @@
                           [--seed S] [--duration S] [--rate HZ] [--diagnose-engines a,b,…] [--out DIR]
                           [--truth spec|none] [--quiet]
 
-A spatial arm (a spatial preset or spec, a URDF or MJCF file) goes to :mod:`crossdyn.cli.identify_spatial`.
+A spatial arm (a spatial preset or spec, a URDF or MJCF file) goes through the same driver; its options are checked
+by :mod:`crossdyn.cli.identify_spatial`.
 
 Exit statuses: 0 PASS (validation within tolerance and every true value inside its family-wise interval);
 1 FAIL (one is not); 2 usage or input error; 3 INCONCLUSIVE (no true values to compare against: CSV data
@@ -54,69 +55,69 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from crossdyn.io import UsageError, check_out_dir
-    from crossdyn.identification import data as D
-    from crossdyn.identification.identify import VALIDATION_TOLERANCE, IdentifyOptions, diagnose_engines, identify
-    from crossdyn.identification.report import table_lines, write_outputs
+    """``crossdyn identify`` for either arm kind: one driver (:func:`crossdyn.identification.identify.identify`),
+    one result, one report writer; a spatial arm's options are checked by :mod:`crossdyn.cli.identify_spatial`."""
+    from crossdyn.io import check_out_dir
+    from crossdyn.identification.identify import diagnose_engines, identify
+    from crossdyn.identification.report import console_lines, write_outputs
     from crossdyn.models import load_arm
 
     if args.estimator == "consistent":
         from crossdyn.extras import require
 
         require("identify", "identify --estimator consistent (a convex program)")
-    from crossdyn.cli.identify_spatial import run_spatial, spatial_model
+    from crossdyn.cli.identify_spatial import spatial_model, spatial_options
 
-    model = spatial_model(args.arm)
-    if model is not None:  # a spatial preset or spec, a URDF or MJCF file
-        return run_spatial(args, model)
-    spec = load_arm(args.arm)
+    model = spatial_model(args.arm)  # a spatial preset or spec, a URDF or MJCF file; None: a planar arm
+    arm = model if model is not None else load_arm(args.arm)
+    check_numbers(args)
+    engine, options, diag_engines = spatial_options(args) if model is not None else _planar_options(args, arm)
+    out = out_dir(args, "identify", arm.name)
+    check_out_dir(out, "identify: --out")  # after the options' checks: bad input leaves no folder behind
+    res = identify(arm, engine, csv=args.data, validation_csv=args.validation_data, options=options)
+    diag = diagnose_engines(arm, diag_engines, seed=args.seed) if diag_engines else None
+    paths = write_outputs(res, out, diag)
+    publish(args, paths["json"])
+    if not args.quiet:
+        print("\n".join(console_lines(res, diag)))
+    verdict, reason = res.judgement()
+    print(f"verdict: {verdict.value} ({res.checks_line()}): {reason}  ({paths['report']})")
+    if not args.quiet:
+        for note in res.info.get("notes", []):
+            print(f"  note: {note}")
+    sys.stdout.flush()
+    return Exit.of(verdict)
+
+
+def check_numbers(args) -> None:
+    """``--duration``, ``--rate``, ``--tolerance`` positive and finite; ``--validation-data`` only with ``--data``."""
+    from crossdyn.io import UsageError
+
     for name in ("duration", "rate", "tolerance"):
         v = getattr(args, name)
         if v is not None and not (math.isfinite(v) and v > 0):
             raise UsageError(f"identify: --{name}: must be a positive number, got {v!r}")
     if args.validation_data and not args.data:
         raise UsageError("identify: --validation-data needs --data")
-    engine = args.engine or "analytic"
-    from crossdyn.engines.registry import split_engine_list
 
+
+def _planar_options(args, spec) -> tuple:
+    """(engine or None for ``exact``, :class:`IdentifyOptions`, the ``--diagnose-engines`` list) of a planar arm;
+    every engine named is built once now (exit 2 before anything runs)."""
+    from crossdyn.engines.registry import split_engine_list
+    from crossdyn.identification import data as D
+    from crossdyn.identification.identify import VALIDATION_TOLERANCE, IdentifyOptions
+
+    engine = args.engine or "analytic"
     diag_engines = split_engine_list(args.diagnose_engines)  # as compare's --engines
     for option, name in [("--engine", engine)] * (engine != "exact") + [("--diagnose-engines", e) for e in diag_engines]:
         _check_engine(option, name, spec)
     noise = D.NoiseModel.parse(args.noise)  # DataError is an InputError: exit 2 with its message
-    out = out_dir(args, "identify", spec.name)
-    check_out_dir(out, "identify: --out")  # after the options' checks: bad input leaves no folder behind
     options = IdentifyOptions(estimator=args.estimator, noise=noise, seed=args.seed, duration=args.duration,
                               rate=args.rate, model=args.model, optimise=not args.no_optimise,
                               validation_tolerance=args.tolerance or VALIDATION_TOLERANCE,
                               truth=args.truth or "auto")
-    res = identify(spec, None if engine == "exact" else engine, csv=args.data,
-                   validation_csv=args.validation_data, options=options)
-    diag = None
-    if args.diagnose_engines:
-        diag = diagnose_engines(spec, diag_engines, seed=args.seed)
-    paths = write_outputs(res, out, diag)
-    publish(args, paths["json"])
-    if not args.quiet:
-        print(f"{spec.name} ({spec.n}R): {res.data.source}, rows {res.rows.model}, estimator {res.estimator}, "
-              f"{len(res.rows.y)} equations, {res.base.r} base parameters")
-        if res.excitation is not None:
-            ex = res.excitation
-            print(f"excitation: cond(Y_base) {ex.cond:.3g} optimised vs {ex.cond_random:.3g} random "
-                  f"(same bounds): {ex.ratio:.2f}x lower")
-        for line in table_lines(res):
-            print("  " + line)
-        print("validation (relative RMS torque error per joint): "
-              + ", ".join(f"{v:.2e}" for v in res.validation_rms) + f"  (tolerance {res.validation_tolerance:g})")
-        if diag is not None:
-            for d in diag[1]:
-                print("  " + d.summary())
-    verdict, reason = res.judgement()
-    print(f"verdict: {verdict.value} ({res.checks_line()}): {reason}  ({paths['html']})")
-    if not args.quiet:
-        for note in res.info.get("notes", []):
-            print(f"  note: {note}")
-    sys.stdout.flush()
-    return Exit.of(verdict)
+    return None if engine == "exact" else engine, options, diag_engines
 
 
 def _check_engine(option: str, name: str, spec) -> None:

@@ -1,21 +1,19 @@
-"""``crossdyn identify`` on a spatial arm: a spatial preset or spec (``[arm] kind = "spatial"``), or a robot file
-(``.urdf``, MJCF ``.xml`` or ``.mjcf``: :data:`crossdyn.robots.formats.ROBOT_SUFFIXES`, as ``compare``) read by
-:func:`crossdyn.robots.read_robot`.
+"""``crossdyn identify`` on a spatial arm, the CLI side of the spatial kind's adapter: a spatial preset or spec
+(``[arm] kind = "spatial"``), or a robot file (``.urdf``, MJCF ``.xml`` or ``.mjcf``:
+:data:`crossdyn.robots.formats.ROBOT_SUFFIXES`, as ``compare``) read by :func:`crossdyn.robots.read_robot`.
 
 The data are simulated by crossdyn's spatial reference (``--engine spatial``, the default: ABA, semi-implicit Euler)
 or taken from its inverse dynamics along the excitation (``--engine exact``); the base parameters are found
 numerically (:mod:`crossdyn.identification.base_numeric`).  What the planar path has and this one does not yet
 (other engines, ``--data`` CSV records, encoder and velocity noise, ``--diagnose-engines``) exits 2 saying so.
-Writes ``identify.json`` (schema crossdyn.identify/1, ``"kind": "spatial"``) and ``identify.md``.
+:func:`crossdyn.cli.identify.run` then runs the one driver and report writer: ``identify.json`` (schema
+crossdyn.identify/1, ``"kind": "spatial"``) and ``identify.md``.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from crossdyn.cli.common import out_dir, publish
 from crossdyn.robots.formats import ROBOT_SUFFIXES
-from crossdyn.status import Exit
 
 
 def spatial_model(arm: str):
@@ -59,43 +57,16 @@ def _torque_noise(text: str) -> float:
     return noise.torque
 
 
-def run_spatial(args, model) -> int:
-    """``crossdyn identify`` for a spatial arm (see the module docstring)."""
-    from crossdyn.identification.spatial_identify import SpatialIdentifyOptions, identify_spatial, table_lines
+def spatial_options(args) -> tuple:
+    """(engine: ``"spatial"``, or None for ``--engine exact``; :class:`~crossdyn.identification.identify.
+    IdentifyOptions`; no ``--diagnose-engines``) of a spatial arm, after refusing what its path does not take."""
+    from crossdyn.identification import data as D
     from crossdyn.identification.common import VALIDATION_TOLERANCE
-    from crossdyn.identification.report import solver_lines
-    from crossdyn.io import check_out_dir, write_json_atomic, write_text_atomic
+    from crossdyn.identification.identify import IdentifyOptions
 
     _refuse(args)
-    options = SpatialIdentifyOptions(estimator=args.estimator, source=args.engine or "spatial", seed=args.seed,
-                                     duration=args.duration, rate=args.rate, torque_noise=_torque_noise(args.noise),
-                                     validation_tolerance=args.tolerance or VALIDATION_TOLERANCE)
-    out = out_dir(args, "identify", model.name)
-    check_out_dir(out, "identify: --out")
-    res = identify_spatial(model, options)
-    out.mkdir(parents=True, exist_ok=True)
-    summary = res.to_summary()
-    write_json_atomic(out / "identify.json", summary)
-    verdict, reason = res.judgement()
-    head = [f"{model.name} ({model.n} joints, spatial): {res.data.source}, rows {res.rows.model}, estimator "
-            f"{res.est.method}, {len(res.rows.y)} equations, {res.base.r} base parameters of {res.base.full.p} "
-            f"(numeric QR, gap {res.base.gap:.2g})"]
-    unid = summary["base_reduction"]["unidentifiable"]
-    lines = head + [f"unidentifiable (no torque sees them): {', '.join(unid) if unid else 'none'}"] + \
-        ["  " + s for s in table_lines(res)] + \
-        ["validation (relative RMS torque error per joint): " + ", ".join(f"{v:.2e}" for v in res.validation_rms)
-         + f"  (tolerance {options.validation_tolerance:g})"] + solver_lines(res.est)
-    write_text_atomic(out / "identify.md", "\n".join(["```"] + lines + [f"verdict: {verdict.value}: {reason}", "```"])
-                      + "\n")
-    publish(args, out / "identify.json")
-    if not args.quiet:
-        print("\n".join(lines))
-    checks = summary["checks"]
-    print(f"verdict: {verdict.value} ({checks['total']} checks: {checks['parameters_compared_to_truth']} parameters "
-          f"compared to the truth (family-wise intervals), {checks['validation_torque_values']} torque values on "
-          f"{model.n} joints validated): {reason}  ({out / 'identify.json'})")
-    if not args.quiet:
-        for note in res.notes:
-            print(f"  note: {note}")
-    sys.stdout.flush()
-    return Exit.of(verdict)
+    options = IdentifyOptions(estimator=args.estimator, seed=args.seed, duration=args.duration, rate=args.rate,
+                              noise=D.NoiseModel(torque=_torque_noise(args.noise)),
+                              validation_tolerance=args.tolerance or VALIDATION_TOLERANCE, truth=args.truth or "auto")
+    engine = args.engine or "spatial"
+    return None if engine == "exact" else engine, options, []

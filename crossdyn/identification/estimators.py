@@ -307,14 +307,16 @@ def planar_feasible(theta: np.ndarray, base: BaseParameters, m_min: float = M_MI
     return th
 
 
-def estimate(name: str, rows, base: BaseParameters) -> Estimate:
+def estimate(name: str, rows, base: BaseParameters, project=None) -> Estimate:
+    """The estimator ``name`` (:data:`ESTIMATORS`) on ``rows``; ``project``: the arm kind's consistent estimator
+    (its feasible set: ``project(W, y, base, joint=, rho=)``), default the planar :func:`consistent`."""
     rho = rows.info.get("noise_correlation")
     if name == "ols":
         return ols(rows.W, rows.y, rows.joint, rho)
     if name == "wls":
         return wls(rows.W, rows.y, rows.joint, rho)
     if name == "consistent":
-        return consistent(rows.W, rows.y, base, joint=rows.joint, rho=rho)
+        return (project or consistent)(rows.W, rows.y, base, joint=rows.joint, rho=rho)
     raise ValueError(f"estimator: must be one of {', '.join(ESTIMATORS)}, got {name!r}")
 
 

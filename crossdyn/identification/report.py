@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,21 +24,76 @@ def to_dict(res, diagnosis=None) -> dict:
     return res.to_summary(diagnosis)
 
 
+@dataclass(frozen=True)
+class TableLayout:
+    """How :func:`table_lines` lays the parameter table out for an arm kind: the symbol column's width (None: the
+    longest symbol, at least 9), whether the parameter's formula comes last (the spatial names are long) or second
+    (38 wide), the true-value column's width, the intervals' significant digits and the 95 % column's width (the
+    family-wise one is 2 wider)."""
+
+    symbol_width: int | None
+    name_last: bool
+    true_width: int
+    interval_digits: int
+    interval_width: int
+
+
+TABLES = {"planar": TableLayout(7, False, 11, 5, 25), "spatial": TableLayout(None, True, 12, 6, 27)}
+"""The parameter table's layout per arm kind (:attr:`IdentificationResult.kind`)."""
+
+
 def table_lines(res) -> list[str]:
-    """The parameter table: true value (or -), estimate, standard error, 95 % and family-wise intervals."""
+    """The parameter table of either kind (:data:`TABLES`): symbol, true value (or -), estimate, standard error,
+    95 % and family-wise intervals, relative error, the parameter's formula; a flag where the true value lies
+    outside the 95 % or the family-wise interval."""
+    lay = TABLES[res.kind]
     fw = f"{100 * (1 - 0.05 / res.base.r):.2f} % (family-wise)"
-    head = (f"{'symbol':7} {'parameter':38} {'true':>11} {'estimate':>12} {'stderr':>9} {'95 % interval':>25} "
-            f"{fw:>27} {'rel. err':>9}")
-    lines = [head]
+    sw = lay.symbol_width or max(9, *(len(s) for s in res.base.symbols))
+    iw, d = lay.interval_width, lay.interval_digits
+
+    def line(symbol: str, name: str, cells: list[str], flag: str = "") -> str:
+        first = f"{symbol:{sw}}" if lay.name_last else f"{symbol:{sw}} {name:38}"
+        return " ".join([first, *cells]) + (f"  {name}" if lay.name_last else "") + flag
+
+    lines = [line("symbol", "parameter", [f"{'true':>{lay.true_width}}", f"{'estimate':>12}", f"{'stderr':>9}",
+                                          f"{'95 % interval':>{iw}}", f"{fw:>{iw + 2}}", f"{'rel. err':>9}"])]
     for p in res.parameters():
         t = "-" if p["true"] is None else f"{p['true']:.6g}"
         rel = "-" if p["relative_error"] is None else f"{p['relative_error']:.1e}"
         flag = ("" if p["inside_interval"] in (None, True) else
                 "  outside 95 %" if p["inside_familywise_interval"] else "  OUTSIDE family-wise")
-        ci = f"[{p['ci95'][0]:.5g}, {p['ci95'][1]:.5g}]"
-        cf = f"[{p['ci_familywise'][0]:.5g}, {p['ci_familywise'][1]:.5g}]"
-        lines.append(f"{p['symbol']:7} {p['name']:38} {t:>11} {p['estimate']:>12.6g} {p['stderr']:>9.2e} {ci:>25} "
-                     f"{cf:>27} {rel:>9}{flag}")
+        ci = f"[{p['ci95'][0]:.{d}g}, {p['ci95'][1]:.{d}g}]"
+        cf = f"[{p['ci_familywise'][0]:.{d}g}, {p['ci_familywise'][1]:.{d}g}]"
+        lines.append(line(p["symbol"], p["name"], [f"{t:>{lay.true_width}}", f"{p['estimate']:>12.6g}",
+                                                   f"{p['stderr']:>9.2e}", f"{ci:>{iw}}", f"{cf:>{iw + 2}}",
+                                                   f"{rel:>9}"], flag))
+    return lines
+
+
+def console_lines(res, diagnosis=None) -> list[str]:
+    """What ``crossdyn identify`` prints above its verdict line (and, for a spatial arm, ``identify.md``): the run,
+    the parameter table (:func:`table_lines`), the validation; the planar kind adds the excitation's condition
+    numbers and the engines' own identification, the spatial kind the base reduction and the solvers."""
+    validation = ("validation (relative RMS torque error per joint): "
+                  + ", ".join(f"{v:.2e}" for v in res.validation_rms) + f"  (tolerance {res.validation_tolerance:g})")
+    table = ["  " + s for s in table_lines(res)]
+    if res.kind == "spatial":
+        b, m = res.base, res.spec
+        unid = list(b.unidentifiable)
+        return [f"{m.name} ({m.n} joints, spatial): {res.data.source}, rows {res.rows.model}, estimator "
+                f"{res.est.method}, {len(res.rows.y)} equations, {b.r} base parameters of {b.full.p} "
+                f"(numeric QR, gap {b.gap:.2g})",
+                f"unidentifiable (no torque sees them): {', '.join(unid) if unid else 'none'}",
+                *table, validation, *solver_lines(res.est)]
+    lines = [f"{res.spec.name} ({res.spec.n}R): {res.data.source}, rows {res.rows.model}, estimator {res.estimator}, "
+             f"{len(res.rows.y)} equations, {res.base.r} base parameters"]
+    if res.excitation is not None:
+        ex = res.excitation
+        lines.append(f"excitation: cond(Y_base) {ex.cond:.3g} optimised vs {ex.cond_random:.3g} random "
+                     f"(same bounds): {ex.ratio:.2f}x lower")
+    lines += table + [validation]
+    if diagnosis is not None:
+        lines += ["  " + d.summary() for d in diagnosis[1]]
     return lines
 
 
@@ -237,9 +293,17 @@ def markdown(res, diagnosis=None) -> str:
 
 
 def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
-    """identify.json, fit.png, rls.png, identify.md and identify.html (self-contained, images embedded)."""
+    """The one report writer.  Planar arms: identify.json, fit.png, rls.png, identify.md and identify.html
+    (self-contained, images embedded); spatial arms: identify.json and identify.md (:func:`console_lines` and the
+    verdict).  ``"report"``: the file the verdict line names (the HTML, the JSON of a spatial arm)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    if res.kind == "spatial":
+        verdict, reason = res.judgement()
+        paths = {"json": write_json_atomic(out / "identify.json", to_dict(res, diagnosis))}
+        text = "\n".join(["```", *console_lines(res), f"verdict: {verdict.value}: {reason}", "```"]) + "\n"
+        paths["md"] = write_text_atomic(out / "identify.md", text)
+        return {**paths, "report": paths["json"]}
     imgs = plots(res)
     paths = {"json": write_json_atomic(out / "identify.json", to_dict(res, diagnosis))}
     for name, data in imgs.items():
@@ -247,4 +311,4 @@ def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
     blocks = report_blocks(res, diagnosis, tuple(imgs))
     paths["md"] = write_text_atomic(out / "identify.md", pages.render_markdown(blocks))
     paths["html"] = write_text_atomic(out / "identify.html", pages.render_html(blocks, imgs))
-    return paths
+    return {**paths, "report": paths["html"]}

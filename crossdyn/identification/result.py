@@ -17,6 +17,7 @@ A known true value is "inside an interval" when |β̂ − β| ≤ max(t·stderr,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -24,8 +25,6 @@ from crossdyn.identification import data as D
 from crossdyn.identification.common import RELATIVE_FLOOR, relative_errors
 from crossdyn.identification.estimators import Estimate
 from crossdyn.identification.excitation import Excitation
-from crossdyn.identification.parameters import BaseParameters
-from crossdyn.models.spec import ArmSpec
 from crossdyn.status import Verdict
 
 NO_TRUTH_REASON = ("no true values to compare the estimate against: the arm file of a CSV record is taken as a "
@@ -34,10 +33,14 @@ NO_TRUTH_REASON = ("no true values to compare the estimate against: the arm file
 
 @dataclass(frozen=True)
 class IdentificationResult:
-    """One identification: the data and rows fitted, the estimate, the validation, and the inputs that made it."""
+    """One identification of either arm kind: the data and rows fitted, the estimate, the validation, and the inputs
+    that made it.  ``kind`` is the plant's (:mod:`crossdyn.identification.plant`): ``"planar"`` (``spec`` an
+    :class:`~crossdyn.models.spec.ArmSpec`, ``base`` the closed-form set) or ``"spatial"`` (``spec`` a
+    :class:`~crossdyn.robots.model.RobotModel`, ``base`` the numeric set, no RLS trace); the verdict, the parameter
+    table and the checks are the same for both, ``identify.json`` adds each kind's own fields."""
 
-    spec: ArmSpec
-    base: BaseParameters
+    spec: Any                         # the arm: an ArmSpec (planar) or a RobotModel (spatial); both have name, n
+    base: Any                         # BaseParameters (planar) or NumericBase (spatial): r, symbols, names, full
     excitation: Excitation | None
     data: D.JointData
     rows: D.Rows
@@ -46,7 +49,7 @@ class IdentificationResult:
     scale: np.ndarray
     validation_rms: np.ndarray        # per joint: relative RMS torque prediction error
     validation: dict
-    rls_trace: np.ndarray
+    rls_trace: np.ndarray | None      # None: not computed (spatial arms)
     rls_forgetting: float
     estimator: str
     noise: D.NoiseModel
@@ -54,6 +57,7 @@ class IdentificationResult:
     validation_tolerance: float
     numerical_rank: int
     info: dict = field(default_factory=dict)
+    kind: str = "planar"
 
     def inside(self, familywise: bool = False) -> np.ndarray:
         """Each known true value inside its 95 % interval (``familywise``: the Bonferroni interval at level
@@ -63,6 +67,12 @@ class IdentificationResult:
         lo, hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)
         half = np.maximum(hi - self.est.beta, RELATIVE_FLOOR * np.maximum(np.abs(self.truth), self.scale))
         return np.abs(self.est.beta - self.truth) <= half
+
+    def relative_errors(self) -> np.ndarray:
+        """|β̂ − β| / max(|β|, scale) per base parameter (needs the true values)."""
+        if self.truth is None:
+            raise ValueError("relative_errors(): no known true values (identified from a CSV record)")
+        return relative_errors(self.est.beta, self.truth, self.scale)
 
     def familywise_interval(self) -> tuple[np.ndarray, np.ndarray]:
         """The Bonferroni intervals at level 1 − 0.05/r: all r hold together with 95 % probability."""
@@ -118,46 +128,70 @@ class IdentificationResult:
                 f"{c['validation_joints_checked']} joints validated")
 
     def parameters(self) -> list[dict]:
-        """Per base parameter: name, symbol, true value, estimate, stderr, 95 % interval, relative error."""
+        """Per base parameter: name, symbol, true value (None without), the spec's value (planar arms), estimate,
+        stderr, 95 % and family-wise intervals, relative error, whether the true value lies inside each."""
         lo, hi = self.est.interval()
         flo, fhi = self.familywise_interval()
+        known = self.truth is not None
+        rel = self.relative_errors() if known else None
+        ins, insf = (self.inside(), self.inside(True)) if known else (None, None)
+        nominal = self.info.get("nominal")
         out = []
         for k in range(self.base.r):
-            t = None if self.truth is None else float(self.truth[k])
-            out.append({"name": self.base.names[k], "symbol": self.base.symbols[k], "true": t,
-                        "spec_value": float(self.info["nominal"][k]),
-                        "estimate": float(self.est.beta[k]), "stderr": float(self.est.stderr[k]),
-                        "ci95": [float(lo[k]), float(hi[k])],
-                        "ci_familywise": [float(flo[k]), float(fhi[k])],
-                        "relative_error": None if t is None else
-                        float(relative_errors(self.est.beta[k], t, self.scale[k])),
-                        "inside_interval": None if t is None else bool(self.inside()[k]),
-                        "inside_familywise_interval": None if t is None else bool(self.inside(True)[k])})
+            p: dict = {"name": self.base.names[k], "symbol": self.base.symbols[k],
+                       "true": float(self.truth[k]) if self.truth is not None else None}
+            if nominal is not None:
+                p["spec_value"] = float(nominal[k])
+            p.update({"estimate": float(self.est.beta[k]), "stderr": float(self.est.stderr[k]),
+                      "ci95": [float(lo[k]), float(hi[k])], "ci_familywise": [float(flo[k]), float(fhi[k])],
+                      "relative_error": None if rel is None else float(rel[k]),
+                      "inside_interval": None if ins is None else bool(ins[k]),
+                      "inside_familywise_interval": None if insf is None else bool(insf[k])})
+            out.append(p)
+        return out
+
+    def _common_summary(self) -> dict:
+        """The fields of ``identify.json`` both kinds write."""
+        verdict, reason = self.judgement()
+        return {"schema": SCHEMA, "arm": self.spec.name, "dof": self.spec.n, "source": self.data.source,
+                "model": self.rows.model, "seed": self.seed, "samples": int(len(self.rows.y)),
+                "base_parameters": self.base.r, "numerical_rank": self.numerical_rank,
+                "parameters": self.parameters(), "residual_rms": self.est.residual_rms,
+                "validation_rms": {f"joint{j + 1}": float(v) for j, v in enumerate(self.validation_rms)},
+                "validation_tolerance": self.validation_tolerance, "validation": self.validation,
+                "estimator_info": self.est.info, "passed": verdict == Verdict.PASS,
+                "notes": list(self.info.get("notes", [])), "familywise_level": 1 - 0.05 / self.base.r,
+                "verdict": verdict.value, "verdict_reason": reason, "checks": self.checks()}
+
+    def _spatial_summary(self) -> dict:
+        """The spatial kind's own fields: ``kind``, the torque noise, the numeric base reduction, cond(W), the run."""
+        b = self.base
+        return {"kind": "spatial", "estimator": self.est.method, "noise": {"torque_std_Nm": self.noise.torque},
+                "base_reduction": {"tolerance": b.tolerance, "gap": b.gap, **b.info,
+                                   "unidentifiable": list(b.unidentifiable), "full_parameters": b.full.p},
+                "condition_number": float(np.linalg.cond(self.rows.W)),
+                "run": {"seconds": self.info["seconds"], "bounds": self.info["bounds"],
+                        "trajectory": self.info["trajectory"], "data": self.data.info}}
+
+    def _planar_summary(self) -> dict:
+        """The planar kind's own fields: the full noise model, the optimised excitation, RLS, the consistent θ."""
+        ex = self.excitation
+        out = {"estimator": self.estimator, "noise": self.noise.as_dict(),
+               "condition_number": None if ex is None else ex.cond,
+               "condition_number_random": None if ex is None else ex.cond_random,
+               "excitation": None if ex is None else ex.as_dict()}
+        if self.rls_trace is not None:
+            out["rls"] = {"forgetting_factor": self.rls_forgetting, "final": self.rls_trace[-1].tolist()}
+        if self.est.theta is not None:
+            out["consistent_full_parameters"] = dict(zip(self.base.full.names, map(float, self.est.theta), strict=False))
         return out
 
     def to_summary(self, diagnosis=None) -> dict:
-        """``identify.json``: the document (``diagnosis``: ``(base, [EngineDiagnosis])`` of
-        :func:`~crossdyn.identification.diagnosis.diagnose_engines`, added as ``engine_diagnosis``)."""
-        ex = self.excitation
-        out = {
-            "schema": SCHEMA, "arm": self.spec.name, "dof": self.spec.n, "source": self.data.source, "estimator": self.estimator,
-            "model": self.rows.model, "seed": self.seed, "noise": self.noise.as_dict(),
-            "samples": int(len(self.rows.y)), "base_parameters": self.base.r, "numerical_rank": self.numerical_rank,
-            "parameters": self.parameters(),
-            "condition_number": None if ex is None else ex.cond,
-            "condition_number_random": None if ex is None else ex.cond_random,
-            "excitation": None if ex is None else ex.as_dict(),
-            "residual_rms": self.est.residual_rms,
-            "validation_rms": {f"joint{j + 1}": float(v) for j, v in enumerate(self.validation_rms)},
-            "validation_tolerance": self.validation_tolerance, "validation": self.validation,
-            "rls": {"forgetting_factor": self.rls_forgetting, "final": self.rls_trace[-1].tolist()},
-            "estimator_info": self.est.info, "passed": self.passed, "notes": list(self.info.get("notes", [])),
-            "familywise_level": 1 - 0.05 / self.base.r,
-        }
-        verdict, reason = self.judgement()
-        out["verdict"], out["verdict_reason"], out["checks"] = verdict.value, reason, self.checks()
-        if self.est.theta is not None:
-            out["consistent_full_parameters"] = dict(zip(self.base.full.names, map(float, self.est.theta), strict=False))
+        """``identify.json``: the fields both kinds write and the kind's own (``diagnosis``: ``(base,
+        [EngineDiagnosis])`` of :func:`~crossdyn.identification.diagnosis.diagnose_engines`, added as
+        ``engine_diagnosis``)."""
+        out = {**self._common_summary(), **(self._spatial_summary() if self.kind == "spatial" else
+                                             self._planar_summary())}
         if diagnosis is not None:
             base, diags = diagnosis
             out["engine_diagnosis"] = [d.as_dict(base) for d in diags]

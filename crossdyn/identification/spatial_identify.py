@@ -1,41 +1,36 @@
-"""``identify`` on a spatial arm (a :class:`~crossdyn.robots.model.RobotModel`: a spatial preset or spec, a URDF or
-MJCF file): excitation → simulated data → estimate of the numeric base parameters → validation → verdict.
+"""The spatial arm kind of ``identify`` (:class:`SpatialPlant`): what a :class:`~crossdyn.robots.model.RobotModel`
+(a spatial preset or spec, a URDF or MJCF file) supplies to the one driver
+:func:`crossdyn.identification.identify.identify` (excitation → data → estimate → validation → the one result and
+verdict of :mod:`crossdyn.identification.result`).
 
 * Base parameters: :func:`crossdyn.identification.base_numeric.numeric_base` (rigid bodies, viscous and Coulomb
   friction per joint, rotor armature when the model has any), at random states (seed 0).
 * Excitation: a random finite Fourier series per joint (:func:`~crossdyn.identification.excitation.random_fourier`,
   seeded) under :func:`spatial_bounds` — the planar path's condition-number optimiser is written for the planar
   regressor and is not run here (the JSON says so in ``notes``).
-* Data, ``source="spatial"`` (default): crossdyn's own spatial reference integrated by semi-implicit Euler at ``dt``
-  (q̇_{k+1} = q̇_k + dt q̈_k, q_{k+1} = q_k + dt q̇_{k+1}, q̈_k = ABA(q_k, q̇_k, τ_k − b q̇_k − f_c sign q̇_k) with the
-  armature), τ_k from the tracking law of the planar path (feed-forward RNEA along the reference plus
+* Data, engine ``spatial`` (the CLI's default): crossdyn's own spatial reference integrated by semi-implicit Euler
+  at ``dt`` (q̇_{k+1} = q̇_k + dt q̈_k, q_{k+1} = q_k + dt q̇_{k+1}, q̈_k = ABA(q_k, q̇_k, τ_k − b q̇_k − f_c sign q̇_k)
+  with the armature), τ_k from the tracking law of the planar path (feed-forward RNEA along the reference plus
   M(q_d)[K_p e + K_d ė], :class:`crossdyn.identification.data.TrackingProfile`'s gains).  Rows are the planar
   ``step`` rows: q̈_k = (q̇_{k+1} − q̇_k)/dt from the record, so τ_k = Y(q_k, q̇_k, q̈_k) θ holds to rounding.
-  ``source="exact"``: τ = RNEA + friction along the reference itself at ``rate`` Hz, q̈ from the trajectory.
-* Noise: Gaussian torque noise of standard deviation ``torque_noise`` N m on the recorded τ (seeded).
+  Engine None (``--engine exact``): τ = RNEA + friction along the reference itself at ``rate`` Hz, q̈ from the
+  trajectory.
+* Noise: Gaussian torque noise of standard deviation ``noise.torque`` N m on the recorded τ (seeded).
 * Estimators: ``ols`` and ``wls`` (:mod:`~crossdyn.identification.estimators`), ``consistent``
   (:func:`consistent_spatial`: the pseudo-inertia LMI of Wensing, Kim and Slotine 2017).
-* Verdict as the planar one (:mod:`crossdyn.identification.result`): FAIL when a joint's validation relative RMS
-  torque error exceeds the tolerance or a true base parameter lies outside its family-wise interval (with the
-  relative floor :data:`~crossdyn.identification.common.RELATIVE_FLOOR`), PASS otherwise.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 import numpy as np
 
 from crossdyn.identification import data as D
 from crossdyn.identification.base_numeric import NumericBase, full_regressor, numeric_base
-from crossdyn.identification.common import RELATIVE_FLOOR, VALIDATION_TOLERANCE, parameter_scale, relative_errors
-from crossdyn.identification.estimators import ConvexProblem, Estimate, ols, solve_consistent, wls
+from crossdyn.identification.estimators import ConvexProblem, Estimate, ols, solve_consistent
 from crossdyn.identification.excitation import Bounds, FourierTrajectory, random_fourier
 from crossdyn.robots.model import RobotModel
-from crossdyn.status import Verdict
 
-SOURCES = ("spatial", "exact")
 REVOLUTE_HALF_RANGE, PRISMATIC_HALF_RANGE = 1.5, 0.3
 """rad, m: the position half-range about 0 of a joint without limits."""
 QD_MAX, QDD_MAX = (2.5, 0.5), (10.0, 2.0)
@@ -45,23 +40,6 @@ KP, KD = 400.0, 40.0
 M_MAX, TRACE_MAX = 1e4, 1e4
 """kg, kg m²: the consistent estimator's bounds on each body's mass and on tr Σ (the parameters no torque sees are
 otherwise free and the optimal set unbounded)."""
-
-
-@dataclass(frozen=True)
-class SpatialIdentifyOptions:
-    """How :func:`identify_spatial` excites, simulates, fits and judges."""
-
-    estimator: str = "ols"
-    source: str = "spatial"
-    seed: int = 0
-    period: float = 4.0
-    harmonics: int = 5
-    duration: float | None = None      # None: one period
-    dt: float = 2e-3                   # ABA once per step in Python (~3 ms): 2000 steps per 4 s run
-    rate: float = 200.0                # sample rate of source="exact"
-    torque_noise: float = 0.0
-    friction: bool = True
-    validation_tolerance: float = VALIDATION_TOLERANCE
 
 
 def spatial_bounds(model: RobotModel) -> Bounds:
@@ -210,145 +188,71 @@ def consistent_spatial(W: np.ndarray, y: np.ndarray, base: NumericBase, joint=No
                                     "<= 1e4 kg m^2, friction and armature >= 0"})
 
 
-def _estimate(name: str, rows: D.Rows, base: NumericBase) -> Estimate:
-    if name == "ols":
-        return ols(rows.W, rows.y, rows.joint)
-    if name == "wls":
-        return wls(rows.W, rows.y, rows.joint)
-    if name == "consistent":
-        return consistent_spatial(rows.W, rows.y, base, rows.joint)
-    raise D.DataError(f"estimator: must be one of ols, wls, consistent, got {name!r}", "estimator", name)
-
-
-def _collect(model: RobotModel, traj: FourierTrajectory, o: SpatialIdentifyOptions, rng) -> D.JointData:
-    duration = o.period if o.duration is None else o.duration
-    data = (simulate_spatial(model, traj, duration, o.dt) if o.source == "spatial"
-            else exact_spatial(model, traj, duration, o.rate))
-    if o.torque_noise > 0:
-        data.tau = data.tau + rng.normal(0.0, o.torque_noise, data.tau.shape)
-        data.info["noise"] = {"torque_std_Nm": o.torque_noise}
-    return data
-
-
-def identify_spatial(model: RobotModel, options: SpatialIdentifyOptions | None = None) -> SpatialIdentification:
-    """Identify ``model``'s numeric base parameters from simulated data (see the module docstring)."""
-    o = options or SpatialIdentifyOptions()
-    if o.source not in SOURCES:
-        raise D.DataError(f"source: must be one of {', '.join(SOURCES)}, got {o.source!r}", "source", o.source)
-    start = time.perf_counter()
-    armature = any(j.armature != 0 for j in model.joints)
-    base = numeric_base(model, o.friction, armature)
-    rng = np.random.default_rng(o.seed)
-    bounds = spatial_bounds(model)
-    traj = random_fourier(bounds, o.harmonics, o.period, o.seed)
-    data = _collect(model, traj, o, rng)
-    rows = spatial_rows(model, base, data)
-    est = _estimate(o.estimator, rows, base)
-    vtraj = random_fourier(bounds, o.harmonics, o.period, o.seed + 1000)
-    vrows = spatial_rows(model, base, _collect(model, vtraj, o, rng))
-    pred = vrows.W @ est.beta
-    vrms = np.array([np.sqrt(np.mean((pred - vrows.y)[vrows.joint == j] ** 2))
-                     / max(float(np.sqrt(np.mean(vrows.y[vrows.joint == j] ** 2))), 1e-300) for j in range(model.n)])
-    notes = ["excitation: a random Fourier series under the bounds (the planar condition-number optimiser is not "
-             "run on spatial arms)"]
-    validation = {"source": f"a random Fourier trajectory (seed {o.seed + 1000}) under the same bounds, same source",
-                  "torque_values": int(len(vrows.y))}
-    info = {"bounds": bounds.as_dict(), "trajectory": traj.params(), "seconds": time.perf_counter() - start,
-            "armature_columns": armature}
-    return SpatialIdentification(model, base, o, data, rows, est, base.values(),
-                                 parameter_scale(cast(Any, base), rows), vrms, validation, notes, info)
+SPATIAL_DEFAULTS = {"harmonics": 5, "period": 4.0, "dt": 2e-3}
+"""The spatial kind's excitation and simulation defaults (ABA once per step in Python, ~3 ms: 2000 steps per 4 s
+run)."""
+SPATIAL_ENGINES = ("analytic", "spatial")
+"""The engine names a spatial arm's data take (crossdyn's spatial ABA); None is the exact inverse dynamics."""
+EXCITATION_NOTE = ("excitation: a random Fourier series under the bounds (the planar condition-number optimiser is "
+                   "not run on spatial arms)")
 
 
 @dataclass(frozen=True)
-class SpatialIdentification:
-    """One identification of a spatial arm: the base set, data, rows, estimate, truth, validation."""
+class SpatialPlant:
+    """The spatial kind (:class:`crossdyn.identification.identify.Plant`): the spatial regressor
+    (:func:`~crossdyn.identification.base_numeric.full_regressor`) and its numeric base set, a random Fourier
+    excitation under :func:`spatial_bounds`, data from :func:`simulate_spatial` or :func:`exact_spatial` with
+    torque noise only, the pseudo-inertia estimator :func:`consistent_spatial`."""
 
-    model: RobotModel
-    base: NumericBase
-    options: SpatialIdentifyOptions
-    data: D.JointData
-    rows: D.Rows
-    est: Estimate
-    truth: np.ndarray
-    scale: np.ndarray
-    validation_rms: np.ndarray
-    validation: dict
-    notes: list[str] = field(default_factory=list)
-    info: dict = field(default_factory=dict)
+    arm: RobotModel
+    kind: str = "spatial"
+    defaults: dict = field(default_factory=lambda: dict(SPATIAL_DEFAULTS))
+    notes: tuple[str, ...] = (EXCITATION_NOTE,)
+    rls: bool = False
 
-    def inside(self, familywise: bool = False) -> np.ndarray:
-        """Each true β inside its 95 % (``familywise``: Bonferroni 1 − 0.05/r) interval, floored at
-        RELATIVE_FLOOR · max(|β|, scale) (the noise-free recovery tolerance)."""
-        lo, hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)
-        half = np.maximum(hi - self.est.beta, RELATIVE_FLOOR * np.maximum(np.abs(self.truth), self.scale))
-        return np.abs(self.est.beta - self.truth) <= half
+    @property
+    def armature(self) -> bool:
+        return any(j.armature != 0 for j in self.arm.joints)
 
-    def relative_errors(self) -> np.ndarray:
-        return relative_errors(self.est.beta, self.truth, self.scale)
+    def base_set(self, o) -> tuple[NumericBase, int]:
+        """The numeric base set (rigid bodies, friction, armature columns when the model has any)."""
+        base = numeric_base(self.arm, o.friction, self.armature)
+        return base, base.r
 
-    def judgement(self) -> tuple[Verdict, str]:
-        tol = self.options.validation_tolerance
-        bad = [f"joint {j + 1} {v:.3g}" for j, v in enumerate(self.validation_rms) if not v <= tol]
-        out = [s for s, ok in zip(self.base.symbols, self.inside(True), strict=True) if not ok]
-        reasons = ([f"validation relative RMS torque error above {tol:g}: {', '.join(bad)}"] if bad else []) + \
-            ([f"true value outside its family-wise interval: {', '.join(out)}"] if out else [])
-        unjudged = self.est.uncertified()
-        if unjudged is not None:
-            return Verdict.INCONCLUSIVE, unjudged + "".join(f"; also {r}" for r in reasons)
-        if reasons:
-            return Verdict.FAIL, "; ".join(reasons)
-        return Verdict.PASS, (f"all {self.base.r} true values inside their family-wise intervals; validation within "
-                              f"{tol:g} on all {self.model.n} joints")
+    def excite(self, base, o, given):
+        """A random Fourier series (seed ``o.seed``) under :func:`spatial_bounds`; no optimised excitation."""
+        if given is not None:
+            raise D.DataError("excitation: a spatial arm takes no given excitation (a random Fourier series only)")
+        bounds = spatial_bounds(self.arm)
+        return bounds, None, random_fourier(bounds, o.harmonics, o.period, o.seed)
 
-    def checks(self) -> dict:
-        values = int(self.validation["torque_values"])
-        return {"parameters_compared_to_truth": self.base.r, "intervals_checked": self.base.r,
-                "validation_joints_checked": self.model.n, "validation_torque_values": values,
-                "total": self.base.r + values, "truth": "spec"}
+    def collect(self, engine: str | None, traj, o, rng) -> D.JointData:
+        """:func:`simulate_spatial` (``engine`` in :data:`SPATIAL_ENGINES`) or :func:`exact_spatial` (None), plus
+        Gaussian torque noise of ``o.noise.torque`` N m."""
+        noise = o.noise
+        if noise.encoder or noise.velocity != "measured" or noise.velocity_std or o.model != "auto":
+            raise D.DataError("noise: a spatial arm takes torque noise only, rows model auto")
+        if engine is not None and engine not in SPATIAL_ENGINES:
+            raise D.DataError(f"engine: a spatial arm is simulated by crossdyn's spatial ABA ({', '.join(SPATIAL_ENGINES)}) "
+                              f"or taken exact (None), got {engine!r}", "engine", engine)
+        data = (simulate_spatial(self.arm, traj, o.duration, o.dt) if engine is not None
+                else exact_spatial(self.arm, traj, o.duration, o.rate))
+        if noise.torque > 0:
+            data.tau = data.tau + rng.normal(0.0, noise.torque, data.tau.shape)
+            data.info["noise"] = {"torque_std_Nm": noise.torque}
+        return data
 
-    def parameters(self) -> list[dict]:
-        lo, hi = self.est.interval()
-        flo, fhi = self.est.interval(1 - 0.05 / self.base.r)
-        rel, ins, insf = self.relative_errors(), self.inside(), self.inside(True)
-        return [{"symbol": self.base.symbols[k], "name": self.base.names[k], "true": float(self.truth[k]),
-                 "estimate": float(self.est.beta[k]), "stderr": float(self.est.stderr[k]),
-                 "ci95": [float(lo[k]), float(hi[k])], "ci_familywise": [float(flo[k]), float(fhi[k])],
-                 "relative_error": float(rel[k]), "inside_interval": bool(ins[k]),
-                 "inside_familywise_interval": bool(insf[k])} for k in range(self.base.r)]
+    def rows(self, base, data: D.JointData, model: str) -> D.Rows:
+        return spatial_rows(self.arm, base, data)
 
-    def to_summary(self) -> dict:
-        """``identify.json`` (schema crossdyn.identify/1, with the spatial base set's own fields added)."""
-        verdict, reason = self.judgement()
-        o = self.options
-        return {"schema": "crossdyn.identify/1", "arm": self.model.name, "dof": self.model.n, "kind": "spatial",
-                "source": self.data.source, "estimator": self.est.method, "model": self.rows.model, "seed": o.seed,
-                "noise": {"torque_std_Nm": o.torque_noise}, "samples": int(len(self.rows.y)),
-                "base_parameters": self.base.r, "numerical_rank": self.base.r,
-                "base_reduction": {"tolerance": self.base.tolerance, "gap": self.base.gap, **self.base.info,
-                                   "unidentifiable": list(self.base.unidentifiable),
-                                   "full_parameters": self.base.full.p},
-                "parameters": self.parameters(), "condition_number": float(np.linalg.cond(self.rows.W)),
-                "residual_rms": self.est.residual_rms,
-                "validation_rms": {f"joint{j + 1}": float(v) for j, v in enumerate(self.validation_rms)},
-                "validation_tolerance": o.validation_tolerance, "validation": self.validation,
-                "estimator_info": self.est.info, "passed": verdict == Verdict.PASS, "verdict": verdict.value,
-                "verdict_reason": reason, "checks": self.checks(), "notes": list(self.notes),
-                "familywise_level": 1 - 0.05 / self.base.r,
-                "run": {"seconds": self.info["seconds"], "bounds": self.info["bounds"],
-                        "trajectory": self.info["trajectory"], "data": self.data.info}}
+    def validation_rows(self, base, vdata: D.JointData, model: str) -> D.Rows:
+        return spatial_rows(self.arm, base, vdata)
 
+    def consistent(self, W, y, base, joint=None, rho=None) -> Estimate:
+        return consistent_spatial(W, y, base, joint)
 
-def table_lines(res: SpatialIdentification) -> list[str]:
-    """The parameter table as the planar one prints it (symbol, combination, true, estimate, stderr, intervals)."""
-    fw = f"{100 * (1 - 0.05 / res.base.r):.2f} % (family-wise)"
-    width = max(9, *(len(s) for s in res.base.symbols))
-    lines = [f"{'symbol':{width}} {'true':>12} {'estimate':>12} {'stderr':>9} {'95 % interval':>27} {fw:>29} "
-             f"{'rel. err':>9}  parameter"]
-    for p in res.parameters():
-        flag = "" if p["inside_interval"] else ("  outside 95 %" if p["inside_familywise_interval"]
-                                                  else "  OUTSIDE family-wise")
-        ci = f"[{p['ci95'][0]:.6g}, {p['ci95'][1]:.6g}]"
-        cf = f"[{p['ci_familywise'][0]:.6g}, {p['ci_familywise'][1]:.6g}]"
-        lines.append(f"{p['symbol']:{width}} {p['true']:>12.6g} {p['estimate']:>12.6g} {p['stderr']:>9.2e} "
-                     f"{ci:>27} {cf:>29} {p['relative_error']:>9.1e}  {p['name']}{flag}")
-    return lines
+    def run_notes(self, engine: str | None, data: D.JointData) -> list[str]:
+        return []
+
+    def run_info(self, bounds: Bounds, traj: FourierTrajectory) -> dict:
+        return {"bounds": bounds.as_dict(), "trajectory": traj.params(), "armature_columns": self.armature}
