@@ -1,7 +1,8 @@
 """Units and conventions, written down once and held by every part of crossdyn.
 
 * **Units**: SI throughout — metres, kilograms, seconds, newtons, newton-metres,
-  radians (never degrees), joules.
+  radians (never degrees), joules.  A joint's quantities are in its own unit: a revolute joint's q in rad
+  (q̇ rad/s, q̈ rad/s², τ N m), a prismatic joint's in m (m/s, m/s², τ a force in N): :func:`joint_unit`.
 * **Plane and axes**: the arm moves in the x–y plane of the world frame; every
   joint axis is +z.  The base is fixed at the world origin.
 * **Joint angles**: ``q[0]`` (q1) is measured from the world +x axis; ``q[1:]``
@@ -30,3 +31,44 @@ DEFAULT_GRAVITY = (0.0, -9.81, 0.0)
 
 MAX_LINKS = 32
 """Largest number of links crossdyn accepts in one arm."""
+
+JOINT_UNITS = {"position": ("rad", "m"), "velocity": ("rad/s", "m/s"), "acceleration": ("rad/s^2", "m/s^2"),
+               "effort": ("N m", "N")}
+"""A joint quantity's unit on a revolute joint (q in radians) and on a prismatic joint (q in metres): q, q̇, q̈ and
+the joint's effort τ (a torque about a revolute axis, a force along a prismatic one)."""
+
+
+def joint_unit(rotates: bool, quantity: str = "position") -> str:
+    """The unit of a joint's ``quantity`` (:data:`JOINT_UNITS`): ``rad`` for a revolute joint's q, ``m`` for a
+    prismatic joint's."""
+    return JOINT_UNITS[quantity][0 if rotates else 1]
+
+
+def by_unit(values, rotates, quantity: str = "position") -> dict[str, float | None]:
+    """The largest of per-joint ``values`` per unit of ``quantity``: ``{"rad": max over the revolute joints, "m":
+    max over the prismatic ones}``, the revolute unit first, only the units of the joints present (a value None,
+    not computed, is left out; a unit whose values are all None maps to None).  Errors in different units are
+    never folded into one maximum."""
+    out: dict[str, float | None] = {}
+    for rot in (True, False):
+        picked = [v for v, r in zip(values, rotates, strict=True) if r is rot]
+        if picked:
+            known = [v for v in picked if v is not None]
+            out[joint_unit(rot, quantity)] = max(known) if known else None
+    return out
+
+
+def mass_matrix_unit(rotates_i: bool, rotates_j: bool) -> str:
+    """The unit of the mass-matrix entry M_ij = ∂τ_i/∂q̈_j: kg m² between two revolute joints, kg m between a
+    revolute and a prismatic one, kg between two prismatic joints."""
+    return {2: "kg m^2", 1: "kg m", 0: "kg"}[int(rotates_i) + int(rotates_j)]
+
+
+def mass_matrix_by_unit(per_entry, rotates) -> dict[str, float | None]:
+    """The largest entry of ``per_entry`` (an n × n nested list, e.g. max |M − M_ref| per entry) per unit
+    (:func:`mass_matrix_unit`), in the order kg m², kg m, kg; only the units present."""
+    found: dict[str, list[float]] = {}
+    for i, row in enumerate(per_entry):
+        for j, v in enumerate(row):
+            found.setdefault(mass_matrix_unit(rotates[i], rotates[j]), []).extend([] if v is None else [v])
+    return {u: (max(found[u]) if found[u] else None) for u in ("kg m^2", "kg m", "kg") if u in found}

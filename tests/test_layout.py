@@ -14,7 +14,8 @@ are peers and must not import each other; nothing imports ``cli`` but ``__main__
     7  native                            each engine's own limits, friction, contact: episodes, softness, calibration
     8  comparison, checking, …           judging engines; judging a user's equations; later capabilities
     9  reporting                         plots and the comparison report: one consumer of the typed result
-       robotcompare                      the comparison on a robot file: reuses comparison's groups and tolerances
+    9.5 robotcompare                     the comparison on a robot file: reuses comparison's groups and tolerances,
+                                         and renders its report with reporting's page blocks
     10 sweeps                            many comparisons at once
     11 cli, pytest_plugin, crossdyn      the faces: command line, pytest plugin, the lazy public API
     12 __main__                          ``python -m crossdyn``
@@ -43,7 +44,7 @@ LEVELS = {
     "crossdyn.native": 7,
     "crossdyn.comparison": 8, "crossdyn.checking": 8, "crossdyn.identification": 8, "crossdyn.batch": 8,
     "crossdyn.audit": 8,
-    "crossdyn.reporting": 9, "crossdyn.robotcompare": 9,
+    "crossdyn.reporting": 9, "crossdyn.robotcompare": 9.5,  # its report is reporting's blocks (issue 37)
     "crossdyn.sweeps": 10,
     "crossdyn.cli": 11, "crossdyn.pytest_plugin": 11, "crossdyn": 11,
     "crossdyn.__main__": 12,

@@ -58,12 +58,13 @@ def coincidences(runs: dict, which: str = "driven") -> dict[str, tuple[str, floa
     return out
 
 
-def label(name: str, same: dict) -> str:
-    """The legend entry of engine ``name``: its name, and which earlier engine it coincides with (``same``)."""
+def label(name: str, same: dict, unit: str = "rad") -> str:
+    """The legend entry of engine ``name``: its name, and which earlier engine it coincides with (``same``), within
+    how much (in ``unit``: rad, or "rad or m" on an arm with prismatic joints)."""
     if name not in same:
         return name
     other, d = same[name]
-    return f"{name} (= {other} within {max(d, 1e-300):.0e} rad)" if d > 0 else f"{name} (= {other} exactly)"
+    return f"{name} (= {other} within {max(d, 1e-300):.0e} {unit})" if d > 0 else f"{name} (= {other} exactly)"
 
 
 def legend_outside(ax, **kw):
@@ -81,14 +82,16 @@ class EngineLooks:
     order: dict[str, int]
     same: dict[str, tuple[str, float]]
     same_free: dict[str, tuple[str, float]]
+    unit: str = "rad"
+    """The unit of the joints' q in the legend's "within" (rad; "rad or m" on an arm with prismatic joints)."""
 
     @classmethod
-    def of(cls, cmp) -> EngineLooks:
+    def of(cls, cmp, unit: str = "rad") -> EngineLooks:
         names = list(cmp.runs)
         return cls(colors={name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)},
                    styles={name: STYLES[i % len(STYLES)] for i, name in enumerate(names)},
                    order={name: i for i, name in enumerate(names)},
-                   same=coincidences(driven_runs(cmp)), same_free=coincidences(cmp.runs, "free"))
+                   same=coincidences(driven_runs(cmp)), same_free=coincidences(cmp.runs, "free"), unit=unit)
 
     def kw(self, name: str, points: int, coinciding: dict | None = None) -> dict:
         """Line keywords for engine ``name`` on a curve of ``points`` samples: markers staggered per engine every
@@ -96,7 +99,7 @@ class EngineLooks:
         ls, marker = self.styles[name]
         step = max(points // 12, 1)
         return dict(color=self.colors[name], ls=ls, marker=marker, ms=4, lw=1.2,
-                    label=label(name, self.same if coinciding is None else coinciding),
+                    label=label(name, self.same if coinciding is None else coinciding, self.unit),
                     markevery=(self.order[name] * step // max(len(self.order), 1) % step, step))
 
 

@@ -191,10 +191,13 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
              notes: list[str], tracking: dict) -> dict:
     """The ``summary.json`` document (schema ``crossdyn.robot-compare/1``)."""
     from crossdyn.comparison.references import versions
+    from crossdyn.robotcompare.units import joint_fields, rotates, with_units
 
+    rot = rotates(model)  # each joint's errors in its own unit: rad or m (crossdyn.robotcompare.units)
     return {
         "schema": SCHEMA, "robot": model.name, "file": str(model.source), "format": model.format.value,
-        "dof": model.n, "joints": list(model.joint_names), "dt": opt.dt, "duration": opt.duration,
+        "dof": model.n, "joints": list(model.joint_names), **joint_fields(model), "dt": opt.dt,
+        "duration": opt.duration,
         "states": opt.n_states, "seed": opt.seed, "profile": desired.params(),
         "start": {"q0": job.q0.tolist(), "qd0": job.qd0.tolist()},
         "reference": {"model": "crossdyn.spatial (ABA; armature and damping as the file states)",
@@ -206,7 +209,7 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
         "removed": list(model.removed),
         "torque_scale_nm": job.torque_scale, "energy_scale_j": job.energy_scale,
         "versions": versions(), "tolerances": opt.tolerances.as_dict(),
-        "engines": {name: run.to_summary() for name, run in results.items()},
+        "engines": {name: with_units(run.to_summary(), rot) for name, run in results.items()},
         "notes": notes, "failures": list(out.failures), "inconclusive": list(out.inconclusive),
         "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
     }

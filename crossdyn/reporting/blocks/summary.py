@@ -45,10 +45,11 @@ def summary_blocks(summary: dict) -> list[tuple]:
     return b
 
 
-def verdict_blocks(summary: dict) -> list[tuple]:
+def verdict_blocks(summary: dict, name: str | None = None) -> list[tuple]:
     """The title with the verdict, what it rests on, and what changes it: an interruption, the failures, the
-    inconclusive groups, the baseline's regressions and warnings."""
-    b: list[tuple] = [("h", 1, f"crossdyn comparison: {summary['arm']} — {summary['verdict'].upper()}")]
+    inconclusive groups, the baseline's regressions and warnings.  ``name``: what was compared, in the title
+    (default the summary's ``arm``; a robot file's report names the robot and its file)."""
+    b: list[tuple] = [("h", 1, f"crossdyn comparison: {name or summary['arm']} — {summary['verdict'].upper()}")]
     if summary.get("interrupted"):
         b.append(("p", "**Interrupted (Ctrl-C): engines marked skipped did not run; everything else is complete.**"))
     b.append(("p", f"**Verdict: {summary['verdict'].upper()}.** " + checks_sentence(summary)))
@@ -68,7 +69,7 @@ def verdict_blocks(summary: dict) -> list[tuple]:
 def notes_blocks(summary: dict) -> list[tuple]:
     """Section "Notes" (where there are any): the run's notes and the inertia substitutions."""
     b: list[tuple] = [("p", f"Note: {note}.") for note in summary.get("notes", [])]
-    if summary["inertia_substitutions"]:
+    if summary.get("inertia_substitutions"):
         b.append(("p", "Inertia substitutions (point masses, every engine file): " + "; ".join(
             f"link {s['link']}: J {s['spec_inertia']:g} → {s['engine_inertia']:.3g} kg m²"
             for s in summary["inertia_substitutions"])))
