@@ -11,6 +11,9 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[all,dev,bench,latex,docs]'  # [all]: every engine and feature extra, so CI exercises them
+	# real robot files for the robot-file tests, their asset folders only: crossdyn never imports these packages, so
+	# their own dependencies (OpenCV, pynput, the Robotics Toolbox, ...) are not installed (--no-deps)
+	$(PY) -m pip install --quiet --no-deps 'robosuite==1.5.2' 'rtb-data==2.0.0'
 	touch $(STAMP)
 
 demo: $(STAMP)
