@@ -11,6 +11,10 @@ Where each package keeps its files:
 * example-robot-data (cmeel wheel): ``<site-packages>/cmeel.prefix/share/example-robot-data/robots/…``, found through
   the distribution's own file list (:func:`importlib.metadata.files`), so no path is guessed from ``sys.prefix``.
 * pybullet_data: ``pybullet_data.getDataPath()``.
+* robosuite (``make`` installs the wheel with ``--no-deps``: its assets only, never imported):
+  ``<robosuite>/models/assets/robots/<name>/robot.xml`` with a ``meshes/`` folder beside it, found with
+  :func:`importlib.util.find_spec` (which imports nothing).
+* rtb-data (likewise): ``<rtbdata>/xacro/<description>/urdf/<robot>.urdf``.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent.parent / "examples" / "robots"
 
 ERD_INSTALL = "pip install 'example-robot-data>=4.1' (or pip install -e '.[dev]')"
+CORPUS_INSTALL = "pip install --no-deps 'robosuite==1.5.2' 'rtb-data==2.0.0' (make installs them)"
 PYBULLET_INSTALL = "pip install 'crossdyn[pybullet]' (pybullet_data comes inside the pybullet wheel)"
 
 
@@ -100,6 +105,41 @@ def pybullet_iiwa_urdf() -> Path:
     return _pybullet("kuka_iiwa/model.urdf")
 
 
+def _package_dir(module: str) -> Path | None:
+    """The folder of an installed package, found without importing it (robosuite imports OpenCV and more)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations else None
+
+
+def _packaged(module: str, relative: str) -> Path:
+    folder = _package_dir(module)
+    path = folder / relative if folder is not None else None
+    if path is None or not path.is_file():
+        pytest.skip(f"{module} has no {relative}: {CORPUS_INSTALL}")
+    return path
+
+
+def robosuite_xml(robot: str) -> Path:
+    """robosuite's MJCF of ``robot`` (``panda``, ``iiwa``, ``ur5e``, ``sawyer``, ``jaco``, ``kinova3``, ``xarm7``):
+    every body states its inertial; its geoms name mesh files in ``meshes/`` beside it; the fixed ``base`` body has
+    ``<inertial mass="0">``."""
+    return _packaged("robosuite", f"models/assets/robots/{robot}/robot.xml")
+
+
+def rtb_puma560_urdf() -> Path:
+    """rtb-data's Puma 560 URDF: no ``<inertial>`` on any link (engines read 1 kg and unit inertia)."""
+    return _packaged("rtbdata", "xacro/unimation_puma560_description/urdf/puma560_robot.urdf")
+
+
+def pybullet_xarm6_urdf() -> Path:
+    """pybullet_data's xArm6: ``<mechanicalReduction>reduction</mechanicalReduction>`` (an unexpanded xacro value)
+    in a ``<transmission>``, which enters no dynamics."""
+    return _pybullet("xarm/xarm6_robot.urdf")
+
+
 def _fixture(name: str) -> Path:
     path = FIXTURES / name
     if not path.is_file():  # part of the repository: missing means a broken checkout, not an optional package
@@ -151,3 +191,13 @@ ALL_FILES = {
     "menagerie_iiwa14": menagerie_iiwa14_xml, "ur5e_description": ur5e_description_urdf,
 }
 """Every real robot file by a short name (for parametrised tests)."""
+
+
+CORPUS = {
+    "erd_ur5": erd_ur5_urdf, "erd_panda": erd_panda_urdf,
+    "pybullet_iiwa": pybullet_iiwa_urdf, "pybullet_panda": pybullet_panda_urdf, "pybullet_xarm6": pybullet_xarm6_urdf,
+    "robosuite_panda": lambda: robosuite_xml("panda"), "robosuite_iiwa": lambda: robosuite_xml("iiwa"),
+    "robosuite_ur5e": lambda: robosuite_xml("ur5e"), "robosuite_sawyer": lambda: robosuite_xml("sawyer"),
+    "robosuite_jaco": lambda: robosuite_xml("jaco"), "rtb_puma560": rtb_puma560_urdf,
+}
+"""The published robot files a user would try first (issue 38's corpus), by a short name."""
