@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from crossdyn.checking.evaluation import Equations, evaluate_user
+from crossdyn.checking.evaluation import Equations, ParamsView, evaluate_user
 from crossdyn.checking.results import ATOL, RTOL, UNITS, EntryFinding, EntryStatus
 from crossdyn.checking.sampling import Sample
 from crossdyn.equations.python_file import ROLE_NAMES
-
-if TYPE_CHECKING:
-    from crossdyn.checking.plant import Plant
 
 QUANTITIES = ("M", "Cqd", "C", "G")
 
@@ -77,7 +74,18 @@ class Values:
         return "Cqd" in self.compared and not self.compared["Cqd"].wrong.any()
 
 
-def evaluate_and_compare(model: Equations, plant: Plant, sink: io.StringIO, sample: Sample) -> Values:
+class Reference(Protocol):
+    """What the comparison reads of an arm's plant (:class:`crossdyn.checking.plant.Plant`)."""
+
+    @property
+    def params(self) -> ParamsView: ...
+
+    def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]: ...
+
+    def missing_note(self, role: str) -> str: ...
+
+
+def evaluate_and_compare(model: Equations, plant: Reference, sink: io.StringIO, sample: Sample) -> Values:
     """Evaluate the user's functions (:func:`evaluate_user`) and the arm's reference (:meth:`Plant.reference`)
     at every state × parameter set and compare them: every quantity both give."""
     user = evaluate_user(model, plant.params, sample.sets, sample.Q, sample.QD, sink)
