@@ -4,6 +4,7 @@ the arm kind only plugs in its model and its stages (:mod:`crossdyn.checking.pla
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from crossdyn.checking import checker
 from crossdyn.checking.options import CheckOptions
 from crossdyn.checking.planar import PlanarPlant
 from crossdyn.checking.results import CheckResult
+from crossdyn.equations.protocol import UserFileError
 from crossdyn.checking.spatial_check import SpatialPlant, check_spatial
 
 CHECKING = Path(checker.__file__).parent
@@ -92,3 +94,14 @@ def test_both_kinds_go_through_the_same_driver(monkeypatch):
     a.pop("runtime_s"), b.pop("runtime_s")
     assert a == b
     assert any("term:" in m for f in spatial.wrong for m in f.messages)   # the spatial stage ran
+
+
+@pytest.mark.skipif(shutil.which("octave-cli") is None, reason="needs GNU Octave")
+def test_a_spatial_matlab_file_that_returns_nan_is_unusable(tmp_path):
+    """The one evaluate_user checks a batch for NaN for both kinds: a spatial MATLAB G with a NaN is named, not
+    compared (NaN errors never exceed a tolerance, so before issue 37 such a G could pass)."""
+    text = (EXAMPLES / "my_rp_buggy.m").read_text().replace("p.m2*p.g*sin(q(1))]", "NaN]")
+    path = tmp_path / "nan_g.m"
+    path.write_text(text)
+    with pytest.raises(UserFileError, match=r"returned NaN \(in G2\)"):
+        checker.check("rp-polar", path, FAST)
