@@ -1,4 +1,6 @@
-"""Checks of the user's equations alone, whatever the reference says.
+"""Checks of the user's equations alone, whatever the reference says: :func:`structure_checks` runs the table an
+arm's plant declares (:attr:`crossdyn.checking.plant.Plant.structure`) for both kinds; a planar arm's
+(:data:`PLANAR_STRUCTURE`) are these (a spatial arm's: :mod:`crossdyn.checking.spatial_structure`):
 
 * M symmetric (|M − Mᵀ| ≤ :data:`RTOL` × |M|) and positive definite (smallest eigenvalue of ½(M + Mᵀ) above
   1e-12 × the largest);
