@@ -1,4 +1,6 @@
-"""``crossdyn check``: verify hand-derived M(q), C(q, q̇), G(q) against the analytic reference.
+"""``crossdyn check``: verify hand-derived M(q), C(q, q̇), G(q) against the analytic reference — one pipeline for
+every kind of arm (:func:`run_check`), the kind plugged in as a :mod:`~crossdyn.checking.plant` (:data:`PLANTS`:
+a planar arm, :mod:`crossdyn.checking.planar`; a spatial arm, :mod:`crossdyn.checking.spatial_check`).
 
 The user writes a Python file defining
 
@@ -15,8 +17,8 @@ any of which may be missing; ``names={"M": "my_mass", …}`` maps other names.
 (``p.m1``, ``p.L1`` = ``p.l1``, ``p.Lc1`` = ``p.lc1``, ``p.J1`` = ``p.I1``, ``p.b1``,
 ``p.fc1``, …), plus ``p.g`` = |gravity| (in-plane), ``p.gx``, ``p.gy`` and ``p.n``.
 
-What :func:`check` does, one module per step
----------------------------------------------
+What :func:`check` does for a planar arm, one module per step
+-------------------------------------------------------------
 1. :mod:`~crossdyn.checking.sampling`: N random states and K random valid parameter sets besides the arm's own
    (each link keeps its kind: rod, point mass or general).
 2. :mod:`~crossdyn.checking.evaluation` and :mod:`~crossdyn.checking.entries`: the user's functions and the
@@ -45,28 +47,24 @@ are re-exported here.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import io
 import time
 from typing import Any, Unpack
 
 import numpy as np
 
-from crossdyn.checking.entries import entry_name, entry_summary, evaluate_and_compare, mostly_wrong
-from crossdyn.checking.entry_diagnosis import diagnose_findings
-from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations, check_link_count, roles_ignoring_p
-from crossdyn.checking.explanations import attach, explanations
-from crossdyn.checking.friction import check_friction
-from crossdyn.checking.general_sets import GENERAL_MAX_STATES, GENERAL_SETS, GeneralSets, free_list
+from crossdyn.checking.entries import entry_name, entry_summary, evaluate_and_compare
+from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations
+from crossdyn.checking.general_sets import GENERAL_MAX_STATES, GENERAL_SETS
 from crossdyn.checking.options import DEFAULT_RANDOM_PARAMS, DEFAULT_STATES, CheckKeywords, CheckOptions
+from crossdyn.checking.plant import Found, Plant, Run
 from crossdyn.checking.results import (
     ATOL, RTOL, UNITS, CheckResult, CheckStatus, CheckVerdict, EntryFinding, EntryStatus, StructuralCheck,
 )
-from crossdyn.checking.sampling import (
-    Sample, draw_sample, free_parameters, link_kinds, perturbed, random_param_sets, special_values,
-)
+from crossdyn.checking.sampling import free_parameters, link_kinds, perturbed, random_param_sets, special_values
 from crossdyn.checking.structure import ENERGY_TOL, structure_checks
-from crossdyn.checking.wrong_arm import QUICK_RANDOM_PARAMS, matching_arm
-from crossdyn.models import ArmSpec, load_arm
+from crossdyn.models import PRESETS, ArmSpec, load_arm
 from crossdyn.equations.loader import load_model
 from crossdyn.equations.python_file import (  # noqa: F401  (names the checker's users also reach here)
     ROLE_ARGS, ROLE_NAMES, ParamSet, UserFileError, UserModel, UserParams, fmt_vec, own_params, parse_names, quiet,
@@ -84,7 +82,8 @@ __all__ = [
 
 def check(arm: str | ArmSpec | Any, file: Any, options: CheckOptions | None = None,
           **keywords: Unpack[CheckKeywords]) -> CheckResult:
-    """Check the user's file ``file`` against the analytic model of ``arm`` (preset, TOML path or spec).
+    """Check the user's file ``file`` against the model of ``arm``: a planar preset, TOML path or spec, or a spatial
+    one (preset name, spec file, SpatialArmSpec; its own defaults are :func:`~crossdyn.checking.spatial_check.check_spatial`'s).
 
     ``file``: a Python file, or MATLAB (a .m script of local functions or a folder of function files,
     run by GNU Octave).  ``options`` (:class:`CheckOptions`) or its fields as keywords (``states=1000,
@@ -99,48 +98,65 @@ def check(arm: str | ArmSpec | Any, file: Any, options: CheckOptions | None = No
     return run_check(arm, file, options)
 
 
+PLANTS = {"planar": "crossdyn.checking.planar:PlanarPlant", "spatial": "crossdyn.checking.spatial_check:SpatialPlant"}
+"""The arm kinds the one pipeline knows, as plug-ins (:mod:`crossdyn.checking.plant`): kind → its plant class
+(imported when an arm of that kind is checked: a planar check never loads SymPy's spatial machinery)."""
+
+
+def plant_of(arm: str | ArmSpec | Any) -> Plant:
+    """The plant of ``arm``: a planar spec, preset or TOML file (:class:`~crossdyn.checking.planar.PlanarPlant`),
+    or a spatial preset, spec file, SpatialArmSpec or SpatialArm (:class:`~crossdyn.checking.spatial_check.SpatialPlant`)."""
+    kind = "planar"
+    if not isinstance(arm, ArmSpec) and not (isinstance(arm, str) and arm in PRESETS):
+        from crossdyn.checking.spatial_arms import is_spatial
+
+        kind = "spatial" if is_spatial(arm) else "planar"
+    module, name = PLANTS[kind].split(":")
+    cls = getattr(importlib.import_module(module), name)
+    if kind == "spatial":
+        from crossdyn.checking.spatial_arms import load_spatial
+
+        return cls(load_spatial(arm))
+    return cls(load_arm(arm))
+
+
 def run_check(arm: str | ArmSpec | Any, file: Any, options: CheckOptions) -> CheckResult:
-    """:func:`check` with its options made: sample, evaluate, compare, check the structure, explain, diagnose."""
+    """:func:`check` with its options made, for every kind of arm: sample, evaluate, compare, check the structure,
+    then the arm's own stages (explanations, diagnosis, …), one :class:`CheckResult`."""
     t0 = time.perf_counter()
-    spec = load_arm(arm)
-    model = load_model(file, spec.n, options.function_names, timeout=options.timeout)
+    plant = plant_of(arm)
+    model = load_model(file, plant.n, options.function_names, timeout=options.timeout)
     rng = np.random.default_rng(options.seed)
-    sample = draw_sample(spec, options.states, options.random_params, rng)
+    sample = plant.sample(options, rng)
     sink = io.StringIO()
-    check_link_count(model, spec, sample, sink)  # a file for another number of links: say so first
-    params_note, sample = _parameters_read(model, sample, sink)
-    values = evaluate_and_compare(model, sink, sample)
-    structure = structure_checks(model, sink, spec, sample, values, options.energy, rng)
-    m_symmetric = all(s.status == CheckStatus.OK for s in structure if s.name == "M symmetric")
-    summary, findings = entry_summary(values, sample, m_symmetric)
+    params_note = ""
+    for prepare in plant.prepare:
+        sample, note = prepare(model, plant, sample, sink)
+        params_note = params_note or note
+    values = evaluate_and_compare(model, plant, sink, sample)
+    run = Run(plant, model, file, options, sample, values, sink, rng)
+    run = dataclasses.replace(run, structure=structure_checks(run))
+    m_symmetric = all(s.status == CheckStatus.OK for s in run.structure if s.name == "M symmetric")
+    found = Found(*entry_summary(values, sample, m_symmetric), params_note=params_note)
+    for stage in plant.stages:
+        found = stage(run, found)
+    return _result(run, found, time.perf_counter() - t0)
 
-    found = explanations(values.compared, sample.sets, sample.Q)
-    if mostly_wrong(summary) and options.compare_arms:
-        quick = CheckOptions(states=min(options.states, 200), random_params=QUICK_RANDOM_PARAMS,
-                             names=options.function_names, seed=options.seed, energy=False, compare_arms=False)
-        match = matching_arm(spec, lambda cand: run_check(cand, file, quick).passed, quick.states)
-        if match is not None:
-            found.insert(0, match)
-    found, findings = attach(found, findings)
-    general = None
-    if options.compare_arms:              # the quick check of the wrong-arm search diagnoses nothing
-        findings, general = diagnose_findings(model, sink, sample, values.compared, findings, options.seed)
 
-    fr = check_friction(model, sample, sink, options.function_names, options.seed)
-    summary, findings = summary + fr.rows, findings + fr.findings
-    failed = any(s.status == CheckStatus.FAILED for s in structure)
-    wrong = any(f.status == EntryStatus.WRONG for f in findings) or failed
+def _result(run: Run, found: Found, runtime_s: float) -> CheckResult:
+    """The one result of both arm kinds: verdict WRONG when an entry is wrong or a structural check failed."""
+    plant, model, options, sets = run.plant, run.model, run.options, run.sample.sets
+    failed = any(s.status == CheckStatus.FAILED for s in run.structure)
+    wrong = any(f.status == EntryStatus.WRONG for f in found.findings) or failed
     return CheckResult(
-        arm=spec.name, arm_spec=spec.to_dict(), file=str(file), n=spec.n,
-        functions=model.describe() | ({"F": fr.signature} if fr.signature else {}),
-        c_form=model.c_kind, states=options.states, random_params=len(sample.sets) - 1, seed=options.seed,
-        verdict=CheckVerdict.WRONG if wrong else CheckVerdict.CORRECT, findings=findings, entries=summary,
-        structure=structure, notes=values.notes + _notes(model, sink, sample, findings, general, params_note)
-        + ([fr.note] if fr.note else []),
-        hints=[], param_sets=[ps.to_dict() for ps in sample.sets], runtime_s=time.perf_counter() - t0,
-        explanations=found, params_note=params_note, language=getattr(model, "language", "python"),
-        checks=count_checks(values.compared | ({"F": fr.compared} if fr.compared else {}), structure),
-        friction=fr.to_dict())
+        arm=plant.name, arm_spec=plant.arm_spec(), file=str(run.file), n=plant.n,
+        functions=model.describe() | found.functions, c_form=model.c_kind, states=options.states,
+        random_params=len(sets) - 1, seed=options.seed, verdict=CheckVerdict.WRONG if wrong else CheckVerdict.CORRECT,
+        findings=found.findings, entries=found.summary, structure=run.structure,
+        notes=run.values.notes + found.notes + _printed(model, run.sink) + found.closing_notes, hints=[],
+        param_sets=plant.param_sets(sets), runtime_s=runtime_s, explanations=found.explanations,
+        params_note=found.params_note, language=getattr(model, "language", "python"),
+        checks=count_checks(run.values.compared | found.compared, run.structure), friction=found.friction)
 
 
 def count_checks(compared: dict, structure) -> dict[str, int]:
@@ -152,41 +168,10 @@ def count_checks(compared: dict, structure) -> dict[str, int]:
     return out
 
 
-def _parameters_read(model: Equations, sample: Sample, sink: io.StringIO) -> tuple[str, Sample]:
-    """("", ``sample``), or, when some function does not read p (parameters written as numbers, so other arms'
-    parameters cannot reach the equations), the note that says so and the sample at the arm's own parameters."""
-    no_p = roles_ignoring_p(model, sample, sink)
-    if not no_p:
-        return "", sample
-    which = ", ".join(model.signature(r) for r in no_p)
-    return (f"{which} {'does' if len(no_p) == 1 else 'do'} not read p (parameters written as numbers), so random "
-            "parameter sets cannot apply: everything is checked at the arm's own parameters only"), sample.only_own()
-
-
-def _notes(model: Equations, sink: io.StringIO, sample: Sample, findings: list[EntryFinding],
-           general: GeneralSets | None, params_note: str) -> list[str]:
-    """The notes that follow the comparison's: the link kinds the random sets keep, the general sets used to
-    name terms, the risk of testing the arm's own parameters only, and what the file printed."""
-    notes = []
-    kinds, n = sample.kinds, len(sample.kinds)
-    if any(k != "general" for k in kinds) and findings:
-        notes.append("random parameter sets keep each link's kind (" + ", ".join(
-            f"link {i + 1}: {k}" for i, k in enumerate(kinds)) + "); for a rod Lc = L/2 and J = mL^2/12 follow L "
-            "and m, for a point mass Lc = L and J = 0")
-    if general is not None and any(f.terms for f in findings):
-        notes.append(f"terms are named in the parameters your file uses: {len(general.sets)} more parameter sets "
-                     f"with {free_list(general.read, n)} independent of L and m (your file reads them) serve only "
-                     "to tell, e.g., m3*L2*Lc3 from 1/2*m3*L2*L3; they do not decide what is wrong")
-    own_special = special_values(sample.own)
-    if len(sample.sets) == 1 and not params_note:
-        msg = ("--random-params 0: only the arm's own parameters were tested, so an error hidden by their "
-               "special values would go unnoticed")
-        if own_special:
-            msg += f" (this arm has {'; '.join(text for _, text in own_special)})"
-        notes.append(msg)
+def _printed(model: Equations, sink: io.StringIO) -> list[str]:
+    """The note on what the file printed while being checked (its prints, Octave's lines), if it printed."""
     g = sink.getvalue() + "".join(line + "\n" for line in getattr(model, "printed", []))
-    if g:
-        lines = g.splitlines()
-        notes.append(f"your file printed {len(lines)} lines while being checked (not shown; first: {lines[0][:80]!r})")
-    return notes
-
+    if not g:
+        return []
+    lines = g.splitlines()
+    return [f"your file printed {len(lines)} lines while being checked (not shown; first: {lines[0][:80]!r})"]

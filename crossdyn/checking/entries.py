@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from crossdyn import analytic
-from crossdyn.checking.evaluation import Equations, evaluate_reference, evaluate_user
+from crossdyn.checking.evaluation import Equations, ParamsView, evaluate_user
 from crossdyn.checking.results import ATOL, RTOL, UNITS, EntryFinding, EntryStatus
 from crossdyn.checking.sampling import Sample
 from crossdyn.equations.python_file import ROLE_NAMES
@@ -75,22 +74,24 @@ class Values:
         return "Cqd" in self.compared and not self.compared["Cqd"].wrong.any()
 
 
-def evaluate_and_compare(model: Equations, sink: io.StringIO, sample: Sample) -> Values:
-    """Evaluate the user's functions and the reference at every state × parameter set and compare them."""
-    user = evaluate_user(model, sample.sets, sample.Q, sample.QD, sink)
-    notes: list[str] = []
-    want = set(user)
-    if "C" in want and model.n > analytic.dynamics.SYMBOLIC_MAX_N:
-        want.discard("C")
-        notes.append(f"the C matrix is not compared entry by entry: crossdyn's reference C matrix exists up to "
-                     f"{analytic.dynamics.SYMBOLIC_MAX_N} links (C qd is compared)")
-    ref = evaluate_reference(sample.sets, sample.Q, sample.QD, want | ({"M"} if "C" in want else set()))
-    compared = {q: compare(q, user[q], ref[q]) for q in QUANTITIES if q in want}
-    for role in ROLE_NAMES:
-        if not model.has(role):
-            what = {"M": "M", "C": "C qd", "G": "G"}[role]
-            notes.append(f"your file defines no {role} (looked for {' / '.join(ROLE_NAMES[role])}): "
-                         f"{what} not checked")
+class Reference(Protocol):
+    """What the comparison reads of an arm's plant (:class:`crossdyn.checking.plant.Plant`)."""
+
+    @property
+    def params(self) -> ParamsView: ...
+
+    def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]: ...
+
+    def missing_note(self, role: str) -> str: ...
+
+
+def evaluate_and_compare(model: Equations, plant: Reference, sink: io.StringIO, sample: Sample) -> Values:
+    """Evaluate the user's functions (:func:`evaluate_user`) and the arm's reference (:meth:`Plant.reference`)
+    at every state × parameter set and compare them: every quantity both give."""
+    user = evaluate_user(model, plant.params, sample.sets, sample.Q, sample.QD, sink)
+    user, ref, notes = plant.reference(sample, user)
+    compared = {q: compare(q, user[q], ref[q]) for q in QUANTITIES if q in user and q in ref}
+    notes += [plant.missing_note(role) for role in ROLE_NAMES if not model.has(role)]
     return Values(user, ref, compared, notes)
 
 

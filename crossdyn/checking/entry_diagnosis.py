@@ -18,7 +18,9 @@ import numpy as np
 
 from crossdyn.checking import diagnosis
 from crossdyn.checking.entries import Compared
-from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations, evaluate_reference, evaluate_user
+from crossdyn.checking.evaluation import (
+    PLANAR_PARAMS, QUANTITY_ROLE, Equations, evaluate_reference, evaluate_user,
+)
 from crossdyn.checking.general_sets import GENERAL_SETS, GeneralSets, free_list, general_fit, general_sets
 from crossdyn.checking.results import ATOL, RTOL, EntryFinding, EntryStatus
 from crossdyn.checking.sampling import Sample, free_parameters, perturbed, special_values
@@ -46,7 +48,7 @@ def sensitivities(model: Equations, sink: io.StringIO, sample: Sample, quantitie
     Qs, QDs = sample.Q[:n_states], sample.QD[:n_states]
     roles = tuple(sorted({QUANTITY_ROLE[q] for q in quantities}))
     psets = [perturbed(ps0, sample.kinds, name, i, factor) for name, i in params for factor in (1 + h, 1 - h)]
-    user = evaluate_user(model, psets, Qs, QDs, sink, roles=roles)           # (2P, states, …)
+    user = evaluate_user(model, PLANAR_PARAMS, psets, Qs, QDs, sink, roles=roles)           # (2P, states, …)
     ref = evaluate_reference(psets, Qs, QDs, set(quantities))
     result = {}
     for q in quantities:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -45,57 +45,93 @@ class Equations(Protocol):
     def Cqd(self, q: Any, qd: Any, p: Any, ps: Any = None) -> np.ndarray: ...
 
 
-def evaluate_user(model: Equations, sets: list[ParamSet], Q: np.ndarray, QD: np.ndarray, sink: io.StringIO,
-                  roles: Iterable[str] = ("M", "C", "G")) -> dict[str, np.ndarray]:
-    """The user's M, C, G at every state × parameter set: "M" (S, N, n, n), "Cqd" (S, N, n), "C" (when a
-    matrix), "G" (S, N, n).  A model with ``evaluate`` (Octave) does the whole batch in one call."""
+class ParamsView(Protocol):
+    """How an arm's parameter sets reach the user's functions: :data:`PLANAR_PARAMS` (a
+    :class:`~crossdyn.equations.params.ParamSet` per set, ``p`` a :class:`UserParams`) or a spatial arm
+    (:class:`~crossdyn.checking.spatial_arms.SpatialArm`: a dict of values per set, ``p`` a ``NamedParams`` of its
+    :attr:`layout`)."""
+
+    @property
+    def layout(self) -> tuple[str, ...] | None:
+        """The parameter names of a batch row (None: the planar row of :func:`param_rows`)."""
+
+    def rows(self, sets: Sequence[Any]) -> np.ndarray:
+        """(S, P) numbers of the sets, for a model that evaluates a whole batch (Octave, the sandbox)."""
+
+    def labels(self, sets: Sequence[Any]) -> list[str]:
+        """Each set in words (a batch's error messages)."""
+
+    def user_params(self, sets: Sequence[Any], labels: list[str]) -> list[tuple[Any, Any]]:
+        """Per set (``p`` for a Python file's functions, what their error messages say of the set)."""
+
+
+class _PlanarParams:
+    """:class:`ParamsView` of a planar arm: sets are :class:`ParamSet`, rows :func:`param_rows`."""
+
+    layout = None
+
+    def rows(self, sets: Sequence[ParamSet]) -> np.ndarray:
+        return param_rows(list(sets))
+
+    def labels(self, sets: Sequence[ParamSet]) -> list[str]:
+        return [f"{ps.label} ({ps.describe()})" for ps in sets]
+
+    def user_params(self, sets: Sequence[ParamSet], labels: list[str]) -> list[tuple[Any, Any]]:
+        return [(ps.user, ps) for ps in sets]
+
+
+PLANAR_PARAMS: ParamsView = _PlanarParams()
+
+
+def evaluate_user(model: Equations, params: ParamsView, sets: Sequence[Any], Q: np.ndarray, QD: np.ndarray,
+                  sink: io.StringIO, roles: Iterable[str] = ("M", "C", "G")) -> dict[str, np.ndarray]:
+    """The user's M, C, G at every state × parameter set, for either kind of arm (``params`` says how a set
+    reaches the user's ``p``): "M" (S, N, n, n), "Cqd" (S, N, n), "C" (when a matrix), "G" (S, N, n).  A model
+    with ``evaluate`` (Octave, the sandbox) does the whole batch in one call; what Octave printed goes to
+    ``sink``.  A NaN or an infinite value raises :class:`UserFileError` naming the function, entry and state."""
     roles = tuple(roles)
+    labels = params.labels(sets)
     batch = getattr(model, "evaluate", None)
     if batch is not None:
-        raw = batch(Q, QD, param_rows(sets), roles=roles, labels=[f"{ps.label} ({ps.describe()})" for ps in sets])
-        _finite_batch(model, raw, sets, Q, QD)
-        Mu, Cu, Gu = raw.get("M"), raw.get("C"), raw.get("G")
+        raw = batch(Q, QD, params.rows(sets), roles=roles, labels=labels, layout=params.layout)
+        printed = getattr(model, "printed", None)
+        if printed:
+            sink.write("".join(line + "\n" for line in printed))
+            printed.clear()
+        _finite_batch(model, raw, labels, Q, QD)
     else:
-        Mu, Cu, Gu = _evaluate_python(model, sets, Q, QD, sink, roles)
-    out = {}
-    if Mu is not None:
-        out["M"] = Mu
-    if Gu is not None:
-        out["G"] = Gu
-    if Cu is not None:
+        raw = _evaluate_python(model, params.user_params(sets, labels), Q, QD, sink, roles)
+    out = {k: np.asarray(raw[k], float) for k in ("M", "G") if raw.get(k) is not None}
+    if raw.get("C") is not None:
+        C = np.asarray(raw["C"], float)
         if model.c_kind == "matrix":
-            out["C"] = Cu
-            out["Cqd"] = np.einsum("skij,kj->ski", Cu, QD)
+            out["C"] = C
+            out["Cqd"] = np.einsum("skij,kj->ski", C, QD)
         else:
-            out["Cqd"] = Cu
+            out["Cqd"] = C
     return out
 
 
-def _evaluate_python(model: Equations, sets: list[ParamSet], Q: np.ndarray, QD: np.ndarray, sink: io.StringIO,
-                     roles: tuple[str, ...]) -> tuple[np.ndarray | None, ...]:
-    """(M, C, G) of a Python file, one state at a time (None for a role not asked for or not defined)."""
-    n, S, N = model.n, len(sets), len(Q)
-    Mu = np.empty((S, N, n, n)) if model.has("M") and "M" in roles else None
-    Gu = np.empty((S, N, n)) if model.has("G") and "G" in roles else None
-    Cu = None
+def _evaluate_python(model: Equations, users: list[tuple[Any, Any]], Q: np.ndarray, QD: np.ndarray,
+                     sink: io.StringIO, roles: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """M, C, G of a Python file, one state at a time (a role not asked for or not defined is left out)."""
+    n, S, N = model.n, len(users), len(Q)
+    out: dict[str, np.ndarray] = {}
     with quiet(sink):
-        for k, ps in enumerate(sets):
-            p = ps.user
+        for k, (p, tag) in enumerate(users):
             for i in range(N):
                 q = Q[i]
-                if Mu is not None:
-                    Mu[k, i] = model.M(q, p, ps)
+                if model.has("M") and "M" in roles:
+                    out.setdefault("M", np.empty((S, N, n, n)))[k, i] = model.M(q, p, tag)
                 if model.has("C") and "C" in roles:
-                    _, c = model.C(q, QD[i], p, ps)
-                    if Cu is None:
-                        Cu = np.empty((S, N) + c.shape)
-                    Cu[k, i] = c
-                if Gu is not None:
-                    Gu[k, i] = model.G(q, p, ps)
-    return Mu, Cu, Gu
+                    _, c = model.C(q, QD[i], p, tag)
+                    out.setdefault("C", np.empty((S, N) + c.shape))[k, i] = c
+                if model.has("G") and "G" in roles:
+                    out.setdefault("G", np.empty((S, N, n)))[k, i] = model.G(q, p, tag)
+    return out
 
 
-def _finite_batch(model: Equations, raw: dict[str, np.ndarray], sets: list[ParamSet], Q: np.ndarray,
+def _finite_batch(model: Equations, raw: dict[str, np.ndarray], labels: list[str], Q: np.ndarray,
                   QD: np.ndarray) -> None:
     """UserFileError at the first NaN / infinite value of a batch, naming the function, entry and state."""
     for role, a in raw.items():
@@ -107,7 +143,7 @@ def _finite_batch(model: Equations, raw: dict[str, np.ndarray], sets: list[Param
         prefix = role if a.ndim == 4 or role != "C" else "C"
         what = "NaN" if np.isnan(a[idx]) else "an infinite value"
         where = f"at q = {fmt_vec(Q[i])}" + (f", qd = {fmt_vec(QD[i])}" if role == "C" else "")
-        where += f", with {sets[k].label} ({sets[k].describe()})"
+        where += f", with {labels[k]}"
         raise UserFileError(f"{model.signature(role)} returned {what} (in {prefix}{''.join(str(j + 1) for j in entry)})",
                             function=model.name(role), where=where)
 
@@ -140,7 +176,7 @@ def check_link_count(model: Equations, spec: ArmSpec, sample: Sample, sink: io.S
     """Call the file once at the arm's size (first state, own parameters); if that fails and the file works for
     another number of links, raise one :class:`UserFileError` naming the file, the arm and both counts."""
     try:
-        evaluate_user(model, [sample.own], sample.Q[:1], sample.QD[:1], sink)
+        evaluate_user(model, PLANAR_PARAMS, [sample.own], sample.Q[:1], sample.QD[:1], sink)
     except UserFileError as e:
         links = getattr(model, "written_for_links", None)          # a sandboxed Python file asks its worker
         found = (written_for_links(model, spec.gravity) if isinstance(model, UserModel) else
@@ -165,7 +201,7 @@ def roles_ignoring_p(model: Equations, sample: Sample, sink: io.StringIO) -> lis
         # Lc = L and J = 0), so a file written for its arm's kind of links runs there too
         other = ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3, own.J * 1.7 * 1.3**2, own.b, own.fc,
                          own.gravity)
-        vals = evaluate_user(model, [own, other], Q[:4], QD[:4], sink, roles=probe)
+        vals = evaluate_user(model, PLANAR_PARAMS, [own, other], Q[:4], QD[:4], sink, roles=probe)
         refs = evaluate_reference([own, other], Q[:4], QD[:4], {"M", "Cqd", "G"})
         for r in probe:
             key = {"M": "M", "C": "C" if "C" in vals else "Cqd", "G": "G"}[r]

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from crossdyn.checking import diagnosis
-from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations, evaluate_reference, evaluate_user, only
+from crossdyn.checking.evaluation import (
+    PLANAR_PARAMS, QUANTITY_ROLE, Equations, evaluate_reference, evaluate_user, only,
+)
 from crossdyn.checking.sampling import Sample, draw_links
 from crossdyn.equations.python_file import ParamSet, UserFileError
 
@@ -54,7 +56,7 @@ def reads_lc_j(model: Equations, sink: io.StringIO, base: ParamSet, kinds: list[
             labels.append((name, i))
     if not probes:
         return []
-    vals = evaluate_user(model, [base] + probes, Q, QD, sink)
+    vals = evaluate_user(model, PLANAR_PARAMS, [base] + probes, Q, QD, sink)
     out = []
     for k, lab in enumerate(labels):
         for v in vals.values():
@@ -100,7 +102,7 @@ def _general_sets_or_fail(model: Equations, sink: io.StringIO, sample: Sample, q
     user, ref, states = {}, {}, {}
     for ns in sorted(set(need.values())):
         qs = [q for q in need if need[q] == ns]
-        u = evaluate_user(only(model, {QUANTITY_ROLE[q] for q in qs}), gsets, Q[:ns], QD[:ns], sink)
+        u = evaluate_user(only(model, {QUANTITY_ROLE[q] for q in qs}), PLANAR_PARAMS, gsets, Q[:ns], QD[:ns], sink)
         r = evaluate_reference(gsets, Q[:ns], QD[:ns], set(qs))
         for q in qs:
             if q in u:

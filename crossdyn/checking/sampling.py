@@ -13,6 +13,7 @@ import itertools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -20,27 +21,31 @@ from crossdyn.models import ArmSpec
 from crossdyn.equations.python_file import ParamSet, own_params
 
 
+SetT = TypeVar("SetT")
+
+
 @dataclass(frozen=True)
-class Sample:
-    """The random states (``Q``, ``QD``: (N, n)) and the parameter sets (the arm's own first) with the link kinds
-    that every random set keeps."""
+class Sample(Generic[SetT]):
+    """The random states (``Q``, ``QD``: (N, n)) and the parameter sets (the arm's own first: a planar arm's
+    :class:`ParamSet`, a spatial arm's dict of values) with the link kinds that every random set of a planar arm
+    keeps (none for a spatial arm)."""
 
     Q: np.ndarray
     QD: np.ndarray
-    sets: list[ParamSet]
-    kinds: list[str]
+    sets: list[SetT]
+    kinds: list[str] = dataclasses.field(default_factory=list)
 
     @property
-    def own(self) -> ParamSet:
+    def own(self) -> SetT:
         """The arm's own parameters (set 0)."""
         return self.sets[0]
 
-    def only_own(self) -> "Sample":
+    def only_own(self) -> "Sample[SetT]":
         """The same states at the arm's own parameters alone."""
         return dataclasses.replace(self, sets=[self.own])
 
 
-def draw_sample(spec: ArmSpec, states: int, random_params: int, rng: np.random.Generator) -> Sample:
+def draw_sample(spec: ArmSpec, states: int, random_params: int, rng: np.random.Generator) -> Sample[ParamSet]:
     """``states`` random states, then ``random_params`` random parameter sets besides the arm's own, from ``rng``
     in that order (q, then q̇, then the sets)."""
     n = spec.n

@@ -27,6 +27,7 @@ import sympy as sp
 
 from crossdyn.analytic.spatial_arm import SymArm, robot_model
 from crossdyn.analytic.spatial_from_spec import sym_arm
+from crossdyn.equations.params import NamedParams
 from crossdyn.errors import InputError
 from crossdyn.models.spatial_presets import SPATIAL_PRESETS
 from crossdyn.robots.model import Body, Format, Inertial, Joint, JointType, RobotModel
@@ -65,6 +66,19 @@ class SpatialArm:
 
     def row(self, values: dict) -> np.ndarray:
         return np.array([float(values[k]) for k in self.layout])
+
+    # how the arm's parameter sets reach the user's functions (crossdyn.checking.evaluation.ParamsView)
+    def rows(self, sets) -> np.ndarray:
+        """(S, len(layout)): each set's values in :attr:`layout` order."""
+        return np.array([self.row(v) for v in sets])
+
+    def labels(self, sets) -> list[str]:
+        """Set 0 is the arm's own parameters, the others random parameter set k."""
+        return ["the arm's own parameters" if k == 0 else f"random parameter set {k}" for k in range(len(sets))]
+
+    def user_params(self, sets, labels: list[str]) -> list[tuple]:
+        """``p`` by name (:class:`~crossdyn.equations.params.NamedParams`) and the set's label, per set."""
+        return [(NamedParams(self.layout, row, self.n), label) for row, label in zip(self.rows(sets), labels, strict=True)]
 
     @cached_property
     def _frames(self):

@@ -16,23 +16,27 @@ a struct with the same fields).  Steps:
 3. structure of the user's functions alone (:mod:`crossdyn.checking.spatial_structure`);
 4. every wrong entry named to the term in the general parameters (:mod:`crossdyn.checking.spatial_terms`) from the
    symbolic Lagrangian collected per inertial parameter (:mod:`crossdyn.analytic.spatial_symbolic`).
+
+These are :class:`SpatialPlant`'s model and stages in the one check pipeline
+(:func:`crossdyn.checking.checker.run_check`, :mod:`crossdyn.checking.plant`); the planar-only stages (link count,
+p not read, whole-quantity explanations, wrong arm, general parameter sets, friction) are not among them.
 """
 from __future__ import annotations
 
-import io
-import time
+import dataclasses
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
-from crossdyn.checking.entries import Compared, Values, compare, entry_summary
 from crossdyn.checking.options import CheckOptions
-from crossdyn.checking.results import CheckResult, CheckStatus, CheckVerdict, EntryStatus
+from crossdyn.checking.plant import Found, Run
+from crossdyn.checking.results import CheckResult, EntryStatus
+from crossdyn.checking.sampling import Sample
 from crossdyn.checking.spatial_arms import SpatialArm, load_spatial, random_values
-from crossdyn.checking.spatial_eval import draw_states, evaluate_user, reference
+from crossdyn.checking.spatial_eval import draw_states, reference
 from crossdyn.checking.spatial_naming import name_findings
-from crossdyn.checking.spatial_structure import structure_checks
-from crossdyn.equations.loader import load_model
+from crossdyn.checking.spatial_structure import SPATIAL_STRUCTURE
 
 SPATIAL_STATES = 300
 """Default random states for a spatial arm (``--states``): with :data:`SPATIAL_RANDOM_PARAMS` sets, 3,300
@@ -40,71 +44,81 @@ evaluations of each function, within the 3 s check budget of issue 27 in Octave 
 SPATIAL_RANDOM_PARAMS = 10
 
 
-@dataclass(frozen=True)
-class _SampleView:
-    """What :func:`crossdyn.checking.entries.entry_summary` reads of a sample."""
+def name_terms(run: Run, found: Found) -> Found:
+    """Every wrong entry named to the term in the general parameters, and the notes on how."""
+    wrong = [f for f in found.findings if f.status == EntryStatus.WRONG]
+    if not wrong:
+        return found
+    named, notes = name_findings(run.model, run.plant.arm, wrong, run.options.seed, run.sink)  # type: ignore[attr-defined]
+    return dataclasses.replace(found, findings=[named.get(f.entry, f) for f in found.findings],
+                               notes=found.notes + notes)
 
-    Q: np.ndarray
-    QD: np.ndarray
-    sets: list
+
+@dataclass(frozen=True)
+class SpatialPlant:
+    """A spatial arm (:class:`SpatialArm`) for :func:`crossdyn.checking.checker.run_check`: p by name, the
+    reference of :mod:`crossdyn.spatial`, the structure of :data:`SPATIAL_STRUCTURE`, term naming."""
+
+    arm: SpatialArm
+    kind = "spatial"
+    prepare = ()
+    structure = SPATIAL_STRUCTURE
+    stages = (name_terms,)
+
+    @property
+    def name(self) -> str:
+        return self.arm.name
+
+    @property
+    def n(self) -> int:
+        return self.arm.n
+
+    @property
+    def params(self) -> SpatialArm:
+        return self.arm
+
+    def sample(self, options: CheckOptions, rng: np.random.Generator) -> Sample[dict]:
+        """States (prismatic q in the arm's range), then the arm's own values and random valid sets."""
+        Q, QD = draw_states(self.arm, options.states, rng)
+        return Sample(Q, QD, [dict(self.arm.values)] + [random_values(self.arm, rng)
+                                                         for _ in range(options.random_params)])
+
+    def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]:
+        """CRBA's M, RNEA's C q̇ and G, and the Christoffel C matrix from the symbolic model when the user gives a
+        matrix (without one in time, the user's C matrix is dropped with a note: C q̇ is compared)."""
+        ref = reference(self.arm, sample.sets, sample.Q, sample.QD)
+        notes: list[str] = []
+        if "C" in user:
+            from crossdyn.checking.spatial_naming import christoffel
+
+            try:
+                ref["C"] = christoffel(self.arm, sample.sets, sample.Q, sample.QD)
+            except NotImplementedError as e:     # no symbolic model in time: C q̇ is compared, the C matrix is not
+                user = {k: v for k, v in user.items() if k != "C"}
+                notes.append(f"the C matrix is not compared entry by entry ({e}); C qd is")
+        return user, ref, notes
+
+    def missing_note(self, role: str) -> str:
+        return f"your file defines no {role}: {({'M': 'M', 'C': 'C qd', 'G': 'G'})[role]} not checked"
+
+    def arm_spec(self) -> dict[str, Any]:
+        return self.arm.to_dict()
+
+    def param_sets(self, sets: list) -> list[dict[str, Any]]:
+        labels = self.arm.labels(sets)
+        return [{"index": k, "label": labels[k], "values": {name: float(v[name]) for name in self.arm.layout}}
+                for k, v in enumerate(sets)]
 
 
 def check_spatial(arm, file, options: CheckOptions | None = None) -> CheckResult:
-    """Check ``file`` against the spatial arm ``arm`` (a preset name or a :class:`SpatialArm`); see the module
-    docstring.  Raises :class:`~crossdyn.equations.protocol.UserFileError` when the file cannot be used."""
+    """Check ``file`` against the spatial arm ``arm`` (a preset name, a spec or a :class:`SpatialArm`) with the
+    spatial defaults (:data:`SPATIAL_STATES`, :data:`SPATIAL_RANDOM_PARAMS`) unless ``options`` are given: the one
+    pipeline, :func:`crossdyn.checking.checker.run_check`.  Raises
+    :class:`~crossdyn.equations.protocol.UserFileError` when the file cannot be used."""
+    from crossdyn.checking.checker import run_check
+
     options = options or CheckOptions(states=SPATIAL_STATES, random_params=SPATIAL_RANDOM_PARAMS)
-    t0 = time.perf_counter()
-    sa = load_spatial(arm)
-    model = load_model(file, sa.n, options.function_names, timeout=options.timeout)
-    rng = np.random.default_rng(options.seed)
-    Q, QD = draw_states(sa, options.states, rng)
-    sets = [dict(sa.values)] + [random_values(sa, rng) for _ in range(options.random_params)]
-    sink = io.StringIO()
-    notes: list[str] = []
-    user = evaluate_user(model, sa, sets, Q, QD, sink)
-    ref = reference(sa, sets, Q, QD)
-    if "C" in user:
-        from crossdyn.checking.spatial_naming import christoffel
-
-        try:
-            ref["C"] = christoffel(sa, sets, Q, QD)
-        except NotImplementedError as e:     # no symbolic model in time: C q̇ is compared, the C matrix is not
-            del user["C"]
-            notes.append(f"the C matrix is not compared entry by entry ({e}); C qd is")
-    compared: dict[str, Compared] = {q: compare(q, user[q], ref[q]) for q in ("M", "Cqd", "C", "G") if q in user}
-    for role, what in (("M", "M"), ("C", "C qd"), ("G", "G")):
-        if not model.has(role):
-            notes.append(f"your file defines no {role}: {what} not checked")
-    values = Values(user, ref, compared, notes)
-    structure = structure_checks(model, sa, sets[0], Q, QD, user, sink)
-    m_symmetric = all(s.status == CheckStatus.OK for s in structure if s.name == "M symmetric")
-    view = _SampleView(Q, QD, sets)
-    summary, findings = entry_summary(values, view, m_symmetric)  # type: ignore[arg-type]
-    wrong = [f for f in findings if f.status == EntryStatus.WRONG]
-    if wrong:
-        named, naming_notes = name_findings(model, sa, wrong, options.seed, sink)
-        findings = [named.get(f.entry, f) for f in findings]
-        notes += naming_notes
-    printed = sink.getvalue()
-    if printed:
-        lines = printed.splitlines()
-        notes.append(f"your file printed {len(lines)} lines while being checked (not shown; first: {lines[0][:80]!r})")
-    failed = any(s.status == CheckStatus.FAILED for s in structure)
-    verdict = CheckVerdict.WRONG if wrong or failed else CheckVerdict.CORRECT
-    checks: dict[str, int] = {q: int(c.err.size) for q, c in compared.items()}
-    checks["structure"] = sum(1 for s in structure if s.status != CheckStatus.SKIPPED)
-    checks["total"] = sum(checks.values())
-    return CheckResult(
-        arm=sa.name, arm_spec=sa.to_dict(), file=str(file), n=sa.n, functions=model.describe(), c_form=model.c_kind,
-        states=options.states, random_params=len(sets) - 1, seed=options.seed, verdict=verdict, findings=findings,
-        entries=summary, structure=structure, notes=notes, hints=[],
-        param_sets=[_set_dict(k, v, sa) for k, v in enumerate(sets)], runtime_s=time.perf_counter() - t0,
-        language=getattr(model, "language", "python"), checks=checks)
-
-
-def _set_dict(k: int, values: dict, arm: SpatialArm) -> dict:
-    label = "the arm's own parameters" if k == 0 else f"random parameter set {k}"
-    return {"index": k, "label": label, "values": {name: float(values[name]) for name in arm.layout}}
+    return run_check(load_spatial(arm), file, options)
 
 
 def with_defaults(options: CheckOptions, states_given: bool, params_given: bool) -> CheckOptions:

@@ -20,7 +20,8 @@ from crossdyn.analytic.spatial_generated import NumericOnly, derive_within, ship
 from crossdyn.analytic.spatial_symbolic import SpatialDerivation
 from crossdyn.checking.results import EntryFinding
 from crossdyn.checking.spatial_arms import SpatialArm, random_values
-from crossdyn.checking.spatial_eval import draw_states, evaluate_user
+from crossdyn.checking.evaluation import evaluate_user
+from crossdyn.checking.spatial_eval import draw_states
 from crossdyn.checking.spatial_terms import Grid, name_term, term_values
 
 EXTRA_POINTS = 8

@@ -17,16 +17,20 @@ import io
 
 import numpy as np
 
-from crossdyn.checking.results import ATOL, RTOL, CheckStatus, StructuralCheck
 from crossdyn.checking.spatial_arms import SpatialArm
-from crossdyn.checking.spatial_eval import evaluate_user
+from crossdyn.checking.evaluation import evaluate_user
+from crossdyn.checking.plant import Run
+from crossdyn.checking.results import ATOL, RTOL, CheckStatus, StructuralCheck
 
 FD_STATES = 40
 FD_STEP = 1e-5
 FD_RTOL = 1e-6
 
 
-def _m_checks(user: dict) -> list[StructuralCheck]:
+def m_checks(run: Run) -> list[StructuralCheck]:
+    """M symmetric (to RTOL of the user's own M, + ATOL) and positive definite (every eigenvalue above 0), or
+    skipped without an M."""
+    user = run.values.user
     if "M" not in user:
         return [StructuralCheck("M symmetric", CheckStatus.SKIPPED, "no M"),
                 StructuralCheck("M positive definite", CheckStatus.SKIPPED, "no M")]
@@ -65,12 +69,14 @@ def _differences(model, arm: SpatialArm, own: dict, Q: np.ndarray, QD: np.ndarra
     return Mdot, dG
 
 
-def structure_checks(model, arm: SpatialArm, own: dict, Q: np.ndarray, QD: np.ndarray, user: dict,
-                     sink: io.StringIO) -> list[StructuralCheck]:
-    """The checks of the module docstring (``user``: the user's values at every set × state, set 0 own)."""
-    out = _m_checks(user)
+def difference_checks(run: Run) -> list[StructuralCheck]:
+    """Ṁ − 2C skew-symmetric, the power balance and G a gradient (module docstring), at the arm's own
+    parameters on the first :data:`FD_STATES` states; ``run.values.user``: the user's values, set 0 own."""
+    model, arm, user, sample = run.model, run.plant.arm, run.values.user, run.sample   # type: ignore[attr-defined]
+    out: list[StructuralCheck] = []
+    Q, QD = sample.Q, sample.QD
     Qs, QDs = Q[:FD_STATES], QD[:FD_STATES]
-    Mdot, dG = _differences(model, arm, own, Qs, QDs, sink)
+    Mdot, dG = _differences(model, arm, sample.own, Qs, QDs, run.sink)
     C = user["C"][0, :FD_STATES] if "C" in user else None
     Cqd = user["Cqd"][0, :FD_STATES] if "Cqd" in user else None
     if Mdot is None or C is None:
@@ -107,3 +113,7 @@ def structure_checks(model, arm: SpatialArm, own: dict, Q: np.ndarray, QD: np.nd
                                        "G = dU/dq for some potential U" if err <= tol else
                                        "no potential U has this G: energy would not be conserved"), err))
     return out
+
+
+SPATIAL_STRUCTURE = (m_checks, difference_checks)
+"""A spatial arm's structural checks (run by :func:`crossdyn.checking.structure.structure_checks`), in order."""

@@ -1,4 +1,6 @@
-"""Checks of the user's equations alone, whatever the reference says.
+"""Checks of the user's equations alone, whatever the reference says: :func:`structure_checks` runs the table an
+arm's plant declares (:attr:`crossdyn.checking.plant.Plant.structure`) for both kinds; a planar arm's
+(:data:`PLANAR_STRUCTURE`) are these (a spatial arm's: :mod:`crossdyn.checking.spatial_structure`):
 
 * M symmetric (|M − Mᵀ| ≤ :data:`RTOL` × |M|) and positive definite (smallest eigenvalue of ½(M + Mᵀ) above
   1e-12 × the largest);
@@ -18,7 +20,8 @@ import numpy as np
 from crossdyn import analytic
 from crossdyn.analytic.integrators import STEPS
 from crossdyn.checking.entries import Values, entry_name, entry_indices
-from crossdyn.checking.evaluation import Equations, evaluate_user
+from crossdyn.checking.evaluation import Equations, ParamsView, evaluate_user
+from crossdyn.checking.plant import Run
 from crossdyn.checking.results import RTOL, CheckStatus, StructuralCheck
 from crossdyn.checking.sampling import Sample
 from crossdyn.models import ArmSpec
@@ -33,35 +36,57 @@ SWING_FAILURES = {"singular": "your M became singular", "diverged": "your equati
 """What a free swing that stopped early (the Octave model's status) says."""
 
 
-def structure_checks(model: Equations, sink: io.StringIO, spec: ArmSpec, sample: Sample, values: Values,
-                     energy: bool, rng: np.random.Generator) -> list[StructuralCheck]:
-    """Every structural check that applies, in the report's order; ``rng`` draws the energy check's starts."""
-    user, ref, compared = values.user, values.ref, values.compared
-    out: list[StructuralCheck] = []
-    if "M" in compared:
-        out.append(check_symmetric(user["M"], ref["M"]))
-        out.append(check_positive_definite(user["M"], sample.Q, sample.sets))
+def structure_checks(run: Run) -> list[StructuralCheck]:
+    """Every structural check the arm's plant declares (:attr:`Plant.structure`), in the report's order: the one
+    structure pass of both arm kinds (a spatial arm's steps are in :mod:`crossdyn.checking.spatial_structure`)."""
+    return [check for step in run.plant.structure for check in step(run)]
+
+
+def m_checks(run: Run) -> list[StructuralCheck]:
+    """M symmetric and positive definite, when M is compared."""
+    values, sample = run.values, run.sample
+    if "M" not in values.compared:
+        return []
+    return [check_symmetric(values.user["M"], values.ref["M"]),
+            check_positive_definite(values.user["M"], sample.Q, sample.sets)]
+
+
+def skew_check(run: Run) -> list[StructuralCheck]:
+    """Ṁ − 2C skew-symmetric (a note when C q̇ and M are right: the C is valid, not Christoffel's), or why not."""
+    model, values = run.model, run.values
     if model.c_kind == "matrix" and model.has("M"):
-        skew = check_skew(model, sink, sample, user["C"], np.max(np.abs(ref["M"]), axis=(1, 2, 3)))
-        if skew.status == CheckStatus.FAILED and values.cqd_ok and not compared["M"].wrong.any():
+        skew = check_skew(model, run.plant.params, run.sink, run.sample, values.user["C"],
+                          np.max(np.abs(values.ref["M"]), axis=(1, 2, 3)))
+        if skew.status == CheckStatus.FAILED and values.cqd_ok and not values.compared["M"].wrong.any():
             skew = StructuralCheck(
                 skew.name, CheckStatus.NOTE,
                 skew.message + "; C qd is right, so your equations of motion are right, but this C is not the "
                 "Christoffel one (the skew-symmetry matters for passivity-based control proofs)",
                 skew.value, skew.details)
-        out.append(skew)
-    elif model.has("C") and model.c_kind == "vector":
-        out.append(StructuralCheck(SKEW, CheckStatus.SKIPPED,
-                                   "your C returns the vector C qd, so there is no matrix to test"))
-    elif model.c_kind == "matrix":
-        out.append(StructuralCheck(SKEW, CheckStatus.SKIPPED, "needs your M (the file has none)"))
-    if "C" in compared:
-        out.append(check_christoffel(values, model.n))
-    if energy and model.has("M"):
-        out.append(check_energy(model, spec, sample.own, rng, sink))
-    elif energy:
-        out.append(StructuralCheck(ENERGY, CheckStatus.SKIPPED, "needs your M (the file has none)"))
-    return out
+        return [skew]
+    if model.has("C") and model.c_kind == "vector":
+        return [StructuralCheck(SKEW, CheckStatus.SKIPPED, "your C returns the vector C qd, so there is no matrix to test")]
+    if model.c_kind == "matrix":
+        return [StructuralCheck(SKEW, CheckStatus.SKIPPED, "needs your M (the file has none)")]
+    return []
+
+
+def christoffel_check(run: Run) -> list[StructuralCheck]:
+    """The C matrix against the Christoffel one, when it is compared."""
+    return [check_christoffel(run.values, run.model.n)] if "C" in run.values.compared else []
+
+
+def energy_check(run: Run) -> list[StructuralCheck]:
+    """Energy in free motion (``options.energy``), integrated with the user's M (planar arms)."""
+    if not run.options.energy:
+        return []
+    if not run.model.has("M"):
+        return [StructuralCheck(ENERGY, CheckStatus.SKIPPED, "needs your M (the file has none)")]
+    return [check_energy(run.model, run.plant.spec, run.sample.own, run.rng, run.sink)]   # type: ignore[attr-defined]
+
+
+PLANAR_STRUCTURE = (m_checks, skew_check, christoffel_check, energy_check)
+"""A planar arm's structural checks, in the report's order."""
 
 
 def check_symmetric(Mu: np.ndarray, Mr: np.ndarray) -> StructuralCheck:
@@ -93,8 +118,8 @@ def check_positive_definite(Mu: np.ndarray, Q: np.ndarray, sets: list[ParamSet])
                            f"with {sets[k].label}", lo, {"param_set": int(k), "q": Q[i].tolist()})
 
 
-def check_skew(model: Equations, sink: io.StringIO, sample: Sample, Cu: np.ndarray, Mr_scale: np.ndarray,
-               per_set: int = 40, eps: float = 1e-6) -> StructuralCheck:
+def check_skew(model: Equations, params: ParamsView, sink: io.StringIO, sample: Sample, Cu: np.ndarray,
+               Mr_scale: np.ndarray, per_set: int = 40, eps: float = 1e-6) -> StructuralCheck:
     """N = Ṁ − 2C with Ṁ = (M(q + ε q̇) − M(q − ε q̇)) / 2ε from the user's M; N + Nᵀ must vanish
     (|N + Nᵀ| ≤ 1e-5 × |M| × |q̇|, at the first ``per_set`` states of every parameter set)."""
     Q, QD, sets = sample.Q, sample.QD, sample.sets
@@ -102,8 +127,8 @@ def check_skew(model: Equations, sink: io.StringIO, sample: Sample, Cu: np.ndarr
     rel_worst = 0.0
     n_states = min(per_set, len(Q))
     Qs, QDs = Q[:n_states], QD[:n_states]
-    Mplus = evaluate_user(model, sets, Qs + eps * QDs, QDs, sink, roles=("M",))["M"]
-    Mminus = evaluate_user(model, sets, Qs - eps * QDs, QDs, sink, roles=("M",))["M"]
+    Mplus = evaluate_user(model, params, sets, Qs + eps * QDs, QDs, sink, roles=("M",))["M"]
+    Mminus = evaluate_user(model, params, sets, Qs - eps * QDs, QDs, sink, roles=("M",))["M"]
     N_ = (Mplus - Mminus) / (2 * eps) - 2 * Cu[:, :n_states]                     # (S, states, n, n)
     sym = np.max(np.abs(N_ + np.swapaxes(N_, -1, -2)), axis=(-1, -2))            # (S, states)
     qd_scale = float(np.max(np.abs(QDs))) or 1.0

@@ -120,15 +120,8 @@ def run(args) -> int:
 
     check_out_dir(out, "check: --out")  # before the check runs, not after
     try:
-        if spatial:
-            from crossdyn.checking.spatial_check import check_spatial
-
-            result = check_spatial(args.arm, args.file, checker.CheckOptions(
-                states=args.states, random_params=args.random_params, names=names, seed=args.seed,
-                timeout=args.timeout))
-        else:
-            result = checker.check(args.arm, args.file, states=args.states, random_params=args.random_params,
-                                   names=names, seed=args.seed, timeout=args.timeout)
+        result = checker.check(args.arm, args.file, states=args.states, random_params=args.random_params,
+                               names=names, seed=args.seed, timeout=args.timeout)   # one pipeline, both kinds
     except checker.UserFileError as e:
         print(f"crossdyn check: cannot use {args.file}", file=sys.stderr)
         print(report.indent(e.report(), "  "), file=sys.stderr)
