@@ -61,7 +61,11 @@ def test_both_kinds_go_through_one_driver_to_one_result(monkeypatch, tmp_path):
     # one report writer: each kind's files, the table through the same function
     p = R.write_outputs(planar, tmp_path / "p")
     s = R.write_outputs(spatial, tmp_path / "s")
-    assert p["report"].name == "identify.html" and s["report"].name == "identify.json"
+    assert p["report"].name == s["report"].name == "identify.html"      # identify ROBOT writes HTML too (issue 38)
+    page = s["html"].read_text()
+    assert "<h1>crossdyn identify: " in page and "— PASS" in page.split("</h1>")[0]   # the verdict in the title
+    assert page.index("<h2>Summary") < page.index("<h2>Plots") and page.count("data:image/png;base64,") == 1
+    assert "rls.png" not in page and (tmp_path / "s" / "fit.png").is_file()    # no RLS trace on a spatial arm
     assert "kind" not in json.loads(p["json"].read_text())
     assert json.loads(s["json"].read_text())["kind"] == "spatial"
     assert R.table_lines(spatial)[0].split()[0] == "symbol" and R.table_lines(spatial)[0].endswith("parameter")

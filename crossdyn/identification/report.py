@@ -168,11 +168,15 @@ def rls_figure(res):
 
 
 def plots(res) -> dict[str, bytes]:
-    """``fit.png`` (:func:`fit_figure`) and ``rls.png`` (:func:`rls_figure`) as PNG bytes."""
+    """``fit.png`` (:func:`fit_figure`) and, where the run has a recursive-least-squares trace (a planar arm),
+    ``rls.png`` (:func:`rls_figure`), as PNG bytes."""
     import matplotlib
 
     matplotlib.use("Agg")
-    return {"fit.png": _png(fit_figure(res)), "rls.png": _png(rls_figure(res))}
+    out = {"fit.png": _png(fit_figure(res))}
+    if res.rls_trace is not None:
+        out["rls.png"] = _png(rls_figure(res))
+    return out
 
 
 GROUPS = (("ZZ", "inertia about the joint axis"), ("MX", "first moment along the link"),
@@ -293,22 +297,22 @@ def markdown(res, diagnosis=None) -> str:
 
 
 def write_outputs(res, out: Path, diagnosis=None) -> dict[str, Path]:
-    """The one report writer.  Planar arms: identify.json, fit.png, rls.png, identify.md and identify.html
-    (self-contained, images embedded); spatial arms: identify.json and identify.md (:func:`console_lines` and the
-    verdict).  ``"report"``: the file the verdict line names (the HTML, the JSON of a spatial arm)."""
+    """The one report writer, for every arm kind: identify.json, fit.png (and rls.png where the run has an RLS
+    trace: a planar arm), identify.md and identify.html (self-contained, images embedded: the verdict, the summary
+    table, the plots, the details collapsed).  A spatial arm's identify.md is its console table and verdict.
+    ``"report"``: the file the verdict line names (the HTML)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    if res.kind == "spatial":
-        verdict, reason = res.judgement()
-        paths = {"json": write_json_atomic(out / "identify.json", to_dict(res, diagnosis))}
-        text = "\n".join(["```", *console_lines(res), f"verdict: {verdict.value}: {reason}", "```"]) + "\n"
-        paths["md"] = write_text_atomic(out / "identify.md", text)
-        return {**paths, "report": paths["json"]}
     imgs = plots(res)
     paths = {"json": write_json_atomic(out / "identify.json", to_dict(res, diagnosis))}
     for name, data in imgs.items():
         write_bytes_atomic(out / name, data)
     blocks = report_blocks(res, diagnosis, tuple(imgs))
-    paths["md"] = write_text_atomic(out / "identify.md", pages.render_markdown(blocks))
+    if res.kind == "spatial":
+        verdict, reason = res.judgement()
+        text = "\n".join(["```", *console_lines(res), f"verdict: {verdict.value}: {reason}", "```"]) + "\n"
+        paths["md"] = write_text_atomic(out / "identify.md", text)
+    else:
+        paths["md"] = write_text_atomic(out / "identify.md", pages.render_markdown(blocks))
     paths["html"] = write_text_atomic(out / "identify.html", pages.render_html(blocks, imgs))
     return {**paths, "report": paths["html"]}
