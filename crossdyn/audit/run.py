@@ -16,7 +16,7 @@ from crossdyn.audit.enginediff import QUANTITIES, States, sample_states
 from crossdyn.audit.filediff import diff_files
 from crossdyn.audit.match import match_bodies, state_map
 from crossdyn.audit.result import AuditResult, DynamicsCheck, EngineRun, FileDiff, Tolerances
-from crossdyn.errors import EngineError, InputError
+from crossdyn.errors import EngineError, EngineUnsupported, InputError
 from crossdyn.robots.model import RobotModel
 from crossdyn.status import RunStatus
 
@@ -88,6 +88,8 @@ def run_engine(model: RobotModel, name: str, s: States, ref: dict, tol: Toleranc
         engine = make_file_engine(name, model)
         values = enginediff.engine_values(engine, s)
         config = engine.config()
+    except EngineUnsupported as e:  # the engine cannot represent the file: not counted (compare says the same)
+        return EngineRun(model.source, name, RunStatus.UNSUPPORTED, str(e)), []
     except EngineError as e:
         return EngineRun(model.source, name, RunStatus.FAILED, str(e)), []
     checks = enginediff.compare(model.source, ref, values, tol.engine_rel, engine=name,

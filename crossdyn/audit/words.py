@@ -7,6 +7,9 @@ import numpy as np
 from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, AuditResult, ParamRow
 from crossdyn.robots.model import Severity
 
+SHOWN_INFO = ("<mesh file>", "<mesh filename>")
+"""The reader's INFO notes the findings show too: missing mesh files (the reason an engine would otherwise fail)."""
+
 
 def finding_lines(result: AuditResult) -> list[str]:
     """One line per difference (parameters of the file diffs, dynamics checks), labelled and explained."""
@@ -36,9 +39,24 @@ def finding_lines(result: AuditResult) -> list[str]:
                      f"({c.max_abs:.3g} abs; tolerance {c.tolerance:.3g}"
                      + (f" = {c.tolerance_origin}" if c.tolerance_origin else "") + ")"
                      + (f"; {c.explanation}" if c.explanation else ""))
+    lines += engine_run_lines(result)
     for m in result.models:
         lines += [f"note on {result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for n in m.notes
-                  if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS)]
+                  if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS) or n.where.endswith(SHOWN_INFO)]
+    return lines
+
+
+def engine_run_lines(result: AuditResult) -> list[str]:
+    """One line per engine that could not read a file: "unsupported" (it cannot represent the file: listed with why,
+    not counted, as ``compare`` does) or "failed" (an error while reading: INCONCLUSIVE)."""
+    from crossdyn.status import RunStatus
+
+    lines = []
+    for r in result.engine_runs:
+        if r.status is RunStatus.UNSUPPORTED:
+            lines.append(f"unsupported (not counted): {r.engine} on {result.short(r.file)}: {r.reason}")
+        elif r.status is RunStatus.FAILED:
+            lines.append(f"INCONCLUSIVE: {r.engine} failed on {result.short(r.file)}: {r.reason}")
     return lines
 
 

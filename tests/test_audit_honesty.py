@@ -1,0 +1,100 @@
+"""Issue 38's audit honesty on the real files: an engine's refusal is "unsupported" (listed with why, not counted),
+missing mesh files are notes where the file states the inertials, an unreadable value that enters no compared
+quantity is a note, a reversed joint axis is a finding of its own, a singular M(q) exits 2 naming the file and the
+cause (the engines' default inertials named), and files with different joint counts are compared on their common
+chain."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import robot_files as rf
+
+pytest.importorskip("crossdyn.engines.files", reason="the file engines are not merged")
+
+from crossdyn.cli import main  # noqa: E402
+from crossdyn.status import Exit  # noqa: E402
+
+FAST = "pinocchio,mujoco-rk4"
+
+
+def audit(tmp_path: Path, *argv: str, name: str = "out") -> tuple[int, dict]:
+    out = tmp_path / name
+    code = main(["audit", *argv, "--out", str(out), "--quiet", "--no-plots"])
+    return code, json.loads((out / "summary.json").read_text())
+
+
+def without_meshes(tmp_path: Path, robot: str) -> Path:
+    """robosuite's ``robot.xml`` copied alone (no meshes/ folder beside it)."""
+    folder = tmp_path / robot
+    folder.mkdir()
+    return Path(shutil.copy(rf.robosuite_xml(robot), folder / "robot.xml"))
+
+
+# --- 1. a refusal is "unsupported", not "failed" -------------------------------------------------------------------
+@pytest.mark.parametrize("robot", ["panda", "iiwa", "ur5e", "sawyer", "jaco"])
+def test_drakes_refusal_of_the_massless_base_is_unsupported_not_failed(tmp_path, robot):
+    """Drake refuses the fixed base body of mass 0: listed as unsupported with why, not counted: PASS."""
+    code, doc = audit(tmp_path, str(rf.robosuite_xml(robot)), "--engines", "pinocchio,drake-rk4", "--states", "5")
+    (drake,) = [r for r in doc["engines"] if r["engine"] == "drake-rk4"]
+    assert drake["status"] == "unsupported" and "body of mass 0" in drake["reason"] and "base" in drake["reason"]
+    assert code == Exit.PASS and doc["verdict"] == "PASS"
+    assert any(f.startswith("unsupported (not counted): drake-rk4 on robot.xml: ") and "mass 0" in f
+               for f in doc["findings"])
+
+
+@pytest.mark.slow
+def test_default_audit_of_robosuite_panda_passes_with_drake_unsupported(tmp_path):
+    code, doc = audit(tmp_path, str(rf.robosuite_xml("panda")), "--states", "10")
+    status = {r["engine"]: r["status"] for r in doc["engines"]}
+    assert status["drake-rk4"] == "unsupported" and "failed" not in status.values()
+    assert code == Exit.PASS and doc["verdict"] == "PASS"
+
+
+# --- 2. missing mesh files: notes where the file states the inertials ------------------------------------------------
+def test_an_mjcf_without_its_meshes_folder_is_read_by_every_engine(tmp_path):
+    """robosuite's Panda copied without meshes/: MuJoCo loads the copy without the mesh geoms and assets (every body
+    states its inertial), PASS, and one note names the missing files."""
+    path = without_meshes(tmp_path, "panda")
+    code, doc = audit(tmp_path, str(path), "--engines", "pinocchio,mujoco", "--states", "5")
+    assert code == Exit.PASS and doc["verdict"] == "PASS"
+    assert all(r["status"] == "ok" for r in doc["engines"])
+    (note,) = [f for f in doc["findings"] if "mesh files not found" in f]
+    assert "58 of 58 mesh files not found: meshes/link0.stl" in note and "not needed" in note
+    (mj,) = [r for r in doc["engines"] if r["engine"] == "mujoco"]
+    assert any("<mesh> asset(s) no geom left in the copy uses (58 of them name a file that does not exist)" in x
+               for x in mj["config"]["copy_removed"])
+
+
+def test_compare_of_an_mjcf_without_its_meshes_passes(tmp_path, capsys):
+    path = without_meshes(tmp_path, "iiwa")
+    code = main(["compare", str(path), "--engines", FAST + ",mujoco", "--duration", "0.05", "--states", "20",
+                 "--no-plots", "--out", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert code == Exit.PASS, out
+    assert "mesh files not found" in out and "failed" not in out
+
+
+def test_a_mesh_that_gives_a_body_its_inertia_is_named_when_missing(tmp_path, capsys):
+    """Where a body states no inertial its mass comes from its geoms: a mesh there is needed, and the message names
+    the body and the file (exit 2)."""
+    path = without_meshes(tmp_path, "panda")
+    text = path.read_text()
+    start = text.index('<inertial pos="0 0 -0.07" mass="3"')
+    path.write_text(text[:start] + text[text.index("/>", start) + 2:])  # link1 without its <inertial>
+    code = main(["audit", str(path), "--engines", "none", "--out", str(tmp_path / "o"), "--quiet"])
+    assert code == Exit.USAGE
+    err = capsys.readouterr().err
+    assert f"{path}:" in err and "link1_vis.obj does not exist" in err and "body 'link1' needs its inertia" in err
+
+
+# --- 3. an unreadable value entering no compared quantity: a note -----------------------------------------------------
+def test_xarm6s_unexpanded_reduction_is_a_note(tmp_path):
+    code, doc = audit(tmp_path, str(rf.pybullet_xarm6_urdf()), "--engines", "pinocchio", "--states", "5")
+    assert code == Exit.PASS and doc["verdict"] == "PASS"
+    (note,) = [f for f in doc["findings"] if "<mechanicalReduction>" in f]
+    assert '"reduction"' in note and "'tran2'" in note and "not read" in note
+    assert "enters none of M, G, C·q̇ or inverse dynamics" in note
