@@ -98,3 +98,36 @@ def test_xarm6s_unexpanded_reduction_is_a_note(tmp_path):
     (note,) = [f for f in doc["findings"] if "<mechanicalReduction>" in f]
     assert '"reduction"' in note and "'tran2'" in note and "not read" in note
     assert "enters none of M, G, C·q̇ or inverse dynamics" in note
+
+
+# --- 5. a singular M(q): exit 2 naming the file and the cause; the engines' default inertials named -----------------
+PUMA_CAUSE = ("M(q) is singular", "j1, j2, j3, j4, j5, j6", "links without <inertial> (link2, link3, link4, link5, "
+              "link6, link7) carry no mass", "PyBullet and DART read each such link as 1 kg with unit inertia")
+
+
+@pytest.mark.parametrize("command", ["compare", "audit"])
+def test_puma_without_inertials_exits_2_naming_the_file_and_the_cause(tmp_path, capsys, command):
+    """rtb-data's Puma 560 URDF has no <inertial>: compare tracebacked (LinAlgError, exit 1); both exit 2 now."""
+    path = rf.rtb_puma560_urdf()
+    code = main([command, str(path), "--no-plots", "--out", str(tmp_path / "o"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == Exit.USAGE and "Traceback" not in err
+    assert f"{command}: {path}: " in err and all(words in err for words in PUMA_CAUSE), err
+
+
+def test_engines_default_inertials_are_the_explanation_and_no_figure_is_relative_to_zero(tmp_path):
+    """Where the audit runs on the Puma (a pair: its file diff is meaningful), PyBullet's and DART's readings are
+    explained by their default 1 kg / unit inertia, and every figure is absolute (crossdyn's M, G … are 0)."""
+    path = rf.rtb_puma560_urdf()
+    copy = Path(shutil.copy(path, tmp_path / "puma_copy.urdf"))
+    code, doc = audit(tmp_path, str(path), str(copy), "--engines", "pinocchio,pybullet,mujoco", "--states", "5")
+    pb = [c for c in doc["dynamics"] if c["engine"] == "pybullet"]
+    assert len(pb) == 8 and all(c["status"] == "by design" for c in pb)
+    assert all("links without <inertial> (link2, link3, link4, link5, link6, link7) as 1 kg with unit inertia"
+               in c["explanation"] for c in pb)
+    lines = [f for f in doc["findings"] if "engine pybullet" in f]
+    assert lines and all("in absolute terms" in f and "the scale is 0" in f and "of its largest entry" not in f
+                         for f in lines)
+    mj = [r for r in doc["engines"] if r["engine"] == "mujoco"]
+    assert all(r["status"] == "unsupported" and "mjMINVAL" in r["reason"] for r in mj)  # a refusal, not counted
+    assert code == Exit.PASS  # the two files agree; the engines' defaults are shown, not judged

@@ -193,6 +193,14 @@ class DynamicsCheck:
             return "the files differ"
         return f"engine {self.engine} reads the file differently"
 
+    def size_text(self) -> str:
+        """How far apart, in words: relative to the largest entry, or absolute where that entry is 0 (no relative
+        figure against a zero scale)."""
+        if self.scale > 0 or not np.isfinite(self.max_abs):
+            return f"{self.max_rel:.3g} of its largest entry"
+        whose = "crossdyn's reference" if self.engine is not None else "the first file's"
+        return f"{self.max_abs:.3g} in absolute terms ({whose} {self.quantity} is 0 at every state: the scale is 0)"
+
     def as_dict(self) -> dict:
         return {"file": self.file, "quantity": self.quantity, "engine": self.engine, "other": self.other,
                 "max_rel": _finite(self.max_rel), "max_abs": _finite(self.max_abs), "scale": self.scale,

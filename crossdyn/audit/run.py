@@ -17,6 +17,7 @@ from crossdyn.audit.filediff import diff_files
 from crossdyn.audit.match import match_bodies, state_map
 from crossdyn.audit.result import AuditResult, DynamicsCheck, EngineRun, FileDiff, Tolerances
 from crossdyn.errors import EngineError, EngineUnsupported, InputError
+from crossdyn.robots.checks import singular_mass_message
 from crossdyn.robots.model import RobotModel
 from crossdyn.status import RunStatus
 
@@ -111,6 +112,9 @@ def audit(files: list[str], engines: list[str] | None = None, states: int = 100,
     say = progress or (lambda line: None)
     names = engine_names(engines)
     models = [read_robot(f) for f in files]
+    singular = singular_mass_message(models[0]) if len(models) == 1 else None
+    if singular is not None:  # one file whose M(q) is singular: exit 2 with the cause (a pair's diff still runs)
+        raise InputError(f"audit: {singular}", where=models[0].source)
     a = models[0]
     s = sample_states(a, states, seed)
     ref_a = enginediff.reference(a, s)

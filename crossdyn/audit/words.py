@@ -35,8 +35,9 @@ def finding_lines(result: AuditResult) -> list[str]:
                else result.short(c.file))
         head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
                                                                                                    c.status)
-        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
-                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:.3g}"
+        absolute = f"{c.max_abs:.3g} abs; " if c.scale > 0 else ""
+        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.size_text()} "
+                     f"({absolute}tolerance {c.tolerance:.3g}"
                      + (f" = {c.tolerance_origin}" if c.tolerance_origin else "") + ")"
                      + (f"; {c.explanation}" if c.explanation else ""))
     lines += engine_run_lines(result)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from crossdyn.engines.file_engine import FileEngine, FileOptions
-from crossdyn.errors import EngineError
+from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import Format, RobotModel
 from crossdyn.robots.prepare import prepare
 
@@ -91,6 +91,8 @@ class MuJoCoFileEngine(FileEngine):
             self.m = mujoco.MjModel.from_xml_path(str(self.prepared.path))
             self.ms = mujoco.MjModel.from_xml_path(str(self.prepared.path))
         except ValueError as e:
+            if "must be larger than mjMINVAL" in str(e):  # MuJoCo refuses a moving body without mass: unsupported
+                raise EngineUnsupported(f"mujoco: refuses {model.source}: {' '.join(str(e).split())}") from None
             raise EngineError(f"mujoco: could not load {model.source}: {e}") from None
         m = self.m
         types = set(int(t) for t in m.jnt_type)
