@@ -131,3 +131,52 @@ def test_engines_default_inertials_are_the_explanation_and_no_figure_is_relative
     mj = [r for r in doc["engines"] if r["engine"] == "mujoco"]
     assert all(r["status"] == "unsupported" and "mjMINVAL" in r["reason"] for r in mj)  # a refusal, not counted
     assert code == Exit.PASS  # the two files agree; the engines' defaults are shown, not judged
+
+
+# --- 4. a reversed joint axis is a finding of its own --------------------------------------------------------------
+def edited_panda(tmp_path: Path, old: str, new: str) -> Path:
+    """robosuite's Panda with one joint line edited (the copy beside the original's meshes is not needed)."""
+    text = rf.robosuite_xml("panda").read_text()
+    assert text.count(old) == 1
+    path = tmp_path / "panda_edited.xml"
+    path.write_text(text.replace(old, new))
+    return path
+
+
+JOINT3 = 'name="joint3" pos="0 0 0" axis="0 0 1" limited="true" range="-2.8973 2.8973"'
+JOINT4 = 'name="joint4" pos="0 0 0" axis="0 0 1" limited="true" range="-3.0718 -0.0698"'
+
+
+def test_a_reversed_axis_fails_naming_the_joint(tmp_path):
+    """joint3's axis flipped (its limits are symmetric, so they still match): it passed as '0 of N parameters
+    differ' because the matching relabelled q → −q silently; now it FAILs naming the joint."""
+    a = rf.robosuite_xml("panda")
+    b = edited_panda(tmp_path, JOINT3, JOINT3.replace('axis="0 0 1"', 'axis="0 0 -1"'))
+    code, doc = audit(tmp_path, str(a), str(b), "--engines", "none", "--states", "5")
+    assert code == Exit.FAIL and doc["verdict"] == "FAIL" and doc["match_sign"] is False
+    (row,) = doc["file_diffs"][0]["differing"]
+    assert row["element"] == "joint joint3" and row["parameter"] == "axis direction" and row["status"] == "differs"
+    assert any(f.startswith("the files differ: joint joint3: axis reversed; q maps to −q") for f in doc["findings"])
+    assert all(c["status"] == "agree" for c in doc["dynamics"])  # through q_B = −q_A the dynamics agree
+
+
+def test_a_reversed_axis_with_mirrored_limits_fails_unless_matched_by_sign(tmp_path):
+    """joint4's axis flipped and its limits [−3.0718, −0.0698] mirrored to [0.0698, 3.0718]: the same joint written
+    the other way round; FAIL by default, PASS with --match-sign, the reversal called out."""
+    a = rf.robosuite_xml("panda")
+    mirrored = JOINT4.replace('axis="0 0 1"', 'axis="0 0 -1"').replace('range="-3.0718 -0.0698"',
+                                                                       'range="0.0698 3.0718"')
+    b = edited_panda(tmp_path, JOINT4, mirrored)
+    code, doc = audit(tmp_path, str(a), str(b), "--engines", "none", "--states", "5")
+    assert code == Exit.FAIL
+    assert [(r["element"], r["parameter"]) for r in doc["file_diffs"][0]["differing"]] == [
+        ("joint joint4", "axis direction")]
+    code, doc = audit(tmp_path, str(a), str(b), "--engines", "none", "--states", "5", "--match-sign", name="signed")
+    assert code == Exit.PASS and doc["verdict"] == "PASS" and doc["match_sign"] is True
+    assert not doc["file_diffs"][0]["differing"]
+    assert any(f.startswith("called out: joint joint4: axis reversed; q maps to −q (matched by sign")
+               for f in doc["findings"])
+    unmirrored = edited_panda(tmp_path, JOINT4, JOINT4.replace('axis="0 0 1"', 'axis="0 0 -1"'))
+    code, doc = audit(tmp_path, str(a), str(unmirrored), "--engines", "none", "--match-sign", name="limits")
+    assert code == Exit.FAIL  # matched by sign, the limits then differ
+    assert {r["parameter"] for r in doc["file_diffs"][0]["differing"]} == {"lower limit", "upper limit"}

@@ -115,7 +115,8 @@ class ParamRow:
     "not in B's format" / "not in A's format" (given in one file, and the other's format cannot say it: an MJCF has
     no joint velocity limit; called out, not failed: it enters none of the dynamics compared), "required by A's
     format" / "required by B's format" (a URDF must state an effort limit, the other file states none: called out,
-    not failed)."""
+    not failed), or "matched by sign" (a reversed joint axis, compared by sign as the user asked: called out, not
+    failed)."""
     unit: str = ""
     relative: float | None = None
     """The difference over the physical scale named by ``relative_to`` (mass: the larger mass; inertia: the
@@ -235,6 +236,8 @@ class AuditResult:
     checks: tuple[DynamicsCheck, ...]
     state_scales: str = ""
     runtime_s: float = 0.0
+    match_sign: bool = False
+    """Joints whose axes point opposite ways matched by sign (``--match-sign``) rather than failed."""
 
     def short(self, file: str | None) -> str:
         """A file's shortest path suffix that tells it from the other files (``franka_panda/panda.urdf``)."""
@@ -321,7 +324,7 @@ def document(result: AuditResult, findings: list[str]) -> dict:
         "verdict": result.verdict().value, "exit_code": result.exit_code,
         "checks": {"total": result.count(), "parameters": param_checks,
                    "dynamics_values": result.count() - param_checks},
-        "states": result.states, "seed": result.seed, "state_sampling": result.state_scales,
+        "states": result.states, "seed": result.seed, "match_sign": result.match_sign, "state_sampling": result.state_scales,
         "tolerances": {k: {"value": v, "source": TOLERANCE_SOURCES[k]} for k, v in result.tolerances.as_dict().items()},
         "models": [{"file": m.source, "format": m.format.value, "name": m.name, "n": m.n,
                     "bodies": list(m.body_names), "joints": list(m.joint_names),

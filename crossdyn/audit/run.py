@@ -56,11 +56,14 @@ def values_in_a(values: dict, idx: np.ndarray, sign: np.ndarray, n_a: int) -> di
     return out
 
 
-def file_pair(a: RobotModel, b: RobotModel, s: States, ref_a: dict, tol: Tolerances, seed: int = 0):
+def file_pair(a: RobotModel, b: RobotModel, s: States, ref_a: dict, tol: Tolerances, seed: int = 0,
+              match_sign: bool = False):
     """The file diff of ``b`` against ``a``, the dynamics checks of b's reference against a's (when every body
-    matched), explained, and b's states (mapped from a's, or b's own)."""
+    matched), explained, and b's states (mapped from a's, or b's own).  A joint whose axis points the opposite way
+    is compared through q_B = −q_A either way; ``match_sign`` says whether that reversal is a difference (False:
+    FAIL, "axis reversed") or only called out."""
     matching = match_bodies(a, b)
-    diff = diff_files(a, b, matching, tol)
+    diff = diff_files(a, b, matching, tol, match_sign)
     if not matching.complete:
         return diff, [], sample_states(b, len(s.Q), seed)
     idx, sign = state_map(matching, b.n)
@@ -102,9 +105,11 @@ def run_engine(model: RobotModel, name: str, s: States, ref: dict, tol: Toleranc
 
 
 def audit(files: list[str], engines: list[str] | None = None, states: int = 100, seed: int = 0,
-          tol: Tolerances | None = None, progress: Callable[[str], None] | None = None) -> AuditResult:
+          tol: Tolerances | None = None, progress: Callable[[str], None] | None = None,
+          match_sign: bool = False) -> AuditResult:
     """Audit ``files`` (one or more robot files, the first the reference of the file diffs) with ``engines``
-    (None: every file engine; [] none) at ``states`` random states from ``seed``."""
+    (None: every file engine; [] none) at ``states`` random states from ``seed``; ``match_sign``: joints whose axes
+    point opposite ways are matched by sign (q → −q) instead of failing as "axis reversed"."""
     from crossdyn.robots import read_robot
 
     t0 = time.perf_counter()
@@ -122,7 +127,7 @@ def audit(files: list[str], engines: list[str] | None = None, states: int = 100,
     checks: list[DynamicsCheck] = []
     per_file = [(a, s, ref_a)]
     for b in models[1:]:
-        diff, pair_checks, s_b = file_pair(a, b, s, ref_a, tol, seed)
+        diff, pair_checks, s_b = file_pair(a, b, s, ref_a, tol, seed, match_sign)
         say(f"{b.source} against {a.source}: bodies matched "
             + ", ".join(f"{p.name_a} = {p.name_b} ({p.how})" for p in diff.matching.pairs)
             + (f"; unmatched: {', '.join(diff.matching.only_a + diff.matching.only_b)}"
@@ -139,4 +144,4 @@ def audit(files: list[str], engines: list[str] | None = None, states: int = 100,
             runs.append(run)
             checks += engine_checks
     return AuditResult(tuple(files), tuple(models), states, seed, tol, tuple(diffs), tuple(runs), tuple(checks),
-                       s.description, time.perf_counter() - t0)
+                       s.description, time.perf_counter() - t0, match_sign)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from crossdyn.audit.filediff import REVERSED, SIGN_MATCHED
 from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, AuditResult, ParamRow
 from crossdyn.robots.model import Severity
 
+REVERSED_WORDS = "axis reversed; q maps to −q"
 SHOWN_INFO = ("<mesh file>", "<mesh filename>")
 """The reader's INFO notes the findings show too: missing mesh files (the reason an engine would otherwise fail)."""
 
@@ -26,6 +28,8 @@ def finding_lines(result: AuditResult) -> list[str]:
             gaps.setdefault((r.parameter, r.status), []).append(r.element.removeprefix("joint "))
         why = {"not": "MJCF has no joint velocity limit", "required": "a URDF must state one, the other file states "
                "none"}
+        lines += [f"called out: {r.element}: {REVERSED_WORDS} (matched by sign, as --match-sign asks; compared "
+                  "through q_B = −q_A)" for r in d.rows if r.status == SIGN_MATCHED]
         lines += [f"called out: {p} on {len(js)} joints only in one file ({st}: {why[st.split()[0]]}; it enters none "
                   f"of the dynamics compared): {', '.join(js)}" for (p, st), js in gaps.items()]
     for c in result.checks:
@@ -85,7 +89,10 @@ def parameter_lines(rows) -> list[str]:
             grouped.setdefault((id(r),), []).append(r)
     for group in grouped.values():
         r = group[0]
-        if len(group) == 1:
+        if r.parameter == REVERSED:
+            lines.append(f"the files differ: {r.element}: {REVERSED_WORDS} (world axes at q = 0: {param_text(r)}; "
+                         "--match-sign compares such joints by sign)")
+        elif len(group) == 1:
             lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
         else:
             joints = ", ".join(g.element.removeprefix("joint ") for g in group)
