@@ -180,3 +180,44 @@ def test_a_reversed_axis_with_mirrored_limits_fails_unless_matched_by_sign(tmp_p
     code, doc = audit(tmp_path, str(a), str(unmirrored), "--engines", "none", "--match-sign", name="limits")
     assert code == Exit.FAIL  # matched by sign, the limits then differ
     assert {r["parameter"] for r in doc["file_diffs"][0]["differing"]} == {"lower limit", "upper limit"}
+
+
+# --- 6. files with different joints: compared on their common chain -------------------------------------------------
+def test_locking_joints_at_zero_keeps_the_dynamics_of_the_other_joints():
+    """example-robot-data's 9-joint Panda with its two finger joints fixed at 0 (bodies welded to the hand): M, G
+    and ID of the 7 arm joints equal the full model's at the same states with the fingers at rest at 0."""
+    import numpy as np
+
+    import crossdyn.spatial as spatial
+    from crossdyn.audit.common import lock_joints
+    from crossdyn.robots import read_robot
+
+    full = read_robot(rf.erd_panda_urdf())
+    assert full.n == 9
+    arm = lock_joints(full, set(range(7)))
+    assert arm.n == 7 and arm.joint_names == full.joint_names[:7]
+    rng = np.random.default_rng(1)
+    q7, qd7, qdd7 = (rng.uniform(-1, 1, (5, 7)) for _ in range(3))
+    pad = np.zeros((5, 2))
+    q, qd, qdd = (np.hstack([x, pad]) for x in (q7, qd7, qdd7))
+    scale = float(np.abs(spatial.crba(full, q)).max())
+    assert np.abs(spatial.crba(arm, q7) - spatial.crba(full, q)[:, :7, :7]).max() <= 1e-14 * scale
+    assert np.allclose(spatial.gravity_torque(arm, q7), spatial.gravity_torque(full, q)[:, :7], rtol=0, atol=1e-12)
+    assert np.allclose(spatial.rnea(arm, q7, qd7, qdd7), spatial.rnea(full, q, qd, qdd)[:, :7], rtol=0, atol=1e-12)
+
+
+def test_different_joint_counts_are_compared_on_their_common_chain(tmp_path):
+    """robosuite's 7-joint Panda against Menagerie's 9-joint Panda (fingers): the parameter table printed and the
+    M/G/ID comparison silently skipped before; now compared on the 7 joints both have, with the note."""
+    a, b = rf.robosuite_xml("panda"), rf.menagerie_panda_xml()
+    code, doc = audit(tmp_path, str(a), str(b), "--engines", "none", "--states", "10")
+    assert code == Exit.FAIL and doc["verdict"] == "FAIL"
+    (d,) = doc["file_diffs"]
+    assert d["matching"]["only_b"] == ["left_finger", "right_finger"]
+    assert "compared on the 7 joints both files have" in d["common_chain"]
+    assert "finger_joint1, finger_joint2 of menagerie_panda.xml fixed at 0" in d["common_chain"]
+    pair = {c["quantity"]: c for c in doc["dynamics"] if c["engine"] is None}
+    assert set(pair) == {"M", "G", "C·q̇", "ID"} and all(c["status"] == "differs" for c in pair.values())
+    assert pair["G"]["explanation"] == "masses and CoMs of all 7 links explain the whole G difference"
+    assert any(f.startswith("the files differ in their joints: M, G, C·q̇, ID compared on the 7 joints")
+               for f in doc["findings"])

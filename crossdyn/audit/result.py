@@ -146,6 +146,9 @@ class FileDiff:
     file_b: str
     matching: Matching
     rows: tuple[ParamRow, ...]
+    common: str = ""
+    """Where bodies are unmatched: the joints fixed at 0 to compare the dynamics on the joints both files have
+    (:mod:`crossdyn.audit.common`), or why the dynamics were not compared; "" where every body matched."""
 
     @property
     def differing(self) -> tuple[ParamRow, ...]:
@@ -158,7 +161,7 @@ class FileDiff:
     def as_dict(self) -> dict:
         return {"a": self.file_a, "b": self.file_b, "matching": self.matching.as_dict(),
                 "compared": len(self.rows), "differing": [r.as_dict() for r in self.differing],
-                "format_gaps": [r.as_dict() for r in self.format_gaps],
+                "format_gaps": [r.as_dict() for r in self.format_gaps], "common_chain": self.common or None,
                 "rows": [r.as_dict() for r in self.rows]}
 
 

@@ -20,6 +20,8 @@ def finding_lines(result: AuditResult) -> list[str]:
         if d.matching.only_a or d.matching.only_b:
             lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in "
                          f"{result.short(d.file_a)}; {', '.join(d.matching.only_b) or '-'} in {result.short(d.file_b)}")
+        if d.common:
+            lines.append(f"the files differ in their joints: {d.common}")
         if d.differing:
             lines.append(parameter_summary(d, result))
         lines += parameter_lines(d.differing)

@@ -198,7 +198,7 @@ def _strip_geoms(root: ET.Element, from_geom: bool) -> tuple[int, int, int, list
     world = root.find("worldbody")
     welded = _welded(world)
     for geom in [] if world is None else [g for g in world if g.tag == "geom"]:  # static: no inertia to derive
-        if _is_mesh(geom):
+        if _is_mesh(geom) and world is not None:
             world.remove(geom)
             static += 1
             continue
