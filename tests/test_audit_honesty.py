@@ -46,7 +46,6 @@ def test_drakes_refusal_of_the_massless_base_is_unsupported_not_failed(tmp_path,
                for f in doc["findings"])
 
 
-@pytest.mark.slow
 def test_default_audit_of_robosuite_panda_passes_with_drake_unsupported(tmp_path):
     code, doc = audit(tmp_path, str(rf.robosuite_xml("panda")), "--states", "10")
     status = {r["engine"]: r["status"] for r in doc["engines"]}
@@ -221,3 +220,12 @@ def test_different_joint_counts_are_compared_on_their_common_chain(tmp_path):
     assert pair["G"]["explanation"] == "masses and CoMs of all 7 links explain the whole G difference"
     assert any(f.startswith("the files differ in their joints: M, G, C·q̇, ID compared on the 7 joints")
                for f in doc["findings"])
+
+
+def test_compare_reads_xarm6_with_its_unexpanded_reduction(tmp_path, capsys):
+    """compare exited 2 on the same value; it reads the file now and names the value in a note."""
+    code = main(["compare", str(rf.pybullet_xarm6_urdf()), "--engines", FAST, "--duration", "0.05", "--states", "20",
+                 "--no-plots", "--out", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert code != Exit.USAGE and "verdict:" in out, out
+    assert "<mechanicalReduction> of 5 transmission(s)" in out and '"reduction"' in out

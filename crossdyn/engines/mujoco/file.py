@@ -38,6 +38,12 @@ from crossdyn.robots.prepare import prepare
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 
 
+REFUSALS = ("must be larger than mjMINVAL", "inertia must satisfy A + B >= C")
+"""MuJoCo's compiler errors that refuse what a file states (a moving body without mass or inertia; principal
+moments off the triangle inequality, which no rigid body has): the engine cannot represent the file, so it is
+unsupported (not counted), not failed."""
+
+
 @dataclass(frozen=True)
 class MuJoCoFileOptions(FileOptions):
     integrator: str = "RK4"
@@ -91,7 +97,7 @@ class MuJoCoFileEngine(FileEngine):
             self.m = mujoco.MjModel.from_xml_path(str(self.prepared.path))
             self.ms = mujoco.MjModel.from_xml_path(str(self.prepared.path))
         except ValueError as e:
-            if "must be larger than mjMINVAL" in str(e):  # MuJoCo refuses a moving body without mass: unsupported
+            if any(w in str(e) for w in REFUSALS):  # MuJoCo refuses what the file states: unsupported, not failed
                 raise EngineUnsupported(f"mujoco: refuses {model.source}: {' '.join(str(e).split())}") from None
             raise EngineError(f"mujoco: could not load {model.source}: {e}") from None
         m = self.m
