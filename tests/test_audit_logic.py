@@ -48,8 +48,9 @@ def test_bodies_matched_by_position_and_opposite_axes_mapped_by_sign():
     assert [(p.name_a, p.name_b, p.how) for p in m.pairs] == [(f"link{i}", f"seg{i}", "position") for i in
                                                                 range(1, 6)]
     assert [p.sign for p in m.pairs] == [1, 1, -1, 1, 1]
-    diff = diff_files(a, b, m, Tolerances())
-    assert not diff.differing  # same robot, one axis written the other way
+    diff = diff_files(a, b, m, Tolerances())  # same robot, one axis written the other way: named, not relabelled
+    assert [(r.element, r.parameter) for r in diff.differing] == [("joint link_j3 / seg_j3", "axis direction")]
+    assert not diff_files(a, b, m, Tolerances(), match_sign=True).differing  # matched by sign, as asked
     s = enginediff.sample_states(a, 20, 0)
     _, checks, _ = file_pair(a, b, s, enginediff.reference(a, s), Tolerances())
     assert all(c.status == AGREE and c.max_rel < 1e-13 for c in checks)

@@ -270,10 +270,20 @@ BAD = {  # name: (replace this, by this, what the message must say besides the f
     "unknown mimic": ("<dynamics", '<mimic joint="j9"/><dynamics', ["joint 'j1' <mimic>", '"j9"']),
     "negative damping": ('damping="0.1"', 'damping="-0.1"', ["joint 'j1' <dynamics>", 'damping="-0.1"', "negative"]),
     "nothing moves": ('type="revolute"', 'type="fixed"', ["<robot name=\"mini\">", "nothing moves"]),
-    "bad reduction": ("</robot>", '<transmission name="t"><joint name="j1"/><actuator name="m">'
-                                  "<mechanicalReduction>lots</mechanicalReduction></actuator></transmission></robot>",
-                      ["transmission 't' <mechanicalReduction>", '"lots"', "not a number"]),
 }
+
+
+def test_an_unreadable_reduction_is_a_note_not_a_refusal(tmp_path):
+    """A transmission's reduction scales the actuator's command only (it enters none of M, G, C·q̇, ID): text that is
+    no number is a SUSPECT note naming it, the gear stays 1, the file is read."""
+    path = tmp_path / "mini.urdf"
+    path.write_text(MINI.replace("</robot>", '<transmission name="t"><joint name="j1"/><actuator name="m">'
+                                 "<mechanicalReduction>lots</mechanicalReduction></actuator></transmission></robot>"))
+    m = read_urdf(path)
+    (note,) = [n for n in m.notes if "mechanicalReduction" in n.where]
+    assert note.severity is Severity.SUSPECT
+    assert '"lots"' in note.message and "'t'" in note.message and "not read" in note.message
+    assert m.joints[0].gear == 1.0
 
 
 def test_mini_is_valid(tmp_path):

@@ -6,7 +6,8 @@ States (:func:`sample_states`): q uniform within [lower, upper] (a joint without
 uniform within ±v / (0.1 s) (reaching the velocity limit in a tenth of a second, :data:`ACCEL_TIME`).
 
 A quantity's difference is judged relative to its scale, the largest |entry| of the reference over all states:
-max |X_other − X_ref| / max |X_ref|.
+max |X_other − X_ref| / max |X_ref|; where the reference is 0 throughout, the scale is 0 and the difference is
+judged (and said) in absolute terms.
 """
 from __future__ import annotations
 
@@ -75,11 +76,11 @@ def engine_values(engine, s: States) -> dict[str, np.ndarray]:
 
 def relative(ref: np.ndarray, other: np.ndarray) -> tuple[float, float, float, np.ndarray]:
     """(max relative, max absolute, scale, per-state relative) of ``other`` against ``ref``; the scale is the
-    largest |entry| of ``ref`` (1 where all are 0, e.g. G of a horizontal robot)."""
+    largest |entry| of ``ref``.  Where every entry of ``ref`` is 0 (G of a horizontal robot, M of a file whose links
+    carry no mass) the scale is 0 and the figures are absolute: no relative figure against a zero scale."""
     diff = np.abs(np.asarray(other, dtype=float) - ref).reshape(len(ref), -1)
     scale = float(np.abs(ref).max()) if ref.size else 0.0
-    scale = scale if scale > 0 else 1.0
-    per_state = diff.max(axis=1) / scale if diff.size else np.zeros(len(ref))
+    per_state = diff.max(axis=1) / (scale or 1.0) if diff.size else np.zeros(len(ref))
     return float(per_state.max(initial=0.0)), float(diff.max(initial=0.0)), scale, per_state
 
 

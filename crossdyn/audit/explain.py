@@ -31,6 +31,7 @@ import numpy as np
 from crossdyn.audit.enginediff import States, reference, relative
 from crossdyn.audit.match import world_frames
 from crossdyn.audit.result import AMBIGUOUS, BY_DESIGN, DIFFERS, DynamicsCheck, FileDiff, Matching
+from crossdyn.robots.checks import bare_links
 from crossdyn.robots.model import Body, Inertial, RobotModel, Severity
 
 FIT_STATES = 64
@@ -131,7 +132,7 @@ def _explain_one(c: DynamicsCheck, groups: list[str], residual, before, diff: Fi
                 return f"{words} explain{'s' if singular else ''} the whole {c.quantity} difference"
     if not groups:
         return (f"no mass, CoM, inertia or armature differs: the joint frames or axes do (see the parameter rows); "
-                f"{c.quantity} differs by {c.max_rel:.3g} of its largest entry")
+                f"{c.quantity} differs by {c.size_text()}")
     full = residual(tuple(groups))[c.quantity]
     share = 1.0 - full / before[c.quantity] if before[c.quantity] > 0 else 0.0
     words = combined_words(diff, tuple(groups), n)
@@ -234,11 +235,27 @@ ROTATIONAL = range(4, 10)
 ALL = range(10)
 
 
+def default_inertials(model: RobotModel, bare: list[str]) -> RobotModel:
+    """``model`` with 1 kg and unit inertia, centred at the body frame's origin, added to each body named in
+    ``bare`` (what PyBullet — its warning: "No inertial data for link, using mass=1, localinertiadiagonal = 1,1,1,
+    identity local inertial frame" — and DART make of a link without ``<inertial>``)."""
+    unit = Inertial(1.0, np.zeros(3), np.eye(3))
+    for k, body in enumerate(model.bodies):
+        if body.name in bare:
+            model = _with_body(model, k, body.inertial.plus(unit))
+    return model
+
+
 def engine_hypotheses(model: RobotModel, engine: str):
     """(status, words, how, params) per hypothesis, in the order tried (see the module docstring)."""
     n = model.n
     if np.any(model.armature() != 0):
         yield DIFFERS, "it ignores the armature (M without the file's armature agrees)", "no-armature", None
+    bare = [name for name in bare_links(model) if name in model.body_names]
+    if bare:
+        yield (BY_DESIGN, f"it reads the links without <inertial> ({', '.join(bare)}) as 1 kg with unit inertia at "
+               "the link frame's origin (its default; the file, as URDF and MJCF define it, gives them no mass)",
+               "defaults", bare)
     whys: dict[int, list[str]] = {}
     for k, why in noted_bodies(model):
         whys.setdefault(k, []).append(why)
@@ -310,6 +327,8 @@ def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], 
         if how == "no-armature":
             ref = reference(model, s, armature=False)
             ok = all(relative(ref[q], values[q])[0] <= tol[q] for q in bad)
+        elif how == "defaults":
+            ok = _agrees(default_inertials(model, params), s, values, bad, tol)
         else:
             fitted = fit(model, s, values["ID"], params)
             ok = _agrees(fitted, s, values, bad, tol)

@@ -4,7 +4,8 @@ world frame at q = 0 (:func:`crossdyn.audit.match.world_frames`), each differenc
 
 Rows per matched pair: mass; CoM (world, distance); inertia about the CoM (world axes, largest entry difference
 over the body's largest principal moment); joint type; axis (angle); anchor (distance of b's axis line from a's);
-lower and upper limit; effort; velocity; damping; friction; armature; gear.  A joint parameter given in one file
+lower and upper limit; effort; velocity; damping; friction; armature; gear; and, for a joint whose axis points
+the opposite way in B, "axis direction" (q of B is −q of A: a difference, FAIL, unless matched by sign).  A joint parameter given in one file
 and absent (None) or at its neutral value (0; gear 1) in the other is "only in A" / "only in B".
 """
 from __future__ import annotations
@@ -100,14 +101,29 @@ def format_gap(row: ParamRow, fa: Format, fb: Format) -> ParamRow:
     return row
 
 
+REVERSED = "axis direction"
+"""The row of a joint whose axis points the opposite way in the other file (present only for such joints)."""
+SIGN_MATCHED = "matched by sign"
+"""Its status when the user asked to match joints by sign (``--match-sign``): called out, not failed."""
+
+
+def reversed_row(element: str, wa: WorldBody, wb: WorldBody, match_sign: bool) -> ParamRow:
+    """A joint whose world axis points the opposite way in file B: q of B is −q of A (and so are its q̇, q̈, τ and
+    limits).  "differs" (FAIL: the files describe the joint's positive direction differently, which a controller
+    or a trajectory written for one file gets wrong in the other) unless the user asked to match by sign."""
+    return ParamRow(element, REVERSED, wa.axis, wb.axis, None, None, SIGN_MATCHED if match_sign else "differs")
+
+
 def joint_rows(element: str, ja: Joint, jb: Joint, wa: WorldBody, wb: WorldBody, sign: float,
-               tol: Tolerances) -> list[ParamRow]:
-    """Type, axis, anchor, limits and every joint scalar of one matched joint."""
+               tol: Tolerances, match_sign: bool = False) -> list[ParamRow]:
+    """Type, axis (and its direction where reversed), anchor, limits and every joint scalar of one matched joint;
+    the axis, the limits and the dynamics are compared through q_B = sign · q_A."""
     angle = float(np.arccos(np.clip(abs(float(wa.axis @ wb.axis)), -1.0, 1.0)))
     rows = [
         ParamRow(element, "joint type", ja.type.value, jb.type.value, None, None,
                  "same" if ja.type == jb.type else "differs"),
         _row(element, "joint axis (world)", wa.axis, wb.axis * sign, angle, tol.axis_rad, "rad"),
+        *([reversed_row(element, wa, wb, match_sign)] if sign < 0 else []),
         _row(element, "joint anchor (world)", wa.anchor, wb.anchor, _line_distance(wa, wb), tol.position_m, "m"),
     ]
     lower_b, upper_b = (jb.lower, jb.upper) if sign > 0 else (jb.upper, jb.lower)
@@ -118,8 +134,10 @@ def joint_rows(element: str, ja: Joint, jb: Joint, wa: WorldBody, wb: WorldBody,
     return rows
 
 
-def diff_files(a: RobotModel, b: RobotModel, matching: Matching, tol: Tolerances) -> FileDiff:
-    """Every parameter of the matched bodies of ``a`` and ``b`` side by side (see the module docstring)."""
+def diff_files(a: RobotModel, b: RobotModel, matching: Matching, tol: Tolerances,
+               match_sign: bool = False) -> FileDiff:
+    """Every parameter of the matched bodies of ``a`` and ``b`` side by side (see the module docstring);
+    ``match_sign``: a reversed joint axis is called out, not a difference."""
     wa, wb = world_frames(a), world_frames(b, matching.turn)
     rows: list[ParamRow] = []
     for m in matching.pairs:
@@ -128,7 +146,8 @@ def diff_files(a: RobotModel, b: RobotModel, matching: Matching, tol: Tolerances
         joint = (a.joints[m.a].name if a.joints[m.a].name == b.joints[m.b].name
                  else f"{a.joints[m.a].name} / {b.joints[m.b].name}")
         rows += [format_gap(r, a.format, b.format) for r in
-                 joint_rows(f"joint {joint}", a.joints[m.a], b.joints[m.b], wa[m.a], wb[m.b], m.sign, tol)]
+                 joint_rows(f"joint {joint}", a.joints[m.a], b.joints[m.b], wa[m.a], wb[m.b], m.sign, tol,
+                            match_sign)]
     rows += [ParamRow(name, "body", name, None, None, None, "only in A") for name in matching.only_a]
     rows += [ParamRow(name, "body", None, name, None, None, "only in B") for name in matching.only_b]
     rows.append(_row("robot", "gravity", a.gravity, b.gravity, float(np.linalg.norm(a.gravity - b.gravity)),

@@ -115,7 +115,8 @@ class ParamRow:
     "not in B's format" / "not in A's format" (given in one file, and the other's format cannot say it: an MJCF has
     no joint velocity limit; called out, not failed: it enters none of the dynamics compared), "required by A's
     format" / "required by B's format" (a URDF must state an effort limit, the other file states none: called out,
-    not failed)."""
+    not failed), or "matched by sign" (a reversed joint axis, compared by sign as the user asked: called out, not
+    failed)."""
     unit: str = ""
     relative: float | None = None
     """The difference over the physical scale named by ``relative_to`` (mass: the larger mass; inertia: the
@@ -145,6 +146,9 @@ class FileDiff:
     file_b: str
     matching: Matching
     rows: tuple[ParamRow, ...]
+    common: str = ""
+    """Where bodies are unmatched: the joints fixed at 0 to compare the dynamics on the joints both files have
+    (:mod:`crossdyn.audit.common`), or why the dynamics were not compared; "" where every body matched."""
 
     @property
     def differing(self) -> tuple[ParamRow, ...]:
@@ -157,7 +161,7 @@ class FileDiff:
     def as_dict(self) -> dict:
         return {"a": self.file_a, "b": self.file_b, "matching": self.matching.as_dict(),
                 "compared": len(self.rows), "differing": [r.as_dict() for r in self.differing],
-                "format_gaps": [r.as_dict() for r in self.format_gaps],
+                "format_gaps": [r.as_dict() for r in self.format_gaps], "common_chain": self.common or None,
                 "rows": [r.as_dict() for r in self.rows]}
 
 
@@ -193,6 +197,14 @@ class DynamicsCheck:
             return "the files differ"
         return f"engine {self.engine} reads the file differently"
 
+    def size_text(self) -> str:
+        """How far apart, in words: relative to the largest entry, or absolute where that entry is 0 (no relative
+        figure against a zero scale)."""
+        if self.scale > 0 or not np.isfinite(self.max_abs):
+            return f"{self.max_rel:.3g} of its largest entry"
+        whose = "crossdyn's reference" if self.engine is not None else "the first file's"
+        return f"{self.max_abs:.3g} in absolute terms ({whose} {self.quantity} is 0 at every state: the scale is 0)"
+
     def as_dict(self) -> dict:
         return {"file": self.file, "quantity": self.quantity, "engine": self.engine, "other": self.other,
                 "max_rel": _finite(self.max_rel), "max_abs": _finite(self.max_abs), "scale": self.scale,
@@ -227,6 +239,8 @@ class AuditResult:
     checks: tuple[DynamicsCheck, ...]
     state_scales: str = ""
     runtime_s: float = 0.0
+    match_sign: bool = False
+    """Joints whose axes point opposite ways matched by sign (``--match-sign``) rather than failed."""
 
     def short(self, file: str | None) -> str:
         """A file's shortest path suffix that tells it from the other files (``franka_panda/panda.urdf``)."""
@@ -313,7 +327,7 @@ def document(result: AuditResult, findings: list[str]) -> dict:
         "verdict": result.verdict().value, "exit_code": result.exit_code,
         "checks": {"total": result.count(), "parameters": param_checks,
                    "dynamics_values": result.count() - param_checks},
-        "states": result.states, "seed": result.seed, "state_sampling": result.state_scales,
+        "states": result.states, "seed": result.seed, "match_sign": result.match_sign, "state_sampling": result.state_scales,
         "tolerances": {k: {"value": v, "source": TOLERANCE_SOURCES[k]} for k, v in result.tolerances.as_dict().items()},
         "models": [{"file": m.source, "format": m.format.value, "name": m.name, "n": m.n,
                     "bodies": list(m.body_names), "joints": list(m.joint_names),

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from crossdyn.audit.filediff import REVERSED, SIGN_MATCHED
 from crossdyn.audit.result import AGREE, AMBIGUOUS, BY_DESIGN, DIFFERS, AuditResult, ParamRow
 from crossdyn.robots.model import Severity
+
+REVERSED_WORDS = "axis reversed; q maps to −q"
+SHOWN_INFO = ("<mesh file>", "<mesh filename>")
+"""The reader's INFO notes the findings show too: missing mesh files (the reason an engine would otherwise fail)."""
 
 
 def finding_lines(result: AuditResult) -> list[str]:
@@ -15,6 +20,8 @@ def finding_lines(result: AuditResult) -> list[str]:
         if d.matching.only_a or d.matching.only_b:
             lines.append(f"the files differ: bodies unmatched: {', '.join(d.matching.only_a) or '-'} in "
                          f"{result.short(d.file_a)}; {', '.join(d.matching.only_b) or '-'} in {result.short(d.file_b)}")
+        if d.common:
+            lines.append(f"the files differ in their joints: {d.common}")
         if d.differing:
             lines.append(parameter_summary(d, result))
         lines += parameter_lines(d.differing)
@@ -23,6 +30,8 @@ def finding_lines(result: AuditResult) -> list[str]:
             gaps.setdefault((r.parameter, r.status), []).append(r.element.removeprefix("joint "))
         why = {"not": "MJCF has no joint velocity limit", "required": "a URDF must state one, the other file states "
                "none"}
+        lines += [f"called out: {r.element}: {REVERSED_WORDS} (matched by sign, as --match-sign asks; compared "
+                  "through q_B = −q_A)" for r in d.rows if r.status == SIGN_MATCHED]
         lines += [f"called out: {p} on {len(js)} joints only in one file ({st}: {why[st.split()[0]]}; it enters none "
                   f"of the dynamics compared): {', '.join(js)}" for (p, st), js in gaps.items()]
     for c in result.checks:
@@ -32,13 +41,29 @@ def finding_lines(result: AuditResult) -> list[str]:
                else result.short(c.file))
         head = {DIFFERS: "FAIL", AMBIGUOUS: "INCONCLUSIVE", BY_DESIGN: "explained, not judged"}.get(c.status,
                                                                                                    c.status)
-        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.max_rel:.3g} of its largest entry "
-                     f"({c.max_abs:.3g} abs; tolerance {c.tolerance:.3g}"
+        absolute = f"{c.max_abs:.3g} abs; " if c.scale > 0 else ""
+        lines.append(f"{head}: {c.label}: {c.quantity} of {who} differs by {c.size_text()} "
+                     f"({absolute}tolerance {c.tolerance:.3g}"
                      + (f" = {c.tolerance_origin}" if c.tolerance_origin else "") + ")"
                      + (f"; {c.explanation}" if c.explanation else ""))
+    lines += engine_run_lines(result)
     for m in result.models:
         lines += [f"note on {result.short(m.source)}: {n.where}: {n.message} ({n.severity.value})" for n in m.notes
-                  if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS)]
+                  if n.severity in (Severity.SUSPECT, Severity.AMBIGUOUS) or n.where.endswith(SHOWN_INFO)]
+    return lines
+
+
+def engine_run_lines(result: AuditResult) -> list[str]:
+    """One line per engine that could not read a file: "unsupported" (it cannot represent the file: listed with why,
+    not counted, as ``compare`` does) or "failed" (an error while reading: INCONCLUSIVE)."""
+    from crossdyn.status import RunStatus
+
+    lines = []
+    for r in result.engine_runs:
+        if r.status is RunStatus.UNSUPPORTED:
+            lines.append(f"unsupported (not counted): {r.engine} on {result.short(r.file)}: {r.reason}")
+        elif r.status is RunStatus.FAILED:
+            lines.append(f"INCONCLUSIVE: {r.engine} failed on {result.short(r.file)}: {r.reason}")
     return lines
 
 
@@ -66,7 +91,10 @@ def parameter_lines(rows) -> list[str]:
             grouped.setdefault((id(r),), []).append(r)
     for group in grouped.values():
         r = group[0]
-        if len(group) == 1:
+        if r.parameter == REVERSED:
+            lines.append(f"the files differ: {r.element}: {REVERSED_WORDS} (world axes at q = 0: {param_text(r)}; "
+                         "--match-sign compares such joints by sign)")
+        elif len(group) == 1:
             lines.append(f"the files differ: {r.element} {r.parameter}: {param_text(r)}")
         else:
             joints = ", ".join(g.element.removeprefix("joint ") for g in group)

@@ -34,6 +34,9 @@ def add_parser(sub) -> None:
                         "mujoco-warp, newton, genesis")
     p.add_argument("--states", type=int, default=100, metavar="N", help="random states (default 100)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--match-sign", action="store_true",
+                   help="match joints whose axes point opposite ways in two files by sign (q of one is -q of the "
+                        "other) instead of failing them as 'axis reversed'")
     p.add_argument("--no-plots", action="store_true", help="write no figures (faster)")
     add_judging_options(p, "audit")
     p.set_defaults(func=run)
@@ -69,7 +72,8 @@ def run(args) -> int:
         if not args.quiet:
             print(f"  {line}", flush=True)
 
-    result = audit(list(args.files), parse_engines(args.engines), args.states, args.seed, progress=progress)
+    result = audit(list(args.files), parse_engines(args.engines), args.states, args.seed, progress=progress,
+                   match_sign=args.match_sign)
     findings = finding_lines(result)
     for line in findings:  # --quiet: the lines naming a FAIL or an INCONCLUSIVE, and the verdict
         if not args.quiet or line.startswith(("FAIL", "INCONCLUSIVE")):

@@ -88,10 +88,15 @@ def _engines(args) -> tuple[str, ...] | None:
 
 def cmd_compare_robot(args) -> int:
     """Run the comparison on the robot file ``args.arm``, write its outputs, print the table and verdict."""
+    from crossdyn.errors import InputError
     from crossdyn.robots import read_robot
+    from crossdyn.robots.checks import singular_mass_message
 
     _check_args(args)
     model = read_robot(args.arm)  # exit 2 naming the file, the element and the value
+    singular = singular_mass_message(model)
+    if singular is not None:  # forward dynamics undefined: exit 2 naming the file and the cause, no traceback
+        raise InputError(f"compare: {singular}", where=args.arm)
     return _run(args, model, None, Path(args.arm).stem)
 
 

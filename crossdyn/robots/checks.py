@@ -22,6 +22,7 @@ The rules and their tolerances:
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -103,12 +104,48 @@ def placeholder_notes(inertials: Sequence[tuple[str, Inertial]], kind: str = "li
 def model_notes(model: RobotModel) -> list[Note]:
     """A SUSPECT note for each joint whose subtree has neither mass nor inertia: nothing resists its
     acceleration, so the mass matrix M(q) is singular and forward dynamics undefined."""
-    n = model.n
+    return [Note(f"joint '{model.joints[i].name}'", f"moves body '{model.bodies[i].name}' and its children, which "
+                 "have neither mass nor inertia: M(q) is singular", Severity.SUSPECT)
+            for i in massless_joints(model)]
+
+
+def massless_joints(model: RobotModel) -> list[int]:
+    """The joints whose subtree has neither mass nor inertia (nothing resists their acceleration): M(q) has a zero
+    row and column there, whatever q (:func:`model_notes` names each)."""
     heavy = [b.inertial.mass > 0.0 or bool(np.any(b.inertial.inertia)) for b in model.bodies]
-    for i in range(n - 1, -1, -1):  # children after parents: accumulate towards the base
+    for i in range(model.n - 1, -1, -1):
         p = model.parents[i]
         if p >= 0 and heavy[i]:
             heavy[p] = True
-    return [Note(f"joint '{model.joints[i].name}'", f"moves body '{model.bodies[i].name}' and its children, which "
-                 "have neither mass nor inertia: M(q) is singular", Severity.SUSPECT)
-            for i in range(n) if not heavy[i]]
+    return [i for i in range(model.n) if not heavy[i]]
+
+
+DEFAULT_INERTIAL_ENGINES = "PyBullet and DART read each such link as 1 kg with unit inertia (their default)"
+"""What engines make of a URDF link without ``<inertial>`` (PyBullet's warning says it; DART likewise, measured)."""
+
+
+def bare_links(model: RobotModel) -> list[str]:
+    """The moving links (bodies, or links welded into one) the file writes without ``<inertial>`` (the readers'
+    notes "no <inertial>…" name them)."""
+    names = {n for b in model.bodies for n in (b.name, *b.merged)}
+    return [m.group(1) for note in model.notes if note.message.startswith("no <inertial>")
+            for m in [re.match(r"(?:link|body) '([^']+)'", note.where)] if m and m.group(1) in names]
+
+
+def singular_mass_message(model: RobotModel) -> str | None:
+    """Why ``model``'s mass matrix M(q) is singular — the file, the joints moving nothing with mass, the links
+    written without ``<inertial>`` among their bodies, and how engines fill them in — or None when every joint
+    moves some mass or inertia.  Forward dynamics q̈ = M⁻¹(τ − C q̇ − G) is then undefined: ``compare`` and
+    ``audit`` exit 2 with this message instead of a traceback."""
+    idle = massless_joints(model)
+    if not idle:
+        return None
+    bare = bare_links(model)
+    joints = ", ".join(model.joints[i].name for i in idle)
+    text = (f"{model.source}: M(q) is singular: joint(s) {joints} move no mass or inertia, so forward dynamics is "
+            "undefined")
+    if bare:
+        text += f"; the links without <inertial> ({', '.join(bare)}) carry no mass as the file is written"
+        if model.format.value == "urdf":
+            text += f", where {DEFAULT_INERTIAL_ENGINES}, not what the file says"
+    return text + "; give each moving link an <inertial> (mass and inertia) to compare it"

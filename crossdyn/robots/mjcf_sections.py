@@ -182,8 +182,17 @@ def meshes(doc: Document, c: Compiler) -> dict[str, Mesh]:
     return out
 
 
-def missing_mesh_notes(doc: Document, assets: dict[str, Mesh]) -> list[Note]:
-    """INFO notes for mesh files that do not exist (harmless where the inertias do not come from them)."""
-    return [Note(f"{doc.at(m.element)} <mesh name={name!r}>",
-                 f"mesh file {m.file} not found (not needed: no inertia is derived from it)", Severity.INFO)
-            for name, m in assets.items() if m.file is not None and not m.file.is_file()]
+def missing_mesh_notes(doc: Document, assets: dict[str, Mesh], shown: int = 5) -> list[Note]:
+    """One INFO note naming the mesh files that do not exist (harmless: the reader refuses a body whose inertia
+    would come from one, so none enters the dynamics; the engines load a copy without the geoms and assets that
+    name them, :func:`crossdyn.robots.prepare.prepare_mjcf`)."""
+    files = [m for m in assets.values() if m.file is not None]
+    missing = [m.element.get("file", "") for m in files if m.file is not None and not m.file.is_file()]
+    if not missing:
+        return []
+    more = f" and {len(missing) - shown} more" if len(missing) > shown else ""
+    first = next(m for m in files if m.file is not None and not m.file.is_file())
+    return [Note(f"{doc.at(first.element)} <mesh file>",
+                 f"{len(missing)} of {len(files)} mesh files not found: {', '.join(missing[:shown])}{more} (not "
+                 "needed: every body whose geoms use them states its <inertial>, so no inertia is derived from "
+                 "them; the engines load a copy without those geoms and mesh assets)", Severity.INFO)]

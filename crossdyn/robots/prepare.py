@@ -9,6 +9,9 @@ MJCF: ``<actuator>``, ``<contact>``, ``<keyframe>``, ``<sensor>`` are removed; i
 ``<inertial>`` (and ``inertiafromgeom`` not "true") the mesh geoms are removed and the others get ``contype="0"
 conaffinity="0"`` (no collisions), while a body whose inertia comes from its geoms keeps them as written (Pinocchio's
 MJCF parser counts a geom with contype = conaffinity = 0 as visual and leaves its mass out: measured 17 % on M).
+Mesh geoms of the world and of the bodies welded to it are removed too (static: no dynamics), and so is every
+``<mesh>`` asset no geom left uses (MuJoCo opens every mesh asset's file when it loads: a file copied without its
+meshes folder loads when every body that uses them states its inertial).
 The engines switch contact off themselves (MuJoCo ``mjDSBL_CONTACT``; the others never simulate it here).  Relative asset folders and
 ``<include>`` files are made absolute so the copy loads from another folder.
 
@@ -142,6 +145,85 @@ def _absolute_assets(root: ET.Element, base: Path) -> None:
             inc.set("file", _absolute(base, inc.attrib["file"]))
 
 
+def mesh_asset_name(mesh: ET.Element) -> str:
+    """A ``<mesh>`` asset's name: its ``name``, else its file name without the extension (MuJoCo's rule)."""
+    return mesh.get("name") or Path(mesh.get("file", "")).stem
+
+
+def drop_unused_meshes(root: ET.Element, base: Path) -> tuple[int, int]:
+    """Remove every ``<mesh>`` asset that no ``<geom>`` left in the copy names (MuJoCo opens every mesh asset's file
+    when it loads, used or not: a copy without the meshes folder would fail on meshes that enter no dynamics).
+    Returns (how many were removed, how many of those name a file that does not exist beside ``base``)."""
+    used = {g.get("mesh") for g in root.iter("geom") if g.get("mesh")}
+    removed = missing = 0
+    for asset in root.iter("asset"):
+        for mesh in [m for m in asset if m.tag == "mesh" and mesh_asset_name(m) not in used]:
+            asset.remove(mesh)
+            removed += 1
+            missing += bool(mesh.get("file")) and not _mesh_file(root, base, mesh.get("file", "")).is_file()
+    return removed, missing
+
+
+def _mesh_file(root: ET.Element, base: Path, file: str) -> Path:
+    """Where MuJoCo looks for a mesh ``file``: beside ``base``, under the compiler's meshdir (or assetdir)."""
+    comp = root.find("compiler")
+    folder = "" if comp is None else comp.get("meshdir", comp.get("assetdir", ""))
+    return Path(file) if Path(file).is_absolute() else base / folder / file
+
+
+def _is_mesh(geom: ET.Element) -> bool:
+    return geom.get("type") == "mesh" or "mesh" in geom.attrib
+
+
+def _welded(world: ET.Element | None) -> set[int]:
+    """The ids of the bodies welded to the world: no joint in them or in any body above them (their mass enters no
+    dynamics, whatever their geoms)."""
+    out: set[int] = set()
+    stack = [] if world is None else [b for b in world if b.tag == "body"]
+    while stack:
+        body = stack.pop()
+        if not any(c.tag in ("joint", "freejoint") for c in body):
+            out.add(id(body))
+            stack += [b for b in body if b.tag == "body"]
+    return out
+
+
+def _strip_geoms(root: ET.Element, from_geom: bool) -> tuple[int, int, int, list[str]]:
+    """Mesh geoms removed where they enter no dynamics (bodies with an explicit ``<inertial>``; the world and the
+    bodies welded to it), the other geoms there made collision-free; bodies whose inertia comes from their geoms
+    kept as written.  Returns (mesh geoms removed from moving bodies, from static ones, geoms made collision-free,
+    the bodies kept as written)."""
+    dropped = off = static = 0
+    geometric = []
+    world = root.find("worldbody")
+    welded = _welded(world)
+    for geom in [] if world is None else [g for g in world if g.tag == "geom"]:  # static: no inertia to derive
+        if _is_mesh(geom) and world is not None:
+            world.remove(geom)
+            static += 1
+            continue
+        geom.set("contype", "0")
+        geom.set("conaffinity", "0")
+        off += 1
+    for body in root.iter("body"):
+        if id(body) in welded and (from_geom or body.find("inertial") is None):
+            for geom in [g for g in body if g.tag == "geom" and _is_mesh(g)]:
+                body.remove(geom)
+                static += 1
+        if from_geom or body.find("inertial") is None:
+            geometric.append(body.get("name", "?"))
+            continue
+        for geom in [g for g in body if g.tag == "geom"]:
+            if _is_mesh(geom):
+                body.remove(geom)
+                dropped += 1
+            else:
+                geom.set("contype", "0")
+                geom.set("conaffinity", "0")
+                off += 1
+    return dropped, static, off, geometric
+
+
 def prepare_mjcf(src: Path, dst: Path) -> Prepared:
     """Write the MJCF ``src`` without actuators, contact pairs/excludes, keyframes, sensors and collisions."""
     tree, root = _parse(src)
@@ -150,31 +232,18 @@ def prepare_mjcf(src: Path, dst: Path) -> Prepared:
         k = _count_remove(root, tag)
         if k:
             removed.append(f"{k} <{tag}>")
-    from_geom = _inertia_from_geom(root) == "true"
-    dropped = off = 0
-    geometric = []
-    world = root.find("worldbody")
-    for geom in [] if world is None else [g for g in world if g.tag == "geom"]:  # static: no inertia to derive
-        geom.set("contype", "0")
-        geom.set("conaffinity", "0")
-        off += 1
-    for body in root.iter("body"):
-        if from_geom or body.find("inertial") is None:
-            geometric.append(body.get("name", "?"))
-            continue
-        for geom in [g for g in body if g.tag == "geom"]:
-            if geom.get("type") == "mesh" or "mesh" in geom.attrib:
-                body.remove(geom)
-                dropped += 1
-            else:
-                geom.set("contype", "0")
-                geom.set("conaffinity", "0")
-                off += 1
+    dropped, static, off, geometric = _strip_geoms(root, _inertia_from_geom(root) == "true")
     if dropped:
         removed.append(f"{dropped} mesh <geom> in bodies with an explicit <inertial>")
+    if static:
+        removed.append(f"{static} mesh <geom> in the world and in bodies welded to it (static: no dynamics)")
     if off:
         removed.append(f"collisions of {off} <geom> in the world and in bodies with an explicit <inertial> "
                        "(contype=conaffinity=0)")
+    unused, missing = drop_unused_meshes(root, src.parent)
+    if unused:
+        removed.append(f"{unused} <mesh> asset(s) no geom left in the copy uses"
+                       + (f" ({missing} of them name a file that does not exist)" if missing else ""))
     if geometric:
         removed.append(f"nothing in the bodies whose inertia comes from their geoms ({', '.join(geometric)}): "
                        "their geoms kept as written (Pinocchio counts a geom with contype=conaffinity=0 as visual "

@@ -13,28 +13,43 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from crossdyn.robots.model import Note
+from crossdyn.robots.model import Note, Severity
 from crossdyn.robots.urdf_xml import XmlDoc
 
 SHOWN = 5
 """How many missing mesh files a Note names before "and N more"."""
 
 
-def _reduction(doc: XmlDoc, t: ET.Element, what: str) -> float | None:
+def _reduction(t: ET.Element) -> tuple[float | None, str | None]:
+    """The transmission's reduction, or (None, the text) where its text is not a finite nonzero number (an
+    unexpanded xacro value such as ``reduction``)."""
     el = t.find("actuator/mechanicalReduction")
     if el is None:
         el = t.find("mechanicalReduction")
     if el is None or not (el.text or "").strip():
-        return None
+        return None, None
     raw = (el.text or "").strip()
     try:
         x = float(raw)
     except ValueError:
-        raise doc.error(el, f"{what} <mechanicalReduction>", f"\"{raw}\": not a number", raw) from None
+        x = float("nan")
     if x == 0.0 or x != x or abs(x) == float("inf"):
-        raise doc.error(el, f"{what} <mechanicalReduction>", f"\"{raw}\": a reduction must be a finite nonzero "
-                                                              "number", raw)
-    return x
+        return None, raw
+    return x, None
+
+
+def unread_note(unread: dict[str, list[str]]) -> list[Note]:
+    """One SUSPECT note for the transmissions whose reduction is not a number (``unread``: the text → the
+    transmissions): the file is read without them rather than refused, because a reduction scales the actuator's
+    command only and enters none of M, G, C·q̇ or inverse dynamics (the joint's gear stays 1)."""
+    if not unread:
+        return []
+    count = sum(len(v) for v in unread.values())
+    said = "; ".join(f"\"{raw}\" in {', '.join(names)}" for raw, names in unread.items())
+    return [Note(f"<mechanicalReduction> of {count} transmission(s)",
+                 f"not a finite nonzero number ({said}; an unexpanded xacro value?): not read, the joints' gear "
+                 "stays 1 (a reduction scales the actuator's command only: it enters none of M, G, C·q̇ or "
+                 "inverse dynamics)", Severity.SUSPECT)]
 
 
 def transmission_gears(doc: XmlDoc, moving: dict[str, bool]) -> tuple[dict[str, float], list[Note]]:
@@ -43,10 +58,13 @@ def transmission_gears(doc: XmlDoc, moving: dict[str, bool]) -> tuple[dict[str, 
     ``moving`` maps every joint name of the file to True for a moving joint, False for a fixed one."""
     gears: dict[str, float] = {}
     notes: list[Note] = []
+    unread: dict[str, list[str]] = {}
     for t in doc.root.findall("transmission"):
         what = f"transmission '{t.get('name', '')}'"
         names = [j.get("name", "") for j in t.findall("joint")]
-        reduction = _reduction(doc, t, what)
+        reduction, raw = _reduction(t)
+        if raw is not None:
+            unread.setdefault(raw, []).append(f"'{t.get('name', '')}' (line {doc.lines.get(t)})")
         if reduction is None:
             continue
         if len(names) != 1:
@@ -61,7 +79,7 @@ def transmission_gears(doc: XmlDoc, moving: dict[str, bool]) -> tuple[dict[str, 
                                     f"first {gears[names[0]]:g}): the first is kept"))
         else:
             gears.setdefault(names[0], reduction)
-    return gears, notes
+    return gears, notes + unread_note(unread)
 
 
 def extension_notes(doc: XmlDoc) -> tuple[list[Note], list[str]]:

@@ -31,11 +31,17 @@ from typing import Any
 import numpy as np
 
 from crossdyn.engines.file_engine import FileEngine, FileOptions
-from crossdyn.errors import EngineError
+from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import Format, RobotModel
 from crossdyn.robots.prepare import prepare
 
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+
+
+REFUSALS = ("must be larger than mjMINVAL", "inertia must satisfy A + B >= C")
+"""MuJoCo's compiler errors that refuse what a file states (a moving body without mass or inertia; principal
+moments off the triangle inequality, which no rigid body has): the engine cannot represent the file, so it is
+unsupported (not counted), not failed."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,8 @@ class MuJoCoFileEngine(FileEngine):
             self.m = mujoco.MjModel.from_xml_path(str(self.prepared.path))
             self.ms = mujoco.MjModel.from_xml_path(str(self.prepared.path))
         except ValueError as e:
+            if any(w in str(e) for w in REFUSALS):  # MuJoCo refuses what the file states: unsupported, not failed
+                raise EngineUnsupported(f"mujoco: refuses {model.source}: {' '.join(str(e).split())}") from None
             raise EngineError(f"mujoco: could not load {model.source}: {e}") from None
         m = self.m
         types = set(int(t) for t in m.jnt_type)
