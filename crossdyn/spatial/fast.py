@@ -24,32 +24,30 @@ AVAILABLE = kernels.AVAILABLE
 _F8 = np.dtype(np.float64)
 
 
-def _floats(model: RobotModel, *arrays) -> list[np.ndarray] | None:
-    """The arrays as float64 ndarrays of one shape (n,) or (N, n) that fits the model, or None (then the NumPy
-    path takes them, and raises where they do not fit)."""
-    if not AVAILABLE:
-        return None
-    out = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in arrays]
-    shape = out[0].shape
-    if any(a.dtype != _F8 or a.shape != shape for a in out) or len(shape) not in (1, 2) or shape[-1] != model.n:
-        return None
-    return out
+def _fits(*arrays) -> bool:
+    """Whether the arrays are float64 ndarrays of one shape (n,) or (N, n) (n checked by the caller against the
+    model): the kernels' inputs.  Anything else (lists, complex, mismatched shapes) goes to the NumPy path, which
+    converts it or raises naming the misfit.  ``dtype is`` float64: an unusual float64 dtype object (byte-swapped)
+    takes the NumPy path too, which is only slower."""
+    if not AVAILABLE or type(arrays[0]) is not np.ndarray:
+        return False
+    shape = arrays[0].shape
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype is not _F8 or a.shape != shape:
+            return False
+    return 1 <= len(shape) <= 2
 
 
 def rnea(model: RobotModel, Q, QD, QDD, armature: bool = True, gravity=None) -> np.ndarray:
     """:func:`crossdyn.spatial.rnea.rnea`: τ = M q̈ + C q̇ + G (+ diag(I_a) q̈), (N, n) or (n,)."""
-    arrays = _floats(model, Q, QD, QDD)
-    if arrays is None:
-        return numpy_rnea(model, Q, QD, QDD, armature, gravity)
-    c = compile_model(model)
-    g = c.gravity if gravity is None else np.asarray(gravity, dtype=float).reshape(3)
-    q, qd, qdd = arrays
-    out = np.empty(q.shape)
-    if q.ndim == 1:
-        kernels.rnea_one(c.flat, g, q, qd, qdd, armature, out)
-    else:
-        kernels.rnea_batch(c.flat, g, q, qd, qdd, armature, out)
-    return out
+    if _fits(Q, QD, QDD):
+        c = compile_model(model)
+        if Q.shape[-1] == len(c.flat):
+            g = c.gravity if gravity is None else np.asarray(gravity, dtype=float).reshape(3)
+            out = np.empty(Q.shape)
+            (kernels.rnea_one if Q.ndim == 1 else kernels.rnea_batch)(c.flat, g, Q, QD, QDD, armature, out)
+            return out
+    return numpy_rnea(model, Q, QD, QDD, armature, gravity)
 
 
 def gravity_torque(model: RobotModel, Q) -> np.ndarray:
@@ -66,29 +64,22 @@ def bias(model: RobotModel, Q, QD) -> np.ndarray:
 
 def crba(model: RobotModel, Q, armature: bool = True) -> np.ndarray:
     """:func:`crossdyn.spatial.crba.crba`: M(q) (+ diag(I_a)), (N, n, n) or (n, n)."""
-    arrays = _floats(model, Q)
-    if arrays is None:
-        return numpy_crba(model, Q, armature)
-    (q,) = arrays
-    c = compile_model(model)
-    out = np.zeros(q.shape + (model.n,))  # entries of two bodies on different branches stay 0
-    if q.ndim == 1:
-        kernels.crba_one(c.flat, q, armature, out)
-    else:
-        kernels.crba_batch(c.flat, q, armature, out)
-    return out
+    if _fits(Q):
+        c = compile_model(model)
+        n = len(c.flat)
+        if Q.shape[-1] == n:
+            out = np.zeros(Q.shape + (n,))  # entries of two bodies on different branches stay 0
+            (kernels.crba_one if Q.ndim == 1 else kernels.crba_batch)(c.flat, Q, armature, out)
+            return out
+    return numpy_crba(model, Q, armature)
 
 
 def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
     """:func:`crossdyn.spatial.aba.aba`: q̈ = (M + diag(I_a))⁻¹ (τ − C q̇ − G), (N, n) or (n,)."""
-    arrays = _floats(model, Q, QD, TAU)
-    if arrays is None:
-        return numpy_aba(model, Q, QD, TAU, armature)
-    c = compile_model(model)
-    q, qd, tau = arrays
-    out = np.empty(q.shape)
-    if q.ndim == 1:
-        kernels.aba_one(c.flat, c.gravity, q, qd, tau, armature, out)
-    else:
-        kernels.aba_batch(c.flat, c.gravity, q, qd, tau, armature, out)
-    return out
+    if _fits(Q, QD, TAU):
+        c = compile_model(model)
+        if Q.shape[-1] == len(c.flat):
+            out = np.empty(Q.shape)
+            (kernels.aba_one if Q.ndim == 1 else kernels.aba_batch)(c.flat, c.gravity, Q, QD, TAU, armature, out)
+            return out
+    return numpy_aba(model, Q, QD, TAU, armature)

@@ -38,8 +38,7 @@ AVAILABLE = numba is not None
 
 def _plucker(P, i, q, X):
     """ⁱX_λ(q) of body i into X (6, 6): [[Rᵀ, 0], [−Rᵀ p×, Rᵀ]] (module docstring for R and p)."""
-    R = np.empty((3, 3))
-    p = np.empty(3)
+    X[:, :] = 0.0
     if P[i, ROTATES] != 0.0:
         s, c1 = np.sin(q), 1.0 - np.cos(q)
         for a in range(3):
@@ -50,25 +49,24 @@ def _plucker(P, i, q, X):
                     if k == b:
                         rot += 1.0
                     acc += P[i, RO + 3 * a + k] * rot
-                R[a, b] = acc
-        for a in range(3):
-            p[a] = P[i, FIXED_P + a] - (R[a, 0] * P[i, ANCHOR] + R[a, 1] * P[i, ANCHOR + 1] + R[a, 2] * P[i, ANCHOR + 2])
+                X[b, a] = acc  # R[a, b]
+        p0, p1, p2 = P[i, FIXED_P], P[i, FIXED_P + 1], P[i, FIXED_P + 2]
+        for k in range(3):
+            anchor = P[i, ANCHOR + k]
+            p0 -= X[k, 0] * anchor
+            p1 -= X[k, 1] * anchor
+            p2 -= X[k, 2] * anchor
     else:
         for a in range(3):
             for b in range(3):
-                R[a, b] = P[i, RO + 3 * a + b]
-            p[a] = P[i, PO + a] + q * P[i, RA + a]
-    X[:, :] = 0.0
+                X[b, a] = P[i, RO + 3 * a + b]
+        p0, p1, p2 = P[i, PO] + q * P[i, RA], P[i, PO + 1] + q * P[i, RA + 1], P[i, PO + 2] + q * P[i, RA + 2]
     for a in range(3):
-        for b in range(3):
-            X[a, b] = R[b, a]
-            X[a + 3, b + 3] = R[b, a]
-    # −Rᵀ p×: row a is −(Rᵀ)_a (p×) = −(R[:, a] × … ) written out: (Rᵀ p×)[a, b] = Σ_k R[k, a] (p×)[k, b]
-    for a in range(3):
-        r0, r1, r2 = R[0, a], R[1, a], R[2, a]
-        X[a + 3, 0] = -(r1 * p[2] - r2 * p[1])
-        X[a + 3, 1] = -(r2 * p[0] - r0 * p[2])
-        X[a + 3, 2] = -(r0 * p[1] - r1 * p[0])
+        r0, r1, r2 = X[a, 0], X[a, 1], X[a, 2]  # row a of Rᵀ = column a of R
+        X[a + 3, 3], X[a + 3, 4], X[a + 3, 5] = r0, r1, r2
+        X[a + 3, 0] = -(r1 * p2 - r2 * p1)  # −(Rᵀ p×)[a, :] = −(column a of R) × … written out
+        X[a + 3, 1] = -(r2 * p0 - r0 * p2)
+        X[a + 3, 2] = -(r0 * p1 - r1 * p0)
 
 
 def _motion_cross(v, m, out):
@@ -98,9 +96,10 @@ def _inertia(P, i, Ii):
             Ii[a, b] = P[i, INERTIA + 6 * a + b]
 
 
-def _to_parent(X, I, out):
-    """out += Xᵀ I X: a 6×6 inertia moved from the child's coordinates to the parent's (λX*_i I ⁱX_λ)."""
-    T = np.zeros((6, 6))
+def _to_parent(X, I, out, T):
+    """out += Xᵀ I X: a 6×6 inertia moved from the child's coordinates to the parent's (λX*_i I ⁱX_λ); T is
+    scratch (6, 6)."""
+    T[:, :] = 0.0
     for a in range(6):
         for k in range(6):
             Iak = I[a, k]
@@ -185,10 +184,11 @@ def crba_one(P, q, armature, H):
     for i in range(n):
         _plucker(P, i, q[i], X[i])
         _inertia(P, i, Ic[i])
+    T = np.empty((6, 6))
     for i in range(n - 1, -1, -1):
         lam = int(P[i, PARENT])
         if lam >= 0:
-            _to_parent(X[i], Ic[i], Ic[lam])
+            _to_parent(X[i], Ic[i], Ic[lam], T)
     F = np.empty(6)
     F2 = np.empty(6)
     for i in range(n):
@@ -223,6 +223,7 @@ def _aba_backward(P, tau, armature, X, c, IA, pA, Udu):
     n = P.shape[0]
     U, D, u = Udu[:, :6], Udu[:, 6], Udu[:, 7]
     Ia = np.empty((6, 6))
+    T = np.empty((6, 6))
     pa = np.empty(6)
     for i in range(n - 1, -1, -1):
         d, sp = 0.0, 0.0
@@ -247,7 +248,7 @@ def _aba_backward(P, tau, armature, X, c, IA, pA, Udu):
             for k in range(6):
                 acc += Ia[r, k] * c[i, k]
             pa[r] = acc
-        _to_parent(X[i], Ia, IA[lam])
+        _to_parent(X[i], Ia, IA[lam], T)
         for r in range(6):
             acc = 0.0
             for k in range(6):
