@@ -24,23 +24,23 @@ AVAILABLE = kernels.AVAILABLE
 _F8 = np.dtype(np.float64)
 
 
-def _fits(*arrays) -> bool:
-    """Whether the arrays are float64 ndarrays of one shape (n,) or (N, n) (n checked by the caller against the
-    model): the kernels' inputs.  Anything else (lists, complex, mismatched shapes) goes to the NumPy path, which
-    converts it or raises naming the misfit.  ``dtype is`` float64: an unusual float64 dtype object (byte-swapped)
-    takes the NumPy path too, which is only slower."""
-    if not AVAILABLE or type(arrays[0]) is not np.ndarray:
-        return False
-    shape = arrays[0].shape
-    for a in arrays:
-        if type(a) is not np.ndarray or a.dtype is not _F8 or a.shape != shape:
-            return False
-    return 1 <= len(shape) <= 2
+def _fits(a) -> bool:
+    """Whether ``a`` is a float64 ndarray of shape (n,) or (N, n) (n checked by the caller against the model): a
+    kernel's input.  Anything else (lists, complex, other shapes) goes to the NumPy path, which converts it or
+    raises naming the misfit.  ``dtype is`` float64: an unusual float64 dtype object (byte-swapped) takes the
+    NumPy path too, which is only slower."""
+    return AVAILABLE and type(a) is np.ndarray and a.dtype is _F8 and 1 <= a.ndim <= 2
+
+
+def _fit3(a, b, c) -> bool:
+    """:func:`_fits` for three arrays of one shape."""
+    return (_fits(a) and type(b) is np.ndarray and type(c) is np.ndarray and b.dtype is _F8 and c.dtype is _F8
+            and a.shape == b.shape == c.shape)
 
 
 def rnea(model: RobotModel, Q, QD, QDD, armature: bool = True, gravity=None) -> np.ndarray:
     """:func:`crossdyn.spatial.rnea.rnea`: τ = M q̈ + C q̇ + G (+ diag(I_a) q̈), (N, n) or (n,)."""
-    if _fits(Q, QD, QDD):
+    if _fit3(Q, QD, QDD):
         c = compile_model(model)
         if Q.shape[-1] == len(c.flat):
             g = c.gravity if gravity is None else np.asarray(gravity, dtype=float).reshape(3)
@@ -76,7 +76,7 @@ def crba(model: RobotModel, Q, armature: bool = True) -> np.ndarray:
 
 def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
     """:func:`crossdyn.spatial.aba.aba`: q̈ = (M + diag(I_a))⁻¹ (τ − C q̇ − G), (N, n) or (n,)."""
-    if _fits(Q, QD, TAU):
+    if _fit3(Q, QD, TAU):
         c = compile_model(model)
         if Q.shape[-1] == len(c.flat):
             out = np.empty(Q.shape)

@@ -114,6 +114,49 @@ def _to_parent(X, I, out, T):
                     out[a, b] += Xka * T[k, b]
 
 
+def _rigid_to_parent(X, I, out):
+    """out += Xᵀ I X for a rigid body's inertia I = [[Ī, h×], [−h×, m 1]] (a composite inertia): in its ten
+    parameters, with R = X[:3, :3]ᵀ and p from X[3:, :3] = −Rᵀ p×, m' = m, h' = R h + m p and
+    Ī' = R Ī Rᵀ − (Rh) pᵀ − p (Rh)ᵀ + 2 (Rh·p) 1 − m (p pᵀ − |p|² 1)  (:mod:`crossdyn.spatial.crba`;
+    a× b× = b aᵀ − (a·b) 1)."""
+    m, h0, h1, h2 = I[3, 3], I[2, 4], I[0, 5], I[1, 3]
+    p0 = -(X[0, 2] * X[3, 1] + X[1, 2] * X[4, 1] + X[2, 2] * X[5, 1])  # p× = −R N: p0 = (p×)[2, 1]
+    p1 = -(X[0, 0] * X[3, 2] + X[1, 0] * X[4, 2] + X[2, 0] * X[5, 2])  # p1 = (p×)[0, 2]
+    p2 = -(X[0, 1] * X[3, 0] + X[1, 1] * X[4, 0] + X[2, 1] * X[5, 0])  # p2 = (p×)[1, 0]
+    r0 = X[0, 0] * h0 + X[1, 0] * h1 + X[2, 0] * h2  # R h, R[a, k] = X[k, a]
+    r1 = X[0, 1] * h0 + X[1, 1] * h1 + X[2, 1] * h2
+    r2 = X[0, 2] * h0 + X[1, 2] * h1 + X[2, 2] * h2
+    diag = 2.0 * (r0 * p0 + r1 * p1 + r2 * p2) + m * (p0 * p0 + p1 * p1 + p2 * p2)
+    p, r = (p0, p1, p2), (r0, r1, r2)
+    for a in range(3):
+        for b in range(a, 3):
+            acc = 0.0
+            for k in range(3):
+                t = I[k, 0] * X[0, b] + I[k, 1] * X[1, b] + I[k, 2] * X[2, b]  # (Ī Rᵀ)[k, b]
+                acc += X[k, a] * t
+            acc -= p[a] * r[b] + r[a] * p[b] + m * p[a] * p[b]
+            if a == b:
+                acc += diag
+            out[a, b] += acc
+            if a != b:
+                out[b, a] += acc
+    g0, g1, g2 = r0 + m * p0, r1 + m * p1, r2 + m * p2  # h': h'× above the diagonal blocks, −h'× below
+    out[0, 4] -= g2
+    out[0, 5] += g1
+    out[1, 3] += g2
+    out[1, 5] -= g0
+    out[2, 3] -= g1
+    out[2, 4] += g0
+    out[3, 1] += g2
+    out[3, 2] -= g1
+    out[4, 0] -= g2
+    out[4, 2] += g0
+    out[5, 0] += g1
+    out[5, 1] -= g0
+    for a in range(3):
+        out[3 + a, 3 + a] += m
+
+
 def _velocities(P, g, q, qd, qdd, X, vac):
     """Forward pass into X and vac = (v, a, c), (3, n, 6): X_i, v_i = X_i v_λ + S_i q̇_i, c_i = v_i × S_i q̇_i and
     a_i = X_i a_λ + S_i q̈_i + c_i (a_0 = [0; −g])."""
@@ -176,19 +219,19 @@ def rnea_one(P, g, q, qd, qdd, armature, tau):
 
 
 def crba_one(P, q, armature, H):
-    """M(q) (+ diag(I_a)) into H (n, n), zero on entry (bodies on different branches are left 0): composite inertias I^c_λ += X_iᵀ I^c_i X_i, F = I^c_i S_i,
-    H_ii = S_iᵀ F, then F ← X_jᵀ F up the chain, H_ij = H_ji = S_jᵀ F (ch. 6)."""
+    """M(q) (+ diag(I_a)) into H (n, n), zero on entry (bodies on different branches are left 0): composite
+    inertias I^c_λ += X_iᵀ I^c_i X_i, F = I^c_i S_i, H_ii = S_iᵀ F, then F ← X_jᵀ F up the chain,
+    H_ij = H_ji = S_jᵀ F (ch. 6)."""
     n = P.shape[0]
     X = np.empty((n, 6, 6))
     Ic = np.empty((n, 6, 6))
     for i in range(n):
         _plucker(P, i, q[i], X[i])
         _inertia(P, i, Ic[i])
-    T = np.empty((6, 6))
     for i in range(n - 1, -1, -1):
         lam = int(P[i, PARENT])
         if lam >= 0:
-            _to_parent(X[i], Ic[i], Ic[lam], T)
+            _rigid_to_parent(X[i], Ic[i], Ic[lam])
     F = np.empty(6)
     F2 = np.empty(6)
     for i in range(n):
@@ -327,6 +370,7 @@ if numba is not None:  # compiled once per machine (numba's on-disk cache); the 
     _force_cross = _jit(_force_cross)
     _inertia = _jit(_inertia)
     _to_parent = _jit(_to_parent)
+    _rigid_to_parent = _jit(_rigid_to_parent)
     _velocities = _jit(_velocities)
     rnea_one = _jit(rnea_one)
     crba_one = _jit(crba_one)
