@@ -133,3 +133,36 @@ def test_complex_step_through_the_joint_angles():
     central = np.array([(sp.crba(model, q + e * np.eye(n)[j]) - sp.crba(model, q - e * np.eye(n)[j])) / (2 * e)
                         for j in range(n)])
     assert np.max(np.abs(dM - central)) <= 1e-8 * max(1.0, np.max(np.abs(dM)))
+
+
+@needs_numba
+@pytest.mark.parametrize("name", ["erd_ur5", "pybullet_iiwa", "erd_panda", "robosuite_panda", "scara"])
+def test_the_references_that_use_the_kernels_equal_the_numpy_path(name):
+    """Where the kernels run: the robot-file comparison's DOP853 reference over 30 held intervals (its right-hand
+    side, :func:`crossdyn.robotcompare.runs.forward_dynamics`) and audit's M, G, C·q̇, ID — against the same
+    computations on the NumPy path, ≤ 1e-13 relative."""
+    from crossdyn.analytic.integrators import reference_step
+    from crossdyn.audit.enginediff import reference, sample_states
+    from crossdyn.robotcompare import runs
+
+    model = ROBOTS[name]()
+    b = np.array([j.damping for j in model.joints])
+    Q, QD, X = _states(model.n, count=30, seed=7)
+    taus = 0.1 * X
+    fd = runs.forward_dynamics(model)
+    numpy_fd = lambda q, qd, tau: sp.aba(model, q, qd, tau - b * qd)  # noqa: E731
+    assert _close(fd(Q[0], QD[0], X[0]), numpy_fd(Q[0], QD[0], X[0])) <= RTOL
+    assert _close(fd(Q, QD, X), numpy_fd(Q, QD, X)) <= RTOL
+    dt = 1e-3
+    run = runs.integrate(model, "reference", taus, Q[0], 0.1 * QD[0], dt)
+    q, qd = Q[0], 0.1 * QD[0]
+    for k in range(len(taus)):
+        q, qd = reference_step(numpy_fd, q, qd, taus[k], dt, rtol=runs.REFERENCE_RTOL, atol=runs.REFERENCE_ATOL)
+    assert run.status == "ok" and _close(run.q[-1], q) <= RTOL and _close(run.qd[-1], qd) <= RTOL
+    s = sample_states(model, 20, 0)
+    fast_ref = reference(model, s)
+    G = sp.gravity_torque(model, s.Q)
+    numpy_ref = {"M": sp.crba(model, s.Q), "G": G, "C·q̇": sp.bias(model, s.Q, s.QD) - G,
+                 "ID": sp.rnea(model, s.Q, s.QD, s.QDD)}
+    for key, value in numpy_ref.items():
+        assert _close(fast_ref[key], value) <= RTOL, key
