@@ -97,6 +97,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/spatial_symbolic.py
 	$(PY) benchmarks/audit.py
+	$(PY) benchmarks/spatial_kernels.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

@@ -58,8 +58,9 @@ def sample_states(model: RobotModel, n_states: int, seed: int) -> States:
 
 
 def reference(model: RobotModel, s: States, armature: bool = True) -> dict[str, np.ndarray]:
-    """M, G, C·q̇ and ID from crossdyn's spatial reference (:mod:`crossdyn.spatial`)."""
-    import crossdyn.spatial as spatial
+    """M, G, C·q̇ and ID from crossdyn's spatial reference (:mod:`crossdyn.spatial.fast`: the compiled kernels,
+    equal to the NumPy path to rounding)."""
+    from crossdyn.spatial import fast as spatial
 
     G = np.asarray(spatial.gravity_torque(model, s.Q))
     bias = np.asarray(spatial.bias(model, s.Q, s.QD))

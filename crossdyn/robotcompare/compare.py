@@ -74,7 +74,7 @@ def select_engines(model: RobotModel, named: tuple[str, ...] | None,
 
 
 def _static_states(model: RobotModel, count: int, seed: int) -> StaticStates:
-    from crossdyn.spatial import aba, crba, rnea
+    from crossdyn.spatial.fast import aba, crba, rnea  # the compiled kernels (the NumPy path to rounding)
 
     st = motion.states_within_limits(model, count, seed)  # ID, FD and M are the rigid bodies + armature (no damping)
     return StaticStates(st.q, st.qd, st.qdd, st.tau, np.asarray(rnea(model, st.q, st.qd, st.qdd, armature=True)),

@@ -32,11 +32,18 @@ state than the batched code's per-call overhead at small N; :mod:`crossdyn.spati
 
 
 def forward_dynamics(model: RobotModel) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """q̈ = ABA_ref(q, q̇, τ − b q̇) with the file's armature: one state (n,), or rows (N, n), each row by the
-    single-state ABA when N ≤ :data:`ROWS_ONE_BY_ONE` (the same arithmetic for every row)."""
-    from crossdyn.spatial import aba
+    """q̈ = ABA_ref(q, q̇, τ − b q̇) with the file's armature: one state (n,), or rows (N, n).  With numba, the
+    compiled ABA (:mod:`crossdyn.spatial.fast`, one kernel call for any N); without it the NumPy path, each row by
+    the single-state ABA when N ≤ :data:`ROWS_ONE_BY_ONE` (the same arithmetic for every row)."""
+    from crossdyn.spatial import aba, fast
 
     b = damping(model)
+    if fast.AVAILABLE:
+        def compiled(q, qd, tau):
+            q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+            return fast.aba(model, q, qd, np.asarray(tau, dtype=float) - b * qd, armature=True)
+
+        return compiled
 
     def fd(q, qd, tau):
         if q.ndim == 2 and len(q) <= ROWS_ONE_BY_ONE:
@@ -118,7 +125,8 @@ def step_engine(engine, taus: np.ndarray, q0, qd0, dt: float, substeps: int = 1)
 def kinetic_potential(model: RobotModel, Q: np.ndarray, QD: np.ndarray) -> np.ndarray:
     """E = ½ q̇ᵀ M(q) q̇ + U(q) at every sample (J), M with the file's armature (its rotors' kinetic energy) and U
     from crossdyn's ``energy`` (gravity in the world frame)."""
-    from crossdyn.spatial import crba, energy
+    from crossdyn.spatial import energy
+    from crossdyn.spatial.fast import crba
 
     Q, QD = np.atleast_2d(Q), np.atleast_2d(QD)
     if not len(Q):

@@ -45,7 +45,7 @@ def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
     """q̈ = (M + diag(I_a))⁻¹ (τ − C(q, q̇) q̇ − G(q)): (N, n), or (n,) for one state (I_a = 0 unless
     ``armature``)."""
     (Q, QD, TAU), single = as_states(model, Q, QD, TAU)
-    if single:  # one state: the 6×6 form on the cached constants (crossdyn.spatial.compiled), no batch overhead
+    if single and Q.dtype == np.float64:  # one state: the 6×6 form on the cached constants, no batch overhead
         return aba_one(model, Q[0], QD[0], TAU[0], armature)
     cm = compile_model(model)
     b = cm.bodies
@@ -53,7 +53,7 @@ def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
     transforms = joint_transforms(model, Q)
     X = [plucker(R, p) for R, p in transforms]
     c, pA, _ = _velocities(b, transforms, QD)
-    IA = [np.broadcast_to(cm.inertia6[i], (N, 6, 6)).copy() for i in range(n)]  # [[Ī, h×], [−h×, m 1]] (eq. 2.63)
+    IA = [np.broadcast_to(cm.inertia6[i], (N, 6, 6)).astype(Q.dtype) for i in range(n)]  # [[Ī, h×], [−h×, m 1]] (eq. 2.63)
     arm = b.armature if armature else np.zeros(n)
     U, D, u = [np.empty(0)] * n, [np.empty(0)] * n, [np.empty(0)] * n
     for i in range(n - 1, -1, -1):
@@ -68,7 +68,7 @@ def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
             Xt = np.swapaxes(X[i], -1, -2)
             IA[lam] += Xt @ Ia @ X[i]
             pA[lam] += np.einsum("nij,nj->ni", Xt, pa)
-    QDD = np.empty((N, n))
+    QDD = np.empty((N, n), dtype=Q.dtype)
     acc: list[np.ndarray] = []
     root = np.concatenate((np.zeros(3), -model.gravity))
     for i in range(n):
@@ -76,4 +76,4 @@ def aba(model: RobotModel, Q, QD, TAU, armature: bool = True) -> np.ndarray:
         a = np.einsum("nij,nj->ni", X[i], np.broadcast_to(root, (N, 6)) if lam < 0 else acc[lam]) + c[i]
         QDD[:, i] = (u[i] - np.einsum("ni,ni->n", U[i], a)) / D[i]
         acc.append(a + QDD[:, i, None] * b.S[i])
-    return QDD
+    return QDD[0] if single else QDD

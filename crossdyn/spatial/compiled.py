@@ -87,6 +87,31 @@ class Compiled:
     """(n, 3): p_o + anchor R_oᵀ (revolute: p(q) = this − R(q) anchor)."""
     Ra: np.ndarray
     """(n, 3): R_o a (prismatic: p(q) = p_o + q R_o a)."""
+    flat: np.ndarray
+    """(n, :data:`STRIDE`): all of the above, one row per body, as the compiled kernels of
+    :mod:`crossdyn.spatial.kernels` read it (:func:`flatten`)."""
+    gravity: np.ndarray
+    """(3,): the model's world gravity, float64."""
+
+
+PARENT, ROTATES, RO, K, KK, FIXED_P, ANCHOR, PO, RA, S, INERTIA, ARMATURE = 0, 1, 2, 11, 20, 29, 32, 35, 38, 41, 47, 83
+STRIDE = 84
+"""The length of one body's row in the flat array (the offsets above)."""
+
+
+def flatten(b: Bodies, rotates: tuple[bool, ...], geometry: tuple[np.ndarray, ...], inertia6: np.ndarray) -> np.ndarray:
+    """The compiled kernels' constants (n, :data:`STRIDE`), one row per body (:mod:`crossdyn.spatial.kernels`
+    names the fields), from the stacked arrays of :class:`Compiled`."""
+    Ro, K_, KK_, fixed_p, anchor, po, Ra = geometry
+    n = len(b.parents)
+    P = np.zeros((n, STRIDE))
+    P[:, PARENT] = b.parents
+    P[:, ROTATES] = [1.0 if r else 0.0 for r in rotates]
+    for off, block, width in ((RO, Ro, 9), (K, K_, 9), (KK, KK_, 9), (FIXED_P, fixed_p, 3), (ANCHOR, anchor, 3),
+                              (PO, po, 3), (RA, Ra, 3), (S, b.S, 6), (INERTIA, inertia6, 36)):
+        P[:, off:off + width] = np.asarray(block, dtype=float).reshape(n, width)
+    P[:, ARMATURE] = b.armature
+    return P
 
 
 def _inertia6(b: Bodies, i: int) -> np.ndarray:
@@ -104,11 +129,14 @@ def _compile(model: RobotModel) -> Compiled:
     axes = np.array([np.asarray(j.axis, dtype=float) for j in model.joints]).reshape(n, 3)
     K = np.array([skew(a) for a in axes]).reshape(n, 3, 3)
     anchor = np.array([np.asarray(j.anchor, dtype=float) for j in model.joints]).reshape(n, 3)
-    out = Compiled(b, np.array([_inertia6(b, i) for i in range(n)]).reshape(n, 6, 6),
-                   tuple(bool(j.type.rotates) for j in model.joints), Ro, po, K, K @ K, anchor,
-                   np.array([po[i] + anchor[i] @ Ro[i].T for i in range(n)]).reshape(n, 3),
-                   np.array([Ro[i] @ axes[i] for i in range(n)]).reshape(n, 3))
-    for a in (out.inertia6, out.Ro, out.po, out.K, out.KK, out.anchor, out.fixed_p, out.Ra):
+    inertia6 = np.array([_inertia6(b, i) for i in range(n)]).reshape(n, 6, 6)
+    rotates = tuple(bool(j.type.rotates) for j in model.joints)
+    fixed_p = np.array([po[i] + anchor[i] @ Ro[i].T for i in range(n)]).reshape(n, 3)
+    Ra = np.array([Ro[i] @ axes[i] for i in range(n)]).reshape(n, 3)
+    flat = flatten(b, rotates, (Ro, K, K @ K, fixed_p, anchor, po, Ra), inertia6)
+    out = Compiled(b, inertia6, rotates, Ro, po, K, K @ K, anchor, fixed_p, Ra, flat,
+                   np.array(model.gravity, dtype=float).reshape(3))
+    for a in (out.inertia6, out.Ro, out.po, out.K, out.KK, out.anchor, out.fixed_p, out.Ra, out.flat, out.gravity):
         a.setflags(write=False)
     return out
 

@@ -23,8 +23,8 @@ def composite_inertias(model: RobotModel, Q: np.ndarray) -> list[tuple[np.ndarra
     """(m, h, Ī) of every body's subtree in its own frame: m (N,), h (N, 3), Ī (N, 3, 3)."""
     b = bodies(model)
     N = Q.shape[0]
-    comp = [(np.full(N, b.mass[i]), np.broadcast_to(b.h[i], (N, 3)).copy(),
-             np.broadcast_to(b.inertia[i], (N, 3, 3)).copy()) for i in range(model.n)]
+    comp = [(np.full(N, b.mass[i], dtype=Q.dtype), np.broadcast_to(b.h[i], (N, 3)).astype(Q.dtype),
+             np.broadcast_to(b.inertia[i], (N, 3, 3)).astype(Q.dtype)) for i in range(model.n)]
     transforms = joint_transforms(model, Q)
     for i in range(model.n - 1, -1, -1):
         lam = b.parents[i]
@@ -46,7 +46,7 @@ def crba(model: RobotModel, Q, armature: bool = True) -> np.ndarray:
     b = bodies(model)
     N, n = Q.shape
     transforms = joint_transforms(model, Q)
-    H = np.zeros((N, n, n))
+    H = np.zeros((N, n, n), dtype=Q.dtype)
     for i, (m, h, Ib) in enumerate(composite_inertias(model, Q)):
         Sw, Sv = b.S[i, :3], b.S[i, 3:]
         F_n = Ib @ Sw + cross(h, Sv)

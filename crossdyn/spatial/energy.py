@@ -23,7 +23,7 @@ def kinetic_energy(model: RobotModel, Q, QD, armature: bool = True) -> np.ndarra
     (Q, QD), single = as_states(model, Q, QD)
     b = bodies(model)
     motion = body_accelerations(b, joint_transforms(model, Q), QD, np.zeros_like(QD), np.zeros(3))
-    T = np.zeros(Q.shape[0])
+    T = np.zeros(Q.shape[0], dtype=Q.dtype)
     for i, (w, v, _, _) in enumerate(motion):
         T += 0.5 * (np.einsum("ni,ij,nj->n", w, b.inertia[i], w) + 2.0 * np.einsum("ni,ni->n", w, cross(b.h[i], v))
                     + b.mass[i] * np.einsum("ni,ni->n", v, v))

@@ -28,10 +28,15 @@ from crossdyn.spatial.transforms import rotate, rotation
 
 
 def as_states(model: RobotModel, *arrays) -> tuple[list[np.ndarray], bool]:
-    """The arrays as float (N, n) batches, and whether a single (n,) state was given (callers then return
-    unbatched shapes).  Raises ValueError naming the argument and its shape when it does not fit the model."""
+    """The arrays as (N, n) batches of one dtype, and whether a single (n,) state was given (callers then return
+    unbatched shapes).  The dtype is the arrays' own promoted with float64 (``np.result_type``): integers become
+    float64, complex stays complex (complex-step derivatives, f'(x) = Im f(x + ih)/h), object arrays stay object;
+    the NumPy path computes in that dtype throughout.  Raises ValueError naming the argument and its shape when it
+    does not fit the model."""
     n = model.n
-    out = [np.asarray(a, dtype=float) for a in arrays]
+    given = [np.asarray(a) for a in arrays]
+    dtype = np.result_type(*given, np.float64)
+    out = [a.astype(dtype, copy=False) for a in given]
     single = out[0].ndim == 1
     for k, a in enumerate(out):
         if a.ndim != (1 if single else 2) or a.shape[-1] != n or (not single and a.shape[0] != out[0].shape[0]):
@@ -91,7 +96,7 @@ def body_poses(model: RobotModel, Q) -> np.ndarray:
     """World poses of the bodies as 4×4 homogeneous transforms: (N, n, 4, 4), or (n, 4, 4) for one state."""
     (Q,), single = as_states(model, Q)
     N, n = Q.shape
-    out = np.zeros((N, n, 4, 4))
+    out = np.zeros((N, n, 4, 4), dtype=Q.dtype)
     out[..., 3, 3] = 1.0
     for i, (R, p) in enumerate(world_transforms(model, Q)):
         out[:, i, :3, :3] = R

@@ -62,7 +62,7 @@ def rnea(model: RobotModel, Q, QD, QDD, armature: bool = True, gravity=None) -> 
     transforms = joint_transforms(model, Q)
     motion = body_accelerations(b, transforms, QD, QDD, g)
     forces = [body_force(b, i, *motion[i]) for i in range(model.n)]
-    tau = np.empty(Q.shape)
+    tau = np.empty(Q.shape, dtype=Q.dtype)
     for i in range(model.n - 1, -1, -1):
         n, f = forces[i]
         tau[:, i] = n @ b.S[i, :3] + f @ b.S[i, 3:]
@@ -77,17 +77,17 @@ def rnea(model: RobotModel, Q, QD, QDD, armature: bool = True, gravity=None) -> 
 
 def gravity_torque(model: RobotModel, Q) -> np.ndarray:
     """G(q) = ∂U/∂q = RNEA(q, 0, 0): (N, n), or (n,) for one state."""
-    Q = np.asarray(Q, dtype=float)
+    Q = np.asarray(Q)
     return rnea(model, Q, np.zeros_like(Q), np.zeros_like(Q), armature=False)
 
 
 def bias(model: RobotModel, Q, QD) -> np.ndarray:
     """h(q, q̇) = C(q, q̇) q̇ + G(q) = RNEA(q, q̇, 0): (N, n), or (n,) for one state."""
-    Q = np.asarray(Q, dtype=float)
+    Q = np.asarray(Q)
     return rnea(model, Q, QD, np.zeros_like(Q), armature=False)
 
 
 def coriolis(model: RobotModel, Q, QD) -> np.ndarray:
     """C(q, q̇) q̇ = RNEA(q, q̇, 0) with gravity 0: (N, n), or (n,) for one state."""
-    Q = np.asarray(Q, dtype=float)
+    Q = np.asarray(Q)
     return rnea(model, Q, QD, np.zeros_like(Q), armature=False, gravity=np.zeros(3))

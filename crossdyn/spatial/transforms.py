@@ -30,6 +30,13 @@ INERTIA_ORDER = ("xx", "xy", "yy", "xz", "yz", "zz")
 """The order of the six rotational-inertia parameters (Pinocchio's ``Inertia.toDynamicParameters``)."""
 
 
+def floating(x) -> np.ndarray:
+    """x as an array of its own dtype promoted with float64: integers become float64, complex (complex-step
+    derivatives) and object arrays stay as they are."""
+    x = np.asarray(x)
+    return x.astype(np.result_type(x, np.float64), copy=False)
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a × b over the last axis (…, 3), broadcasting; a hand-written np.cross without its per-call overhead."""
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
@@ -39,16 +46,16 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def skew(v: np.ndarray) -> np.ndarray:
     """The 3×3 matrix v× with (v×) w = v × w: shape (…, 3, 3)."""
-    v = np.asarray(v, dtype=float)
-    z = np.zeros(v.shape[:-1])
+    v = floating(v)
+    z = np.zeros(v.shape[:-1], dtype=v.dtype)
     x, y, w = v[..., 0], v[..., 1], v[..., 2]
     return np.stack((np.stack((z, -w, y), -1), np.stack((w, z, -x), -1), np.stack((-y, x, z), -1)), -2)
 
 
 def rotation(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """Rot(a, θ) by Rodrigues' formula, R = 1 + sin θ a× + (1 − cos θ) a× a×, for a unit axis a: (N, 3, 3)."""
-    K = skew(np.asarray(axis, dtype=float))
-    angle = np.asarray(angle, dtype=float)[..., None, None]
+    K = skew(axis)
+    angle = floating(angle)[..., None, None]
     return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
 
 
@@ -76,7 +83,7 @@ def force_to_parent(R: np.ndarray, p: np.ndarray, n: np.ndarray, f: np.ndarray) 
 def plucker(R: np.ndarray, p: np.ndarray) -> np.ndarray:
     """The 6×6 motion transform ᶜX_P = [[Rᵀ, 0], [−Rᵀ p×, Rᵀ]] for a child at (R, p) in its parent: (…, 6, 6)."""
     E = np.swapaxes(R, -1, -2)
-    X = np.zeros(R.shape[:-2] + (6, 6))
+    X = np.zeros(R.shape[:-2] + (6, 6), dtype=np.result_type(R, p, np.float64))
     X[..., :3, :3] = E
     X[..., 3:, 3:] = E
     X[..., 3:, :3] = -E @ skew(p)
