@@ -43,3 +43,15 @@ def test_pybullet_urdf_limits_off_by_default_and_back_with_the_knob():
     assert on.q[:, 3].max() < upper + 0.01  # PyBullet's enforcement stops it at the limit
     assert np.max(np.abs(on.q - replica.q)) > 0.2  # and then it no longer agrees with the model
     assert "enforced" in config_on["joint_limits"]
+
+
+def test_drake_discrete_plant_limits_off_by_default_and_back_with_the_knob():
+    """Drake's discrete plant enforces the file's position limits while stepping (a continuous plant never does)."""
+    pytest.importorskip("pydrake")
+    model = read_robot(robot_files.pybullet_iiwa_urdf())
+    upper = model.upper()[3]
+    off, _, config = _drive_past_limit("drake@integrator=discrete", model)
+    assert off.status == "ok" and off.q[:, 3].max() > upper + 0.2
+    assert config["joint_limits"].startswith("off")
+    on, _, _ = _drive_past_limit("drake@integrator=discrete@limits=true", model)
+    assert on.q[:, 3].max() < upper + 0.01
