@@ -1,24 +1,30 @@
 """What every engine is driven with on a robot file, and the states the static metrics are evaluated at (pure).
 
-**The torque profile is open loop and identical for every engine.**  A closed-loop law such as gravity-compensated
-PD, τ = G_ref(q) + Kp(q* − q) − Kd q̇, feeds each engine's own state back: once two engines' states differ by
-rounding, their torques differ too, so the engines are no longer given the same input and a difference in the
-result mixes the law's feedback with the engine.  Instead crossdyn computes one torque sequence before any engine
-runs:
+**The torque sequence is open loop for every engine, closed loop for the reference alone.**  A closed-loop law
+such as gravity-compensated PD, τ = G_ref(q) + Kp(q* − q) − Kd q̇, run in each engine would feed each engine's own
+state back: once two engines' states differ by rounding, their torques differ too, so the engines are no longer
+given the same input and a difference in the result mixes the law's feedback with the engine.  So the law runs
+once, on crossdyn's reference, and the torques it applied are replayed to every engine:
 
 * a **pose** q* inside the file's limits: per joint the middle of [lower, upper], or 0 for a joint without limits
   (:func:`pose`);
 * a **desired motion** about it, a multi-sine q_d(t) = q* + Σₖ aⱼₖ sin(2π fₖ t + φⱼₖ) with frequencies
   :data:`FREQUENCIES_HZ`, seeded phases and amplitudes aⱼₖ = Aⱼ/3, where Aⱼ = min(0.3 rad (0.05 m prismatic),
-  a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the motion strictly inside the limits
-  (:func:`multisine_motion`);
-* the **torque** that makes crossdyn's reference follow it, sampled at each step's start t_k and held over
-  [t_k, t_k + dt): τ_k = RNEA_ref(q_d(t_k), q̇_d(t_k), q̈_d(t_k)) + b q̇_d(t_k) (the file's armature inside the
-  RNEA, its viscous damping b added) (:func:`torque_sequence`).
+  a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the desired motion inside the limits, in each joint's
+  own unit (a 0.04 m finger: 5 mm) (:func:`multisine_motion`);
+* the **torque**, the computed-torque law on the reference's own state (q_k, q̇_k) at each step's start t_k, held
+  over [t_k, t_k + dt): τ_k = RNEA_ref(q_k, q̇_k, q̈_d + K_d (q̇_d − q̇_k) + K_p (q_d − q_k)) + b q̇_k at t_k (the
+  file's armature inside the RNEA, its viscous damping b added; :func:`computed_torque`, gains :data:`KP`, :data:`KD`:
+  ω = 20 rad/s, critically damped).  The open-loop inverse dynamics along q_d alone (:func:`torque_sequence`) is
+  not enough: the hold and the arm's own instability under gravity carry the reference radians away from q_d in 2 s
+  (robosuite's iiwa: 8.7 rad) and through the file's limits;
+* a **check** before any engine runs: the reference run stays inside [lower + margin, upper − margin] on every
+  joint with limits, margin = :data:`LIMIT_MARGIN` of the joint's range (:func:`closest_approach`); if not, the
+  amplitudes are halved and the reference rerun, at most :data:`AMPLITUDE_TRIES` times.
 
 Every engine starts at (q_d(0), q̇_d(0)) and receives τ_k at step k; its dt/2 rerun receives τ_k over both half
-steps.  The actual motion leaves q_d slowly (the hold and the open loop), which the summary reports (``tracking``)
-but does not judge: the judged quantity is each engine against the reference under the same τ.
+steps.  Each engine is judged against the reference under the same τ; the reference's distance from q_d
+(``tracking``) is reported, not judged.
 """
 from __future__ import annotations
 
@@ -36,6 +42,14 @@ REVOLUTE_AMPLITUDE_RAD = 0.3
 PRISMATIC_AMPLITUDE_M = 0.05
 LIMIT_FRACTION = 0.25
 """Aⱼ is at most this fraction of a joint's half range (q_d stays strictly inside the limits)."""
+KP = 400.0
+KD = 40.0
+"""The reference's computed-torque gains (1/s², 1/s): ω = √KP = 20 rad/s, ζ = KD/(2ω) = 1 (the planar
+``computed-torque`` profile's)."""
+LIMIT_MARGIN = 0.1
+"""The reference must stay this fraction of each joint's range inside its limits."""
+AMPLITUDE_TRIES = 3
+"""Runs of the reference at most (amplitudes halved between them) before the motion is declared outside."""
 
 
 def pose(model: RobotModel) -> np.ndarray:
@@ -71,8 +85,15 @@ class DesiredMotion:
         a = self.amplitude[None]
         return (self.center + np.sum(a * s, axis=2), np.sum(a * w * c, axis=2), -np.sum(a * w**2 * s, axis=2))
 
+    def scaled(self, factor: float) -> "DesiredMotion":
+        """The same motion about the same pose with every amplitude × ``factor``."""
+        return DesiredMotion(self.center, self.amplitude * factor, self.phase, self.frequencies_hz)
+
     def params(self) -> dict:
-        return {"name": "multisine-motion (open loop: tau = ID_ref along q_d)", "center": self.center.tolist(),
+        return {"name": "multisine-motion tracked by the reference (computed torque: tau_k = RNEA_ref(q_k, qd_k, "
+                        "qdd_d + KD (qd_d - qd_k) + KP (q_d - q_k)) + b qd_k, held), the torques replayed open "
+                        "loop to every engine",
+                "kp": KP, "kd": KD, "center": self.center.tolist(),
                 "amplitude": self.amplitude.tolist(), "phase": self.phase.tolist(),
                 "frequencies_hz": list(self.frequencies_hz)}
 
@@ -97,6 +118,50 @@ def torque_sequence(model: RobotModel, motion: DesiredMotion, dt: float, steps: 
     t = np.arange(steps) * dt
     q, qd, qdd = motion.at(t)
     return np.asarray(rnea(model, q, qd, qdd, armature=True)) + damping(model) * qd
+
+
+def computed_torque(model: RobotModel, motion: DesiredMotion, dt: float):
+    """The law τ_k = law(k, q_k, q̇_k) of the module docstring (the reference's, :func:`runs.track`)."""
+    from crossdyn.spatial import rnea
+
+    b = damping(model)
+
+    def law(k: int, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        q_d, v_d, a_d = (x[0] for x in motion.at(np.array([k * dt])))
+        a = a_d + KD * (v_d - qd) + KP * (q_d - q)
+        return np.asarray(rnea(model, q, qd, a, armature=True), float) + b * qd
+
+    return law
+
+
+@dataclass(frozen=True)
+class Approach:
+    """How close a run came to the file's limits: the smallest distance over joints with limits (rad or m; < 0:
+    outside by that much) as a fraction of that joint's range, the joint, its distance and the limit it neared."""
+
+    fraction: float
+    joint: str
+    distance: float
+    limit: float
+
+    def line(self) -> str:
+        where = "inside" if self.distance >= 0 else "outside"
+        return (f"closest approach to a limit: joint {self.joint!r}, {abs(self.distance):.3g} {where} its limit "
+                f"{self.limit:.4g} ({100 * self.fraction:.3g} % of its range)")
+
+
+def closest_approach(model: RobotModel, Q: np.ndarray) -> Approach | None:
+    """The :class:`Approach` of the samples ``Q`` (N, n); None when no joint has both limits."""
+    lo, hi = model.lower(), model.upper()
+    both = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
+    if not np.any(both) or not len(Q):
+        return None
+    below, above = np.min(Q, axis=0) - lo, hi - np.max(Q, axis=0)
+    dist = np.where(below <= above, below, above)
+    frac = np.where(both, dist / np.where(both, hi - lo, 1.0), np.inf)
+    j = int(np.argmin(frac))
+    return Approach(float(frac[j]), model.joints[j].name, float(dist[j]), float(lo[j] if below[j] <= above[j]
+                                                                                 else hi[j]))
 
 
 @dataclass(frozen=True)

@@ -135,3 +135,26 @@ def tip_positions(model: RobotModel, Q: np.ndarray) -> np.ndarray:
 
     X = np.asarray(body_poses(model, np.atleast_2d(Q)))
     return X[:, -1, :3, 3]
+
+
+def track(model: RobotModel, law: Callable[[int, np.ndarray, np.ndarray], np.ndarray], steps: int, q0, qd0,
+          dt: float) -> tuple[Trajectory, np.ndarray]:
+    """The reference (as :func:`integrate`'s ``"reference"``) under a feedback ``law`` on its own state: τ_k =
+    law(k, q_k, q̇_k), held over [t_k, t_k + dt).  Returns the run and the torques applied (steps, n), the
+    sequence every engine then receives open loop (:mod:`crossdyn.robotcompare.motion`)."""
+    fd = forward_dynamics(model)
+    t = np.arange(steps + 1) * dt
+    Q, QD = [np.asarray(q0, float)], [np.asarray(qd0, float)]
+    taus: list[np.ndarray] = []
+    for k in range(steps):
+        taus.append(np.asarray(law(k, Q[-1], QD[-1]), float))
+        try:
+            q, qd = reference_step(fd, Q[-1], QD[-1], taus[-1], dt, rtol=REFERENCE_RTOL, atol=REFERENCE_ATOL)
+        except FloatingPointError as e:
+            return _trajectory(t, Q, QD, np.array(taus), "reference", dt, "failed", str(e)), np.array(taus)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            return (_trajectory(t, Q, QD, np.array(taus), "reference", dt, "diverged", "non-finite state"),
+                    np.array(taus))
+        Q.append(q)
+        QD.append(qd)
+    return _trajectory(t, Q, QD, np.array(taus), "reference", dt), np.array(taus)
