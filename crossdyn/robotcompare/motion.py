@@ -1,10 +1,7 @@
 """What every engine is driven with on a robot file, and the states the static metrics are evaluated at (pure).
 
-**The torque sequence is open loop for every engine, closed loop for the reference alone.**  A closed-loop law
-such as gravity-compensated PD, τ = G_ref(q) + Kp(q* − q) − Kd q̇, run in each engine would feed each engine's own
-state back: once two engines' states differ by rounding, their torques differ too, so the engines are no longer
-given the same input and a difference in the result mixes the law's feedback with the engine.  So the law runs
-once, on crossdyn's reference, and the torques it applied are replayed to every engine:
+**The same feedback law in every run.**  The reference and every engine run one computed-torque law on their own
+state, as the planar arms' closed-loop profiles do (:mod:`crossdyn.inputs.profiles.closed_loop`):
 
 * a **pose** q* inside the file's limits: per joint the middle of [lower, upper], or 0 for a joint without limits
   (:func:`pose`);
@@ -12,19 +9,22 @@ once, on crossdyn's reference, and the torques it applied are replayed to every 
   :data:`FREQUENCIES_HZ`, seeded phases and amplitudes aⱼₖ = Aⱼ/3, where Aⱼ = min(0.3 rad (0.05 m prismatic),
   a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the desired motion inside the limits, in each joint's
   own unit (a 0.04 m finger: 5 mm) (:func:`multisine_motion`);
-* the **torque**, the computed-torque law on the reference's own state (q_k, q̇_k) at each step's start t_k, held
-  over [t_k, t_k + dt): τ_k = RNEA_ref(q_k, q̇_k, q̈_d + K_d (q̇_d − q̇_k) + K_p (q_d − q_k)) + b q̇_k at t_k (the
-  file's armature inside the RNEA, its viscous damping b added; :func:`computed_torque`, gains :data:`KP`, :data:`KD`:
-  ω = 20 rad/s, critically damped).  The open-loop inverse dynamics along q_d alone (:func:`torque_sequence`) is
-  not enough: the hold and the arm's own instability under gravity carry the reference radians away from q_d in 2 s
-  (robosuite's iiwa: 8.7 rad) and through the file's limits;
+* the **law**, on the run's own state (q_k, q̇_k) at each step's start t_k, held over [t_k, t_k + dt):
+  τ_k = RNEA_ref(q_k, q̇_k, q̈_d + K_d (q̇_d − q̇_k) + K_p (q_d − q_k)) + b q̇_k at t_k (crossdyn's RNEA with the
+  file's armature, its viscous damping b added; :func:`computed_torque`, gains :data:`KP`, :data:`KD`: ω = 20 rad/s,
+  critically damped); an engine's dt/2 rerun evaluates it every dt, as the reference does;
 * a **check** before any engine runs: the reference run stays inside [lower + margin, upper − margin] on every
   joint with limits, margin = :data:`LIMIT_MARGIN` of the joint's range (:func:`closest_approach`); if not, the
   amplitudes are halved and the reference rerun, at most :data:`AMPLITUDE_TRIES` times.
 
-Every engine starts at (q_d(0), q̇_d(0)) and receives τ_k at step k; its dt/2 rerun receives τ_k over both half
-steps.  Each engine is judged against the reference under the same τ; the reference's distance from q_d
-(``tracking``) is reported, not judged.
+Why not one open-loop torque sequence for all (the inverse dynamics along q_d, as before issue 38): the hold and the
+arm's own instability under gravity carry such a run radians away from q_d in 2 s (robosuite's iiwa: 8.7 rad),
+through the file's limits, and along that unstable path a first-order engine's O(dt) error grows until its own dt/2
+rerun differs by radians (example-robot-data's Panda, PyBullet: 13.6 rad; pybullet_data's iiwa: 1.9 rad), so it is
+judged on nothing or FAILs on chaos.  Under the law every run contracts onto q_d (the Panda under PyBullet: 4e-4 rad
+from the reference).  Two engines whose states differ by rounding then apply torques that differ by rounding × the
+gains: the law is part of the system both sides integrate, the reference included, and an engine that agrees with
+the model applies the reference's torques to within its own error.
 """
 from __future__ import annotations
 
@@ -90,9 +90,9 @@ class DesiredMotion:
         return DesiredMotion(self.center, self.amplitude * factor, self.phase, self.frequencies_hz)
 
     def params(self) -> dict:
-        return {"name": "multisine-motion tracked by the reference (computed torque: tau_k = RNEA_ref(q_k, qd_k, "
-                        "qdd_d + KD (qd_d - qd_k) + KP (q_d - q_k)) + b qd_k, held), the torques replayed open "
-                        "loop to every engine",
+        return {"name": "multisine-motion tracked by computed torque in every run (tau_k = RNEA_ref(q_k, qd_k, "
+                        "qdd_d + KD (qd_d - qd_k) + KP (q_d - q_k)) + b qd_k on the run's own state, held)",
+                "closed_loop": True,
                 "kp": KP, "kd": KD, "center": self.center.tolist(),
                 "amplitude": self.amplitude.tolist(), "phase": self.phase.tolist(),
                 "frequencies_hz": list(self.frequencies_hz)}
@@ -112,7 +112,8 @@ def damping(model: RobotModel) -> np.ndarray:
 
 
 def torque_sequence(model: RobotModel, motion: DesiredMotion, dt: float, steps: int) -> np.ndarray:
-    """(steps, n): τ_k = RNEA_ref(q_d, q̇_d, q̈_d)(t_k) + b q̇_d(t_k), armature included (module docstring)."""
+    """(steps, n): the open-loop τ_k = RNEA_ref(q_d, q̇_d, q̈_d)(t_k) + b q̇_d(t_k), armature included (what the
+    law applies on q_d itself; fills the sequence past a reference that stopped)."""
     from crossdyn.spatial import rnea
 
     t = np.arange(steps) * dt
@@ -121,7 +122,8 @@ def torque_sequence(model: RobotModel, motion: DesiredMotion, dt: float, steps: 
 
 
 def computed_torque(model: RobotModel, motion: DesiredMotion, dt: float):
-    """The law τ_k = law(k, q_k, q̇_k) of the module docstring (the reference's, :func:`runs.track`)."""
+    """The law τ_k = law(k, q_k, q̇_k) of the module docstring (every run's: :func:`crossdyn.robotcompare.runs.track`
+    for the reference, ``law=`` of :func:`~crossdyn.robotcompare.runs.step_engine` for the engines)."""
     from crossdyn.spatial import rnea
 
     b = damping(model)

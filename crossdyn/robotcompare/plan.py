@@ -7,8 +7,8 @@
    dt chosen and the duration).  Unstable with the user's dt: it is kept, a warning is printed, and each engine's
    diverged run or failed trajectory/energy group becomes INCONCLUSIVE "unstable step" (:func:`unstable_step`),
    never an engine FAIL.
-2. **The reference and its torques.**  The reference tracks the multi-sine by computed torque and the torques it
-   applied become the sequence every engine receives (:mod:`crossdyn.robotcompare.motion`); the run must stay
+2. **The reference.**  The reference tracks the multi-sine by computed torque, the law every engine then runs on
+   its own state too (:mod:`crossdyn.robotcompare.motion`); the run must stay
    :data:`~crossdyn.robotcompare.motion.LIMIT_MARGIN` of each joint's range inside the file's limits, else the
    amplitudes are halved and the reference rerun (at most
    :data:`~crossdyn.robotcompare.motion.AMPLITUDE_TRIES` runs).  The note says what the motion is and its closest
@@ -104,8 +104,8 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
         if inside and reference.status == "ok":
             break
     what = ("motion: a multi-sine about the mid-limit pose (amplitude per joint min(0.3 rad or 0.05 m, 1/4 of the "
-            "half range)) tracked by the reference with computed torque (KP = 400, KD = 40), its torques replayed "
-            "open loop to every engine")
+            "half range)) tracked by computed torque (KP = 400, KD = 40, crossdyn's RNEA) on each run's own state, "
+            "the reference's and every engine's")
     if attempt:
         what += f"; amplitudes halved {attempt} time(s) to keep the reference inside the limits"
     if approach is None:
