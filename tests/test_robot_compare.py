@@ -68,7 +68,7 @@ def test_the_seeded_fault_fails_naming_the_option(ur5):
 
 
 def test_every_engine_runs_the_same_law_on_its_own_state(ur5):
-    """Closed loop (issue 38): τ_k = law(k, q_k, q̇_k), the reference's computed torque, on each engine's own state
+    """Closed loop (issue 38): τ_k = law(k, q_k, q̇_k), the reference's tracking law, on each engine's own state
     and held over each step; the reference's torques are ``job.taus``.  An RK4 engine that agrees with the model
     applies the reference's torques to within the gains × its error (1e-12 rad: ~1e-9 N m)."""
     taus = ur5.job.taus

@@ -71,7 +71,7 @@ def test_default_motion_stays_inside_the_limits_prismatic_fingers_in_metres():
     assert plan.reference.status == "ok" and plan.inside
     assert plan.approach is not None and plan.approach.fraction >= motion.LIMIT_MARGIN
     q_d = plan.desired.at(plan.reference.t)[0]
-    assert np.max(np.abs(plan.reference.q - q_d)) < 1e-2  # computed torque tracks (open loop drifted radians)
+    assert np.max(np.abs(plan.reference.q - q_d)) < 1e-2  # the law tracks (open loop drifted radians)
     fingers = [j for j, joint in enumerate(model.joints) if not joint.type.rotates]
     assert len(fingers) == 2
     travel = np.ptp(plan.reference.q[:, fingers], axis=0)

@@ -2,7 +2,7 @@
 
 The file is read once (:func:`crossdyn.robots.read_robot`); every engine reads the same file
 (:func:`crossdyn.engines.files.make_file_engine`) with its traps neutralised and listed in its ``config``; every
-engine runs the same computed-torque law on its own state (:mod:`crossdyn.robotcompare.motion`) and is measured on the
+engine runs the same tracking law on its own state (:mod:`crossdyn.robotcompare.motion`) and is measured on the
 planar comparison's metric groups and tolerances (:mod:`crossdyn.robotcompare.measure`).  The reference is
 crossdyn's own spatial model with the file's armature and damping, integrated by DOP853 restarted at every hold
 interval (:mod:`crossdyn.robotcompare.runs`).
@@ -92,7 +92,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say,
     static = _static_states(model, opt.n_states, opt.seed)
     scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
     job = RobotJob(model, plan.dt, plan.duration, plan.taus, q0, qd0, plan.reference, static, scale,
-                   motion.energy_scale(model), opt.tolerances, files, motion.computed_torque(model, plan.desired, plan.dt))
+                   motion.energy_scale(model), opt.tolerances, files, plan.law)
     return job, plan
 
 
@@ -140,7 +140,7 @@ def _tracking(job: RobotJob, plan: MotionPlan) -> dict:
             "closest_approach": None if approach is None else {
                 "joint": approach.joint, "distance": approach.distance, "limit": approach.limit,
                 "fraction_of_range": approach.fraction},
-            "note": "|q_ref - q_d|: the reference's computed-torque tracking of the multi-sine (every engine runs "
+            "note": "|q_ref - q_d|: the reference's tracking of the multi-sine (every engine runs "
                     "the same law on its own state); reported, not judged"}
 
 

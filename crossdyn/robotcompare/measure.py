@@ -25,7 +25,7 @@ crossdyn's own errors propagate (:func:`crossdyn.comparison.measure.contained_me
 
 What differs from the planar measurement is the adapter only: the reference (crossdyn's spatial RNEA/ABA/CRBA on the
 :class:`~crossdyn.robots.model.RobotModel` rather than the closed-form planar model), the motion (the
-computed-torque law of :mod:`crossdyn.robotcompare.motion` rather than a profile), the engine (a
+tracking law of :mod:`crossdyn.robotcompare.motion` rather than a profile), the engine (a
 :class:`~crossdyn.engines.files.base.FileEngine`, stepped under held torques and queried in batches) and E (crossdyn's
 model on the engine's states rather than the engine's own energy).
 """
@@ -77,7 +77,7 @@ class RobotJob:
     reference stays the spec's own model (:mod:`crossdyn.robotcompare.spatial`)."""
     law: Callable[[int, np.ndarray, np.ndarray], np.ndarray] | None = None
     """The feedback law every run applies on its own state at each hold interval (τ_k = law(k, q_k, q̇_k), the
-    reference's computed torque: :func:`crossdyn.robotcompare.motion.computed_torque`); None: ``taus`` open loop."""
+    reference's: :class:`crossdyn.robotcompare.motion.TrackingLaw`); None: ``taus`` open loop."""
 
     def file_model(self, spec: str) -> RobotModel:
         """The model (and file) engine ``spec`` loads."""

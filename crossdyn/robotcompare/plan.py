@@ -7,8 +7,8 @@
    dt chosen and the duration).  Unstable with the user's dt: it is kept, a warning is printed, and each engine's
    diverged run or failed trajectory/energy group becomes INCONCLUSIVE "unstable step" (:func:`unstable_step`),
    never an engine FAIL.
-2. **The reference.**  The reference tracks the multi-sine by computed torque, the law every engine then runs on
-   its own state too (:mod:`crossdyn.robotcompare.motion`); the run must stay
+2. **The reference.**  The reference tracks the multi-sine by the tracking law (inverse-dynamics feedforward along
+   q_d + inertia-scaled PD), the law every engine then runs on its own state too (:mod:`crossdyn.robotcompare.motion`); the run must stay
    :data:`~crossdyn.robotcompare.motion.LIMIT_MARGIN` of each joint's range inside the file's limits, else the
    amplitudes are halved and the reference rerun (at most
    :data:`~crossdyn.robotcompare.motion.AMPLITUDE_TRIES` runs).  The note says what the motion is and its closest
@@ -38,6 +38,7 @@ class MotionPlan:
     dt: float
     duration: float
     desired: motion.DesiredMotion
+    law: motion.TrackingLaw
     reference: Any
     taus: np.ndarray
     approach: motion.Approach | None
@@ -76,14 +77,14 @@ def _step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration:
 
 
 def _track(model: RobotModel, desired: motion.DesiredMotion, dt: float, steps: int):
-    """The reference tracking ``desired`` and the torques it applied (padded with the open-loop inverse dynamics
-    along q_d past a reference that stopped, so every engine still has a whole sequence)."""
+    """The reference tracking ``desired``, the torques it applied (padded with the feedforward past a reference
+    that stopped) and the law."""
     q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
-    ref, taus = runs.track(model, motion.computed_torque(model, desired, dt), steps, q0, qd0, dt)
+    law = motion.tracking_law(model, desired, dt, steps)
+    ref, taus = runs.track(model, law, steps, q0, qd0, dt)
     if len(taus) < steps:
-        rest = motion.torque_sequence(model, desired, dt, steps)[len(taus):]
-        taus = np.concatenate([taus.reshape(-1, model.n), rest])
-    return ref, taus
+        taus = np.concatenate([taus.reshape(-1, model.n), law.feedforward[len(taus):]])
+    return ref, taus, law
 
 
 def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
@@ -97,15 +98,15 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
         desired = base.scaled(0.5 ** attempt)
         say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
             f"DOP853 (rtol = atol = {runs.REFERENCE_RTOL:g}) restarted each step, {duration:g} s at dt = {dt:g} s, "
-            f"tracking the multi-sine by computed torque" + (f" (amplitudes x {0.5 ** attempt:g})" if attempt else ""))
-        reference, taus = _track(model, desired, dt, steps)
+            f"tracking the multi-sine (feedforward + PD)" + (f" (amplitudes x {0.5 ** attempt:g})" if attempt else ""))
+        reference, taus, law = _track(model, desired, dt, steps)
         approach = motion.closest_approach(model, reference.q)
         inside = approach is None or approach.fraction >= motion.LIMIT_MARGIN
         if inside and reference.status == "ok":
             break
     what = ("motion: a multi-sine about the mid-limit pose (amplitude per joint min(0.3 rad or 0.05 m, 1/4 of the "
-            "half range)) tracked by computed torque (KP = 400, KD = 40, crossdyn's RNEA) on each run's own state, "
-            "the reference's and every engine's")
+            "half range)) tracked by the same law on each run's own state, the reference's and every engine's: "
+            "tau = RNEA_ref(q_d, qd_d, qdd_d) + b qd_d + M_ref(q_d) (400 (q_d - q) + 40 (qd_d - qd))")
     if attempt:
         what += f"; amplitudes halved {attempt} time(s) to keep the reference inside the limits"
     if approach is None:
@@ -113,7 +114,7 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
     else:
         what += (f"; the reference stays {'inside' if inside else 'NOT inside'} the file's limits with a margin of "
                  f"{100 * motion.LIMIT_MARGIN:g} % of each range: {approach.line()}")
-    return MotionPlan(dt, duration, desired, reference, taus, approach, inside, pred, unstable,
+    return MotionPlan(dt, duration, desired, law, reference, taus, approach, inside, pred, unstable,
                       tuple([what, *notes]))
 
 

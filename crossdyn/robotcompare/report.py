@@ -56,7 +56,7 @@ def format_table(summary: dict) -> str:
                if e["status"] != "ok"]
     widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(head))]
     lines = [f"{summary['robot']} ({summary['format']}, {summary['dof']} joints), dt = {summary['dt']:g} s, "
-             f"{summary['duration']:g} s, computed-torque tracking of a multi-sine about the mid-limit pose in every "
+             f"{summary['duration']:g} s, feedforward + PD tracking of a multi-sine about the mid-limit pose in every "
              f"run; {summary['states']} "
              "random states"]
     for r in rows:

@@ -82,7 +82,7 @@ def robot_summary_blocks(summary: dict) -> list[tuple]:
             for k, v in eng.items()]
     return [("h", 2, "Summary"),
             ("p", f"{summary['robot']} read from {summary['file']} ({summary['format']}, {joint_kinds(summary)}), "
-                  f"dt = {summary['dt']:g} s, {summary['duration']:g} s of computed-torque tracking of a multi-sine "
+                  f"dt = {summary['dt']:g} s, {summary['duration']:g} s of feedforward + PD tracking of a multi-sine "
                   f"about the mid-limit pose, the same law on each run's own state (the reference's and every "
                   f"engine's), {summary['states']} random states. Each cell: the group's verdict, its checks, "
                   "its largest error and its tolerance (energy: relative to the energy scale). Units by joint type: "
