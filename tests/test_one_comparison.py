@@ -117,7 +117,7 @@ def test_one_arm_is_judged_alike_as_a_preset_and_as_a_robot_file(tmp_path, dampi
     scheme (semi-implicit Euler on the damped arm too: both adapters switch MuJoCo's eulerdamp off, so the damping is
     explicit and crossdyn can replicate it; with it on, :func:`test_replica_scheme` says None), the same
     energy tolerance from the same scheme word, and the static and energy groups PASS in both (the trajectory
-    group too under RK4; the motions differ — the preset's profile, the file's open-loop multi-sine — so Euler's
+    group too under RK4; the motions differ — the preset's profile, the file's tracked multi-sine — so Euler's
     first-order error may leave the planar profile's small 0.05 s range unjudgeable, INCONCLUSIVE, as it does)."""
     pytest.importorskip("mujoco")
     from crossdyn.models.presets import get_preset

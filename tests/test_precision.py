@@ -128,6 +128,27 @@ def test_model_differs_only_above_what_rounding_amplified_by_the_motion_leaves()
     assert v["verdict"] == "INCONCLUSIVE" and "not separable" in v["inconclusive_because"]
 
 
+def test_a_fail_line_never_also_says_not_judged():
+    """Issue 38: the same-scheme error says "model differs" while the error against the reference cannot be judged
+    (the dt/2 run differs by 0.05 rad: a tolerance past the bound).  The FAIL line holds the failure alone; what
+    was not judged is kept apart and becomes an INCONCLUSIVE line of its own."""
+    from crossdyn.comparison.compare import engine_failures, engine_inconclusive
+    from crossdyn.comparison.result import EngineRun, MetricResult
+
+    q = np.full((11, 2), 1e-3)
+    half = np.repeat(q, 2, axis=0)[:21]
+    half[::2] += 0.05
+    v = _traj(q, half, q + 5e-7)
+    assert v["verdict"] == "FAIL" and "model differs" in v["failed_because"]
+    assert "not judged" not in v["failed_because"]
+    assert "too sensitive" in v["also_inconclusive_because"] and "model differs" not in v["also_inconclusive_because"]
+    runs = {"e": EngineRun("e", metrics={"trajectory": MetricResult("trajectory", v)})}
+    failures = engine_failures(runs, False, SimpleNamespace(status="ok"))
+    inconclusive = engine_inconclusive(runs)
+    assert len(failures) == 1 and "not judged" not in failures[0]
+    assert len(inconclusive) == 1 and "model differs" not in inconclusive[0] and "not judged" in inconclusive[0]
+
+
 def test_trajectory_float32_round_off_is_part_of_both_tolerances():
     q = np.full((501, 2), 1e-3)
     half = np.repeat(q, 2, axis=0)[:1001]

@@ -67,12 +67,18 @@ def test_the_seeded_fault_fails_naming_the_option(ur5):
     assert not [f for f in ur5.summary["failures"] if not f.startswith(FAULT)]
 
 
-def test_every_engine_gets_the_same_torque_sequence(ur5):
-    """Open loop: the torque is computed once, before any engine runs, and held over each step."""
+def test_every_engine_runs_the_same_law_on_its_own_state(ur5):
+    """Closed loop (issue 38): τ_k = law(k, q_k, q̇_k), the reference's tracking law, on each engine's own state
+    and held over each step; the reference's torques are ``job.taus``.  An RK4 engine that agrees with the model
+    applies the reference's torques to within the gains × its error (1e-12 rad: ~1e-9 N m)."""
     taus = ur5.job.taus
     assert taus.shape == (round(DURATION / DT), 6) and np.all(np.isfinite(taus))
     for name in ENGINES:
-        np.testing.assert_array_equal(ur5.runs[name].driven.tau, taus)
+        run = ur5.runs[name].driven
+        for k in (0, 7, len(taus) - 1):
+            np.testing.assert_allclose(run.tau[k], ur5.job.law(k, run.q[k], run.qd[k]), rtol=1e-12, atol=1e-12)
+    assert np.max(np.abs(ur5.runs["mujoco-rk4"].driven.tau - taus)) < 1e-6
+    assert np.max(np.abs(ur5.runs[FAULT].driven.tau - taus)) > 1e-3  # its own state: its own torques
 
 
 def test_engine_settings_are_listed(ur5):

@@ -54,7 +54,8 @@ def add_parser(sub) -> None:
     p.add_argument("--precision", default="highest", metavar="P",
                    help="with --batch: JAX/MJX matmul precision, highest (default), high or default (TF32 on GPUs)")
     sandbox_options.add_sandbox_options(p)       # user:FILE engines run sandboxed (crossdyn.sandbox)
-    p.set_defaults(func=cmd_compare, duration=None)  # None: 3 s on an arm, ROBOT_DURATION on a robot file
+    # None: 3 s on an arm, ROBOT_DURATION on a robot file; dt None: 1 ms (a robot file may choose a stable one)
+    p.set_defaults(func=cmd_compare, duration=None, dt=None)
 
 
 def _common(p) -> None:
@@ -414,6 +415,10 @@ def format_contact_table(contact: dict) -> str:
     return "\n".join(lines)
 
 
+DEFAULT_DT = 1e-3
+"""--dt when not given (s)."""
+
+
 def cmd_compare(args) -> int:
     from crossdyn.models import load_arm
     from crossdyn.models.spatial_spec import SpatialArmSpec
@@ -428,6 +433,9 @@ def cmd_compare(args) -> int:
         return EXIT_OK
     if args.arm is None:
         raise _usage("compare: give an ARM (a preset name or a TOML spec path; `crossdyn arms` lists the presets)")
+    args.dt_given = args.dt is not None
+    if args.dt is None:
+        args.dt = DEFAULT_DT
     from crossdyn.cli.robot_compare import cmd_compare_robot, is_robot_file
 
     if is_robot_file(args.arm):

@@ -119,7 +119,8 @@ def _run(args, model, spec, stem: str) -> int:
     check_out_dir(out, "--out")
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     opt = RobotCompareOptions(engines=engines, duration=args.duration, dt=args.dt, n_states=args.states,
-                              seed=args.seed, tolerances=tol, progress=progress)
+                              seed=args.seed, tolerances=tol, progress=progress,
+                              choose_dt=not getattr(args, "dt_given", True))
     if spec is not None:
         from crossdyn.robotcompare.spatial import compare_spatial
 

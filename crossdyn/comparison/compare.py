@@ -158,12 +158,16 @@ def engine_failures(runs: dict, interrupted: bool, reference) -> list[str]:
 
 
 def engine_inconclusive(runs: dict) -> list[str]:
-    """One line per metric group that could not be judged (its ``inconclusive_because``), and one when no engine
-    made a single check (every engine unsupported, skipped or failed before measuring)."""
+    """One line per metric group that could not be judged (its ``inconclusive_because``), per failed group with a
+    part that could not be judged (its ``also_inconclusive_because``), and one when no engine made a single check (every engine unsupported, skipped or failed before measuring)."""
     lines = [f"{name}: {metric}: {values.get('inconclusive_because', 'not judged')}"
              for name, run in runs.items() if run.status == RunStatus.OK
              for metric, values in run.summary.items()
              if isinstance(values, dict) and values.get("verdict") == Verdict.INCONCLUSIVE]
+    lines += [f"{name}: {metric}: {values['also_inconclusive_because']} (beside its FAIL)"
+              for name, run in runs.items() if run.status == RunStatus.OK
+              for metric, values in run.summary.items()
+              if isinstance(values, dict) and values.get("also_inconclusive_because")]
     if runs and not any(sum(run.checks.values()) for run in runs.values()):
         lines.append("no engine made a check: " + ", ".join(f"{n} {r.status}" for n, r in runs.items()))
     return lines  # no applied-mode run at all: every engine given is a native run, judged in its native section

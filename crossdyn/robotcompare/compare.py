@@ -2,7 +2,7 @@
 
 The file is read once (:func:`crossdyn.robots.read_robot`); every engine reads the same file
 (:func:`crossdyn.engines.files.make_file_engine`) with its traps neutralised and listed in its ``config``; every
-engine is driven by the same open-loop torque sequence (:mod:`crossdyn.robotcompare.motion`) and measured on the
+engine runs the same tracking law on its own state (:mod:`crossdyn.robotcompare.motion`) and is measured on the
 planar comparison's metric groups and tolerances (:mod:`crossdyn.robotcompare.measure`).  The reference is
 crossdyn's own spatial model with the file's armature and damping, integrated by DOP853 restarted at every hold
 interval (:mod:`crossdyn.robotcompare.runs`).
@@ -28,6 +28,7 @@ from crossdyn.robots.model import RobotModel
 from crossdyn.robotcompare import motion, runs
 from crossdyn.robotcompare.measure import RobotJob, measure_file_engine
 from crossdyn.robotcompare.options import DEFAULT_LEFT_OUT, RobotCompareOptions
+from crossdyn.robotcompare.plan import MotionPlan, plan_motion, unstable_step
 from crossdyn.status import RunStatus, Verdict
 
 SCHEMA = "crossdyn.robot-compare/1"
@@ -83,22 +84,16 @@ def _static_states(model: RobotModel, count: int, seed: int) -> StaticStates:
 
 
 def prepare(model: RobotModel, opt: RobotCompareOptions, say,
-            files: Files | None = None) -> tuple[RobotJob, motion.DesiredMotion]:
-    """The torque sequence, the start, the reference run and the static states (once, for every engine)."""
-    from crossdyn.analytic.integrators import n_steps
-
-    steps = n_steps(opt.duration, opt.dt)
-    desired = motion.multisine_motion(model, opt.seed)
-    taus = motion.torque_sequence(model, desired, opt.dt, steps)
-    q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
-    say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
-        f"DOP853 (rtol = atol = {runs.REFERENCE_RTOL:g}) restarted each step, {opt.duration:g} s at dt = {opt.dt:g} s")
-    reference = runs.integrate(model, "reference", taus, q0, qd0, opt.dt)
+            files: Files | None = None) -> tuple[RobotJob, MotionPlan]:
+    """The step, the reference run and the torques it applied, the start and the static states (once, for every
+    engine): :func:`crossdyn.robotcompare.plan.plan_motion`."""
+    plan = plan_motion(model, opt, say)
+    q0, qd0, _ = (x[0] for x in plan.desired.at(np.zeros(1)))
     static = _static_states(model, opt.n_states, opt.seed)
     scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
-    job = RobotJob(model, opt.dt, opt.duration, taus, q0, qd0, reference, static, scale,
-                   motion.energy_scale(model), opt.tolerances, files)
-    return job, desired
+    job = RobotJob(model, plan.dt, plan.duration, plan.taus, q0, qd0, plan.reference, static, scale,
+                   motion.energy_scale(model), opt.tolerances, files, plan.law)
+    return job, plan
 
 
 def _friction_lines(model: RobotModel) -> list[str]:
@@ -134,15 +129,19 @@ def switched_back(failure: str) -> str:
             "neutral setting on the command line; its config lists each setting]")
 
 
-def _tracking(job: RobotJob, desired: motion.DesiredMotion) -> dict:
-    q_d = desired.at(job.reference.t)[0]
+def _tracking(job: RobotJob, plan: MotionPlan) -> dict:
+    q_d = plan.desired.at(job.reference.t)[0]
     k = len(job.reference.q)
     err = np.abs(job.reference.q - q_d[:k])
     inside, where = motion.within_limits(job.model, job.reference.q)
+    approach = plan.approach
     return {"max_abs_error_rad": float(err.max()) if err.size else None, "within_limits": inside,
-            "outside": where or None,
-            "note": "|q_ref - q_d|: the open-loop torque's reference run against the motion it was computed from "
-                    "(the hold and the open loop); reported, not judged"}
+            "outside": where or None, "within_margin": plan.inside, "margin_fraction": motion.LIMIT_MARGIN,
+            "closest_approach": None if approach is None else {
+                "joint": approach.joint, "distance": approach.distance, "limit": approach.limit,
+                "fraction_of_range": approach.fraction},
+            "note": "|q_ref - q_d|: the reference's tracking of the multi-sine (every engine runs "
+                    "the same law on its own state); reported, not judged"}
 
 
 def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions | None = None,
@@ -156,7 +155,7 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     say = opt.progress or (lambda msg: None)
     model = robot if isinstance(robot, RobotModel) else read_robot(robot)
     specs, not_run, notes = select_engines(model, opt.engines, files)
-    job, desired = prepare(model, opt, say, files)
+    job, plan = prepare(model, opt, say, files)
     friction = _friction_lines(model)
     results: dict[str, EngineRun] = {}
     same_cache: dict = {}
@@ -169,22 +168,46 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
         interrupted = results[spec].status == RunStatus.SKIPPED
     for spec, why in not_run.items():
         results[spec] = EngineRun(spec, RunStatus.UNSUPPORTED if "install" not in why else RunStatus.SKIPPED, why)
-    out = Outcome(failures=engine_failures(results, interrupted, job.reference),
-                  inconclusive=engine_inconclusive(results))
-    tracking = _tracking(job, desired)
+    results, diverged = unstable_step(results, plan)
+    out = _outcome(results, interrupted, job, diverged)
+    tracking = _tracking(job, plan)
     if not tracking["within_limits"]:
-        out.inconclusive.append(f"the reference run leaves the file's joint limits ({tracking['outside']}): an "
-                                "engine that enforces them would differ; shorten --duration")
+        out.inconclusive.append(f"the reference run leaves the file's joint limits ({tracking['outside']}) after "
+                                f"{motion.AMPLITUDE_TRIES} tries with the amplitudes halved: an engine that enforces "
+                                "them would differ; shorten --duration")
     named: set[str] = set()
     for k, line in enumerate(out.failures):  # an engine's first failure names the options it was run with
         spec = line.split(":", 1)[0]
         if spec not in named:
             named.add(spec)
             out.failures[k] = line + switched_back(line)
-    notes = friction + effort_lines(model, job.taus) + notes + [f"{n.where}: {n.message}" for n in model.notes]
-    summary = document(model, opt, job, desired, results, out, notes, tracking)
+    notes = (list(plan.notes) + friction + effort_lines(model, job.taus) + notes
+             + [f"{n.where}: {n.message}" for n in model.notes])
+    summary = document(model, opt, job, plan.desired, results, out, notes, tracking)
     summary["interrupted"] = interrupted
-    return RobotComparison(model, job, desired, results, summary)
+    summary["stability"] = _stability(plan)
+    return RobotComparison(model, job, plan.desired, results, summary)
+
+
+def _outcome(results: dict[str, EngineRun], interrupted: bool, job: RobotJob, diverged: set[str]) -> Outcome:
+    """The failures and inconclusive lines; an engine's "diverged" line becomes INCONCLUSIVE where the step was
+    predicted unstable (:func:`crossdyn.robotcompare.plan.unstable_step`)."""
+    failures = engine_failures(results, interrupted, job.reference)
+    moved = [f for f in failures if f.split(":", 1)[0] in diverged and f.split(": ", 2)[1:2] == ["diverged"]]
+    out = Outcome(failures=[f for f in failures if f not in moved], inconclusive=engine_inconclusive(results))
+    out.inconclusive.extend(f"{line} (unstable step: predicted before running, see the notes)" for line in moved)
+    return out
+
+
+def _stability(plan: MotionPlan) -> dict:
+    """The summary's ``stability`` entry: the prediction at the dt asked for and the dt used."""
+    from crossdyn.robotcompare.stability import STABLE_LIMIT
+
+    p = plan.prediction
+    return {"dt_asked": p.dt, "dt_used": plan.dt, "lambda_max_dt": p.rate_dt, "limit": STABLE_LIMIT,
+            "stable": p.stable, "kept_unstable": plan.unstable,
+            "joints": [{"joint": r.name, "m_jj": r.m_jj, "m_effective": r.m_effective, "damping": r.damping,
+                        "b_dt_over_m_jj": r.ratio, "b_dt_minv_jj": r.ratio_effective} for r in p.joints]}
 
 
 def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired, results, out: Outcome,
@@ -196,8 +219,8 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
     rot = rotates(model)  # each joint's errors in its own unit: rad or m (crossdyn.robotcompare.units)
     return {
         "schema": SCHEMA, "robot": model.name, "file": str(model.source), "format": model.format.value,
-        "dof": model.n, "joints": list(model.joint_names), **joint_fields(model), "dt": opt.dt,
-        "duration": opt.duration,
+        "dof": model.n, "joints": list(model.joint_names), **joint_fields(model), "dt": job.dt,
+        "duration": job.duration,
         "states": opt.n_states, "seed": opt.seed, "profile": desired.params(),
         "start": {"q0": job.q0.tolist(), "qd0": job.qd0.tolist()},
         "reference": {"model": "crossdyn.spatial (ABA; armature and damping as the file states)",

@@ -24,8 +24,8 @@ the file's armature) is ``unsupported`` with its reason; one whose library raise
 crossdyn's own errors propagate (:func:`crossdyn.comparison.measure.contained_measurement`, the planar arms' too).
 
 What differs from the planar measurement is the adapter only: the reference (crossdyn's spatial RNEA/ABA/CRBA on the
-:class:`~crossdyn.robots.model.RobotModel` rather than the closed-form planar model), the motion (the open-loop
-torque sequence of :mod:`crossdyn.robotcompare.motion` rather than a profile), the engine (a
+:class:`~crossdyn.robots.model.RobotModel` rather than the closed-form planar model), the motion (the
+tracking law of :mod:`crossdyn.robotcompare.motion` rather than a profile), the engine (a
 :class:`~crossdyn.engines.files.base.FileEngine`, stepped under held torques and queried in batches) and E (crossdyn's
 model on the engine's states rather than the engine's own energy).
 """
@@ -75,6 +75,9 @@ class RobotJob:
     """Engine spec → the model (its ``source``: the file) that engine loads; None: every engine loads ``model``'s
     file (a robot file); a string: why that engine cannot load the arm.  A spatial arm spec's engines load the URDF or MJCF crossdyn wrote of it, while the
     reference stays the spec's own model (:mod:`crossdyn.robotcompare.spatial`)."""
+    law: Callable[[int, np.ndarray, np.ndarray], np.ndarray] | None = None
+    """The feedback law every run applies on its own state at each hold interval (τ_k = law(k, q_k, q̇_k), the
+    reference's: :class:`crossdyn.robotcompare.motion.TrackingLaw`); None: ``taus`` open loop."""
 
     def file_model(self, spec: str) -> RobotModel:
         """The model (and file) engine ``spec`` loads."""
@@ -152,7 +155,7 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
         half_engine = build_file_engine(spec, job.file_model(spec), job.dt / 2)
         try:
             half = _not_refined(driven, runs.step_engine(half_engine, job.taus, job.q0, job.qd0, job.dt,
-                                                         substeps=2))
+                                                         substeps=2, law=job.law))
         finally:
             half_engine.close()
         integrator = str(engine.integrator)
@@ -163,7 +166,7 @@ def _side_runs(spec: str, engine, driven, job: RobotJob, same_cache: dict) -> Si
         if scheme not in same_cache:
             same_cache[scheme] = tuple(runs.integrate_batch(job.model, scheme, job.taus,
                                                             np.stack([job.q0, job.q0 + delta]),
-                                                            np.stack([job.qd0, job.qd0]), job.dt))
+                                                            np.stack([job.qd0, job.qd0]), job.dt, job.law))
         same, perturbed = same_cache[scheme]
     order = ORDERS.get(scheme or scheme_of(integrator), 1)
     dtype = dtype_of(engine)
@@ -214,7 +217,7 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     say(f"[{job.model.name}] {spec}: driven run ({len(job.taus)} steps of {job.dt:g} s) and its dt/2 rerun")
     start = time.perf_counter()
     with engine_code():
-        driven = runs.step_engine(engine, job.taus, job.q0, job.qd0, job.dt)
+        driven = runs.step_engine(engine, job.taus, job.q0, job.qd0, job.dt, law=job.law)
     wall = time.perf_counter() - start
     record.driven = driven
     if driven.status != "ok":

@@ -1,24 +1,34 @@
 """What every engine is driven with on a robot file, and the states the static metrics are evaluated at (pure).
 
-**The torque profile is open loop and identical for every engine.**  A closed-loop law such as gravity-compensated
-PD, τ = G_ref(q) + Kp(q* − q) − Kd q̇, feeds each engine's own state back: once two engines' states differ by
-rounding, their torques differ too, so the engines are no longer given the same input and a difference in the
-result mixes the law's feedback with the engine.  Instead crossdyn computes one torque sequence before any engine
-runs:
+**The same feedback law in every run.**  The reference and every engine run one tracking law on their own state,
+as the planar arms' closed-loop profiles do (:mod:`crossdyn.inputs.profiles.closed_loop`):
 
 * a **pose** q* inside the file's limits: per joint the middle of [lower, upper], or 0 for a joint without limits
   (:func:`pose`);
 * a **desired motion** about it, a multi-sine q_d(t) = q* + Σₖ aⱼₖ sin(2π fₖ t + φⱼₖ) with frequencies
   :data:`FREQUENCIES_HZ`, seeded phases and amplitudes aⱼₖ = Aⱼ/3, where Aⱼ = min(0.3 rad (0.05 m prismatic),
-  a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the motion strictly inside the limits
-  (:func:`multisine_motion`);
-* the **torque** that makes crossdyn's reference follow it, sampled at each step's start t_k and held over
-  [t_k, t_k + dt): τ_k = RNEA_ref(q_d(t_k), q̇_d(t_k), q̈_d(t_k)) + b q̇_d(t_k) (the file's armature inside the
-  RNEA, its viscous damping b added) (:func:`torque_sequence`).
+  a quarter of the joint's half range): |q_d − q*| ≤ Aⱼ keeps the desired motion inside the limits, in each joint's
+  own unit (a 0.04 m finger: 5 mm) (:func:`multisine_motion`);
+* the **law**, on the run's own state (q_k, q̇_k) at each step's start t_k, held over [t_k, t_k + dt):
+  τ_k = τ_ff(t_k) + M_ref(q_d(t_k)) (K_p (q_d − q_k) + K_d (q̇_d − q̇_k)), the feedforward
+  τ_ff = RNEA_ref(q_d, q̇_d, q̈_d) + b q̇_d (crossdyn's RNEA with the file's armature, its viscous damping b added)
+  and the inertia M_ref(q_d) computed along q_d once, in batches, before any run (:func:`tracking_law`; gains
+  :data:`KP`, :data:`KD`: ω = 20 rad/s, critically damped per joint); an engine's dt/2 rerun evaluates it every dt,
+  as the reference does.  Not the full computed torque RNEA(q, q̇, q̈_d + …) on the run's state: one single-state
+  RNEA per step costs ~1.7 ms (Python) against ~5 µs for this law, and the difference — M(q) − M(q_d), the bias at
+  q − q_d — is O(e), far below K_p (gravity's stiffness g/l ≈ 10–30 1/s² against 400 1/s²);
+* a **check** before any engine runs: the reference run stays inside [lower + margin, upper − margin] on every
+  joint with limits, margin = :data:`LIMIT_MARGIN` of the joint's range (:func:`closest_approach`); if not, the
+  amplitudes are halved and the reference rerun, at most :data:`AMPLITUDE_TRIES` times.
 
-Every engine starts at (q_d(0), q̇_d(0)) and receives τ_k at step k; its dt/2 rerun receives τ_k over both half
-steps.  The actual motion leaves q_d slowly (the hold and the open loop), which the summary reports (``tracking``)
-but does not judge: the judged quantity is each engine against the reference under the same τ.
+Why not one open-loop torque sequence for all (the inverse dynamics along q_d, as before issue 38): the hold and the
+arm's own instability under gravity carry such a run radians away from q_d in 2 s (robosuite's iiwa: 8.7 rad),
+through the file's limits, and along that unstable path a first-order engine's O(dt) error grows until its own dt/2
+rerun differs by radians (example-robot-data's Panda, PyBullet: 13.6 rad; pybullet_data's iiwa: 1.9 rad), so it is
+judged on nothing or FAILs on chaos.  Under the law every run contracts onto q_d (the Panda under PyBullet: 4e-4 rad
+from the reference).  Two engines whose states differ by rounding then apply torques that differ by rounding × the
+gains: the law is part of the system both sides integrate, the reference included, and an engine that agrees with
+the model applies the reference's torques to within its own error.
 """
 from __future__ import annotations
 
@@ -36,6 +46,14 @@ REVOLUTE_AMPLITUDE_RAD = 0.3
 PRISMATIC_AMPLITUDE_M = 0.05
 LIMIT_FRACTION = 0.25
 """Aⱼ is at most this fraction of a joint's half range (q_d stays strictly inside the limits)."""
+KP = 400.0
+KD = 40.0
+"""The tracking law's gains (1/s², 1/s), scaled by M_ref(q_d): ω = √KP = 20 rad/s, ζ = KD/(2ω) = 1 (the planar
+``computed-torque`` profile's)."""
+LIMIT_MARGIN = 0.1
+"""The reference must stay this fraction of each joint's range inside its limits."""
+AMPLITUDE_TRIES = 3
+"""Runs of the reference at most (amplitudes halved between them) before the motion is declared outside."""
 
 
 def pose(model: RobotModel) -> np.ndarray:
@@ -71,8 +89,15 @@ class DesiredMotion:
         a = self.amplitude[None]
         return (self.center + np.sum(a * s, axis=2), np.sum(a * w * c, axis=2), -np.sum(a * w**2 * s, axis=2))
 
+    def scaled(self, factor: float) -> "DesiredMotion":
+        """The same motion about the same pose with every amplitude × ``factor``."""
+        return DesiredMotion(self.center, self.amplitude * factor, self.phase, self.frequencies_hz)
+
     def params(self) -> dict:
-        return {"name": "multisine-motion (open loop: tau = ID_ref along q_d)", "center": self.center.tolist(),
+        return {"name": "multisine-motion tracked in every run by tau_k = RNEA_ref(q_d, qd_d, qdd_d) + b qd_d "
+                        "+ M_ref(q_d) (KP (q_d - q_k) + KD (qd_d - qd_k)) on the run's own state, held",
+                "closed_loop": True,
+                "kp": KP, "kd": KD, "center": self.center.tolist(),
                 "amplitude": self.amplitude.tolist(), "phase": self.phase.tolist(),
                 "frequencies_hz": list(self.frequencies_hz)}
 
@@ -91,12 +116,69 @@ def damping(model: RobotModel) -> np.ndarray:
 
 
 def torque_sequence(model: RobotModel, motion: DesiredMotion, dt: float, steps: int) -> np.ndarray:
-    """(steps, n): τ_k = RNEA_ref(q_d, q̇_d, q̈_d)(t_k) + b q̇_d(t_k), armature included (module docstring)."""
+    """(steps, n): the open-loop τ_k = RNEA_ref(q_d, q̇_d, q̈_d)(t_k) + b q̇_d(t_k), armature included (what the
+    law applies on q_d itself; fills the sequence past a reference that stopped)."""
     from crossdyn.spatial import rnea
 
     t = np.arange(steps) * dt
     q, qd, qdd = motion.at(t)
     return np.asarray(rnea(model, q, qd, qdd, armature=True)) + damping(model) * qd
+
+
+@dataclass(frozen=True, eq=False)
+class TrackingLaw:
+    """τ_k = law(k, q_k, q̇_k) of the module docstring, its feedforward and inertia along q_d precomputed for
+    every step k (every run's law: :func:`crossdyn.robotcompare.runs.track` for the reference, ``law=`` of
+    :func:`~crossdyn.robotcompare.runs.step_engine` for the engines)."""
+
+    feedforward: np.ndarray
+    """(steps, n): RNEA_ref(q_d, q̇_d, q̈_d) + b q̇_d at t_k."""
+    inertia: np.ndarray
+    """(steps, n, n): M_ref(q_d(t_k)), armature included."""
+    q_d: np.ndarray
+    v_d: np.ndarray
+
+    def __call__(self, k: int, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        return self.feedforward[k] + self.inertia[k] @ (KP * (self.q_d[k] - q) + KD * (self.v_d[k] - qd))
+
+
+def tracking_law(model: RobotModel, motion: DesiredMotion, dt: float, steps: int) -> TrackingLaw:
+    """The :class:`TrackingLaw` for ``steps`` steps of ``dt`` (module docstring)."""
+    from crossdyn.spatial import crba
+
+    q_d, v_d, _ = motion.at(np.arange(steps) * dt)
+    M = np.asarray(crba(model, q_d, armature=True), float).reshape(steps, model.n, model.n)
+    return TrackingLaw(torque_sequence(model, motion, dt, steps), M, q_d, v_d)
+
+
+@dataclass(frozen=True)
+class Approach:
+    """How close a run came to the file's limits: the smallest distance over joints with limits (rad or m; < 0:
+    outside by that much) as a fraction of that joint's range, the joint, its distance and the limit it neared."""
+
+    fraction: float
+    joint: str
+    distance: float
+    limit: float
+
+    def line(self) -> str:
+        where = "inside" if self.distance >= 0 else "outside"
+        return (f"closest approach to a limit: joint {self.joint!r}, {abs(self.distance):.3g} {where} its limit "
+                f"{self.limit:.4g} ({100 * self.fraction:.3g} % of its range)")
+
+
+def closest_approach(model: RobotModel, Q: np.ndarray) -> Approach | None:
+    """The :class:`Approach` of the samples ``Q`` (N, n); None when no joint has both limits."""
+    lo, hi = model.lower(), model.upper()
+    both = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
+    if not np.any(both) or not len(Q):
+        return None
+    below, above = np.min(Q, axis=0) - lo, hi - np.max(Q, axis=0)
+    dist = np.where(below <= above, below, above)
+    frac = np.where(both, dist / np.where(both, hi - lo, 1.0), np.inf)
+    j = int(np.argmin(frac))
+    return Approach(float(frac[j]), model.joints[j].name, float(dist[j]), float(lo[j] if below[j] <= above[j]
+                                                                                 else hi[j]))
 
 
 @dataclass(frozen=True)

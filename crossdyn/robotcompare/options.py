@@ -14,7 +14,7 @@ DEFAULT_LEFT_OUT = {"pybullet-noflag": "PyBullet's default loading, which replac
 @dataclass(frozen=True)
 class RobotCompareOptions:
     """``engines``: file-engine specs (``name`` or ``name@key=value,…``), None for every installed engine that
-    reads the format (less :data:`DEFAULT_LEFT_OUT`); ``duration``/``dt`` in s; ``n_states`` random states of the
+    reads the format (less :data:`DEFAULT_LEFT_OUT`); ``duration``/``dt`` in s (dt: see ``choose_dt``); ``n_states`` random states of the
     static metrics from ``seed`` (which also draws the multi-sine's phases)."""
 
     engines: tuple[str, ...] | None = None
@@ -22,5 +22,9 @@ class RobotCompareOptions:
     dt: float = 1e-3
     n_states: int = 100
     seed: int = 0
+    choose_dt: bool = True
+    """Where explicit stepping at ``dt`` is predicted unstable on the file's damping (a light body behind a damped
+    joint), use the largest stable dt/2ᵏ instead (:mod:`crossdyn.robotcompare.plan`); False (the user gave --dt):
+    keep ``dt``, warn, and call a diverging engine INCONCLUSIVE (unstable step)."""
     tolerances: Tolerances = field(default_factory=Tolerances)
     progress: Callable[[str], None] | None = None

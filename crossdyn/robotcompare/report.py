@@ -56,7 +56,8 @@ def format_table(summary: dict) -> str:
                if e["status"] != "ok"]
     widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(head))]
     lines = [f"{summary['robot']} ({summary['format']}, {summary['dof']} joints), dt = {summary['dt']:g} s, "
-             f"{summary['duration']:g} s, open-loop multi-sine torque about the mid-limit pose; {summary['states']} "
+             f"{summary['duration']:g} s, feedforward + PD tracking of a multi-sine about the mid-limit pose in every "
+             f"run; {summary['states']} "
              "random states"]
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())

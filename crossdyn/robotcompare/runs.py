@@ -82,44 +82,59 @@ def integrate(model: RobotModel, scheme: str, taus: np.ndarray, q0, qd0, dt: flo
     return _trajectory(t, Q, QD, taus, scheme, dt)
 
 
+Law = Callable[[int, np.ndarray, np.ndarray], np.ndarray]
+"""A feedback law τ_k = law(k, q_k, q̇_k) on a run's own state at the start of hold interval k."""
+
+
 def integrate_batch(model: RobotModel, scheme: str, taus: np.ndarray, Q0: np.ndarray, QD0: np.ndarray,
-                    dt: float) -> list[Trajectory]:
+                    dt: float, law: Law | None = None) -> list[Trajectory]:
     """:func:`integrate` with a fixed-step ``scheme`` from several starts at once (rows of ``Q0``, ``QD0``): the
-    same arithmetic per row (:func:`forward_dynamics`: row by row for a few starts, else batched)."""
+    same arithmetic per row (:func:`forward_dynamics`: row by row for a few starts, else batched).  ``law``: each
+    row's τ_k = law(k, q_k, q̇_k) on its own state instead of ``taus[k]`` (which then only sets the step count)."""
     fd = forward_dynamics(model)
     steps = len(taus)
     t = np.arange(steps + 1) * dt
     Q, QD = [np.asarray(Q0, float)], [np.asarray(QD0, float)]
+    applied = []
     for k in range(steps):
-        q, qd = SCHEME_STEPS[scheme](fd, Q[-1], QD[-1], np.broadcast_to(taus[k], Q[-1].shape), dt)
+        tau = (np.broadcast_to(taus[k], Q[-1].shape) if law is None else
+               np.stack([law(k, Q[-1][r], QD[-1][r]) for r in range(len(Q[-1]))]))
+        applied.append(tau)
+        q, qd = SCHEME_STEPS[scheme](fd, Q[-1], QD[-1], tau, dt)
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
             break
         Q.append(q)
         QD.append(qd)
     QA, QDA = np.stack(Q), np.stack(QD)
+    TA = np.stack(applied) if applied else np.zeros((0,) + QA.shape[1:])
     done = len(Q) == steps + 1
-    return [_trajectory(t, QA[:, r], QDA[:, r], taus, scheme, dt, "ok" if done else "diverged",
+    return [_trajectory(t, QA[:, r], QDA[:, r], TA[:, r], scheme, dt, "ok" if done else "diverged",
                         "" if done else "non-finite state") for r in range(QA.shape[1])]
 
 
-def step_engine(engine, taus: np.ndarray, q0, qd0, dt: float, substeps: int = 1) -> Trajectory:
+def step_engine(engine, taus: np.ndarray, q0, qd0, dt: float, substeps: int = 1, law: Law | None = None) -> Trajectory:
     """Step a file engine from (q0, q̇0) at its own dt = ``dt``/``substeps``, τ_k held over the ``substeps`` steps
     of interval k, every step recorded (a dt/2 rerun: ``substeps=2``, sampled at dt/2 as the planar judging reads
-    it).  The engine's own code raises through (the caller contains it)."""
+    it).  ``law``: τ_k = law(k, q, q̇) on the engine's own state at the start of interval k (held likewise, as the
+    planar closed-loop profiles are) instead of ``taus[k]``.  The engine's own code raises through (the caller
+    contains it)."""
     engine.reset(np.asarray(q0, float), np.asarray(qd0, float))
-    held = np.repeat(np.asarray(taus, float), substeps, axis=0)
     h = dt / substeps
-    t = np.arange(len(held) + 1) * h
+    t = np.arange(len(taus) * substeps + 1) * h
     Q, QD = [np.asarray(q0, float)], [np.asarray(qd0, float)]
-    for k, tau in enumerate(held):
+    held: list[np.ndarray] = []
+    for k in range(len(taus) * substeps):
+        if k % substeps == 0:
+            tau = np.asarray(taus[k // substeps] if law is None else law(k // substeps, Q[-1], QD[-1]), float)
+        held.append(tau)
         engine.step(tau)
         q, qd = (np.asarray(x, float) for x in engine.state())
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-            return _trajectory(t, Q, QD, held, str(engine.integrator), h, "diverged",
+            return _trajectory(t, Q, QD, np.array(held), str(engine.integrator), h, "diverged",
                                f"non-finite state at t = {t[k + 1]:g} s")
         Q.append(q)
         QD.append(qd)
-    return _trajectory(t, Q, QD, held, str(engine.integrator), h)
+    return _trajectory(t, Q, QD, np.array(held), str(engine.integrator), h)
 
 
 def kinetic_potential(model: RobotModel, Q: np.ndarray, QD: np.ndarray) -> np.ndarray:
@@ -143,3 +158,25 @@ def tip_positions(model: RobotModel, Q: np.ndarray) -> np.ndarray:
 
     X = np.asarray(body_poses(model, np.atleast_2d(Q)))
     return X[:, -1, :3, 3]
+
+
+def track(model: RobotModel, law: Law, steps: int, q0, qd0, dt: float) -> tuple[Trajectory, np.ndarray]:
+    """The reference (as :func:`integrate`'s ``"reference"``) under a feedback ``law`` on its own state: τ_k =
+    law(k, q_k, q̇_k), held over [t_k, t_k + dt).  Returns the run and the torques applied (steps, n)
+    (:mod:`crossdyn.robotcompare.motion`)."""
+    fd = forward_dynamics(model)
+    t = np.arange(steps + 1) * dt
+    Q, QD = [np.asarray(q0, float)], [np.asarray(qd0, float)]
+    taus: list[np.ndarray] = []
+    for k in range(steps):
+        taus.append(np.asarray(law(k, Q[-1], QD[-1]), float))
+        try:
+            q, qd = reference_step(fd, Q[-1], QD[-1], taus[-1], dt, rtol=REFERENCE_RTOL, atol=REFERENCE_ATOL)
+        except FloatingPointError as e:
+            return _trajectory(t, Q, QD, np.array(taus), "reference", dt, "failed", str(e)), np.array(taus)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            return (_trajectory(t, Q, QD, np.array(taus), "reference", dt, "diverged", "non-finite state"),
+                    np.array(taus))
+        Q.append(q)
+        QD.append(qd)
+    return _trajectory(t, Q, QD, np.array(taus), "reference", dt), np.array(taus)

@@ -145,7 +145,7 @@ def balance_group(bal: Balance, tol: Tolerances, checks: int, failed: list[str],
                     f"exceeds the bound {bound:g} (of E_scale); the work-energy residual {wer:.3g} is not judged")
         if not failed:
             return MetricResult("energy", judge(energy, Verdict.INCONCLUSIVE, checks, unjudged))
-        failed.append(f"also not judged: {unjudged}")
+        energy["also_inconclusive_because"] = unjudged  # a line of its own beside the FAIL
     elif wer > wer_tol:
         failed.insert(0, f"work-energy residual {wer:.3g} > tolerance {wer_tol:.3g}{incl}")
     because = "; ".join(failed) + f" (relative to E_scale = {escale:.4g} J)" if failed else None

@@ -30,7 +30,9 @@ scheme — above ``trajectory_bound_fraction`` (5 %) of the reference's largest 
 at least ``trajectory_bound_floor_rad``, 0.02 rad) judges nothing: that part is INCONCLUSIVE ("the run is too
 sensitive to judge at dt = …: its own dt/2 rerun differs by … rad"), never PASS, and a departure beyond such a
 tolerance is not called a FAIL either (the estimate itself is then unreliable).  A FAIL quotes only measured
-figures (:func:`failure_reasons`); a missing tolerance (no dt/2 run) is stated with its cause.
+figures (:func:`failure_reasons`); a missing tolerance (no dt/2 run) is stated with its cause.  A part that could not
+be judged beside a part that failed is kept apart (``also_inconclusive_because``, an INCONCLUSIVE line of its own):
+one line never says both that the model differs and that something was not judged.
 """
 from __future__ import annotations
 
@@ -345,9 +347,11 @@ def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Toleran
                     traj["same_integrator_error_rad"], same_tol))))
     checks = min(len(driven.q), len(reference.q))  # samples compared with the reference
     failed = failure_reasons(traj, driven, side, j)
-    if failed:
-        return MetricResult("trajectory", judge(traj, False, checks, "; ".join(failed)))
     unjudged = inconclusive_reasons(traj, side, j)
+    if failed:  # what could not be judged beside a FAIL goes on a line of its own (an INCONCLUSIVE one)
+        if unjudged:
+            traj["also_inconclusive_because"] = "; ".join(unjudged)
+        return MetricResult("trajectory", judge(traj, False, checks, "; ".join(failed)))
     if unjudged:
         return MetricResult("trajectory", judge(traj, Verdict.INCONCLUSIVE, checks, "; ".join(unjudged)))
     return MetricResult("trajectory", judge(traj, True, checks))
@@ -410,8 +414,6 @@ def failure_reasons(traj: dict, driven, side: SideRuns, j: _Judged) -> list[str]
         why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad > {j.same_tol:.3g} rad{incl} (model "
                    f"differs: above what rounding amplified by this motion leaves, its rerun from a start moved by "
                    f"{side.perturbation_rad:.2g} rad differing by {sens:.3g} rad)")
-    if why:
-        why += [f"also not judged: {w}" for w in inconclusive_reasons(traj, side, j)]
     return why
 
 

@@ -6,6 +6,9 @@ PyBullet default                       here                         knob (``name
 inertia from the collision shapes      ``URDF_USE_INERTIA_FROM_FILE``  ``inertia_from_file=false`` (= pybullet-noflag)
 link damping 0.04 (linear, angular)    0                            ``link_damping=0.04``
 joint velocity clamp 100 rad/s         1e4 rad/s                    ``max_joint_velocity=100``
+the URDF's revolute/prismatic          off: ±1e6 set by             ``limits=true``
+``<limit>`` enforced in stepSimulation ``changeDynamics`` after
+                                       ``loadURDF``
 velocity motors on every joint         force 0                      —
 time step 1/240 s, gravity 0           dt, the model's gravity      —
 =====================================  ===========================  ================================================
@@ -34,6 +37,10 @@ MJCF_REASON = ("PyBullet 3.2.7's loadMJCF applies no MJCF defaults (joints witho
                "not its inertia (local inertia diagonal 0 for diaginertia 0.1 0.09 0.02) and has no joint armature")
 
 
+UNLIMITED = 1e6
+"""The joint limits set after ``loadURDF`` when ``limits`` is off (rad or m): out of any motion's reach."""
+
+
 @dataclass(frozen=True)
 class PyBulletFileOptions(FileOptions):
     inertia_from_file: bool = True
@@ -42,6 +49,12 @@ class PyBulletFileOptions(FileOptions):
     """Links' linearDamping = angularDamping (PyBullet's default 0.04)."""
     max_joint_velocity: float = 1e4
     """maxJointVelocity, rad/s (PyBullet's default 100)."""
+    limits: bool = False
+    """Keep PyBullet's enforcement of the URDF's ``<limit lower upper>`` in ``stepSimulation`` (its default: a joint
+    driven past its limit stops there).  False: ``changeDynamics(jointLowerLimit=-1e6, jointUpperLimit=1e6)`` on
+    every joint after ``loadURDF``, so that a motion past a limit is integrated as crossdyn's limitless model is
+    (measured on pybullet_data's kuka_iiwa: 5.84 rad from the reference with the limits on, 3.3e-12 rad from
+    crossdyn's semi-implicit Euler off)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,9 @@ class PyBulletFileEngine(FileEngine):
             p.changeDynamics(body, j, linearDamping=opt.link_damping, angularDamping=opt.link_damping,
                              maxJointVelocity=opt.max_joint_velocity, physicsClientId=cid)
             if info[2] in (p.JOINT_REVOLUTE, p.JOINT_PRISMATIC):
+                if not opt.limits:
+                    p.changeDynamics(body, j, jointLowerLimit=-UNLIMITED, jointUpperLimit=UNLIMITED,
+                                     physicsClientId=cid)
                 self._joints.append(j)
                 names.append(info[1].decode())
                 damping.append(float(info[6]))
@@ -142,6 +158,11 @@ class PyBulletFileEngine(FileEngine):
                 "link_damping": opt.link_damping, "link_damping_default": 0.04,
                 "max_joint_velocity": opt.max_joint_velocity, "max_joint_velocity_default": 100.0,
                 "velocity_motors": "disabled (VELOCITY_CONTROL force 0)",
+                "joint_limits": ("PyBullet's default: the URDF's <limit> enforced in stepSimulation (limits=true)"
+                                 if opt.limits else
+                                 f"off: changeDynamics(jointLowerLimit=-{UNLIMITED:g}, jointUpperLimit={UNLIMITED:g}) "
+                                 "after loadURDF (PyBullet's default enforces the URDF's <limit> in stepSimulation; "
+                                 "limits=true)"),
                 "joint_damping_in_file": dict(zip(self.model.joint_names,
                                                   [self.file_damping[i] for i in self._idx])),
                 "joint_damping": "PyBullet's jointDamping, in stepSimulation only"

@@ -82,8 +82,9 @@ def robot_summary_blocks(summary: dict) -> list[tuple]:
             for k, v in eng.items()]
     return [("h", 2, "Summary"),
             ("p", f"{summary['robot']} read from {summary['file']} ({summary['format']}, {joint_kinds(summary)}), "
-                  f"dt = {summary['dt']:g} s, {summary['duration']:g} s of open-loop multi-sine torque about the "
-                  f"mid-limit pose, {summary['states']} random states. Each cell: the group's verdict, its checks, "
+                  f"dt = {summary['dt']:g} s, {summary['duration']:g} s of feedforward + PD tracking of a multi-sine "
+                  f"about the mid-limit pose, the same law on each run's own state (the reference's and every "
+                  f"engine's), {summary['states']} random states. Each cell: the group's verdict, its checks, "
                   "its largest error and its tolerance (energy: relative to the energy scale). Units by joint type: "
                   "a revolute joint's errors in rad (τ in N m, q̈ in rad/s²), a prismatic joint's in m (N, m/s²); "
                   "one tolerance bounds every joint's error in that joint's own unit. run: did the engine run to the "

@@ -1,0 +1,141 @@
+"""The motion of a robot-file comparison, decided and checked before any engine runs: :func:`plan_motion`.
+
+1. **The step.**  The explicit-stepping stability of the file's damping at the requested dt is predicted over the
+   desired motion (:mod:`crossdyn.robotcompare.stability`).  Unstable and dt not given by the user
+   (``RobotCompareOptions.choose_dt``): the largest dt₀/2ᵏ that is stable is used instead, and the duration is cut
+   to at most :data:`MAX_STEPS_FACTOR` × the default's number of steps (a note names the joint, its M_jj, b, the
+   dt chosen and the duration).  Unstable with the user's dt: it is kept, a warning is printed, and each engine's
+   diverged run or failed trajectory/energy group becomes INCONCLUSIVE "unstable step" (:func:`unstable_step`),
+   never an engine FAIL.
+2. **The reference.**  The reference tracks the multi-sine by the tracking law (inverse-dynamics feedforward along
+   q_d + inertia-scaled PD), the law every engine then runs on its own state too (:mod:`crossdyn.robotcompare.motion`); the run must stay
+   :data:`~crossdyn.robotcompare.motion.LIMIT_MARGIN` of each joint's range inside the file's limits, else the
+   amplitudes are halved and the reference rerun (at most
+   :data:`~crossdyn.robotcompare.motion.AMPLITUDE_TRIES` runs).  The note says what the motion is and its closest
+   approach to a limit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from crossdyn.comparison.result import EngineRun, MetricResult, judge
+from crossdyn.robots.model import RobotModel
+from crossdyn.robotcompare import motion, runs, stability
+from crossdyn.status import RunStatus, Verdict
+
+MAX_STEPS_FACTOR = 4
+"""With a dt chosen for stability, the run keeps at most this many times the default's steps (cost)."""
+
+
+@dataclass(frozen=True)
+class MotionPlan:
+    """What every engine is driven with: dt, duration, the desired motion, the reference run and its torques,
+    how close it came to the limits, the stability prediction (at the dt first asked for) and the notes."""
+
+    dt: float
+    duration: float
+    desired: motion.DesiredMotion
+    law: motion.TrackingLaw
+    reference: Any
+    taus: np.ndarray
+    approach: motion.Approach | None
+    inside: bool
+    prediction: stability.Prediction
+    unstable: bool
+    """The step kept is predicted unstable (the user's dt)."""
+    notes: tuple[str, ...]
+
+
+def _step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration: float, choose: bool,
+          say) -> tuple[float, float, stability.Prediction, bool, list[str]]:
+    """(dt, duration, the prediction at the dt asked for, unstable kept, notes): point 1 of the module docstring."""
+    from crossdyn.analytic.integrators import n_steps
+
+    poses = desired.at(np.linspace(0.0, duration, stability.SAMPLES + 1))[0]
+    pred = stability.predict(model, poses, dt)
+    if pred.stable:
+        return dt, duration, pred, False, []
+    why = stability.explanation(pred)
+    if not choose:
+        say(f"[{model.name}] warning: {why}; --dt {dt:g} s kept as given: an engine that diverges or departs is "
+            "INCONCLUSIVE (unstable step), not FAIL")
+        return dt, duration, pred, True, [f"{why}; dt = {dt:g} s kept as given (--dt): a diverged or departing "
+                                          "engine is INCONCLUSIVE (unstable step)"]
+    new = stability.stable_dt(pred)
+    steps = min(n_steps(duration, new), MAX_STEPS_FACTOR * n_steps(duration, dt))
+    worst = pred.culprit()
+    at_new = f"{worst.damping * new / worst.m_jj:.3g}" if worst is not None else "?"
+    note = (f"{why}; dt = {new:g} s chosen instead (the largest {dt:g}/2^k with lambda_max*dt <= "
+            f"{stability.STABLE_LIMIT:g}: {pred.rate_dt * new / dt:.3g}; b*dt/M_jj = {at_new})")
+    if steps * new < duration:
+        note += f", duration {steps * new:g} s (at most {MAX_STEPS_FACTOR}x the default's {n_steps(duration, dt)} steps)"
+    say(f"[{model.name}] {note}")
+    return new, steps * new, pred, False, [note]
+
+
+def _track(model: RobotModel, desired: motion.DesiredMotion, dt: float, steps: int):
+    """The reference tracking ``desired``, the torques it applied (padded with the feedforward past a reference
+    that stopped) and the law."""
+    q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
+    law = motion.tracking_law(model, desired, dt, steps)
+    ref, taus = runs.track(model, law, steps, q0, qd0, dt)
+    if len(taus) < steps:
+        taus = np.concatenate([taus.reshape(-1, model.n), law.feedforward[len(taus):]])
+    return ref, taus, law
+
+
+def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
+    """The :class:`MotionPlan` for ``opt`` (a :class:`~crossdyn.robotcompare.options.RobotCompareOptions`)."""
+    from crossdyn.analytic.integrators import n_steps
+
+    base = motion.multisine_motion(model, opt.seed)
+    dt, duration, pred, unstable, notes = _step(model, base, opt.dt, opt.duration, opt.choose_dt, say)
+    steps = n_steps(duration, dt)
+    for attempt in range(motion.AMPLITUDE_TRIES):
+        desired = base.scaled(0.5 ** attempt)
+        say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
+            f"DOP853 (rtol = atol = {runs.REFERENCE_RTOL:g}) restarted each step, {duration:g} s at dt = {dt:g} s, "
+            f"tracking the multi-sine (feedforward + PD)" + (f" (amplitudes x {0.5 ** attempt:g})" if attempt else ""))
+        reference, taus, law = _track(model, desired, dt, steps)
+        approach = motion.closest_approach(model, reference.q)
+        inside = approach is None or approach.fraction >= motion.LIMIT_MARGIN
+        if inside and reference.status == "ok":
+            break
+    what = ("motion: a multi-sine about the mid-limit pose (amplitude per joint min(0.3 rad or 0.05 m, 1/4 of the "
+            "half range)) tracked by the same law on each run's own state, the reference's and every engine's: "
+            "tau = RNEA_ref(q_d, qd_d, qdd_d) + b qd_d + M_ref(q_d) (400 (q_d - q) + 40 (qd_d - qd))")
+    if attempt:
+        what += f"; amplitudes halved {attempt} time(s) to keep the reference inside the limits"
+    if approach is None:
+        what += "; no joint has limits"
+    else:
+        what += (f"; the reference stays {'inside' if inside else 'NOT inside'} the file's limits with a margin of "
+                 f"{100 * motion.LIMIT_MARGIN:g} % of each range: {approach.line()}")
+    return MotionPlan(dt, duration, desired, law, reference, taus, approach, inside, pred, unstable,
+                      tuple([what, *notes]))
+
+
+def unstable_step(results: Mapping[str, EngineRun], plan: MotionPlan) -> tuple[dict[str, EngineRun], set[str]]:
+    """With a step predicted unstable and kept (the user's dt): each engine's failed ``trajectory`` and ``energy``
+    groups made INCONCLUSIVE "unstable step" (their figures kept), and the names of the engines whose run diverged
+    (their "diverged" line is then an INCONCLUSIVE one, :func:`crossdyn.robotcompare.compare.compare_robot`)."""
+    if not plan.unstable:
+        return dict(results), set()
+    why = f"unstable step (predicted before running: {stability.explanation(plan.prediction)})"
+    out, diverged = {}, set()
+    for name, run in results.items():
+        metrics = dict(run.metrics)
+        for group in ("trajectory", "energy"):
+            m = metrics.get(group)
+            if m is not None and m.verdict == Verdict.FAIL:
+                values = dict(m.values)
+                measured = values.get("failed_because", "")
+                metrics[group] = MetricResult(group, judge(values, Verdict.INCONCLUSIVE, m.checks,
+                                                           f"{why}; measured: {measured}"))
+        out[name] = replace(run, metrics=metrics)
+        if run.status == RunStatus.DIVERGED:
+            diverged.add(name)
+    return out, diverged
