@@ -18,7 +18,7 @@ with the rigid bodies and the armature as the engine reads them from the file; t
 friction are NOT included (``audit`` compares them as parameters).  Stepping (``reset``, ``step``, ``state``)
 simulates the rigid bodies, the armature and, unless the engine's ``damping`` option is False, the file's viscous
 joint damping −b q̇ (b from the model's joints); no limits, no Coulomb friction, no contact (each adapter's
-:meth:`config` says how).
+:meth:`config` says how), and τ unclamped by the file's effort limits (``config()["effort_limits"]``).
 """
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ import numpy as np
 
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import Format, RobotModel
+
+
+EFFORT_UNCLAMPED = ("not applied: tau goes in as a generalized force, whatever the file's effort (URDF <limit effort>, "
+                    "MJCF actuatorfrcrange or actuator forcerange) says (measured per engine: "
+                    "crossdyn.robotcompare.effort.file_effort_check)")
+"""What :meth:`FileEngine.base_config` says of the file's effort limits (an adapter that cannot say it overrides it)."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +209,8 @@ class FileEngine(abc.ABC):
                 "integrator": self.integrator, "joint_order": getattr(self, "joint_order", "by name"), "options": self.options_dict(),
                 "queries": "rigid bodies + armature as the engine reads them; joint damping and friction excluded",
                 "stepping_damping": ("the file's joint damping -b*qd" if self.options.damping
-                                     else "off (damping=false)")}
+                                     else "off (damping=false)"),
+                "effort_limits": EFFORT_UNCLAMPED}
 
     @abc.abstractmethod
     def config(self) -> dict:

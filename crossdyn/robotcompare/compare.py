@@ -140,6 +140,9 @@ def _tracking(job: RobotJob, plan: MotionPlan) -> dict:
             "closest_approach": None if approach is None else {
                 "joint": approach.joint, "distance": approach.distance, "limit": approach.limit,
                 "fraction_of_range": approach.fraction},
+            "peak_effort_fraction": None if plan.effort is None else plan.effort.fraction,
+            "peak_effort": None if plan.effort is None else plan.effort.as_dict(),
+            "effort_margin_fraction": motion.EFFORT_FRACTION,
             "note": "|q_ref - q_d|: the reference's tracking of the multi-sine (every engine runs "
                     "the same law on its own state); reported, not judged"}
 

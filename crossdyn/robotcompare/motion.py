@@ -19,7 +19,12 @@ as the planar arms' closed-loop profiles do (:mod:`crossdyn.inputs.profiles.clos
   q − q_d — is O(e), far below K_p (gravity's stiffness g/l ≈ 10–30 1/s² against 400 1/s²);
 * a **check** before any engine runs: the reference run stays inside [lower + margin, upper − margin] on every
   joint with limits, margin = :data:`LIMIT_MARGIN` of the joint's range (:func:`closest_approach`); if not, the
-  amplitudes are halved and the reference rerun, at most :data:`AMPLITUDE_TRIES` times.
+  amplitudes are halved and the reference rerun, at most :data:`AMPLITUDE_TRIES` times;
+* an **effort check** with it: the reference's peak |τ_j| over the run stays within :data:`EFFORT_FRACTION` of the
+  file's effort limit on every joint that has one (:func:`effort_limits`, :func:`peak_effort`); if not, and if the
+  torque that holds the mid-limit pose (G(q*)) is itself within it (else no amplitude would do), the amplitudes are
+  halved likewise.  The engines and the reference apply τ unclamped (the stepping contract,
+  :mod:`crossdyn.engines.file_engine`): the check keeps the default motion one the robot's drives can produce.
 
 Why not one open-loop torque sequence for all (the inverse dynamics along q_d, as before issue 38): the hold and the
 arm's own instability under gravity carry such a run radians away from q_d in 2 s (robosuite's iiwa: 8.7 rad),
@@ -54,6 +59,11 @@ LIMIT_MARGIN = 0.1
 """The reference must stay this fraction of each joint's range inside its limits."""
 AMPLITUDE_TRIES = 3
 """Runs of the reference at most (amplitudes halved between them) before the motion is declared outside."""
+EFFORT_FRACTION = 0.9
+"""The reference's peak |τ_j| must stay within this fraction of the file's effort limit on each joint."""
+NO_EFFORT = 1e9
+"""An effort at or above this (N m or N) is no limit: crossdyn's own URDF writer writes 1e9 where a model has none
+(URDF requires the attribute)."""
 
 
 def pose(model: RobotModel) -> np.ndarray:
@@ -179,6 +189,56 @@ def closest_approach(model: RobotModel, Q: np.ndarray) -> Approach | None:
     j = int(np.argmin(frac))
     return Approach(float(frac[j]), model.joints[j].name, float(dist[j]), float(lo[j] if below[j] <= above[j]
                                                                                  else hi[j]))
+
+
+def effort_limits(model: RobotModel) -> np.ndarray:
+    """Per joint the file's effort limit (N m or N); inf where it states none, a non-positive one or
+    ≥ :data:`NO_EFFORT`."""
+    e = np.array([j.effort if j.effort is not None else np.inf for j in model.joints], float)
+    return np.where((e > 0) & (e < NO_EFFORT), e, np.inf)
+
+
+@dataclass(frozen=True)
+class EffortApproach:
+    """How close a run's torques came to the file's effort limits: the largest peak |τ_j| / effort_j over the joints
+    with one, that joint, its peak and its effort (N m, or N for a prismatic joint)."""
+
+    fraction: float
+    joint: str
+    peak: float
+    effort: float
+    unit: str
+
+    def line(self) -> str:
+        return (f"largest torque against an effort limit: joint {self.joint!r}, peak |tau| {self.peak:.4g} {self.unit} "
+                f"against the file's effort {self.effort:.4g} {self.unit} ({100 * self.fraction:.3g} %)")
+
+    def as_dict(self) -> dict:
+        return {"joint": self.joint, "peak": self.peak, "effort": self.effort, "unit": self.unit,
+                "fraction": self.fraction}
+
+
+def peak_effort(model: RobotModel, taus: np.ndarray) -> EffortApproach | None:
+    """The :class:`EffortApproach` of the torques ``taus`` (N, n); None when no joint has an effort limit (or no
+    torque was applied)."""
+    limit = effort_limits(model)
+    taus = np.asarray(taus, float).reshape(-1, model.n)
+    if not np.any(np.isfinite(limit)) or not len(taus):
+        return None
+    peak = np.max(np.abs(taus), axis=0)
+    frac = np.where(np.isfinite(limit), peak / limit, -np.inf)
+    j = int(np.argmax(frac))
+    unit = "N m" if model.joints[j].type.rotates else "N"
+    return EffortApproach(float(frac[j]), model.joints[j].name, float(peak[j]), float(limit[j]), unit)
+
+
+def holding_effort(model: RobotModel, motion: "DesiredMotion") -> EffortApproach | None:
+    """:func:`peak_effort` of the torque that holds the motion's centre at rest, G(q*) (armature and damping do not
+    enter at rest): what no smaller amplitude can bring under the limits."""
+    from crossdyn.spatial import rnea
+
+    z = np.zeros((1, model.n))
+    return peak_effort(model, np.asarray(rnea(model, motion.center[None], z, z, armature=True)))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@
    :data:`~crossdyn.robotcompare.motion.LIMIT_MARGIN` of each joint's range inside the file's limits, else the
    amplitudes are halved and the reference rerun (at most
    :data:`~crossdyn.robotcompare.motion.AMPLITUDE_TRIES` runs).  The note says what the motion is and its closest
-   approach to a limit.
+   approach to a limit.  Its torques must stay within :data:`~crossdyn.robotcompare.motion.EFFORT_FRACTION` of the
+   file's effort limits likewise (unless holding the pose alone exceeds that); the note gives the largest fraction.
 """
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ class MotionPlan:
     unstable: bool
     """The step kept is predicted unstable (the user's dt)."""
     notes: tuple[str, ...]
+    effort: motion.EffortApproach | None = None
+    """How close the reference's torques came to the file's effort limits (None: no joint has one)."""
 
 
 def _step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration: float, choose: bool,
@@ -87,6 +90,33 @@ def _track(model: RobotModel, desired: motion.DesiredMotion, dt: float, steps: i
     return ref, taus, law
 
 
+def _fits(model: RobotModel, reference, taus: np.ndarray, hold: motion.EffortApproach | None):
+    """(the run's approach to the limits, inside them with the margin, its approach to the effort limits, within
+    :data:`~crossdyn.robotcompare.motion.EFFORT_FRACTION` of them; a run whose holding torque alone exceeds that
+    counts as within: no amplitude would do)."""
+    approach = motion.closest_approach(model, reference.q)
+    inside = approach is None or approach.fraction >= motion.LIMIT_MARGIN
+    effort = motion.peak_effort(model, taus)
+    hopeless = hold is not None and hold.fraction > motion.EFFORT_FRACTION
+    within = effort is None or effort.fraction <= motion.EFFORT_FRACTION or hopeless
+    return approach, inside, effort, within
+
+
+def _effort_note(effort: motion.EffortApproach | None, hold: motion.EffortApproach | None) -> str:
+    """The motion note's effort part (:func:`plan_motion`)."""
+    if effort is None:
+        return "; no joint has an effort limit (none checked)"
+    ok = effort.fraction <= motion.EFFORT_FRACTION
+    note = (f"; its torques stay {'within' if ok else 'NOT within'} {100 * motion.EFFORT_FRACTION:g} % of the file's "
+            f"effort limits: {effort.line()}")
+    if not ok and hold is not None and hold.fraction > motion.EFFORT_FRACTION:
+        note += (f" (holding the mid-limit pose alone takes {100 * hold.fraction:.3g} % on joint {hold.joint!r}: "
+                 "no smaller amplitude would do)")
+    if not ok:
+        note += "; every engine and the reference apply the torques unclamped"
+    return note
+
+
 def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
     """The :class:`MotionPlan` for ``opt`` (a :class:`~crossdyn.robotcompare.options.RobotCompareOptions`)."""
     from crossdyn.analytic.integrators import n_steps
@@ -94,28 +124,32 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
     base = motion.multisine_motion(model, opt.seed)
     dt, duration, pred, unstable, notes = _step(model, base, opt.dt, opt.duration, opt.choose_dt, say)
     steps = n_steps(duration, dt)
+    hold = motion.holding_effort(model, base)
+    why: list[str] = []
     for attempt in range(motion.AMPLITUDE_TRIES):
         desired = base.scaled(0.5 ** attempt)
         say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
             f"DOP853 (rtol = atol = {runs.REFERENCE_RTOL:g}) restarted each step, {duration:g} s at dt = {dt:g} s, "
             f"tracking the multi-sine (feedforward + PD)" + (f" (amplitudes x {0.5 ** attempt:g})" if attempt else ""))
         reference, taus, law = _track(model, desired, dt, steps)
-        approach = motion.closest_approach(model, reference.q)
-        inside = approach is None or approach.fraction >= motion.LIMIT_MARGIN
-        if inside and reference.status == "ok":
+        approach, inside, effort, within = _fits(model, reference, taus, hold)
+        if inside and within and reference.status == "ok":
             break
+        why.append("limits" if not inside else "effort limits" if not within else "limits (the reference stopped)")
     what = ("motion: a multi-sine about the mid-limit pose (amplitude per joint min(0.3 rad or 0.05 m, 1/4 of the "
             "half range)) tracked by the same law on each run's own state, the reference's and every engine's: "
             "tau = RNEA_ref(q_d, qd_d, qdd_d) + b qd_d + M_ref(q_d) (400 (q_d - q) + 40 (qd_d - qd))")
     if attempt:
-        what += f"; amplitudes halved {attempt} time(s) to keep the reference inside the limits"
+        reasons = " and ".join(dict.fromkeys(why[:attempt]))
+        what += f"; amplitudes halved {attempt} time(s) to keep the reference inside the {reasons}"
     if approach is None:
         what += "; no joint has limits"
     else:
         what += (f"; the reference stays {'inside' if inside else 'NOT inside'} the file's limits with a margin of "
                  f"{100 * motion.LIMIT_MARGIN:g} % of each range: {approach.line()}")
+    what += _effort_note(effort, hold)
     return MotionPlan(dt, duration, desired, law, reference, taus, approach, inside, pred, unstable,
-                      tuple([what, *notes]))
+                      tuple([what, *notes]), effort)
 
 
 def unstable_step(results: Mapping[str, EngineRun], plan: MotionPlan) -> tuple[dict[str, EngineRun], set[str]]:

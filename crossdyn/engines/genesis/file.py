@@ -204,6 +204,8 @@ class GenesisFileEngine(FileEngine):
                 "implicit_damping": True,
                 "gravity_set": "SimOptions/RigidOptions gravity = the model's (Genesis's (0, 0, -9.81))",
                 "dt": f"{self.dt:g} s (Genesis's 0.01 s)",
+                "effort_limits": ("not measured (Genesis is outside [all]): control_dofs_force may be clamped to the "
+                                  "entity's dofs_force_range, which Genesis reads from the file's effort"),
                 "joint_limit": ("on (Genesis's default): the file's ranges are constraints" if opt.joint_limit
                                 else "off (Genesis's default on): the file's ranges are not enforced (measured: a "
                                 "pendulum passes its 0.2 rad limit, 0.860 rad at 0.3 s; held at 0.2002 on)"),
