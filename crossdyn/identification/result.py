@@ -34,7 +34,7 @@ NO_TRUTH_REASON = ("no true values to compare the estimate against: the arm file
 @dataclass(frozen=True)
 class IdentificationResult:
     """One identification of either arm kind: the data and rows fitted, the estimate, the validation, and the inputs
-    that made it.  ``kind`` is the plant's (:mod:`crossdyn.identification.plant`): ``"planar"`` (``spec`` an
+    that made it.  ``kind`` is the plant's (:class:`crossdyn.identification.identify.Plant`): ``"planar"`` (``spec`` an
     :class:`~crossdyn.models.spec.ArmSpec`, ``base`` the closed-form set) or ``"spatial"`` (``spec`` a
     :class:`~crossdyn.robots.model.RobotModel`, ``base`` the numeric set, no RLS trace); the verdict, the parameter
     table and the checks are the same for both, ``identify.json`` adds each kind's own fields."""
@@ -69,7 +69,7 @@ class IdentificationResult:
         return np.abs(self.est.beta - self.truth) <= half
 
     def relative_errors(self) -> np.ndarray:
-        """|β̂ − β| / max(|β|, scale) per base parameter (needs the true values)."""
+        """``|β̂ − β| / max(|β|, scale)`` per base parameter (needs the true values)."""
         if self.truth is None:
             raise ValueError("relative_errors(): no known true values (identified from a CSV record)")
         return relative_errors(self.est.beta, self.truth, self.scale)

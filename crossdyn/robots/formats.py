@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from crossdyn.errors import InputError
 from crossdyn.robots.format_enum import Format
@@ -58,7 +58,7 @@ class RobotFormat:
     engine_suffix: str
     """The suffix of the copy an engine loads (and of the files written for a spatial arm)."""
     preparer: str
-    """``"module:function"``: (src, dst, **options) → :class:`~crossdyn.robots.prepare.Prepared`, the engine copy."""
+    """``"module:function"``: ``(src, dst, **options)`` → :class:`~crossdyn.robots.prepare.Prepared`, the engine copy."""
     writer: str | None = None
     """``"module:function"``: RobotModel → the file's text; None: crossdyn writes no such file."""
     gaps: frozenset[str] = frozenset()
@@ -98,7 +98,7 @@ FORMATS: tuple[RobotFormat, ...] = (
 """Every robot-file format crossdyn reads, one row each (module docstring)."""
 
 
-def suffixes(table: tuple[RobotFormat, ...] = FORMATS) -> tuple[str, ...]:
+def suffixes(table: Sequence[RobotFormat] = FORMATS) -> tuple[str, ...]:
     """Every suffix of every row, in table order."""
     return tuple(s for row in table for s in row.suffixes)
 
@@ -107,7 +107,7 @@ ROBOT_SUFFIXES = suffixes()
 """The suffixes that name a robot file (``.urdf``, ``.xml``, ``.mjcf``): ``compare`` and ``identify`` alike."""
 
 
-def format_row(fmt: Format, table: tuple[RobotFormat, ...] = FORMATS) -> RobotFormat:
+def format_row(fmt: Format, table: Sequence[RobotFormat] = FORMATS) -> RobotFormat:
     """The row of ``fmt``."""
     for row in table:
         if row.format is fmt:
@@ -115,14 +115,14 @@ def format_row(fmt: Format, table: tuple[RobotFormat, ...] = FORMATS) -> RobotFo
     raise KeyError(f"no robot-file format {fmt!r} in the table")
 
 
-def by_suffix(suffix: str, table: tuple[RobotFormat, ...] = FORMATS) -> RobotFormat | None:
+def by_suffix(suffix: str, table: Sequence[RobotFormat] = FORMATS) -> RobotFormat | None:
     """The row whose files end in ``suffix`` (a suffix or a file name, any case), or None."""
     s = suffix.lower()
     s = s if s.startswith(".") and "/" not in s else Path(s).suffix
     return next((row for row in table if s in row.suffixes), None)
 
 
-def format_of(path: str | Path, table: tuple[RobotFormat, ...] = FORMATS) -> Format:
+def format_of(path: str | Path, table: Sequence[RobotFormat] = FORMATS) -> Format:
     """URDF or MJCF, from the root element of the file (``<robot>`` or ``<mujoco>``); InputError otherwise."""
     import xml.etree.ElementTree as ET
 
@@ -144,6 +144,6 @@ robot_format = format_of
 """The public name of :func:`format_of` (``crossdyn.robots.robot_format``)."""
 
 
-def read_robot(path: str | Path, table: tuple[RobotFormat, ...] = FORMATS) -> RobotModel:
+def read_robot(path: str | Path, table: Sequence[RobotFormat] = FORMATS) -> RobotModel:
     """The robot file at ``path`` as a :class:`RobotModel` (URDF or MJCF, by its root element)."""
     return format_row(format_of(path, table), table).read(path)
