@@ -73,7 +73,7 @@ def link_ambiguity(link: str, body: str, written: Inertial, R: np.ndarray, p: np
     if written.mass == 0.0 and np.any(written.inertia):
         return Ambiguity(AmbiguityKind.MASSLESS_INERTIA, link, body, (
             Reading("inertia kept, mass 0", "crossdyn, Pinocchio, PyBullet, DART", kept),
-            Reading("inertia dropped", "MuJoCo's URDF importer (fusestatic)", moved(Inertial.zero())),
+            Reading("inertia dropped", "MuJoCo's URDF importer with fusestatic", moved(Inertial.zero())),
             Reading("a 1 kg sphere of water density at the inertial origin", "Drake's URDF parser", sphere)))
     if is_off_triangle(written.inertia, tol):
         zeroed = moved(Inertial(written.mass, written.com, np.zeros((3, 3))))
