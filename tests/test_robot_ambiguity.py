@@ -145,7 +145,7 @@ def test_default_audit_is_inconclusive_naming_the_ambiguity(file, words):
     from crossdyn.audit.run import audit
 
     result = audit([str(getattr(rf, file)())])
-    assert result.verdict == Verdict.INCONCLUSIVE
+    assert result.verdict() == Verdict.INCONCLUSIVE
     lines = [c.explanation or "" for c in result.checks if c.status == "ambiguous"]
     assert lines and any(words in x and "the file is ambiguous" in x for x in lines)
     assert not [c for c in result.checks if c.status == "differs"]
