@@ -8,8 +8,10 @@ difference").  Where no set does, the share all differing groups together explai
 kinematics (joint frames, axes), whose rows the file diff lists.
 
 An engine (:func:`explain_engine`): hypotheses re-evaluated with the reference, in this order — the joint axes the
-engine reports holding (its ``config()['joint_axes_read']``, where it has one); the armature ignored; a body the
-reader's notes call ambiguous (a massless body with an inertia) read with another mass, CoM and inertia; every body's
+engine reports holding (its ``config()['joint_axes_read']``, where it has one); the armature ignored; each
+combination of the readings the file's ambiguity record lists (:mod:`crossdyn.robots.ambiguity`: a massless link
+with an inertia kept, dropped or read as Drake's sphere; an inertia off the triangle inequality kept, zeroed or read
+as Drake's sphere — the words ``compare`` uses too); a body the reader's notes call ambiguous (a massless body with an inertia) read with another mass, CoM and inertia; every body's
 inertia read otherwise with masses and CoMs kept (PyBullet without ``URDF_USE_INERTIA_FROM_FILE`` computes inertias
 from the collision shapes); one body's mass, CoM and inertia read otherwise.  Inverse dynamics is linear in each
 body's mass m, first moment m·c and inertia about its frame's origin (:func:`body_params`), so the change a
@@ -31,6 +33,7 @@ import numpy as np
 from crossdyn.audit.enginediff import States, reference, relative
 from crossdyn.audit.match import world_frames
 from crossdyn.audit.result import AMBIGUOUS, BY_DESIGN, DIFFERS, DynamicsCheck, FileDiff, Matching
+from crossdyn.robots.ambiguity import ambiguity_words, choice_words, combinations, with_readings
 from crossdyn.robots.checks import bare_links
 from crossdyn.robots.model import Body, Inertial, RobotModel, Severity
 
@@ -256,6 +259,9 @@ def engine_hypotheses(model: RobotModel, engine: str):
         yield (BY_DESIGN, f"it reads the links without <inertial> ({', '.join(bare)}) as 1 kg with unit inertia at "
                "the link frame's origin (its default; the file, as URDF and MJCF define it, gives them no mass)",
                "defaults", bare)
+    for choice in combinations(model.ambiguities):
+        yield (AMBIGUOUS, f"it reads {choice_words(choice)}, where {ambiguity_words(choice)}", "model",
+               with_readings(model, choice))
     whys: dict[int, list[str]] = {}
     for k, why in noted_bodies(model):
         whys.setdefault(k, []).append(why)
@@ -329,6 +335,8 @@ def explain_engine(model: RobotModel, engine: str, checks: list[DynamicsCheck], 
             ok = all(relative(ref[q], values[q])[0] <= tol[q] for q in bad)
         elif how == "defaults":
             ok = _agrees(default_inertials(model, params), s, values, bad, tol)
+        elif how == "model":  # another reading of the file's ambiguous links (its ambiguity record)
+            ok = _agrees(params, s, values, bad, tol)
         else:
             fitted = fit(model, s, values["ID"], params)
             ok = _agrees(fitted, s, values, bad, tol)

@@ -50,7 +50,7 @@ from crossdyn.errors import EngineUnsupported
 from crossdyn.robots.model import RobotModel
 from crossdyn.robotcompare import runs
 from crossdyn.robotcompare.motion import damping
-from crossdyn.status import RunStatus
+from crossdyn.status import RunStatus, Verdict
 
 Say = Callable[[str], None]
 
@@ -190,11 +190,11 @@ def energy_of_file(driven, half, job: RobotJob, side: SideRuns) -> MetricResult:
     return energy.balance_group(bal, job.tolerances, len(residual), [], {"max_rel_drift": None}, {})
 
 
-def static_groups(engine, job: RobotJob) -> list[MetricResult]:
+def static_groups(engine, job: RobotJob, values: static.StaticValues) -> list[MetricResult]:
     """``inverse_dynamics``, ``forward_dynamics`` (its tolerance propagated through M⁻¹), ``mass_matrix`` at the
-    random states (the engine's batched queries, :func:`crossdyn.comparison.groups.static.evaluate`)."""
+    random states, from ``values``: the engine's batched queries there
+    (:func:`crossdyn.comparison.groups.static.evaluate`)."""
     st = job.static
-    values = static.evaluate(engine, st, batched=True)
     tol, dtype = job.tolerances, dtype_of(engine)
     return [static.inverse_dynamics_scaled(job.torque_scale, st, values, tol, dtype),
             fd_propagated.propagated_forward_dynamics_group(st, values.qdd, tol, job.torque_scale, dtype),
@@ -226,10 +226,27 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     record.add(trajectory_group(driven, job.reference, side, job.tolerances,
                                 lambda q: runs.tip_positions(job.model, q)))
     say(f"[{job.model.name}] {spec}: inverse/forward dynamics and mass matrix at {len(job.static.q)} states")
-    for group in static_groups(engine, job):
+    values = static.evaluate(engine, job.static, batched=True)
+    for group in static_groups(engine, job, values):
         record.add(group)
     record.add(energy_of_file(driven, side.half, job, side))
     record.add(energy.speed_group(wall, max(len(job.taus), 1)))
+    _judge_ambiguity(record, spec, job, values)
+
+
+def _judge_ambiguity(record: RunRecord, spec: str, job: RobotJob, values: static.StaticValues) -> None:
+    """Where a static group FAILs on a file with ambiguous links and the engine's ID and M match crossdyn's model
+    with another reading of them, every FAIL group of the engine becomes INCONCLUSIVE naming the ambiguity and the
+    reading (:mod:`crossdyn.robotcompare.ambiguity`); the reading is kept in the engine's config."""
+    from crossdyn.robotcompare import ambiguity
+
+    if not any(record.metrics[g].verdict is Verdict.FAIL for g in ambiguity.STATIC if g in record.metrics):
+        return
+    match = ambiguity.reading_of(job.model, job.static, values, record.metrics)
+    if match is None:
+        return
+    record.metrics = ambiguity.judged_ambiguous(record.metrics, match, spec)
+    record.config["ambiguity_reading"] = match.words(spec)
 
 
 def measure_file_engine(spec: str, job: RobotJob, same_cache: dict, say: Say) -> EngineRun:

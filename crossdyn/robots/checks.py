@@ -2,8 +2,9 @@
 
 Both readers (URDF, MJCF) call them on each body's inertial as the file writes it, before merging:
 
-* :func:`inertial_notes` — one body: mass 0 with a nonzero inertia (AMBIGUOUS: engines read it differently),
-  a principal moment ≤ 0 or off the triangle inequality (SUSPECT).
+* :func:`inertial_notes` — one body: mass 0 with a nonzero inertia, or principal moments off the triangle
+  inequality (AMBIGUOUS: no rigid body has them and engines read them differently, the readings in
+  :mod:`crossdyn.robots.ambiguity`), a principal moment ≤ 0 (SUSPECT).
 * :func:`placeholder_notes` — the same isotropic inertia diag(a, a, a) on several bodies (SUSPECT: a placeholder,
   as in the ``pybullet_data`` Panda, where every link has diag(0.1)).
 * :func:`model_notes` — the assembled model: a joint that moves nothing with mass or inertia (SUSPECT: M(q) is
@@ -63,7 +64,8 @@ def inertial_notes(where: str, inertial: Inertial) -> list[Note]:
     scale = float(np.max(np.abs(I))) if I.size else 0.0
     if inertial.mass == 0.0 and scale > 0.0:
         notes.append(Note(where, f"mass 0 with inertia {inertia_text(I)} kg m²: engines differ (MuJoCo's URDF "
-                                 "importer drops the inertia of a massless body; Pinocchio and PyBullet keep it); "
+                                 "importer drops the inertia of a massless body; Pinocchio and PyBullet keep it; "
+                                 "Drake's URDF parser puts a 1 kg sphere of water density in its place); "
                                  "crossdyn keeps it, as Pinocchio does", Severity.AMBIGUOUS))
     if scale == 0.0:
         return notes
@@ -79,7 +81,10 @@ def inertial_notes(where: str, inertial: Inertial) -> list[Note]:
     if m1 >= -tol and m1 + m2 < m3 * (1.0 - RELATIVE_TOL):
         notes.append(Note(where, f"inertia {inertia_text(I)} kg m² violates the triangle inequality: principal "
                                  f"moments {fmt(m1)} + {fmt(m2)} < {fmt(m3)} (relative tolerance "
-                                 f"{RELATIVE_TOL:g}); no rigid body has these moments", Severity.SUSPECT))
+                                 f"{RELATIVE_TOL:g}); no rigid body has these moments, and engines differ "
+                                 "(PyBullet zeroes the inertia, Drake's URDF parser puts a sphere of water density "
+                                 "and the link's mass in its place, MuJoCo refuses it); crossdyn keeps it as "
+                                 "written, as Pinocchio does", Severity.AMBIGUOUS))
     return notes
 
 

@@ -183,6 +183,44 @@ class Body:
         return {"name": self.name, **self.inertial.as_dict(), "merged": list(self.merged)}
 
 
+class AmbiguityKind(enum.Enum):
+    """What makes a link's inertial ambiguous (the readings: :mod:`crossdyn.robots.ambiguity`)."""
+
+    MASSLESS_INERTIA = "mass 0 with an inertia"
+    OFF_TRIANGLE = "inertia off the triangle inequality"
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """One way to read an ambiguous link: its name, who reads it so, and the link's inertial so read (in the frame
+    of the moving body the link belongs to)."""
+
+    name: str
+    who: str
+    inertial: Inertial
+
+
+@dataclass(frozen=True, eq=False)
+class Ambiguity:
+    """One ambiguous link: the kind, the link and the moving body it belongs to, and the readings (the first is
+    the file as written, crossdyn's reading)."""
+
+    kind: AmbiguityKind
+    link: str
+    body: str
+    readings: tuple[Reading, ...]
+
+    def words(self) -> str:
+        """"link 'panda_link8' (welded to 'panda_link7'): mass 0 with an inertia (kept by …; dropped by …; …)"."""
+        where = f"link '{self.link}'" + (f" (welded to '{self.body}')" if self.body != self.link else "")
+        readings = "; ".join(f"{r.name}: {r.who}" for r in self.readings)
+        return f"{where}: {self.kind.value}, which engines read differently ({readings})"
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind.value, "link": self.link, "body": self.body,
+                "readings": [{"name": r.name, "who": r.who, **r.inertial.as_dict()} for r in self.readings]}
+
+
 @dataclass(frozen=True, eq=False)
 class RobotModel:
     """A fixed-base tree of moving bodies read from a robot file (see the module docstring)."""
@@ -200,6 +238,10 @@ class RobotModel:
     notes: tuple[Note, ...] = ()
     removed: tuple[str, ...] = ()
     """What the reader took out for the comparison (the file's actuators, contacts, keyframes, …), in words."""
+    ambiguities: tuple[Ambiguity, ...] = ()
+    """The links the file writes so that engines read them differently, with the readings known
+    (:mod:`crossdyn.robots.ambiguity`): ``compare`` and ``audit`` judge an engine that holds one of them
+    INCONCLUSIVE, naming it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gravity", _frozen(self.gravity, (3,)))
@@ -243,4 +285,5 @@ class RobotModel:
         return {"name": self.name, "source": self.source, "format": self.format.value, "base": self.base,
                 "gravity": self.gravity.tolist(), "parents": list(self.parents),
                 "bodies": [b.as_dict() for b in self.bodies], "joints": [j.as_dict() for j in self.joints],
-                "notes": [n.as_dict() for n in self.notes], "removed": list(self.removed)}
+                "notes": [n.as_dict() for n in self.notes], "removed": list(self.removed),
+                **({"ambiguities": [a.as_dict() for a in self.ambiguities]} if self.ambiguities else {})}

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from crossdyn.robots.checks import inertial_notes, model_notes, placeholder_notes
+from crossdyn.robots.ambiguity import Ambiguity, link_ambiguity
+from crossdyn.robots.checks import RELATIVE_TOL, inertial_notes, model_notes, placeholder_notes
 from crossdyn.robots.model import Body, Format, Inertial, Joint, JointType, Note, RobotModel, Severity
 from crossdyn.robots.urdf_files import extension_notes, mesh_notes, transmission_gears
 from crossdyn.robots.urdf_xml import XmlDoc, parse_xml
@@ -295,7 +296,7 @@ def _assemble(doc: XmlDoc, links: dict[str, _Link], joints: list[_UJoint], root:
     starts a body; each fixed joint welds its child to the body it hangs from.
 
     Returns (owners of the moving bodies, their joints with origins in the parent body's frame, parents, the
-    base's owner, the body each link belongs to)."""
+    base's owner, the body each link belongs to, each link's frame in its owner's frame)."""
     children: dict[str, list[_UJoint]] = {}
     for j in joints:
         children.setdefault(j.parent, []).append(j)
@@ -304,6 +305,7 @@ def _assemble(doc: XmlDoc, links: dict[str, _Link], joints: list[_UJoint], root:
     body_joints: list[Joint] = []
     parents: list[int] = []
     owner_of = {root: base}
+    frame_of = {root: np.eye(4)}
     stack: list[tuple[_UJoint, _Owner, np.ndarray]] = [(j, base, np.eye(4)) for j in reversed(children.get(root, []))]
     while stack:
         j, owner, T = stack.pop()  # T: the frame of j's parent link in its owner's frame
@@ -319,14 +321,30 @@ def _assemble(doc: XmlDoc, links: dict[str, _Link], joints: list[_UJoint], root:
             body_joints.append(replace(j.joint, origin=X))
             parents.append(owner_of[j.parent].index)
             X = np.eye(4)
-        owner_of[j.child] = owner
+        owner_of[j.child], frame_of[j.child] = owner, X
         stack.extend((c, owner, X) for c in reversed(children.get(j.child, [])))
     unreached = [name for name in links if name not in owner_of]
     if unreached:
         j = next(j for j in joints if j.child == unreached[0])
         raise doc.error(j.el, f"joint '{j.name}'", f"closed loop unsupported: links {', '.join(unreached)} are not "
                                                    f"reachable from the root link '{root}'", unreached)
-    return owners, body_joints, parents, base, owner_of
+    return owners, body_joints, parents, base, owner_of, frame_of
+
+
+def _ambiguities(links: dict[str, _Link], base: _Owner, owner_of: dict[str, _Owner],
+                 frame_of: dict[str, np.ndarray]) -> tuple[Ambiguity, ...]:
+    """The moving links whose inertial engines read differently (:func:`crossdyn.robots.ambiguity.link_ambiguity`),
+    each reading in the frame of the body the link belongs to."""
+    out = []
+    for name, link in links.items():
+        owner = owner_of[name]
+        if owner is base or link.inertial is None:
+            continue
+        X = frame_of[name]
+        amb = link_ambiguity(name, owner.name, link.inertial, X[:3, :3], X[:3, 3], RELATIVE_TOL)
+        if amb is not None:
+            out.append(amb)
+    return tuple(out)
 
 
 
@@ -376,7 +394,7 @@ def read_urdf(path: str | Path) -> RobotModel:
         raise doc.error(doc.root, f"<robot name=\"{doc.root.get('name', '')}\">",
                         "no revolute, continuous or prismatic joint: nothing moves", None)
     root = _root(doc, links, joints)
-    owners, body_joints, parents, base, owner_of = _assemble(doc, links, joints, root)
+    owners, body_joints, parents, base, owner_of, frame_of = _assemble(doc, links, joints, root)
     gears, transmission_notes = transmission_gears(doc, {j.name: j.joint is not None for j in joints})
     body_joints = [replace(j, gear=gears[j.name]) if j.name in gears else j for j in body_joints]
     mimic, removed = _mimic_notes(joints)
@@ -389,10 +407,7 @@ def read_urdf(path: str | Path) -> RobotModel:
     bodies = tuple(Body(o.name, o.inertial, tuple(o.merged)) for o in owners)
     model = RobotModel(doc.root.get("name") or doc.path.stem, str(path), Format.URDF, root, bodies,
                        tuple(body_joints), tuple(parents), np.array(GRAVITY), tuple(notes),
-                       tuple(removed + ext_removed))
+                       tuple(removed + ext_removed), _ambiguities(links, base, owner_of, frame_of))
     extra = model_notes(model)
-    if not extra:
-        return model
-    return RobotModel(model.name, model.source, model.format, model.base, model.bodies, model.joints, model.parents,
-                      model.gravity, model.notes + tuple(extra), model.removed)
+    return replace(model, notes=model.notes + tuple(extra)) if extra else model
 
