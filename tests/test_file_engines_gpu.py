@@ -25,6 +25,7 @@ from crossdyn.audit.enginediff import QUANTITIES, compare, engine_values, refere
 from crossdyn.engines.files import (ALL_FILE_ENGINES, FILE_ENGINES, GPU_FILE_ENGINES, file_engine_status,
                                     make_file_engine)
 from crossdyn.robots import Format, read_robot
+from crossdyn.engines.registry import entry as registry_entry
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +43,7 @@ FILES = {
 
 
 def engine_or_skip(name: str):
-    lib = GPU_FILE_ENGINES[name.split("@", 1)[0]].library
+    lib = registry_entry(name.split("@", 1)[0]).library
     pytest.importorskip(lib)
 
 

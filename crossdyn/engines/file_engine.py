@@ -76,10 +76,6 @@ class FileEngine(abc.ABC):
     name: str = "file-engine"
     formats: ClassVar[frozenset[Format]] = frozenset()
     """The formats this adapter reads."""
-    library: ClassVar[str] = ""
-    """The import name whose absence makes the engine unavailable."""
-    extra: ClassVar[str] = ""
-    """``pip install 'crossdyn[EXTRA]'`` installs :attr:`library`."""
     Options: ClassVar[type] = FileOptions
     integrator: str = ""
     dtype: ClassVar[str] = "float64"

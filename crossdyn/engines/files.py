@@ -74,8 +74,9 @@ def file_engine_status(name: str, fmt: Format | None) -> str | None:
     cls = ALL_FILE_ENGINES.get(base)
     if cls is None:
         return _not_a_file_engine(base)
-    if not _installed(cls.library):
-        return f"not installed: pip install 'crossdyn[{cls.extra}]'"
+    known = entry(base)                               # the library and extra are the engine table's
+    if known.library is not None and not _installed(known.library):
+        return known.install_hint()
     if fmt is not None and fmt not in cls.formats:
         return cls.unsupported_formats.get(fmt, f"{base} does not read {fmt.value.upper()}")
     return None

@@ -44,8 +44,6 @@ def spatial_arm_of(model: RobotModel):
 class UserEquationsFileEngine(FileEngine):
     name = PREFIX
     formats = frozenset({Format.URDF, Format.MJCF})
-    library = ""
-    extra = ""
     integrator = "rk4 (crossdyn's, on your M, C and G)"
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, *, path: str, **kw: Any):

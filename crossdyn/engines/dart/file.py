@@ -52,8 +52,6 @@ class DartFileEngine(FileEngine):
     name = "dart"
     formats = frozenset({Format.URDF})
     unsupported_formats: ClassVar[dict[Format, str]] = {Format.MJCF: MJCF_REASON}
-    library = "dartpy"
-    extra = "dart"
     Options = DartFileOptions
     integrator = "rk4 (crossdyn's, on DART's M and Coriolis-and-gravity forces)"
 

@@ -85,8 +85,6 @@ def urdf_root_link(path: str) -> str:
 class DrakeFileEngine(FileEngine):
     name = "drake"
     formats = frozenset({Format.URDF, Format.MJCF})
-    library = "pydrake"
-    extra = "drake"
     Options = DrakeFileOptions
     integrator = "rk4 (crossdyn's, on M⁻¹(τ − bias) from Drake's continuous plant)"
 

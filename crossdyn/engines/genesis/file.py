@@ -71,8 +71,6 @@ def _arr(x: Any) -> np.ndarray:
 class GenesisFileEngine(FileEngine):
     name = "genesis"
     formats = frozenset({Format.URDF, Format.MJCF})
-    library = "genesis"
-    extra = "genesis"
     Options = GenesisFileOptions
     integrator = "semi-implicit-euler"
     dtype = "float32"

@@ -78,8 +78,6 @@ def urdf_block(opt: MuJoCoFileOptions) -> ET.Element:
 class MuJoCoFileEngine(FileEngine):
     name = "mujoco"
     formats = frozenset({Format.URDF, Format.MJCF})
-    library = "mujoco"
-    extra = "mujoco"
     Options = MuJoCoFileOptions
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, **kw: Any):

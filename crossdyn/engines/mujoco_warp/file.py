@@ -38,8 +38,6 @@ class MuJoCoWarpFileOptions(MuJoCoFileOptions):
 
 class MuJoCoWarpFileEngine(MuJoCoFileEngine):
     name = "mujoco-warp"
-    library = "mujoco_warp"
-    extra = "warp"
     Options = MuJoCoWarpFileOptions
     dtype = "float32"
 

@@ -86,8 +86,6 @@ class NewtonFileEngine(FileEngine):
                                                          Format.MJCF: ("add_mjcf", {"parse_visuals": False})}
     """Per format read natively, the ModelBuilder method and its own keywords."""
     formats = frozenset(loaders)
-    library = "newton"
-    extra = "newton"
     Options = NewtonFileOptions
     integrator = "semi-implicit-euler"
     dtype = "float32"

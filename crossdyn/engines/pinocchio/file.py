@@ -33,8 +33,6 @@ class PinocchioFileEngine(FileEngine):
     loaders: ClassVar[dict[Format, str]] = {Format.URDF: "buildModelFromUrdf", Format.MJCF: "buildModelFromMJCF"}
     """Per format read natively, Pinocchio's loader."""
     formats = frozenset(loaders)
-    library = "pinocchio"
-    extra = "pinocchio"
     Options = PinocchioFileOptions
     integrator = "rk4 (crossdyn's, on Pinocchio's aba)"
 

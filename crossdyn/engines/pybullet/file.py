@@ -66,8 +66,6 @@ class PyBulletFileEngine(FileEngine):
     name = "pybullet"
     formats = frozenset({Format.URDF})
     unsupported_formats: ClassVar[dict[Format, str]] = {Format.MJCF: MJCF_REASON}
-    library = "pybullet"
-    extra = "pybullet"
     Options = PyBulletFileOptions
     integrator = "semi-implicit Euler (PyBullet's only)"
 
