@@ -81,10 +81,9 @@ def _inconclusive_lines(doc: dict) -> list[str]:
     return [f for f in doc["findings"] if f.startswith("INCONCLUSIVE")]
 
 
-@pytest.mark.xfail(strict=True, reason=AMBIGUITY_WORKER)
 def test_pybullet_panda_is_inconclusive_naming_its_massless_links_with_inertia(tmp_path):
     """panda_link8 and panda_grasptarget: mass 0, inertia diag(0.1): Pinocchio and PyBullet keep the inertia,
-    MuJoCo's importer drops it, Drake lumps it otherwise — the file is ambiguous, not an engine wrong."""
+    MuJoCo's importer drops it, Drake reads 'panda_link7' otherwise — the file is ambiguous, not an engine wrong."""
     code, doc = _audit(tmp_path, robot_files.CORPUS["pybullet_panda"]())
     assert (code, doc["verdict"]) == (Exit.INCONCLUSIVE, "INCONCLUSIVE")
     _no_bad_reason(doc)
