@@ -182,6 +182,12 @@ def ur5e_description_urdf() -> Path:
     return _fixture("ur5e_description.urdf")
 
 
+def puma560_rtb_toml() -> Path:
+    """A Puma 560 spatial arm spec (standard DH) written from the Robotics Toolbox's ``models.DH.Puma560`` (Corke;
+    Armstrong, Khatib, Burdick 1986): armature Jm·G², damping B·G²; link 1 and link 3 edited (the file's header)."""
+    return _fixture("puma560_rtb.toml")
+
+
 ALL_FILES = {
     "erd_panda": erd_panda_urdf, "erd_ur5": erd_ur5_urdf,
     "pybullet_panda": pybullet_panda_urdf, "pybullet_iiwa": pybullet_iiwa_urdf,
