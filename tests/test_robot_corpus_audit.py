@@ -35,10 +35,6 @@ PASSING = ["erd_ur5", "erd_panda", "pybullet_iiwa", "robosuite_panda", "robosuit
            "robosuite_sawyer", "robosuite_jaco"]
 ROBOSUITE = {"robosuite_panda": "panda", "robosuite_iiwa": "iiwa", "robosuite_ur5e": "ur5e",
              "robosuite_sawyer": "sawyer", "robosuite_jaco": "jaco"}
-AMBIGUITY_WORKER = ("waits for the ambiguity worker's change (issue 38): an engine reading an ambiguous file "
-                    "differently ends INCONCLUSIVE naming the ambiguity, not FAIL")
-
-
 def _audit(tmp_path: Path, path: Path) -> tuple[int, dict]:
     out = tmp_path / "out"
     code = main(["audit", str(path), "--out", str(out), "--quiet", "--no-plots"])
@@ -90,7 +86,6 @@ def test_pybullet_panda_is_inconclusive_naming_its_massless_links_with_inertia(t
     assert lines and all("ambiguous" in f and "panda_link8" in f and "panda_grasptarget" in f for f in lines), lines
 
 
-@pytest.mark.xfail(strict=True, reason=AMBIGUITY_WORKER)
 def test_pybullet_xarm6_is_inconclusive_naming_its_impossible_inertias(tmp_path):
     """link2 and link3's principal moments violate the triangle inequality: PyBullet sets them to zero, MuJoCo
     refuses the file (unsupported), Drake and Pinocchio keep them — an ambiguity of the file.  The unexpanded

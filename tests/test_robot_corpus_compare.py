@@ -51,8 +51,6 @@ def test_jaco_runs_at_a_stable_step_named_in_a_note():
 
 ROBOSUITE = {"robosuite_panda": "panda", "robosuite_iiwa": "iiwa", "robosuite_ur5e": "ur5e",
              "robosuite_sawyer": "sawyer", "robosuite_jaco": "jaco"}
-AMBIGUITY_WORKER = ("waits for the ambiguity worker's change (issue 38): an engine reading an ambiguous file "
-                    "differently ends INCONCLUSIVE naming the ambiguity, not FAIL")
 NEVER_THE_REASON = ("joint limits", "diverged", "mesh", "failed", "Traceback")
 
 
@@ -68,7 +66,6 @@ def test_default_compare_passes_without_the_meshes_folder(tmp_path, name):
     assert any("mesh files not found" in n for n in s["notes"])
 
 
-@pytest.mark.xfail(strict=True, reason=AMBIGUITY_WORKER)
 def test_pybullet_panda_is_inconclusive_naming_its_massless_links_with_inertia():
     """panda_link8 and panda_grasptarget: mass 0 with inertia diag(0.1): engines read them differently (today
     drake-rk4 FAILs "model differs")."""
@@ -78,7 +75,6 @@ def test_pybullet_panda_is_inconclusive_naming_its_massless_links_with_inertia()
     assert not [line for line in s["inconclusive"] if any(w in line for w in NEVER_THE_REASON)]
 
 
-@pytest.mark.xfail(strict=True, reason=AMBIGUITY_WORKER)
 def test_pybullet_xarm6_is_inconclusive_naming_its_impossible_inertias():
     """link2 and link3's principal moments violate the triangle inequality: PyBullet zeroes them ("Bad inertia tensor
     properties"), MuJoCo refuses the file (unsupported), Drake reads them otherwise (today pybullet and drake-rk4
