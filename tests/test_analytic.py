@@ -188,7 +188,8 @@ def test_symbolic_derivation_is_cached():
     assert a is b
 
 
-@pytest.mark.parametrize("name", ["planar1r", "planar2r", "planar3r-general", "planar5r", "planar9r"])
+@pytest.mark.parametrize("name", ["planar1r", "planar2r", "planar3r-general", "planar5r",
+                                  pytest.param("planar9r", marks=pytest.mark.slow)])  # 9R: 7 s
 def test_generated_float_code_matches_numpy_model(name):
     """The fast path (generated straight-line code, absolute-angle Lagrangian) against the NumPy path
     (closed form / symbolic / Newton–Euler), with friction, damping and a tilted gravity vector."""

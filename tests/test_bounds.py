@@ -109,6 +109,7 @@ def test_case2_sweep_over_contact_arms_is_inconclusive_where_the_bound_is_exceed
         assert rk4["verdict"] == "PASS" and rk4["energy_verdict"] == "PASS", rk4
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_a_smooth_run_is_judged_well_inside_its_bound(tmp_path):
     """The bound only removes tolerances that judge nothing: on a smooth arm the RK4 tolerance is orders of magnitude
     inside it, semi-implicit Euler's inside it (measured 3.5e-3 rad against 8.3e-3 rad: the arm moves 0.17 rad in

@@ -45,9 +45,11 @@ def expected_differences(original: str, mutated: str, n: int) -> dict[str, dict[
 
 # ----------------------------------------------------------------------------- items 10 and 12
 
-@pytest.mark.parametrize("arm, file, n", [("planar2r", "textbook_2r.py", 2), ("planar3r", "textbook_3r.py", 3),
+@pytest.mark.parametrize("arm, file, n", [("planar2r", "textbook_2r.py", 2),
+                                          pytest.param("planar3r", "textbook_3r.py", 3, marks=pytest.mark.slow),
                                           ("planar2r-pointmass", "pointmass_2r.py", 2),
-                                          ("planar3r-general", "textbook_3r.py", 3)])
+                                          pytest.param("planar3r-general", "textbook_3r.py", 3,
+                                                       marks=pytest.mark.slow)])  # the 3R cases: 4 s each
 def test_single_term_mutations_are_named_in_the_files_own_parameters(tmp_path, arm, file, n):
     source = (FILES / file).read_text()
     original = symbolic(source, n)

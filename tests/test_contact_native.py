@@ -162,6 +162,7 @@ def test_damped_strike_dissipates_what_it_does_not_return():
     assert e["energy_dissipated_j"] == pytest.approx(0.5 * I * (v ** 2 - w_out ** 2), rel=1e-6)
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_native_contacts_are_the_law_in_their_own_scheme_and_the_others_say_why():
     """planar2r-floor dropped from rest (0.75 s, three floor strikes).  Each engine's own contact, every episode
     against the law restarted at its pre-contact state, passes: MuJoCo Euler and RK4 (force = the law to

@@ -49,6 +49,7 @@ def _line(printed: str, prefix: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_case1_limits_never_reached_is_inconclusive_without_calibration_and_the_suggested_start_passes(tmp_path,
                                                                                                    capsys):
     """Case 1: a 3R arm with wide limits its default motion never reaches, --native --calibrate-limits: was a

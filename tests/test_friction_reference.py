@@ -52,6 +52,7 @@ def test_decelerating_joint_stops_at_the_closed_form_time():
     assert run.q[-1, 0] == pytest.approx(q_stop, abs=1e-9)
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_regularised_law_converges_to_the_reference():
     from dataclasses import replace
     base = planarNr(2)

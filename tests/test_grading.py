@@ -134,6 +134,7 @@ def test_a_class_with_matlab_files_and_no_octave_is_a_usage_error_not_their_fail
 
 @pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="the process table is read from /proc (Linux)")
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_a_timed_out_matlab_submission_leaves_no_process_behind(tmp_path):
     """Issue 23, case 6: a MATLAB submission that never returns is stopped at the timeout, and neither the check
     nor the Octave it started (in a session of its own) is left running.  The test tags the whole command with an

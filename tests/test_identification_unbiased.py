@@ -119,6 +119,7 @@ def _consistent_passes(tmp_path, preset):
     assert all(p["inside_familywise_interval"] for p in doc["parameters"])
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_consistent_estimator_passes_on_planar2r(tmp_path):
     # before: cvxpy "Solution may be inaccurate", friction 1e-7 with s.e. 1e-12 flagged OUTSIDE; now max rel. 6e-11
     _consistent_passes(tmp_path, "planar2r")

@@ -187,6 +187,7 @@ def test_step_applied_goes_past_the_actuator_clamp():
     assert not np.any(np.asarray(eng.data.qfrc_applied))  # nothing left behind for the next plain step
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_compare_with_mjx_options_starts_workers_from_a_forkserver_after_jax(tmp_path):
     """`compare --engines mjx@dtype=float64,…` builds an MJX engine in the CLI to check its options, so JAX's
     threads exist before compare would fork its engine workers: that deadlocked (a 5-minute timeout with no

@@ -220,6 +220,7 @@ def test_octave_errors_exit_2_with_file_line_and_message(tmp_path, capsys, case)
     assert data["verdict"] == "unusable" and data["exit_code"] == 2
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_endless_loop_is_stopped_after_the_timeout(tmp_path, capsys):
     f = variant(tmp_path, "textbook_2r.m", "  c2 = cos(q(2));", "  c2 = cos(q(2));\n  while true\n  end")
     out = tmp_path / "out"

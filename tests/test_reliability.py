@@ -163,6 +163,7 @@ def test_faulty_engines_are_contained_and_the_rest_is_written(tmp_path, capsys, 
     assert driven[driven.engine == "faulty-nan"].t.max() == pytest.approx(FIRST_BAD_T - 1e-3)  # last good state
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_every_engine_failing_still_writes_everything_quietly(tmp_path, capsys, recwarn):
     out = tmp_path / "out"
     code = main(["compare", "planar2r", "--engines", "faulty-raise-at-once,faulty-cannot-build", "--out", str(out),
@@ -373,7 +374,7 @@ def _interrupt_after_first_engine(cmd):
     return proc.returncode, stdout, "".join(lines) + rest, finished, children
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=pytest.mark.slow)])  # each 6 s
 def test_ctrl_c_writes_what_finished_marks_the_rest_skipped_and_says_so(tmp_path, jobs):
     out, base = tmp_path / "out", tmp_path / "b.json"
     base.write_text("{}")  # an existing file that an interrupted run must not replace

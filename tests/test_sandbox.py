@@ -136,6 +136,7 @@ def test_a_writable_file_is_the_one_thing_outside_the_folder_it_may_write(open_d
     assert progress.read(shared) == "C(q, qd, p)" and beside.read_text() == "keep"
 
 
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_a_timed_out_python_request_names_the_call_that_was_running(tmp_path):
     """The sandboxed Python worker writes the call it makes into its own progress file: a request that times out
     names it (read before the worker's folder is removed)."""

@@ -211,6 +211,7 @@ def test_a_class_with_hostile_python_and_matlab_submissions(open_dir, server):
 
 
 @needs_bwrap
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_the_python_hostiles_alone_are_recorded_with_their_reasons(open_dir, server):
     """The same Python submissions without Octave (a quick run of the class test's Python half)."""
     port, accepted = server
@@ -263,6 +264,7 @@ def test_compare_with_a_hostile_user_engine_is_refused_naming_the_violation(open
 
 
 @needs_bwrap
+@pytest.mark.slow  # 3-10 s: make test's 7-minute budget (the slow tier runs it in CI)
 def test_compare_states_the_isolation_of_a_user_engine(open_dir):
     out = open_dir / "cmp"
     r = run_crossdyn(["compare", "planar2r", "--engines", f"analytic,user:{EXAMPLES / 'my_2r.py'}", "--duration",
