@@ -79,7 +79,7 @@ def test_newton_batch_model_is_each_arm_s_own_mjcf_array_for_array():
     import warp as wp
 
     from crossdyn.engines.newton import batch as newton_batch
-    from crossdyn.batch.sampling import arm_spec
+    from crossdyn.models.spec import arm_spec
     from crossdyn.models.mjcf import to_mjcf
 
     spec = get_preset("planar3r")

@@ -123,7 +123,7 @@ def test_reported_mjx_float32_discrepancy_matches_independent_float64_c_mujoco()
     # batch path's per-arm model fields (body_pos, body_ipos, body_mass, body_inertia, …, replaced per arm instead of
     # compiling N models): each arm follows its own C-MuJoCo-compiled model.
     from crossdyn.batch import BatchOptions, batch_compare
-    from crossdyn.batch.sampling import arm_spec
+    from crossdyn.models.spec import arm_spec
 
     spec = get_preset("planar2r")
     opt = BatchOptions(N=6, duration=0.2, dt=1e-3, engines=("mjx", "mujoco"), seed=3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crossdyn.models.spec import ArmParams, ArmSpec, LinkSpec, arm_spec  # noqa: F401 (the batch's arms)
+from crossdyn.models.spec import ArmParams, ArmSpec
 
 MAX_SPREAD = 0.9
 

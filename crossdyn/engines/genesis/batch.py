@@ -4,7 +4,7 @@ Genesis's own batch (``scene.build(n_envs=N)``) copies ONE model into N environm
 of mass and inertia exist (``RigidOptions.batch_links_info``, ``set_links_mass(..., envs_idx)``), but a link's
 frame offset in its parent — the arm's link length — has no per-environment setter, so N arms of different
 lengths cannot be N environments.  They are N entities instead: arm i's own generated MJCF
-(:func:`crossdyn.batch.sampling.arm_spec`) added to one scene with collisions off (the adapter's settings,
+(:func:`crossdyn.models.spec.arm_spec`) added to one scene with collisions off (the adapter's settings,
 :func:`crossdyn.engines.genesis.planar.genesis_settings`: Euler, joint limits off, the file's armature, not
 Genesis's 0.1), so that one ``scene.step()`` advances every arm in one rigid-solver call.  The torque is held over
 each step (``rigid_solver.control_dofs_force`` on every dof at once); q and q̇ are read every ``save_every`` steps.
