@@ -46,3 +46,12 @@ class EngineError(CrossdynError, RuntimeError):
 
 class EngineUnsupported(EngineError):
     """The engine cannot represent this arm or option (the message says why)."""
+
+
+def did_you_mean(name: str, known: Any) -> str:
+    """``" (did you mean 'planar3r'?)"`` when ``name`` is a near miss of one of the ``known`` names (difflib's
+    ratio ≥ 0.75, the closest first, at most two), else ``""``: appended to an "unknown …" message."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=2, cutoff=0.75)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""

@@ -449,7 +449,8 @@ CASES = [
     c("export-toml-in-proc", ["export", "planar2r", "--toml", "/proc/crossdyn.toml"], {},
       ["--toml /proc/crossdyn.toml", "cannot"]),
     # ------------------------------------------------------------------------------------------------ info
-    c("info-no-arm", ["info"], {}, ["ARM"]),
+    c("info-schema-with-arm", ["info", "planar2r", "--schema", "compare"], {}, ["--schema", "without ARM"]),
+    c("info-typo", ["info", "planar3"], {}, ["unknown arm 'planar3'", "did you mean 'planar3r'", ".urdf"]),
     c("no-command", [], {}, ["no COMMAND", "compare", "check"]),
 ]
 IDS = [case.id for case in CASES]

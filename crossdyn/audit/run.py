@@ -18,7 +18,7 @@ from crossdyn.audit.enginediff import QUANTITIES, States, sample_states
 from crossdyn.audit.filediff import diff_files
 from crossdyn.audit.match import match_bodies, state_map
 from crossdyn.audit.result import AuditResult, DynamicsCheck, EngineRun, FileDiff, Tolerances
-from crossdyn.errors import EngineError, EngineUnsupported, InputError
+from crossdyn.errors import EngineError, EngineUnsupported, InputError, did_you_mean
 from crossdyn.robots.checks import singular_mass_message
 from crossdyn.robots.model import RobotModel
 from crossdyn.status import RunStatus
@@ -35,7 +35,8 @@ def engine_names(requested: list[str] | None) -> list[str]:
         return list(FILE_ENGINES)
     unknown = [e for e in requested if e.split("@", 1)[0] not in ALL_FILE_ENGINES]
     if unknown:
-        raise InputError(f"audit: --engines: unknown engine(s) {', '.join(unknown)}; file engines: "
+        hint = did_you_mean(unknown[0].split("@", 1)[0], ALL_FILE_ENGINES) if len(unknown) == 1 else ""
+        raise InputError(f"audit: --engines: unknown engine(s) {', '.join(unknown)}{hint}; file engines: "
                          f"{', '.join(ALL_FILE_ENGINES)}", where="--engines", value=",".join(unknown))
     return list(requested)
 

@@ -43,11 +43,25 @@ def _grammar() -> str:
     return GRAMMAR
 
 
+_DESCRIPTION = """\
+Cross-validate robot-arm dynamics, M(q) q'' + C(q, q') q' + G(q) = tau, against an exact reference:
+a planar preset, a textbook DH arm or your own URDF/MJCF robot file.
+
+  compare   run the arm in PyBullet, MuJoCo, Pinocchio, Drake, DART (and, when named, MJX, MuJoCo Warp,
+            Newton, Genesis) beside the reference; PASS/FAIL/INCONCLUSIVE with the checks counted
+  check     your hand-derived M, C, G (Python or MATLAB) against the exact model, the wrong term named;
+            a whole class's files with --summary
+  audit     one robot file in several engines, or two files, and what explains their difference
+  identify  base parameters identified from an engine's or a CSV's joint data
+  sweep     a grid of runs (arms x engines x settings) on Dask; derive: the equations of an arm
+
+Units SI, angles in radians.  `crossdyn info` lists the arms and the engines; `crossdyn COMMAND --help`."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crossdyn",
-        description="Cross-validate planar robot-arm dynamics: the analytic Lagrangian model against "
-                    "PyBullet, MuJoCo and Pinocchio.  Units SI, angles in radians; see README for conventions.",
+        description=_DESCRIPTION,
         epilog=_grammar() + "\n\n" + EXIT_TABLE, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")

@@ -25,7 +25,7 @@ from crossdyn.comparison.options import MAX_STATES, MAX_STEPS  # noqa: E402,F401
 
 def add_parser(sub) -> None:
     """Register ``compare`` (imports nothing heavy)."""
-    p = sub.add_parser("compare", help="compare engines against the analytic model on one arm",
+    p = sub.add_parser("compare", help="compare engines against the exact reference on one arm (a preset, a TOML spec or a robot file)",
                        description="Compare every engine against the analytic reference on ARM and write "
                                    "summary.json, time series, plots and report.md/report.html into --out.")
     add_judging_options(p, "compare")

@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
                                     "engine, installed or not, its version and its pip extra; --schema: a judging "
                                     "command's JSON Schema",
                        description="Print, on standard output (the output is the product: no --out, no verdict), "
-                                   "the analytic and generated-model summary of each ARM; with --engines every "
-                                   "engine, installed or not; with --schema COMMAND the JSON Schema of that judging "
+                                   "the analytic and generated-model summary of each ARM (without ARM: the presets and the "
+                                   "engines); with --engines every engine, installed or not; with --schema COMMAND the JSON Schema of that judging "
                                    "command's --json document.")
     p.add_argument("arms", metavar="ARM", nargs="*", help="preset names or TOML spec paths")
     p.add_argument("--engines", action="store_true",
@@ -88,8 +88,12 @@ def cmd_info(args) -> int:
             raise UsageError("info: --schema prints one schema; give it without ARM or --engines")
         print(schema_text(args.schema), end="")
         return EXIT_OK
-    if not args.arms and not args.engines:
-        raise UsageError("info: give an ARM (a preset name or a TOML spec path), or --engines, or --schema COMMAND")
+    if not args.arms and not args.engines:  # the front door: what there is to run
+        print("Arms (crossdyn info ARM describes one; a TOML spec or a robot file .urdf/.xml works too):")
+        cmd_arms(args)
+        print("\nEngines (crossdyn info --engines prints this table alone):")
+        print("\n".join(engine_lines()))
+        return EXIT_OK
     if args.engines:
         print("\n".join(engine_lines()))
         if args.arms:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from crossdyn.comparison.tolerances import Tolerances
-from crossdyn.errors import InputError
+from crossdyn.errors import InputError, did_you_mean
 
 DEFAULT_ENGINES = ("analytic", "pybullet", "mujoco", "mujoco-rk4", "pinocchio", "dart", "drake-discrete")
 """Engines of a default comparison (those installed): MuJoCo with Euler and RK4, DART (semi-implicit Euler),
@@ -103,7 +103,7 @@ def check_engines(engines: Any, label: str = "engines", shown: str | None = None
             continue
         base = e.split("@", 1)[0]
         if base not in known:
-            raise InputError(f"{label}: unknown engine {base!r}; valid engines: {', '.join(known)}, user:FILE "
+            raise InputError(f"{label}: unknown engine {base!r}{did_you_mean(base, known)}; valid engines: {', '.join(known)}, user:FILE "
                              "(options after @, e.g. pybullet@link_damping=0.04)", label, e)
         if base not in installed:
             from crossdyn.engines.registry import entry

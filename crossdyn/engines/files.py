@@ -25,7 +25,7 @@ import importlib.util
 from crossdyn.engines.file_engine import FileEngine, FileOptions, joint_permutation
 from crossdyn.engines.registry import (USER_PREFIX, check_option_values, defaults, entry, file_entries,
                                        split_options)
-from crossdyn.errors import EngineError
+from crossdyn.errors import EngineError, did_you_mean
 from crossdyn.robots.model import Format, RobotModel
 
 __all__ = ["ALL_FILE_ENGINES", "FILE_ENGINES", "GPU_FILE_ENGINES", "FileEngine", "FileOptions", "file_engine_names", "file_engine_status", "joint_permutation",
@@ -108,6 +108,6 @@ def _not_a_file_engine(name: str) -> str:
     try:
         known = entry(name)
     except EngineError:
-        return f"unknown engine {name!r}; the engines that read robot files: {', '.join(ALL_FILE_ENGINES)}"
+        return f"unknown engine {name!r}{did_you_mean(name, ALL_FILE_ENGINES)}; the engines that read robot files: {', '.join(ALL_FILE_ENGINES)}"
     why = known.refusals.get("files", "it has no robot-file adapter")
     return f"{name!r} does not read robot files: {why}; the engines that do: {', '.join(ALL_FILE_ENGINES)}"

@@ -27,7 +27,7 @@ import math
 import typing
 from typing import TYPE_CHECKING, Any, Mapping
 
-from crossdyn.errors import EngineError, EngineUnsupported
+from crossdyn.errors import EngineError, EngineUnsupported, did_you_mean
 
 if TYPE_CHECKING:
     from crossdyn.engines.base import Engine
@@ -158,7 +158,7 @@ def entry(name: str) -> EngineEntry:
         if base.startswith(prefix):
             return e
     if base not in _REGISTRY:
-        raise EngineError(f"unknown engine {base!r}; available engines: {', '.join(single_arm_names())}, user:FILE")
+        raise EngineError(f"unknown engine {base!r}{did_you_mean(base, single_arm_names())}; available engines: {', '.join(single_arm_names())}, user:FILE")
     return _REGISTRY[base]
 
 
@@ -317,7 +317,7 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
         user = _PREFIXED[USER_PREFIX]
         return user.adapter()(spec, dt, path=name[len(USER_PREFIX):], **options)
     if name not in _REGISTRY:
-        raise EngineError(f"unknown engine {name!r}; available engines: {', '.join(single_arm_names())}, user:FILE")
+        raise EngineError(f"unknown engine {name!r}{did_you_mean(name, single_arm_names())}; available engines: {', '.join(single_arm_names())}, user:FILE")
     e = _REGISTRY[name]
     if "planar" in e.refusals:
         raise EngineUnsupported(f"engine {name!r} does not run on a planar arm: {e.refusals['planar']}")

@@ -173,8 +173,12 @@ def get_preset(name: str, spatial: bool = False) -> ArmSpec | SpatialArmSpec:
             raise SpecError(f"arm {name!r}: planar<N>r needs 1 <= N <= {MAX_LINKS} (crossdyn supports at most "
                             f"{MAX_LINKS} links per arm), got N = {n}", "arm", name)
         return planarNr(n)
-    raise SpecError(f"unknown arm {name!r}; presets are: {', '.join(preset_names())}, and the spatial "
-                    f"{', '.join(SPATIAL_PRESETS)} (or a path to a .toml spec)",
+    from crossdyn.errors import did_you_mean
+
+    known = [*preset_names(), *SPATIAL_PRESETS]
+    raise SpecError(f"unknown arm {name!r}{did_you_mean(name, known)}; presets are: {', '.join(preset_names())}, "
+                    f"and the spatial {', '.join(SPATIAL_PRESETS)}; or a path to a .toml spec, or a robot file "
+                    "(.urdf, .xml MJCF) where the command reads one (compare, audit, identify)",
                     "arm", name)
 
 

@@ -31,6 +31,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crossdyn.errors import did_you_mean
 from crossdyn.io import InputError
 from crossdyn.models.spec import ArmSpec, SpecError
 
@@ -328,7 +329,7 @@ def _check_engines(engines, base: Path, arms, dt: float, build: bool, err):
             name = e
             b = e.split("@", 1)[0]
             if b not in known:
-                raise err(e, f"unknown engine; valid engines: {', '.join(known)}, user:FILE "
+                raise err(e, f"unknown engine{did_you_mean(b, known)}; valid engines: {', '.join(known)}, user:FILE "
                              "(options after @, e.g. pybullet@link_damping=0.04)")
             if b not in installed:
                 raise err(e, f"not installed; installed: {', '.join(installed)}")

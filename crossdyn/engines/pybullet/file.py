@@ -71,7 +71,7 @@ class PyBulletFileEngine(FileEngine):
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, **kw: Any):
         super().__init__(model, dt, options, **kw)
-        import pybullet as p
+        from crossdyn.engines.pybullet.library import p, quiet  # quietly: no build banner
 
         self.p = p
         opt = self.options
@@ -79,8 +79,9 @@ class PyBulletFileEngine(FileEngine):
         self.cid = cid = p.connect(p.DIRECT)
         flags = p.URDF_USE_INERTIA_FROM_FILE if opt.inertia_from_file else 0
         try:
-            self.body = body = p.loadURDF(str(self.prepared.path), useFixedBase=True, flags=flags,
-                                          physicsClientId=cid)
+            with quiet(1, 2):  # the importer's b3Warning lines (a link without <inertial>: audit names that)
+                self.body = body = p.loadURDF(str(self.prepared.path), useFixedBase=True, flags=flags,
+                                              physicsClientId=cid)
         except p.error as e:
             p.disconnect(cid)
             raise EngineError(f"pybullet: could not load {model.source}: {e}") from None

@@ -80,10 +80,8 @@ Other facts this adapter relies on (see ``/work/shared/engine-notes.md``):
 """
 from __future__ import annotations
 
-import contextlib
 import importlib.metadata
 import os
-import sys
 import tempfile
 
 from dataclasses import dataclass
@@ -98,46 +96,7 @@ from crossdyn.models.spec import ArmSpec
 from crossdyn.models.urdf import to_urdf
 
 
-def _libc_fflush() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):
-        pass
-
-
-@contextlib.contextmanager
-def _quiet(*fds: int):
-    """Silence C-level writes to file descriptors ``fds`` (PyBullet's build banner on 2, URDF importer
-    warnings on 1); Python exceptions still propagate."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
-    saved = []
-    try:
-        for fd in fds:
-            try:
-                saved.append((fd, os.dup(fd)))
-            except OSError:
-                continue
-        with open(os.devnull, "w") as devnull:
-            for fd, _ in saved:
-                os.dup2(devnull.fileno(), fd)
-            try:
-                yield
-            finally:
-                _libc_fflush()  # C stdio buffers (stdout may be a pipe) go to /dev/null, not the caller
-    finally:
-        for fd, copy in saved:
-            os.dup2(copy, fd)
-            os.close(copy)
-
-
-with _quiet(1, 2):
-    import pybullet as p  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from crossdyn.engines.pybullet.library import p, quiet as _quiet  # noqa: E402  (quietly: no banner)
 
 PYBULLET_LINK_DAMPING_DEFAULT = 0.04
 PYBULLET_MAX_JOINT_VELOCITY_DEFAULT = 100.0
