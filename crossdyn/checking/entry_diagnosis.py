@@ -211,6 +211,8 @@ class _Diagnoser:
                 coefs, names = fitres
                 difference = diagnosis.format_polynomial(coefs, names)
                 reading = diagnosis.reading(coefs, names) or None
+                if reading and np.all(np.abs(cr) <= tols):  # nothing is expected: the whole term is extra
+                    reading = "the term does not belong there (the expected coefficient is 0 at every parameter set)"
         if exact and reading:
             reading += _armature_reading(f, name, cu - cr, self.sample.sets, tols)
         return diagnosis.TermDiff(name, float(cu[k_star]), float(cr[k_star]), difference, reading)

@@ -7,11 +7,12 @@ entries it accounts for (``"entries"``) get no term-by-term diagnosis.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import functools
+from typing import Any, Callable
 
 import numpy as np
 
-from crossdyn.checking import diagnosis
+from crossdyn.checking import diagnosis, slips
 from crossdyn.checking.entries import Compared
 from crossdyn.checking.evaluation import evaluate_reference
 from crossdyn.checking.results import ATOL, RTOL, EntryFinding, EntryStatus
@@ -20,8 +21,11 @@ from crossdyn.equations.python_file import ParamSet
 NAMES = {"M": "M", "Cqd": "C qd", "C": "C", "G": "G"}
 
 
-def explanations(compared: dict[str, Compared], sets: list[ParamSet], Q: np.ndarray) -> list[dict[str, Any]]:
-    """Whole-quantity mistakes: a constant factor (a flipped sign, a factor of 2), G inside C, a transposed C.
+def explanations(compared: dict[str, Compared], sets: list[ParamSet], Q: np.ndarray,
+                 QD: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """Whole-quantity mistakes: a constant factor (a flipped sign, a factor of 2), G inside C, a transposed C, and
+    (with the states' velocities ``QD``) a Christoffel term's sign or an angle convention
+    (:mod:`crossdyn.checking.slips`).
 
     A factor is accepted only when user = α × expected holds for every entry, state and parameter set within the
     entries' tolerance (α the least-squares ratio).  C q̇ + G is recognised within the sum of both tolerances.
@@ -40,6 +44,31 @@ def explanations(compared: dict[str, Compared], sets: list[ParamSet], Q: np.ndar
         if np.all(np.abs(np.swapaxes(c.user, -1, -2) - c.ref) <= c.tol[:, None, None, None]):
             out.append({"text": "your C is the transpose of the Christoffel-symbol matrix",
                         "quantities": ["C", "Cqd"]})
+    if QD is not None:
+        out += _slips(compared, sets, Q, QD, explained={q for ex in out for q in ex["quantities"]})
+    return out
+
+
+def _slips(compared: dict[str, Compared], sets: list[ParamSet], Q: np.ndarray, QD: np.ndarray,
+           explained: set[str]) -> list[dict[str, Any]]:
+    """A Christoffel term's slip and an angle convention (:mod:`crossdyn.checking.slips`), for the quantities no
+    whole-quantity pattern explained."""
+    from crossdyn.analytic import dynamics as analytic
+
+    out = []
+    if not explained & {"C", "Cqd"}:
+        masses: list[Callable[[np.ndarray], np.ndarray]] = [functools.partial(analytic.mass_matrix, ps.arm)
+                                                            for ps in sets]
+        found = slips.christoffel_slip(compared, masses, Q, QD)
+        out += [found] if found else []
+    if "G" not in explained:
+        g = float(np.linalg.norm(sets[0].arm.gravity))
+
+        def gravity_for(direction: tuple[float, float]) -> np.ndarray:
+            return np.stack([analytic.gravity(ps.arm._replace(gravity=g * np.array(direction)), Q) for ps in sets])
+
+        found = slips.angle_convention(compared, gravity_for, g)
+        out += [found] if found else []
     return out
 
 

@@ -209,7 +209,9 @@ def diagnosis_text(data: dict) -> str:
         if reading is None and f.get("terms"):
             t = f["terms"][0]
             what = "constant term" if t["term"] == "1" else f"{t['term']} term"
-            reading = f"{what} {t['found']:.4g}, expected {t['expected']:.4g}"
+            from crossdyn.checking import diagnosis
+
+            reading = f"{what} {diagnosis.fmt(t['found'])}, expected {diagnosis.fmt(t['expected'])}"
         if reading is None:
             reading = f"max error {f['max_abs_error']:.3g} {f['unit']}"
         parts.append(f"{f['entry']}: {reading}")

@@ -61,7 +61,8 @@ def parameters_read(model: Equations, plant: Any, sample: Sample, sink: io.Strin
 
 def explain(run: Run, found: Found) -> Found:
     """Whole-quantity mistakes (a factor, a flipped sign, C q̇ + G as C, a transposed C)."""
-    return dataclasses.replace(found, explanations=explanations(run.values.compared, run.sample.sets, run.sample.Q))
+    return dataclasses.replace(found, explanations=explanations(run.values.compared, run.sample.sets, run.sample.Q,
+                                                                 run.sample.QD))
 
 
 def wrong_arm(run: Run, found: Found) -> Found:

@@ -53,8 +53,23 @@ def _verdict_line(result) -> str:
         parts.append(f"{len(wrong)} entr{'y' if len(wrong) == 1 else 'ies'} wrong: "
                      + ", ".join(f.entry for f in wrong))
     if failed:
-        parts.append("failed: " + ", ".join(failed))
+        quantities = {f.quantity for f in wrong}
+        parts.append("failed: " + ", ".join(_follows(name, quantities) for name in failed))
     return "WRONG: " + "; ".join(parts)
+
+
+STRUCTURE_READS = {"M symmetric": ("M",), "M positive definite": ("M",), "Mdot - 2C skew-symmetric": ("M", "C"),
+                   "C is the Christoffel matrix": ("M", "C"), "energy conserved in free motion": ("M", "C", "G"),
+                   "energy: power balance": ("M", "C"), "energy: G is a gradient": ("G",)}
+"""The quantities each structural check reads (C: the C matrix or C q̇)."""
+
+
+def _follows(check: str, wrong: set[str]) -> str:
+    """``check``, with "(follows from the wrong G)" when a quantity it reads has wrong entries: not a second
+    mistake."""
+    names = [q for q in STRUCTURE_READS.get(check, ()) if q in wrong or (q == "C" and "Cqd" in wrong)]
+    listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{check} (follows from the wrong {listed})" if names else check
 
 
 def _finding_head(f) -> str:
@@ -108,8 +123,10 @@ def render_text(result) -> str:
              *([f"  {result.params_note}"] if getattr(result, "params_note", "") else []),
              "",
              _verdict_line(result)]
-    for ex_head, text in _explanation_lines(result):
-        lines += ["", ex_head, f"  {text}"]
+    for ex_head, text in _explanation_lines(result):   # right under the verdict: the root cause first
+        lines.append(f"{ex_head} {text}")
+    if result.explanations:
+        lines.append("")
     wrong = [f for f in result.findings if f.status == "wrong" and f.explained_by is None]
     notes = [f for f in result.findings if f.status == "note" and f.explained_by is None]
     used_sets: set[int] = set()
@@ -208,11 +225,13 @@ def summary_rows(result) -> list[list[str]]:
     fr = result.friction or {}
     if fr.get("function") and not fr.get("checked"):
         rows.append(["F(qd)", "not checked", fr.get("note") or f"{fr['function']} was not compared"])
+    wrong = {f.quantity for f in result.wrong}
     for st in result.structure:
         word = STRUCTURE_WORDS[st.status.value]
         cell = word if word == "skipped" else f"{word} (1 check), {_figure(st.message)}"
+        follows = _follows(st.name, wrong) if st.status == "failed" else st.name
         rows.append([st.name, cell, "note: " + st.message if st.status == "note"
-                     else ("" if st.status != "skipped" else st.message)])
+                     else (follows[len(st.name) + 1:] if st.status != "skipped" else st.message)])
     return rows
 
 
@@ -239,12 +258,14 @@ def summary_blocks(result) -> list[tuple]:
 
 def finding_blocks(f) -> list[tuple]:
     """One wrong (or noteworthy) entry: its heading, where it is worst, its terms table and its messages."""
+    from crossdyn.checking import diagnosis   # coefficients as the terminal prints them (round-off shown as 0)
+
     head = _finding_head(f).splitlines()
     entry, what = head[0].split(": ", 1)
     b: list[tuple] = [("h", 3, entry), ("p", f"{what}; {head[1]}")]
     if f.terms:
         b.append(("table", ["term", "your coefficient", "expected", "difference across parameter sets"],
-                  [[t.term, f"{t.found:.6g}", f"{t.expected:.6g}",
+                  [[t.term, diagnosis.fmt(t.found, 6), diagnosis.fmt(t.expected, 6),
                     (t.difference or "") + (": " if t.difference and t.reading else "") + (t.reading or "")]
                    for t in f.terms]))
     if f.messages:
