@@ -79,9 +79,9 @@ def _engines(args) -> tuple[str, ...] | None:
             from crossdyn.engines.files import file_engine_status
 
             raise UsageError(f"--engines {args.engines}: {file_engine_status(name, None)}", "--engines", name)
-        unknown = [k for k in options if k not in FILE_ENGINES[name].option_names()]
+        valid = FILE_ENGINES[name].option_names()
+        unknown = [k for k in options if k not in valid]
         if unknown:
-            valid = FILE_ENGINES[name].option_names()
             raise UsageError(f"--engines {spec}: {name} has no option {', '.join(unknown)}; it takes: "
                              f"{', '.join(valid)}{knob_hint(unknown, valid)}", "--engines", spec)
     return specs
