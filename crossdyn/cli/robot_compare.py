@@ -60,7 +60,7 @@ def _engines(args) -> tuple[str, ...] | None:
     """--engines as file-engine specs; exit 2 naming an unknown engine, a malformed option or one the engine does
     not take (before any work)."""
     from crossdyn.engines.files import ALL_FILE_ENGINES as FILE_ENGINES
-    from crossdyn.engines.registry import split_engine_list, split_options
+    from crossdyn.engines.registry import knob_hint, split_engine_list, split_options
     from crossdyn.errors import EngineError
 
     if args.engines is None:
@@ -79,10 +79,11 @@ def _engines(args) -> tuple[str, ...] | None:
             from crossdyn.engines.files import file_engine_status
 
             raise UsageError(f"--engines {args.engines}: {file_engine_status(name, None)}", "--engines", name)
-        unknown = [k for k in options if k not in FILE_ENGINES[name].option_names()]
+        valid = FILE_ENGINES[name].option_names()
+        unknown = [k for k in options if k not in valid]
         if unknown:
             raise UsageError(f"--engines {spec}: {name} has no option {', '.join(unknown)}; it takes: "
-                             f"{', '.join(FILE_ENGINES[name].option_names())}", "--engines", spec)
+                             f"{', '.join(valid)}{knob_hint(unknown, valid)}", "--engines", spec)
     return specs
 
 

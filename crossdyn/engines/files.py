@@ -24,7 +24,7 @@ import importlib.util
 
 from crossdyn.engines.file_engine import FileEngine, FileOptions, joint_permutation
 from crossdyn.engines.registry import (USER_PREFIX, check_option_values, defaults, entry, file_entries,
-                                       split_options)
+                                       knob_hint, split_options)
 from crossdyn.errors import EngineError, did_you_mean
 from crossdyn.robots.model import Format, RobotModel
 
@@ -96,7 +96,8 @@ def make_file_engine(spec: str, model: RobotModel, dt: float = 1e-3) -> FileEngi
     valid = cls.option_names()
     unknown = [k for k in options if k not in valid]
     if unknown:
-        raise EngineError(f"file engine {base!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
+        raise EngineError(f"file engine {base!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}"
+                          + knob_hint(unknown, valid))
     check_option_values(base, getattr(cls, "Options", None), options)
     engine = cls(model, dt, **{**entry(base).file_kwargs, **options})
     engine.name = spec

@@ -300,6 +300,27 @@ def check_option_values(engine: str, options_cls: Any, options: Mapping[str, Any
         raise EngineError(f"engine {engine!r}: option {key}={shown}: must be {expect}")
 
 
+KNOBS_OF_THE_OTHER_ARM_KIND = {
+    "native_limits": ("limits", "native_limits is a planar arm's native mode: the engine's own limit in place of "
+                                "the spec's compliant limit law; a robot file or a spatial arm has no limit law, and "
+                                "limits=true switches the engine's own enforcement of the file's <limit> back on"),
+    "limits": ("native_limits", "limits switches back the engine's own enforcement of a robot file's or spatial "
+                                "arm's <limit> (off by default: crossdyn's model there has no limit law); a planar "
+                                "arm's generated file declares limits only in the native mode, native_limits=true "
+                                "(the engine's own limit in place of the spec's limit law, on the links with one)"),
+}
+"""One name, one meaning on every arm kind: an option of this table given where the adapter does not take it, while it
+takes the other name, is answered with what each name means (:func:`knob_hint`)."""
+
+
+def knob_hint(unknown, valid) -> str:
+    """``"; "`` and what each name in ``unknown`` means where the adapter takes its counterpart of the other arm kind
+    (:data:`KNOBS_OF_THE_OTHER_ARM_KIND`), for an unknown-option message; ``""`` when none applies."""
+    hints = [why for key in unknown for other, why in [KNOBS_OF_THE_OTHER_ARM_KIND.get(key, ("", ""))]
+             if other and other in valid]
+    return "".join(f"; {why}" for why in hints)
+
+
 def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine:
     """Build the engine registered as ``name`` for ``spec``.
 
@@ -332,7 +353,8 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
     valid, takes_any = option_names(factory)
     unknown = [] if takes_any else [k for k in options if k not in valid and k != "options"]
     if unknown:
-        raise EngineError(f"engine {name!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}")
+        raise EngineError(f"engine {name!r}: unknown option(s) {', '.join(unknown)}; it takes: {', '.join(valid)}"
+                          + knob_hint(unknown, valid))
     check_option_values(name, getattr(factory, "Options", None), options)
     engine = factory(spec, dt, **{**e.kwargs, **options})
     engine.name = name  # messages and results carry the name it was asked for

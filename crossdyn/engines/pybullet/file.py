@@ -13,6 +13,12 @@ velocity motors on every joint         force 0                      —
 time step 1/240 s, gravity 0           dt, the model's gravity      —
 =====================================  ===========================  ================================================
 
+``limits`` is this adapter's name on every arm it loads from a file: a user's robot file and a spatial preset (whose
+URDF crossdyn writes with the joints' ``<limit>``, e.g. pan-tilt's tilt [-1.5, 1.5] rad; crossdyn's model has no limit
+law there).  The planar adapter's ``native_limits`` means something else (PyBullet's limit in place of the spec's
+compliant limit law, judged by ``compare --native``); either name given where the other applies exits 2 saying so
+(:data:`crossdyn.engines.registry.KNOBS_OF_THE_OTHER_ARM_KIND`).
+
 ``pybullet-noflag`` is PyBullet's own default (no flag): its copy keeps the ``<collision>`` elements (mesh paths made
 absolute) because that is where PyBullet takes the inertias from.  Queries: ``calculateMassMatrix``,
 ``calculateInverseDynamics`` (plain lists of floats: numpy arrays crash it); bias = ID at q̈ = 0; gravity = ID at

@@ -46,7 +46,8 @@ settings change it, both left at PyBullet's defaults unless given (for :mod:`cro
 way) and ``limit_erp`` (``setPhysicsEngineParameter(erp)``, default 0.2: **world-global**, one value shared by
 every non-contact constraint of the client, i.e. all joints' limits).  ``contactERP``, ``globalCFM``,
 ``jointFeedbackMode`` and the link's ``restitution`` were measured to leave the limit unchanged;
-``numSolverIterations`` / ``solverResidualThreshold`` change it only by stopping the solver early.
+``numSolverIterations`` / ``solverResidualThreshold`` change it only by stopping the solver early.  Off: the URDF's
+limits are ±1e6 rad.  A robot file's or spatial preset's limits: :mod:`crossdyn.engines.pybullet.file`'s ``limits``.
 
 Left at its default, and said so in ``config()``: ``contactBreakingThreshold`` (0.02 m: contact points are kept and
 solved from that distance before touching).  It is *process-global* in Bullet (``gContactBreakingThreshold``):
@@ -106,7 +107,6 @@ FRICTION_MODES = ("velocity-motor", "none")
 def _floats(x) -> list[float]:
     """A plain list of Python floats (what PyBullet's dynamics queries accept safely)."""
     return [float(v) for v in np.asarray(x, dtype=float).reshape(-1)]
-
 
 
 def _file_safe(name: str) -> str:
