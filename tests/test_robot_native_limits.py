@@ -115,6 +115,10 @@ def test_compare_native_on_a_robot_file_characterises_without_judging(tmp_path, 
                  "--duration", str(LIMIT_RUN_S), "--states", "5", "--quiet", "--no-plots", "--out", str(out)])
     printed = capsys.readouterr().out
     s = json.loads((out / "summary.json").read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    from crossdyn.cli.common import schema_text
+
+    jsonschema.validate(s, json.loads(schema_text("compare-robot")))
     assert code == 3 and s["verdict"] == "INCONCLUSIVE" and not s["failures"]
     assert [line for line in s["inconclusive"] if "no limit law to judge" in line]
     assert all(e["status"] == "ok" for e in s["engines"].values())   # the default comparison ran as ever

@@ -164,6 +164,7 @@ def table(section: dict) -> list[str]:
             lines.append(f"  {name:<28} {c['joint_name']:<20} {c['side']:<5} {_fmt(c['max_penetration_rad']):>9} "
                          f"{_fmt(c['time_in_contact_s']):>7} {_fmt(c['entry_speed']):>7} {_fmt(c['exit_speed']):>7} "
                          f"{_fmt(c['peak_torque_nm']):>9}")
+    lines += [f"  {name}: {run['enforced_by']}" for name, run in section.get("engines", {}).items()]
     return lines
 
 
