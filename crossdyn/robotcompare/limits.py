@@ -53,7 +53,8 @@ NATIVE_ENGINES = {"mujoco": ("@limits=true", "MuJoCo's soft limit constraint: th
 """Engine family → (the name that runs it with its own limits: a suffix to the engine's own name, or a whole name;
 what enforces them).  Pinocchio and the float32 GPU engines have none here."""
 
-NO_LAW = ("a robot file states where its joints stop (URDF <limit lower upper>, MJCF range) but not how (no stop "
+NO_LAW = ("a robot file states where its joints stop (URDF <limit lower upper>, MJCF range; a spatial arm: its spec's "
+          "limits) but not how (no stop "
           "stiffness or damping in N m/rad), so crossdyn has no limit law to judge the engines' own enforcement "
           "against: characterised per limit contact (summary limits), not judged")
 
