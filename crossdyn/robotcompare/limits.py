@@ -106,19 +106,18 @@ def bounds(model: RobotModel) -> LimitLaw:
 
 
 def inferred_limit_torque(model: RobotModel, traj) -> np.ndarray:
-    """τ_lim per sample inferred from a run by crossdyn's inverse dynamics, the robot file's counterpart of
-    :func:`crossdyn.native.limits.episodes.inferred_torque`: τ_lim,k = RNEA_ref(q_k, q̇_k, q̈_k) + b q̇_k − τ_k,
-    q̈_k = (q̇_{k+1} − q̇_k)/dt (armature included; the last sample repeats the one before)."""
+    """τ_lim per sample inferred from a run by crossdyn's inverse dynamics (the planar arms' inference,
+    :func:`crossdyn.native.limits.episodes.inferred_torque`, on the file's model): τ_lim,k = RNEA_ref(q_k, q̇_k, q̈_k)
+    + b q̇_k − τ_k, q̈_k = (q̇_{k+1} − q̇_k)/dt (armature included; the last sample repeats the one before)."""
+    from crossdyn.native.limits.episodes import inferred_torque
     from crossdyn.spatial import rnea
 
-    q, qd, tau = (np.asarray(x, float) for x in (traj.q, traj.qd, traj.tau))
-    k = min(len(q) - 1, len(tau))
-    if k < 1:
-        return np.zeros_like(q)
-    qdd = (qd[1:k + 1] - qd[:k]) / traj.dt
-    lim = (np.asarray(rnea(model, q[:k], qd[:k], qdd, armature=True), float).reshape(k, model.n)
-           + motion.damping(model) * qd[:k] - tau[:k])
-    return np.vstack([lim, lim[-1:]])
+    b = motion.damping(model)
+
+    def inverse(q, qd, qdd):
+        return np.asarray(rnea(model, q, qd, qdd, armature=True), float).reshape(q.shape) + b * qd
+
+    return inferred_torque(None, traj, inverse)
 
 
 def characterise(model: RobotModel, traj, native: bool) -> list[dict]:
