@@ -132,3 +132,5 @@ def test_compare_native_on_a_robot_file_characterises_without_judging(tmp_path, 
         pen = {c["joint"]: c["max_penetration_rad"] for c in run["contacts"]}
         assert sorted(pen) == list(range(1, 7)) and max(pen.values()) < 0.25 * limits.PUSH_DEPTH_RAD, name
     assert "native limits: each engine's own enforcement" in printed and "pybullet@limits=true" in printed
+    report = (out / "report.md").read_text()
+    assert "## Joint limits, each engine's own" in report and "| pybullet@limits=true | shoulder_pan_joint |" in report
