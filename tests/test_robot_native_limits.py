@@ -134,3 +134,19 @@ def test_compare_native_on_a_robot_file_characterises_without_judging(tmp_path, 
     assert "native limits: each engine's own enforcement" in printed and "pybullet@limits=true" in printed
     report = (out / "report.md").read_text()
     assert "## Joint limits, each engine's own" in report and "| pybullet@limits=true | shoulder_pan_joint |" in report
+
+
+def test_native_without_an_engine_that_enforces_limits_says_so():
+    """``--native`` with Pinocchio alone (no limit enforcement in its dynamics): INCONCLUSIVE naming the engines that
+    have one; the default comparison is judged as ever."""
+    pytest.importorskip("pinocchio")
+    from crossdyn.robotcompare import RobotCompareOptions, compare_robot
+
+    result = compare_robot(_ur5(), RobotCompareOptions(engines=("pinocchio",), duration=0.02, n_states=5,
+                                                       native=True))
+    s = result.summary
+    assert s["engines"]["pinocchio"]["status"] == "ok" and not s["failures"]
+    assert s["limits"]["verdict"] == "INCONCLUSIVE" and "none of the engines run" in s["limits"]["because"]
+    assert s["verdict"] == "INCONCLUSIVE" and any("mujoco-rk4, pybullet" in line for line in s["inconclusive"])
+    plain = compare_robot(_ur5(), RobotCompareOptions(engines=("pinocchio",), duration=0.02, n_states=5))
+    assert "limits" not in plain.summary and plain.summary["verdict"] == "PASS"
