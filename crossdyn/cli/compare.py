@@ -91,7 +91,10 @@ def _common(p) -> None:
                         "DART (@enforce_limits=true) with their own joint limits and judge each limit contact "
                         "against the event-exact law (tolerance: Richardson estimate + measured engine softness); "
                         "arms with contact: also run MuJoCo, PyBullet and drake-discrete with their own contact "
-                        "(@native_contact=true), characterised per contact episode and judged")
+                        "(@native_contact=true), characterised per contact episode and judged; robot files and "
+                        "spatial arms: also drive the joints into the file's limits with each engine's own "
+                        "enforcement on (@limits=true, dart@enforce_limits=true), characterised per contact, not "
+                        "judged (a file states no stop stiffness: INCONCLUSIVE, saying so)")
     p.add_argument("--no-native-contact", action="store_true",
                    help="arms with contact: skip the native-contact characterisation compare prints by default "
                         "(MuJoCo, PyBullet and drake-discrete with their own contact, per episode, not judged "

@@ -3,7 +3,7 @@
 ``crossdyn compare`` hands an ARM ending in ``.urdf``, ``.xml`` or ``.mjcf`` here (:func:`is_robot_file`), and a
 spatial arm (a spatial preset or a TOML with ``[arm] kind = "spatial"``: :func:`cmd_compare_spatial`, its URDF and
 MJCF written into the run's folder); the planar path is untouched.  Options read: ``--engines`` (file engines, ``name@key=value,…``), ``--duration``,
-``--dt``, ``--states``, ``--seed``, ``--tolerances``, ``--out``, ``--quiet``, ``--json``, ``--no-plots``; the
+``--dt``, ``--states``, ``--seed``, ``--native`` (:mod:`crossdyn.robotcompare.limits`), ``--tolerances``, ``--out``, ``--quiet``, ``--json``, ``--no-plots``; the
 planar-only options are refused with exit 2 naming them.  Exit statuses as every command (0 PASS, 1 FAIL,
 3 INCONCLUSIVE, 2 bad input naming the file, element and value).
 """
@@ -20,7 +20,7 @@ from crossdyn.status import Exit
 
 PLANAR_ONLY = {"profile": None, "q0": None, "qd0": None, "allow_invalid_start": False, "list_profiles": False,
                "baseline": None, "update_baseline": False, "identify": False, "batch": None,
-               "native_friction": False, "characterise_friction": False, "native": False,
+               "native_friction": False, "characterise_friction": False,
                "calibrate_limits": False, "calibrate_contact": False}
 """``compare`` options that apply to the planar arms only, with their defaults (given on a robot file: exit 2)."""
 
@@ -121,6 +121,7 @@ def _run(args, model, spec, stem: str) -> int:
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     opt = RobotCompareOptions(engines=engines, duration=args.duration, dt=args.dt, n_states=args.states,
                               seed=args.seed, tolerances=tol, progress=progress,
+                              native=bool(getattr(args, "native", False)),
                               choose_dt=not getattr(args, "dt_given", True))
     if spec is not None:
         from crossdyn.robotcompare.spatial import compare_spatial
@@ -132,6 +133,11 @@ def _run(args, model, spec, stem: str) -> int:
     publish(args, out / "summary.json")
     s = result.summary
     print(format_table(s))
+    if "limits" in s:  # --native: the engines' own limit enforcement, per contact
+        from crossdyn.robotcompare.limits import table
+
+        for line in table(s["limits"]):
+            print(line)
     print(f"verdict: {s['verdict']} ({checks_line(s)})  ({out / 'report.html'})")
     for line in s["failures"]:
         print(f"  FAIL {line}")

@@ -27,4 +27,8 @@ class RobotCompareOptions:
     joint), use the largest stable dt/2ᵏ instead (:mod:`crossdyn.robotcompare.plan`); False (the user gave --dt):
     keep ``dt``, warn, and call a diverging engine INCONCLUSIVE (unstable step)."""
     tolerances: Tolerances = field(default_factory=Tolerances)
+    native: bool = False
+    """``compare ROBOT --native``: after the comparison, every engine family that enforces joint limits by itself
+    runs a motion driven into the file's limits with its enforcement on, characterised per limit contact, not judged
+    (:mod:`crossdyn.robotcompare.limits`)."""
     progress: Callable[[str], None] | None = None

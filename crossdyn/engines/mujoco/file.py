@@ -57,6 +57,11 @@ class MuJoCoFileOptions(FileOptions):
     """MuJoCo's contact (off: mjDSBL_CONTACT)."""
     constraint: bool = False
     """MuJoCo's constraint solver: joint limits and frictionloss (off: mjDSBL_CONSTRAINT)."""
+    limits: bool = False
+    """MuJoCo's own joint limits in stepping (the file's ``range`` on every ``limited`` joint, its ``solreflimit``/
+    ``solimplimit``): the constraint solver on for the stepping model only, with frictionloss and equality
+    constraints off (mjDSBL_FRICTIONLOSS, mjDSBL_EQUALITY), so that limits are the only constraint acting
+    (``compare ROBOT --native``; the queries keep the solver off)."""
     eulerdamp: bool = False
     """MuJoCo's implicit joint damping under Euler (True: MuJoCo's default; off: mjDSBL_EULERDAMP), as the planar
     adapter's and the batched runner's knob of the same name."""
@@ -116,8 +121,10 @@ class MuJoCoFileEngine(FileEngine):
                 mm.dof_armature[:] = 0.0
             if not opt.contact:
                 mm.opt.disableflags |= int(D.mjDSBL_CONTACT)
-            if not opt.constraint:
+            if not opt.constraint and not (opt.limits and mm is self.ms):
                 mm.opt.disableflags |= int(D.mjDSBL_CONSTRAINT)
+        if opt.limits and not opt.constraint:  # the limits alone: no frictionloss, no equality constraints
+            self.ms.opt.disableflags |= int(D.mjDSBL_FRICTIONLOSS) | int(D.mjDSBL_EQUALITY)
         m.opt.disableflags |= int(D.mjDSBL_DAMPER) | int(D.mjDSBL_SPRING)
         ms = self.ms
         if not opt.damping:
@@ -192,6 +199,20 @@ class MuJoCoFileEngine(FileEngine):
         q = self.to_model(self.ds.qpos[self._qadr][None])[0]
         return q.copy(), self.to_model(self.ds.qvel[None])[0].copy()
 
+    def _limits_config(self) -> str | dict:
+        """config()["joint_limits"]: off, or per limited joint its range, solreflimit and solimplimit."""
+        opt, m = self.options, self.ms
+        if not (opt.limits or opt.constraint):
+            return "off (mjDSBL_CONSTRAINT; limits=true: the file's range enforced by MuJoCo's solver in stepping)"
+        rows = {}
+        for name, i in zip(self.model.joint_names, self._idx):
+            j = int(m.dof_jntid[i])
+            rows[name] = ({"range": m.jnt_range[j].tolist(), "solreflimit": m.jnt_solref[j].tolist(),
+                           "solimplimit": m.jnt_solimp[j].tolist()} if m.jnt_limited[j] else "not limited")
+        how = ("on in stepping (limits=true: constraint solver with frictionloss and equality off)" if opt.limits
+               and not opt.constraint else "on (constraint=true)")
+        return {"enforcement": how, "joints": rows}
+
     def config(self) -> dict:
         opt = self.options
         by = dict(zip(self.model.joint_names, self._idx))
@@ -208,6 +229,7 @@ class MuJoCoFileEngine(FileEngine):
                 "gravity_set": "opt.gravity = the model's gravity",
                 "contact": "on" if opt.contact else "off (mjDSBL_CONTACT)",
                 "constraint": "on" if opt.constraint else "off (mjDSBL_CONSTRAINT: joint limits, frictionloss)",
+                "joint_limits": self._limits_config(),
                 "queries": "mjDSBL_DAMPER, mjDSBL_SPRING: no joint damping or springs; mj_fullM, qfrc_bias, "
                            "mj_inverse, mj_forward",
                 "armature": {j: float(self.m.dof_armature[i]) for j, i in by.items()},

@@ -33,16 +33,23 @@ def law_torque(law: LimitLaw, q, qd) -> np.ndarray:
     return law.torque(q, qd)
 
 
-def inferred_torque(spec, traj) -> np.ndarray:
+def inferred_torque(spec, traj, inverse=None) -> np.ndarray:
     """τ_lim inferred from a run by inverse dynamics: M q̈ + C q̇ + G + F − τ at each step's start (K rows;
-    the last sample repeats the one before)."""
-    from crossdyn import analytic
-
+    the last sample repeats the one before).  ``inverse(q, q̇, q̈)``: the model's M q̈ + C q̇ + G + F on rows
+    (default the planar arm's analytic inverse dynamics of ``spec``; a robot file's: crossdyn's spatial RNEA plus
+    its damping, :func:`crossdyn.robotcompare.limits.inferred_limit_torque`)."""
     q, qd, tau = np.asarray(traj.q), np.asarray(traj.qd), np.asarray(traj.tau)
     k = min(len(q) - 1, len(tau))
+    if not k:
+        return np.zeros_like(q)
+    if inverse is None:
+        from crossdyn import analytic
+
+        def inverse(q, qd, qdd):
+            return analytic.inverse_dynamics(spec, q, qd, qdd)
     qdd = (qd[1:k + 1] - qd[:k]) / traj.dt
-    lim = analytic.inverse_dynamics(spec, q[:k], qd[:k], qdd) - tau[:k]
-    return np.vstack([lim, lim[-1:]]) if k else np.zeros_like(q)
+    lim = np.asarray(inverse(q[:k], qd[:k], qdd), dtype=float).reshape(k, q.shape[1]) - tau[:k]
+    return np.vstack([lim, lim[-1:]])
 
 
 TOUCH_RAD = 1e-5

@@ -164,12 +164,40 @@ def robot_run_blocks(summary: dict) -> list[tuple]:
             ("table", ["package", "version"], [[k, str(v)] for k, v in s.get("versions", {}).items() if v])]
 
 
+def limits_blocks(summary: dict) -> list[tuple]:
+    """Section "Joint limits, each engine's own" (``compare ROBOT --native`` only): why it is not judged, then per
+    limit contact of the limit-free reference and of each engine with its own enforcement on: the excursion beyond
+    the limit, the time in contact, the entry and exit speeds and the peak limit torque inferred (each in its
+    joint's unit)."""
+    lim = summary.get("limits")
+    if not isinstance(lim, dict):
+        return []
+    runs = [("reference (no limits)", lim.get("reference") or {})] + list((lim.get("engines") or {}).items())
+    units = summary.get("joint_units") or ["rad"] * summary["dof"]
+    rows = []
+    for name, run in runs:
+        for c in run.get("contacts") or []:
+            u = units[c["joint"] - 1]
+            rows.append([name, c["joint_name"], c["side"], fmt(c["max_penetration_rad"], f" {u}"),
+                         fmt(c["time_in_contact_s"]), fmt(c["entry_speed"], f" {u}/s"), fmt(c["exit_speed"], f" {u}/s"),
+                         fmt(c["peak_torque_nm"], " N m" if u == "rad" else " N")])
+        if not run.get("contacts") and name != runs[0][0]:
+            rows.append([name, "–", "–", "–", "–", "–", "–", run.get("reason") or "no limit contact"])
+    knobs = "; ".join(f"{n}: {r.get('enforced_by', '')}" for n, r in (lim.get("engines") or {}).items())
+    b: list[tuple] = [("h", 2, "Joint limits, each engine's own"),
+                      ("p", f"{lim['verdict']}: {lim['because']}." + (f" Engines: {knobs}." if knobs else ""))]
+    if rows:
+        b.append(("table", ["run", "joint", "side", "beyond the limit", "time in contact (s)", "entry speed",
+                            "exit speed", "peak limit torque"], rows))
+    return b
+
+
 def robot_report_blocks(summary: dict, images) -> list[tuple]:
     """The report as blocks (:mod:`crossdyn.pages`): the verdict, "Summary", "Notes", "Plots" (``images``: the
     figure files drawn); then collapsed: "Errors per joint", "Reference and torque", "Settings of …" per engine,
     "Run settings and versions"."""
     name = f"{summary['robot']} ({Path(summary['file']).name})"
     b = verdict_blocks(summary, name) + robot_summary_blocks(summary) + notes_blocks(summary)
-    b += robot_plot_blocks(images)
+    b += robot_plot_blocks(images) + limits_blocks(summary)
     return b + folded(joint_error_blocks(summary) + reference_blocks(summary) + settings_blocks(summary)
                       + robot_run_blocks(summary))
