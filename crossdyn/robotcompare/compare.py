@@ -92,7 +92,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say,
     static = _static_states(model, opt.n_states, opt.seed)
     scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
     job = RobotJob(model, plan.dt, plan.duration, plan.taus, q0, qd0, plan.reference, static, scale,
-                   motion.energy_scale(model), opt.tolerances, files, plan.law)
+                   motion.energy_scale(model), opt.tolerances, files, plan.law, plan.effort_law)
     return job, plan
 
 
@@ -189,7 +189,26 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     summary = document(model, opt, job, plan.desired, results, out, notes, tracking)
     summary["interrupted"] = interrupted
     summary["stability"] = _stability(plan)
+    if opt.effort:
+        summary["effort_law"] = _effort_law(plan)
     return RobotComparison(model, job, plan.desired, results, summary)
+
+
+def _effort_law(plan: MotionPlan) -> dict:
+    """The summary's ``effort_law`` entry (``--effort``): tau = clip(tau_law, -limit, limit) per joint, the limits
+    (None: the joint has none), the file's, the factor s and the joint it was chosen on
+    (:func:`crossdyn.robotcompare.effort.effort_law`)."""
+    law = plan.effort_law
+    if law is None:
+        return {"applied": False, "reason": "no joint of the file states an effort limit"}
+    from crossdyn.robotcompare.effort import EFFORT_SATURATION
+
+    def listed(x):
+        return [float(v) if np.isfinite(v) else None for v in x]
+
+    return {"applied": True, "law": "tau = clip(tau_law, -limit, limit) per joint, in every run",
+            "limit": listed(law.limit), "file_effort": listed(law.file_effort), "scale": law.scale,
+            "scaled_on_joint": law.joint, "demand_fraction": law.demand, "saturation_fraction": EFFORT_SATURATION}
 
 
 def _outcome(results: dict[str, EngineRun], interrupted: bool, job: RobotJob, diverged: set[str]) -> Outcome:
