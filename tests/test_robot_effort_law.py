@@ -80,6 +80,8 @@ def test_effort_group_counts_saturated_steps_and_fails_an_inexact_clip():
     assert g["verdict"] == "PASS" and g["checks"] == 5
     assert g["saturated_steps"] == [0, 5, 0, 0, 0, 0] == g["reference_saturated_steps"]
     assert g["max_abs_error_by_unit"] == {"N m": 0.0} and g["clip_tolerance"] == 0.0
+    assert g["native"].startswith("not run") and file_effort_group(
+        model, law, tau, tau, "not applied: unclamped").values["native"].startswith("not applied: unclamped; crossdyn")
     bad = tau.copy()
     bad[13, 4] = limit[4] * (1 + 1e-12)                # one torque past the limit: not the clip
     f = file_effort_group(model, law, bad, tau).values
@@ -129,6 +131,7 @@ def test_compare_ur5_with_effort_saturates_in_every_run_alike():
         e = s["engines"][name]["effort"]
         assert e["verdict"] == "PASS" and e["checks"] > 0 and e["saturated_steps"][1] > 0
         assert e["above_limit_steps"] == [0] * 6
+        assert e["native"].startswith("not applied")  # the engine's config: it steps tau unclamped
         # the engine saturates where the reference does, up to a few steps at the clip's kink
         assert abs(e["saturated_steps"][1] - e["reference_saturated_steps"][1]) <= 2
         assert s["engines"][name]["trajectory"]["verdict"] == "PASS"

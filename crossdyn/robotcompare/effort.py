@@ -68,10 +68,10 @@ EFFORT_SATURATION = 0.8
 the largest fraction of its effort is clipped at this fraction of its demand's peak (its top 20 % cut off)."""
 
 NATIVE = ("not run: every file engine loads the file without its actuators and steps tau as a generalized force, "
-          "unclamped (its config's effort_limits; measured per joint by "
-          "crossdyn.robotcompare.effort.file_effort_check, tests/test_robot_effort.py), so crossdyn applies the law "
-          "itself, identically in every run")
-"""The ``native`` entry of a robot file's ``effort`` group: no engine enforces the file's effort natively here."""
+          "unclamped (measured per joint by crossdyn.robotcompare.effort.file_effort_check, "
+          "tests/test_robot_effort.py), so crossdyn applies the law itself, identically in every run")
+"""The ``native`` entry of a robot file's ``effort`` group where the engine's config says nothing of it: no engine
+enforces the file's effort natively here."""
 
 
 @dataclass(frozen=True)
@@ -127,12 +127,15 @@ def effort_law(model: RobotModel, feedforward: np.ndarray) -> EffortLaw | None:
     return EffortLaw(effort, scale, model.joints[j].name, float(share[j]))
 
 
-def file_effort_group(model: RobotModel, law: EffortLaw, tau: np.ndarray, reference_tau: np.ndarray):
+def file_effort_group(model: RobotModel, law: EffortLaw, tau: np.ndarray, reference_tau: np.ndarray,
+                      native: str | None = None):
     """The ``effort`` group of one engine's driven run under the law: ``tau`` (steps, n) the torques it applied, the
     reference's ``reference_tau``.  Per joint with a limit: the steps at ±limit exactly (a check each), and the
     applied torques beyond it (|τ_j| > limit_j: the clip not exact, FAIL); reported beside: the reference's saturated
     steps, each joint's peak |τ| and the largest excess max(|τ_j| − limit_j, 0) per unit (0 when exact)
-    (:func:`crossdyn.comparison.groups.effort.judged_saturation`, the planar arms' verdict)."""
+    (:func:`crossdyn.comparison.groups.effort.judged_saturation`, the planar arms' verdict).  ``native``: what the
+    engine's config says of the file's effort limits (``effort_limits``), reported as the group's ``native`` with
+    crossdyn's own clip beside it (:data:`NATIVE` where it says nothing)."""
     from crossdyn.comparison.groups.effort import judged_saturation
     from crossdyn.conventions import by_unit
 
@@ -155,7 +158,8 @@ def file_effort_group(model: RobotModel, law: EffortLaw, tau: np.ndarray, refere
                                          for j in range(model.n)],
            "above_limit_steps": above, "max_abs_torque": [float(x) for x in peak],
            "clip_excess_per_joint": excess, "max_abs_error_by_unit": by_unit(excess, rot, "effort"),
-           "clip_tolerance": 0.0, "native": NATIVE}
+           "clip_tolerance": 0.0,
+           "native": NATIVE if native is None else f"{native}; crossdyn applies the law itself, identically in every run"}
 
     def unsaturated() -> str:
         parts = "; ".join(f"joint {j.name!r} max |tau| {peak[k]:.4g} against its limit {limit[k]:.4g}"

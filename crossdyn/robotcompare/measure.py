@@ -237,7 +237,7 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     if job.effort is not None:
         from crossdyn.robotcompare.effort import file_effort_group
 
-        record.add(file_effort_group(job.model, job.effort, driven.tau, job.taus))
+        record.add(file_effort_group(job.model, job.effort, driven.tau, job.taus, record.config.get("effort_limits")))
     _judge_ambiguity(record, spec, job, values)
 
 
