@@ -135,6 +135,9 @@ def test_compare_ur5_with_effort_saturates_in_every_run_alike():
         # the engine saturates where the reference does, up to a few steps at the clip's kink
         assert abs(e["saturated_steps"][1] - e["reference_saturated_steps"][1]) <= 2
         assert s["engines"][name]["trajectory"]["verdict"] == "PASS"
+    native = s["effort_law"]["native"]          # MuJoCo's own enforcement characterised, reported beside
+    assert list(native) == ["mujoco-rk4@damping=false@native_effort=true"] and all(native[list(native)[0]]["clamps"])
+    assert any(n.startswith("effort natively (reported, not judged)") for n in s["notes"])
     assert s["checks"]["effort"] == sum(s["engines"][n]["effort"]["checks"] for n in ("pinocchio", "mujoco-rk4"))
 
 

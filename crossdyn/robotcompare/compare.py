@@ -191,7 +191,22 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     summary["stability"] = _stability(plan)
     if opt.effort:
         summary["effort_law"] = _effort_law(plan)
+        if plan.effort_law is not None:
+            _native_effort(summary, job, specs)
     return RobotComparison(model, job, plan.desired, results, summary)
+
+
+def _native_effort(summary: dict, job: RobotJob, specs: list[str]) -> None:
+    """``--effort``: each MuJoCo engine of the run characterised in native mode (``@native_effort=true``), into
+    ``effort_law.native`` and a note (:func:`crossdyn.robotcompare.effort.native_modes`)."""
+    from crossdyn.robotcompare.effort import native_line, native_modes
+    from crossdyn.robotcompare.measure import build_file_engine
+
+    native = native_modes(job.model, specs, lambda spec, dt: build_file_engine(spec, job.file_model(spec), dt))
+    summary["effort_law"]["native"] = native
+    line = native_line(native)
+    if line is not None:
+        summary["notes"].append(line)
 
 
 def _effort_law(plan: MotionPlan) -> dict:

@@ -167,3 +167,53 @@ def file_effort_group(model: RobotModel, law: EffortLaw, tau: np.ndarray, refere
         return f"no joint saturated in this run: {parts}"
 
     return judged_saturation(out, saturated, unsaturated, sum(above))
+
+
+NATIVE_ENGINES = ("mujoco", "mujoco-euler", "mujoco-rk4", "mujoco-implicit", "mujoco-implicitfast")
+"""File engines that can clamp the file's effort themselves (``@native_effort=true``: a motor per joint with
+``forcerange``); ``--effort`` characterises each one that runs (:func:`native_modes`)."""
+
+NATIVE_DT = 1e-4
+"""The native check's step (s): :func:`file_effort_check`'s (a multi-stage scheme's first step from rest averages the
+acceleration over the step)."""
+
+
+def native_modes(model: RobotModel, specs, build) -> dict[str, dict]:
+    """Per engine of ``specs`` (its name before any ``@``) in :data:`NATIVE_ENGINES`: its native mode
+    ``NAME@damping=false@native_effort=true`` (``build(spec, dt)`` makes it, on the file of that engine) given twice
+    each joint's *file* effort for one step (:func:`file_effort_check`): {"engine", "clamps" per joint, "joints",
+    "accel_error_clamped_fraction": the largest |q̈ − q̈_clamped| / |q̈_clamped − q̈_unclamped|} or {"failed": why}.
+    Reported, not judged, as the planar arms' native effort."""
+    out: dict[str, dict] = {}
+    for name in dict.fromkeys(s.split("@", 1)[0] for s in specs):
+        if name not in NATIVE_ENGINES:
+            continue
+        spec = f"{name}@damping=false@native_effort=true"
+        try:
+            engine = build(spec, NATIVE_DT)
+            try:
+                rows = file_effort_check(engine, model)
+            finally:
+                engine.close()
+        except Exception as e:  # noqa: BLE001 — the engine's library: reported beside, the comparison stands
+            out[spec] = {"failed": f"{type(e).__name__}: {e}"}
+            continue
+        out[spec] = {"joints": [r["joint"] for r in rows], "clamps": [r["clamps"] for r in rows],
+                     "accel_error_clamped_fraction": max((r["accel_error_clamped"] / r["separation"] for r in rows),
+                                                         default=None)}
+    return out
+
+
+def native_line(native: dict[str, dict]) -> str | None:
+    """The note on :func:`native_modes` (None when no engine was characterised)."""
+    parts = []
+    for spec, r in native.items():
+        if "failed" in r:
+            parts.append(f"{spec}: failed ({r['failed']})")
+        else:
+            parts.append(f"{spec} clamps on {sum(r['clamps'])} of {len(r['clamps'])} joints (its acceleration "
+                         f"{r['accel_error_clamped_fraction']:.2g} of the clamped-unclamped gap from the clamped one)")
+    if not parts:
+        return None
+    return ("effort natively (reported, not judged): given twice each joint's file effort for one step from rest, "
+            + "; ".join(parts) + ". The runs above use crossdyn's clip on unclamped stepping in every engine")
