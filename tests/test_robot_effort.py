@@ -130,3 +130,19 @@ def test_float32_file_engines_apply_twice_the_effort_unclamped(spec, library):
         engine.close()
     assert len(rows) == 6
     assert all(not r["clamps"] and r["accel_error_unclamped"] <= 1e-4 * r["separation"] for r in rows), rows
+
+
+@pytest.mark.parametrize("spec", ["mujoco", "mujoco-rk4"])
+@pytest.mark.parametrize("path", [robot_files.erd_ur5_urdf, robot_files.menagerie_ur5e_xml])
+def test_mujoco_native_effort_clamps_to_the_files_effort(spec, path):
+    """The knob that switches MuJoCo's own effort enforcement on (``native_effort=true``: a plain motor per joint,
+    ``forcerange`` = ±effort, τ as ``ctrl``; Menagerie's default class, a servo, overridden): given twice each
+    joint's effort, the acceleration is the clamped torque's (measured ≤ 5e-15 of the clamped–unclamped gap under
+    Euler, ≤ 5.4e-7 under RK4, whose first step from rest averages the acceleration over its stages; bound 1e-4,
+    the unclamped check's above), where the default applies it unclamped (test above): the knob matters."""
+    rows, config = _check(spec + "@native_effort=true", path())
+    assert config["effort_limits"].startswith("applied natively")
+    assert len(rows) == 6
+    for r in rows:
+        assert r["clamps"], r
+        assert r["accel_error_clamped"] <= 1e-4 * r["separation"], r

@@ -53,6 +53,10 @@ def add_parser(sub) -> None:
                    help="with --batch: each L, m, Lc/L, J scaled by U[1-F, 1+F] (default 0.2)")
     p.add_argument("--precision", default="highest", metavar="P",
                    help="with --batch: JAX/MJX matmul precision, highest (default), high or default (TF32 on GPUs)")
+    p.add_argument("--effort", action="store_true", help="tau = clip(tau_cmd, -effort, effort) per joint in every "
+                   "engine and the reference, the effort group judged; a robot file or spatial arm: its limits scaled "
+                   "by one factor so that the default motion saturates a joint (default: unclipped); a planar arm "
+                   "with effort limits: what runs anyway; an arm without effort limits: exit 2")
     sandbox_options.add_sandbox_options(p)       # user:FILE engines run sandboxed (crossdyn.sandbox)
     # None: 3 s on an arm, ROBOT_DURATION on a robot file; dt None: 1 ms (a robot file may choose a stable one)
     p.set_defaults(func=cmd_compare, duration=None, dt=None)
@@ -449,6 +453,8 @@ def cmd_compare(args) -> int:
         from crossdyn.cli.robot_compare import cmd_compare_spatial
 
         return cmd_compare_spatial(spec, args)  # its URDF and MJCF: crossdyn.robotcompare.spatial
+    if getattr(args, "effort", False) and not spec.has_effort:  # a planar arm: the law runs wherever it has limits
+        raise _usage(f"--effort: {args.arm} states no effort limit (a link's effort = ..., N m); add one or drop it")
     if args.duration is None:
         args.duration = 3.0
     if args.batch is not None:

@@ -2,7 +2,7 @@
 
 ``crossdyn compare`` hands an ARM ending in ``.urdf``, ``.xml`` or ``.mjcf`` here (:func:`is_robot_file`), and a
 spatial arm (a spatial preset or a TOML with ``[arm] kind = "spatial"``: :func:`cmd_compare_spatial`, its URDF and
-MJCF written into the run's folder); the planar path is untouched.  Options read: ``--engines`` (file engines, ``name@key=value,…``), ``--duration``,
+MJCF written into the run's folder); the planar path is untouched.  Options read: ``--engines`` (file engines, ``name@key=value,…``), ``--effort``, ``--duration``,
 ``--dt``, ``--states``, ``--seed``, ``--native`` (:mod:`crossdyn.robotcompare.limits`), ``--tolerances``, ``--out``, ``--quiet``, ``--json``, ``--no-plots``; the
 planar-only options are refused with exit 2 naming them.  Exit statuses as every command (0 PASS, 1 FAIL,
 3 INCONCLUSIVE, 2 bad input naming the file, element and value).
@@ -98,13 +98,25 @@ def cmd_compare_robot(args) -> int:
     singular = singular_mass_message(model)
     if singular is not None:  # forward dynamics undefined: exit 2 naming the file and the cause, no traceback
         raise InputError(f"compare: {singular}", where=args.arm)
+    _check_effort(args, model)
     return _run(args, model, None, Path(args.arm).stem)
+
+
+def _check_effort(args, model) -> None:
+    """``--effort`` on a robot (file or spatial arm) none of whose joints states an effort limit: exit 2 naming it."""
+    from crossdyn.robotcompare.motion import effort_limits
+
+    if getattr(args, "effort", False) and not any(math.isfinite(e) for e in effort_limits(model)):
+        raise UsageError(f"--effort: {args.arm} states no effort limit on any joint (URDF <limit effort>, MJCF "
+                         "actuatorfrcrange or an actuator's forcerange, a spatial spec's joint effort); drop --effort",
+                         "--effort", args.arm)
 
 
 def cmd_compare_spatial(spec, args) -> int:
     """``compare NAME|SPEC.toml`` on a spatial arm (:mod:`crossdyn.robotcompare.spatial`): its URDF and MJCF
     written into the run's folder, every engine on one of them, the reference the spec's own model."""
     _check_args(args)
+    _check_effort(args, spec.to_robot_model())
     return _run(args, None, spec, spec.name)
 
 
@@ -121,7 +133,7 @@ def _run(args, model, spec, stem: str) -> int:
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     opt = RobotCompareOptions(engines=engines, duration=args.duration, dt=args.dt, n_states=args.states,
                               seed=args.seed, tolerances=tol, progress=progress,
-                              native=bool(getattr(args, "native", False)),
+                              native=bool(getattr(args, "native", False)), effort=getattr(args, "effort", False),
                               choose_dt=not getattr(args, "dt_given", True))
     if spec is not None:
         from crossdyn.robotcompare.spatial import compare_spatial

@@ -92,7 +92,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say,
     static = _static_states(model, opt.n_states, opt.seed)
     scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
     job = RobotJob(model, plan.dt, plan.duration, plan.taus, q0, qd0, plan.reference, static, scale,
-                   motion.energy_scale(model), opt.tolerances, files, plan.law)
+                   motion.energy_scale(model), opt.tolerances, files, plan.law, plan.effort_law)
     return job, plan
 
 
@@ -192,6 +192,10 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     summary["stability"] = _stability(plan)
     if limits is not None:
         summary["limits"] = limits
+    if opt.effort:
+        summary["effort_law"] = _effort_law(plan)
+        if plan.effort_law is not None:
+            _native_effort(summary, job, specs)
     return RobotComparison(model, job, plan.desired, results, summary)
 
 
@@ -204,6 +208,36 @@ def _native_limits(job: RobotJob, specs: list[str], opt: RobotCompareOptions, ou
     out.inconclusive.extend(inconclusive)
     out.failures.extend(failures)
     return section
+
+
+def _native_effort(summary: dict, job: RobotJob, specs: list[str]) -> None:
+    """``--effort``: each MuJoCo engine of the run characterised in native mode (``@native_effort=true``), into
+    ``effort_law.native`` and a note (:func:`crossdyn.robotcompare.effort.native_modes`)."""
+    from crossdyn.robotcompare.effort import native_line, native_modes
+    from crossdyn.robotcompare.measure import build_file_engine
+
+    native = native_modes(job.model, specs, lambda spec, dt: build_file_engine(spec, job.file_model(spec), dt))
+    summary["effort_law"]["native"] = native
+    line = native_line(native)
+    if line is not None:
+        summary["notes"].append(line)
+
+
+def _effort_law(plan: MotionPlan) -> dict:
+    """The summary's ``effort_law`` entry (``--effort``): tau = clip(tau_law, -limit, limit) per joint, the limits
+    (None: the joint has none), the file's, the factor s and the joint it was chosen on
+    (:func:`crossdyn.robotcompare.effort.effort_law`)."""
+    law = plan.effort_law
+    if law is None:
+        return {"applied": False, "reason": "no joint of the file states an effort limit"}
+    from crossdyn.robotcompare.effort import EFFORT_SATURATION
+
+    def listed(x):
+        return [float(v) if np.isfinite(v) else None for v in x]
+
+    return {"applied": True, "law": "tau = clip(tau_law, -limit, limit) per joint, in every run",
+            "limit": listed(law.limit), "file_effort": listed(law.file_effort), "scale": law.scale,
+            "scaled_on_joint": law.joint, "demand_fraction": law.demand, "saturation_fraction": EFFORT_SATURATION}
 
 
 def _outcome(results: dict[str, EngineRun], interrupted: bool, job: RobotJob, diverged: set[str]) -> Outcome:

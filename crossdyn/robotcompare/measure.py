@@ -78,6 +78,9 @@ class RobotJob:
     law: Callable[[int, np.ndarray, np.ndarray], np.ndarray] | None = None
     """The feedback law every run applies on its own state at each hold interval (τ_k = law(k, q_k, q̇_k), the
     reference's: :class:`crossdyn.robotcompare.motion.TrackingLaw`); None: ``taus`` open loop."""
+    effort: Any = None
+    """``--effort``: the law's :class:`~crossdyn.robotcompare.effort.EffortLaw` (its clip is in ``law``), whose
+    ``effort`` group each engine's driven run gets; None: no effort group."""
 
     def file_model(self, spec: str) -> RobotModel:
         """The model (and file) engine ``spec`` loads."""
@@ -231,6 +234,10 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
         record.add(group)
     record.add(energy_of_file(driven, side.half, job, side))
     record.add(energy.speed_group(wall, max(len(job.taus), 1)))
+    if job.effort is not None:
+        from crossdyn.robotcompare.effort import file_effort_group
+
+        record.add(file_effort_group(job.model, job.effort, driven.tau, job.taus, record.config.get("effort_limits")))
     _judge_ambiguity(record, spec, job, values)
 
 

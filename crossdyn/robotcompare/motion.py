@@ -147,18 +147,30 @@ class TrackingLaw:
     """(steps, n, n): M_ref(q_d(t_k)), armature included."""
     q_d: np.ndarray
     v_d: np.ndarray
+    limit: np.ndarray | None = None
+    """Per joint the effort law's limit e_j (N m or N; inf: none): τ_k = clip(law, −e, e) (:func:`clip_effort`);
+    None (the default run): unclipped."""
 
     def __call__(self, k: int, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        return self.feedforward[k] + self.inertia[k] @ (KP * (self.q_d[k] - q) + KD * (self.v_d[k] - qd))
+        tau = self.feedforward[k] + self.inertia[k] @ (KP * (self.q_d[k] - q) + KD * (self.v_d[k] - qd))
+        return tau if self.limit is None else clip_effort(tau, self.limit)
 
 
-def tracking_law(model: RobotModel, motion: DesiredMotion, dt: float, steps: int) -> TrackingLaw:
-    """The :class:`TrackingLaw` for ``steps`` steps of ``dt`` (module docstring)."""
+def clip_effort(tau: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """crossdyn's effort law, the planar arms' applied mode (:mod:`crossdyn.drive.runner`): τ_applied,j =
+    clip(τ_j, −e_j, e_j), per joint; e_j = inf leaves joint j unclipped.  A saturated entry is ±e_j exactly."""
+    return np.clip(np.asarray(tau, float), -limit, limit)
+
+
+def tracking_law(model: RobotModel, motion: DesiredMotion, dt: float, steps: int,
+                 limit: np.ndarray | None = None) -> TrackingLaw:
+    """The :class:`TrackingLaw` for ``steps`` steps of ``dt`` (module docstring); ``limit``: its effort law's
+    per-joint limits (None: unclipped)."""
     from crossdyn.spatial import crba
 
     q_d, v_d, _ = motion.at(np.arange(steps) * dt)
     M = np.asarray(crba(model, q_d, armature=True), float).reshape(steps, model.n, model.n)
-    return TrackingLaw(torque_sequence(model, motion, dt, steps), M, q_d, v_d)
+    return TrackingLaw(torque_sequence(model, motion, dt, steps), M, q_d, v_d, limit)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,10 @@ class RobotCompareOptions:
     """Where explicit stepping at ``dt`` is predicted unstable on the file's damping (a light body behind a damped
     joint), use the largest stable dt/2ᵏ instead (:mod:`crossdyn.robotcompare.plan`); False (the user gave --dt):
     keep ``dt``, warn, and call a diverging engine INCONCLUSIVE (unstable step)."""
+    effort: bool = False
+    """``--effort``: every run's tracking torque clipped to the file's effort limits (scaled so that the motion
+    saturates a joint; :mod:`crossdyn.robotcompare.effort`) and the ``effort`` group judged; False: unclipped, as
+    the engines step the file (the default motion kept within 90 % of the limits)."""
     tolerances: Tolerances = field(default_factory=Tolerances)
     native: bool = False
     """``compare ROBOT --native``: after the comparison, every engine family that enforces joint limits by itself

@@ -25,6 +25,7 @@ import numpy as np
 from crossdyn.comparison.result import EngineRun, MetricResult, judge
 from crossdyn.robots.model import RobotModel
 from crossdyn.robotcompare import motion, runs, stability
+from crossdyn.robotcompare.effort import EffortLaw, effort_law
 from crossdyn.status import RunStatus, Verdict
 
 MAX_STEPS_FACTOR = 4
@@ -50,6 +51,8 @@ class MotionPlan:
     notes: tuple[str, ...]
     effort: motion.EffortApproach | None = None
     """How close the reference's torques came to the file's effort limits (None: no joint has one)."""
+    effort_law: EffortLaw | None = None
+    """``--effort``: the law clipping every run's torque (None: unclipped)."""
 
 
 def _step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration: float, choose: bool,
@@ -79,15 +82,20 @@ def _step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration:
     return new, steps * new, pred, False, [note]
 
 
-def _track(model: RobotModel, desired: motion.DesiredMotion, dt: float, steps: int):
+def _track(model: RobotModel, desired: motion.DesiredMotion, dt: float, steps: int, effort: bool = False):
     """The reference tracking ``desired``, the torques it applied (padded with the feedforward past a reference
-    that stopped) and the law."""
+    that stopped), the law and, with ``effort``, its effort law (:func:`crossdyn.robotcompare.effort.effort_law`,
+    chosen on this motion's feedforward; None without)."""
     q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
     law = motion.tracking_law(model, desired, dt, steps)
+    clip = effort_law(model, law.feedforward) if effort else None
+    if clip is not None:
+        law = replace(law, limit=clip.limit)
     ref, taus = runs.track(model, law, steps, q0, qd0, dt)
     if len(taus) < steps:
-        taus = np.concatenate([taus.reshape(-1, model.n), law.feedforward[len(taus):]])
-    return ref, taus, law
+        rest = law.feedforward[len(taus):]
+        taus = np.concatenate([taus.reshape(-1, model.n), rest if clip is None else motion.clip_effort(rest, clip.limit)])
+    return ref, taus, law, clip
 
 
 def _fits(model: RobotModel, reference, taus: np.ndarray, hold: motion.EffortApproach | None):
@@ -131,8 +139,9 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
         say(f"[{model.name}] reference: crossdyn's spatial model (ABA, armature and damping as the file states), "
             f"DOP853 (rtol = atol = {runs.REFERENCE_RTOL:g}) restarted each step, {duration:g} s at dt = {dt:g} s, "
             f"tracking the multi-sine (feedforward + PD)" + (f" (amplitudes x {0.5 ** attempt:g})" if attempt else ""))
-        reference, taus, law = _track(model, desired, dt, steps)
+        reference, taus, law, clip = _track(model, desired, dt, steps, opt.effort)
         approach, inside, effort, within = _fits(model, reference, taus, hold)
+        within = within or clip is not None  # --effort: the law clips the torques, by design past the limits
         if inside and within and reference.status == "ok":
             break
         why.append("limits" if not inside else "effort limits" if not within else "limits (the reference stopped)")
@@ -147,9 +156,10 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
     else:
         what += (f"; the reference stays {'inside' if inside else 'NOT inside'} the file's limits with a margin of "
                  f"{100 * motion.LIMIT_MARGIN:g} % of each range: {approach.line()}")
-    what += _effort_note(effort, hold)
+    what += _effort_note(effort, hold) if clip is None else ""
+    notes = notes if clip is None else [clip.line(), *notes]
     return MotionPlan(dt, duration, desired, law, reference, taus, approach, inside, pred, unstable,
-                      tuple([what, *notes]), effort)
+                      tuple([what, *notes]), effort, clip)
 
 
 def unstable_step(results: Mapping[str, EngineRun], plan: MotionPlan) -> tuple[dict[str, EngineRun], set[str]]:

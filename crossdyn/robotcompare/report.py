@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from crossdyn.reporting.blocks.robot import GROUPS, figures
+from crossdyn.reporting.blocks.robot import figures, groups_of
 from crossdyn.robotcompare.compare import RobotComparison, as_json_safe
 
 
@@ -40,18 +40,20 @@ def units_line(summary: dict) -> str | None:
 def verdict_rows(summary: dict) -> list[list[str]]:
     """One row per engine: its name, run status, and a :func:`cell` per judged group (the reason if not run)."""
     rows = []
+    groups = groups_of(summary)
     for name, e in summary["engines"].items():
-        if e["status"] != "ok" and not any(isinstance(e.get(g), dict) for g in GROUPS):
-            rows.append([name, e["status"], e.get("reason", "")] + [""] * (len(GROUPS) - 1))
+        if e["status"] != "ok" and not any(isinstance(e.get(g), dict) for g in groups):
+            rows.append([name, e["status"], e.get("reason", "")] + [""] * (len(groups) - 1))
         else:
-            rows.append([name, e["status"]] + [cell(e, g) for g in GROUPS])
+            rows.append([name, e["status"]] + [cell(e, g) for g in groups])
     return rows
 
 
 def format_table(summary: dict) -> str:
     """The terminal table: one line per engine (the reason an engine did not run below it)."""
-    head = ["engine", "run"] + list(GROUPS)
-    rows = [head] + [r if r[1] == "ok" or r[3] else r[:2] + ["-"] * len(GROUPS) for r in verdict_rows(summary)]
+    groups = groups_of(summary)
+    head = ["engine", "run"] + list(groups)
+    rows = [head] + [r if r[1] == "ok" or r[3] else r[:2] + ["-"] * len(groups) for r in verdict_rows(summary)]
     reasons = [f"  {name}: {e['status']}: {e.get('reason', '')}" for name, e in summary["engines"].items()
                if e["status"] != "ok"]
     widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(head))]

@@ -9,6 +9,8 @@ against its effort and a profile that saturates one (:func:`crossdyn.comparison.
 an engine honours the limit natively is reported beside (``native``), not judged: no engine is driven natively."""
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 import numpy as np
 
 from crossdyn.comparison.containment import engine_code
@@ -32,11 +34,24 @@ def effort_group(engine, driven, spec=None, q0=None) -> MetricResult:
            "limit_nm": info.get("limit_nm"), "saturated_steps": info.get("saturated_steps"),
            "max_abs_torque_nm": [float(x) for x in max_tau],
            "native": native, "native_ignored_joints": [r["joint"] for r in native if not r["honoured"]]}
-    if sum(saturated):
-        return MetricResult("effort", judge(out, True, sum(saturated)))
     spec = spec if spec is not None else engine.spec
-    because = effort_reason(spec, max_tau, driven.q[0] if q0 is None else q0)
-    return MetricResult("effort", judge(out, Verdict.INCONCLUSIVE, 0, because))
+    return judged_saturation(out, saturated, lambda: effort_reason(spec, max_tau, driven.q[0] if q0 is None else q0))
+
+
+def judged_saturation(out: dict, saturated: Sequence[int], unsaturated: Callable[[], str],
+                      above: int = 0) -> MetricResult:
+    """The ``effort`` group's verdict on ``out`` (the planar arms' and the robot files' alike): a check is a step at
+    which a joint's applied torque sat at its limit (``saturated``: the count per joint); ``above`` applied torques
+    beyond the limit (the clip not exact: |τ_j| > e_j) FAIL; no saturated step is INCONCLUSIVE, ``unsaturated()``
+    saying why."""
+    checks = int(sum(saturated))
+    if above:
+        return MetricResult("effort", judge(out, False, checks + int(above),
+                                            f"{above} applied torque(s) beyond the effort limit: the clip "
+                                            "tau = clip(tau_cmd, -effort, effort) was not applied exactly"))
+    if checks:
+        return MetricResult("effort", judge(out, True, checks))
+    return MetricResult("effort", judge(out, Verdict.INCONCLUSIVE, 0, unsaturated()))
 
 
 def effort_note(runs) -> str | None:

@@ -21,6 +21,8 @@ are off; gravity is the model's (``opt.gravity``); the file's armature is kept (
 ``damping``) and ``integrator`` (the engine name's: ``mujoco`` Euler with ``eulerdamp`` disabled, ``mujoco-rk4`` RK4,
 as on a planar arm), τ in ``qfrc_applied``, MuJoCo's autoreset disabled (a divergence stays visible); ``eulerdamp``
 and ``autoreset`` are knobs of the same names and meaning as the planar adapter's and the batched runner's.
+``native_effort=true`` steps τ as ``ctrl`` of a plain motor per joint (gear 1, ``forcerange`` = ±the file's effort,
+added with ``MjSpec``): MuJoCo then clamps it natively (off: τ in ``qfrc_applied``, unclamped, as every file engine).
 """
 from __future__ import annotations
 
@@ -68,6 +70,10 @@ class MuJoCoFileOptions(FileOptions):
     autoreset: bool = False
     """MuJoCo's silent reset of the state on a bad acceleration (True: MuJoCo's default; off: mjDSBL_AUTORESET, so
     that a divergence stays visible), as the planar adapter's knob."""
+    native_effort: bool = False
+    """Step τ through a motor per joint (gear 1, ``forcerange`` = ±the file's effort where it states one, added with
+    ``MjSpec``), τ as ``ctrl``: MuJoCo clamps the actuator force to the file's effort itself (native mode).  Off
+    (crossdyn's setting): τ in ``qfrc_applied``, unclamped, the stepping contract of every file engine."""
 
 
 def urdf_block(opt: MuJoCoFileOptions) -> ET.Element:
@@ -103,6 +109,8 @@ class MuJoCoFileEngine(FileEngine):
             if any(w in str(e) for w in REFUSALS):  # MuJoCo refuses what the file states: unsupported, not failed
                 raise EngineUnsupported(f"mujoco: refuses {model.source}: {' '.join(str(e).split())}") from None
             raise EngineError(f"mujoco: could not load {model.source}: {e}") from None
+        if opt.native_effort:
+            self.ms = self._with_motors()
         m = self.m
         types = set(int(t) for t in m.jnt_type)
         if m.nv != m.njnt or not types <= {int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)}:
@@ -142,6 +150,26 @@ class MuJoCoFileEngine(FileEngine):
             names[int(m.jnt_dofadr[j])] = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or ""
         self.set_joint_order(names)
         self._qadr = np.array([int(m.jnt_qposadr[j]) for j in np.argsort(m.jnt_dofadr)])
+
+    def _with_motors(self):
+        """The stepping model with a motor on every joint (``native_effort``): gear 1, force-limited to ±the file's
+        effort where the model states one in (0, 1e9) (crossdyn's writer's 1e9 is none)."""
+        mj = self.mj
+        spec = mj.MjSpec.from_file(str(self.prepared.path))
+        effort = {j.name: j.effort for j in self.model.joints}
+        for joint in spec.joints:
+            act = spec.add_actuator()
+            act.name, act.target, act.trntype = f"crossdyn_motor_{joint.name}", joint.name, mj.mjtTrn.mjTRN_JOINT
+            act.gear[0] = 1.0  # a plain motor whatever the file's default class says (Menagerie's: a servo)
+            act.dyntype, act.gaintype, act.biastype = mj.mjtDyn.mjDYN_NONE, mj.mjtGain.mjGAIN_FIXED, mj.mjtBias.mjBIAS_NONE
+            act.gainprm[:] = 0.0
+            act.gainprm[0] = 1.0
+            act.biasprm[:] = 0.0
+            act.ctrllimited = mj.mjtLimited.mjLIMITED_FALSE
+            e = effort.get(joint.name)
+            if e is not None and 0 < e < 1e9:
+                act.forcelimited, act.forcerange = mj.mjtLimited.mjLIMITED_TRUE, [-e, e]
+        return spec.compile()
 
     def _mass_matrix(self, Q: np.ndarray) -> np.ndarray:
         mj, m, d = self.mj, self.m, self.d
@@ -192,7 +220,11 @@ class MuJoCoFileEngine(FileEngine):
         self.ds.qvel[:] = self.to_engine(np.reshape(np.asarray(qd, dtype=float), (1, self.n)))[0]
 
     def step(self, tau: np.ndarray) -> None:
-        self.ds.qfrc_applied[:] = self.to_engine(np.reshape(np.asarray(tau, dtype=float), (1, self.n)))[0]
+        tau = self.to_engine(np.reshape(np.asarray(tau, dtype=float), (1, self.n)))[0]
+        if self.options.native_effort:  # motor k drives joint trnid[k]: ctrl in the motors' order
+            self.ds.ctrl[:] = tau[self.ms.jnt_dofadr[self.ms.actuator_trnid[:, 0]]]
+        else:
+            self.ds.qfrc_applied[:] = tau
         self.mj.mj_step(self.ms, self.ds)
 
     def state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -237,6 +269,9 @@ class MuJoCoFileEngine(FileEngine):
                 "damping_in_file": {j: float(self.file_damping[i]) for j, i in by.items()},
                 "frictionloss_in_file": {j: float(self.file_frictionloss[i]) for j, i in by.items()},
                 "eulerdamp": opt.eulerdamp, "autoreset": opt.autoreset,
+                **({"effort_limits": "applied natively (native_effort=true): tau as ctrl of a motor per joint, gear 1, "
+                                     "forcerange = +/-the file's effort: MuJoCo clamps it"} if opt.native_effort else {}),
                 "stepping": f"mj_step, {opt.integrator} (eulerdamp {'on' if opt.eulerdamp else 'disabled'}, "
-                            f"autoreset {'on' if opt.autoreset else 'disabled'}), tau in qfrc_applied, the file's "
+                            f"autoreset {'on' if opt.autoreset else 'disabled'}), tau in "
+                            f"{'ctrl (motors, native_effort)' if opt.native_effort else 'qfrc_applied'}, the file's "
                             "springs " + ("and damping" if opt.damping else "(damping off: mjDSBL_DAMPER)")}

@@ -43,6 +43,9 @@ class MuJoCoWarpFileEngine(MuJoCoFileEngine):
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, **kw: Any):
         super().__init__(model, dt, options, **kw)
+        if self.options.native_effort:
+            raise EngineError("mujoco-warp: option native_effort=true: the Warp adapter steps tau in qfrc_applied only "
+                              "(it takes: " + ", ".join(self.option_names()) + ")")
         if self.options.autoreset:
             raise EngineError("mujoco-warp: option autoreset=true: MuJoCo Warp has no autoreset (it never resets a "
                               "world; it takes: " + ", ".join(self.option_names()) + ")")

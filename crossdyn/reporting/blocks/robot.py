@@ -21,14 +21,23 @@ from crossdyn.reporting.blocks.text import fmt, folded, result_cell
 GROUPS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", "energy")
 """The judged metric groups, in the table's order."""
 
+EFFORT = "effort"
+"""The group judged only under ``--effort`` (a column of its own where an engine has it)."""
+
+
+def groups_of(summary: dict) -> tuple[str, ...]:
+    """:data:`GROUPS`, and ``effort`` where an engine of ``summary`` has that group (``compare ROBOT --effort``)."""
+    has = any(isinstance(e.get(EFFORT), dict) for e in summary["engines"].values())
+    return GROUPS + ((EFFORT,) if has else ())
+
 HEADLINE = {"trajectory": ("max_abs_error_rad", "rad"), "inverse_dynamics": ("max_abs_error_nm", "N m"),
             "forward_dynamics": ("max_abs_error", "rad/s^2"), "mass_matrix": ("max_abs_error", "kg m^2"),
-            "energy": ("work_energy_residual_rel", "of E_scale")}
+            "energy": ("work_energy_residual_rel", "of E_scale"), "effort": ("clip_excess", "N m")}
 """Each group's headline error and its unit where the group has no ``max_abs_error_by_unit`` (energy; a document
 written before units by joint type, every joint taken as revolute)."""
 
 TOLERANCE = {"trajectory": "tolerance_rad", "inverse_dynamics": "tolerance_nm", "forward_dynamics": "tolerance",
-             "mass_matrix": "tolerance", "energy": "work_energy_tolerance"}
+             "mass_matrix": "tolerance", "energy": "work_energy_tolerance", "effort": "clip_tolerance"}
 """Each group's tolerance in its values (one number for every joint, each in its own unit)."""
 
 PER_JOINT = {"trajectory": ("max_abs_error_per_joint_rad", "position", "|q − q_ref|"),
@@ -77,8 +86,9 @@ def robot_summary_blocks(summary: dict) -> list[tuple]:
     a :func:`robot_cell` per judged group and the reason of a run that did not finish."""
     eng = summary["engines"]
     reasons = any(v.get("reason") for v in eng.values())
+    groups = groups_of(summary)
     rows = [[k, v["status"]] + [robot_cell(g, v[g]) if isinstance(v.get(g), dict) and "verdict" in v[g] else "–"
-                                for g in GROUPS] + ([v.get("reason") or ""] if reasons else [])
+                                for g in groups] + ([v.get("reason") or ""] if reasons else [])
             for k, v in eng.items()]
     return [("h", 2, "Summary"),
             ("p", f"{summary['robot']} read from {summary['file']} ({summary['format']}, {joint_kinds(summary)}), "
@@ -89,7 +99,7 @@ def robot_summary_blocks(summary: dict) -> list[tuple]:
                   "a revolute joint's errors in rad (τ in N m, q̈ in rad/s²), a prismatic joint's in m (N, m/s²); "
                   "one tolerance bounds every joint's error in that joint's own unit. run: did the engine run to the "
                   "end (ok, diverged, failed, skipped, unsupported)."),
-            ("table", ["engine", "run"] + [g.replace("_", " ") for g in GROUPS] + (["reason"] if reasons else []),
+            ("table", ["engine", "run"] + [g.replace("_", " ") for g in groups] + (["reason"] if reasons else []),
              rows)]
 
 
