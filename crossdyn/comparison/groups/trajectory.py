@@ -261,6 +261,17 @@ def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
     return rng, tol.trajectory_bound_fraction * max(rng, tol.trajectory_bound_floor_rad)
 
 
+def _ranges(driven, reference) -> list[float] | None:
+    """Each joint's range over the compared run of the reference (the joint whose range sets the bound), or
+    None where it has no finite sample."""
+    k = min(len(driven.q), len(reference.q))
+    q = np.asarray(reference.q[:k], float)
+    if q.ndim != 2:
+        return None
+    q = q[np.all(np.isfinite(q), axis=1)]
+    return np.ptp(q, axis=0).tolist() if len(q) else None
+
+
 def _sensitivity(driven, side: SideRuns) -> float | None:
     """The same-scheme run's largest change when its start moves by δ (rad); None without a completed rerun."""
     return _change(driven, side.same, side.perturbed)
@@ -338,7 +349,8 @@ def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Toleran
                 accuracy_estimate_rad=accuracy, tolerance_rad=traj_tol, reference_range_rad=rng,
                 tolerance_bound_rad=bound,
                 tolerance_bound_origin=f"{100 * tol.trajectory_bound_fraction:g} % of the reference's largest joint "
-                                       f"range over the run, {rng:.3g} {units.word()}, taken as at least "
+                                       f"range over the run, {rng:.3g} {units.at(_ranges(driven, reference))}, "
+                                       f"taken as at least "
                                        f"{tol.trajectory_bound_floor_rad:g} {units.word()}")
     scheme = side.scheme
     traj["same_integrator"] = scheme
