@@ -25,6 +25,9 @@
   the energy scale Σ mᵢ |g| rᵢ (rᵢ = the reach from the base to link i's centre of
   mass), which does not depend on where U is zero.
 """
+from __future__ import annotations
+
+from dataclasses import dataclass
 
 DEFAULT_GRAVITY = (0.0, -9.81, 0.0)
 """Default gravity vector (m/s²), world frame."""
@@ -72,3 +75,55 @@ def mass_matrix_by_unit(per_entry, rotates) -> dict[str, float | None]:
         for j, v in enumerate(row):
             found.setdefault(mass_matrix_unit(rotates[i], rotates[j]), []).extend([] if v is None else [v])
     return {u: (max(found[u]) if found[u] else None) for u in ("kg m^2", "kg m", "kg") if u in found}
+
+
+UNIT_WORDS = {"position": ("rad", "m"), "acceleration": ("rad/s²", "m/s²")}
+"""How a reason line writes a joint quantity's unit (the terminal's words: ``rad/s²`` where ``summary.json``'s
+``unit`` keys say ``rad/s^2``)."""
+
+
+@dataclass(frozen=True)
+class JointUnits:
+    """The units a verdict's reason line gives its joint figures, from the arm's joint kinds (``rotates``: True per
+    revolute joint, False per prismatic one; ``names``: the joints' names).
+
+    A figure that is one joint's (the largest error over the joints) takes that joint's unit
+    (:meth:`at`); on an arm with both kinds it also names the joint (``3.2e-04 m (joint 'finger1')``).  A figure
+    over every joint (a tolerance, a bound, a start perturbation applied to each q) takes :meth:`word`: ``rad``
+    on an all-revolute arm, ``m`` on an all-prismatic one, ``rad or m`` where both are present (each joint's
+    error is judged against it in its own unit).  With no joints given (the planar arms) every word is ``rad``,
+    as it always was."""
+
+    rotates: tuple[bool, ...] = ()
+    names: tuple[str, ...] = ()
+
+    @property
+    def mixed(self) -> bool:
+        """True where the arm has revolute and prismatic joints both."""
+        return True in self.rotates and False in self.rotates
+
+    def word(self, quantity: str = "position") -> str:
+        """The unit of a figure over every joint: ``rad`` (no joint prismatic), ``m`` (all prismatic) or
+        ``rad or m`` (both; ``rad/s² or m/s²`` for an acceleration)."""
+        rot, lin = UNIT_WORDS[quantity]
+        if self.mixed:
+            return f"{rot} or {lin}"
+        return lin if self.rotates and not any(self.rotates) else rot
+
+    def at(self, per_joint, quantity: str = "position") -> str:
+        """The unit of a figure that is the largest of ``per_joint`` (one value per joint; None entries
+        skipped): that joint's unit, and on an arm of both kinds its name too (``m (joint 'finger1')``).
+        Without per-joint values of the arm's length: :meth:`word`."""
+        values = list(per_joint) if per_joint is not None else []
+        if not self.mixed or len(values) != len(self.rotates):
+            return self.word(quantity)
+        known = [(v, j) for j, v in enumerate(values) if v is not None and v == v]
+        if not known:
+            return self.word(quantity)
+        j = max(known)[1]
+        unit = UNIT_WORDS[quantity][0 if self.rotates[j] else 1]
+        return f"{unit} (joint {self.names[j]!r})" if j < len(self.names) else unit
+
+
+ALL_REVOLUTE = JointUnits()
+"""The planar arms' units: every joint figure in rad (the default of the reason lines)."""

@@ -14,6 +14,8 @@ Verdicts, failures and exit statuses are the planar comparison's
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -242,11 +244,22 @@ def _effort_law(plan: MotionPlan) -> dict:
 
 def _outcome(results: dict[str, EngineRun], interrupted: bool, job: RobotJob, diverged: set[str]) -> Outcome:
     """The failures and inconclusive lines; an engine's "diverged" line becomes INCONCLUSIVE where the step was
-    predicted unstable (:func:`crossdyn.robotcompare.plan.unstable_step`)."""
+    predicted unstable (:func:`crossdyn.robotcompare.plan.unstable_step`) or where the engine holds another reading
+    of the file's ambiguity (its config's ``ambiguity_reading``: the run follows from the model it holds, e.g. a
+    body read massless that leaves its M(q) singular)."""
     failures = engine_failures(results, interrupted, job.reference)
-    moved = [f for f in failures if f.split(":", 1)[0] in diverged and f.split(": ", 2)[1:2] == ["diverged"]]
-    out = Outcome(failures=[f for f in failures if f not in moved], inconclusive=engine_inconclusive(results))
+
+    def diverged_line(f: str) -> bool:
+        return f.split(": ", 2)[1:2] == ["diverged"]
+
+    reading = {name for name, run in results.items() if run.config.get("ambiguity_reading")}
+    moved = [f for f in failures if f.split(":", 1)[0] in diverged and diverged_line(f)]
+    held = [f for f in failures if f.split(":", 1)[0] in reading - diverged and diverged_line(f)]
+    out = Outcome(failures=[f for f in failures if f not in moved and f not in held],
+                  inconclusive=engine_inconclusive(results))
     out.inconclusive.extend(f"{line} (unstable step: predicted before running, see the notes)" for line in moved)
+    out.inconclusive.extend(f"{line} (it holds another reading of the file's ambiguity, see inverse_dynamics: its "
+                            "run follows from the model it holds)" for line in held)
     return out
 
 
@@ -290,7 +303,10 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
 
 
 def as_json_safe(value: Any) -> Any:
-    """NumPy scalars and arrays in a document as plain JSON values."""
+    """NumPy scalars and arrays in a document as plain JSON values; a NaN or infinite number as None (JSON has
+    none: an engine holding a singular M(q), e.g. a massless last body, gives NaN accelerations)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if isinstance(value, dict):
         return {k: as_json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -298,5 +314,5 @@ def as_json_safe(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return as_json_safe(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
+        return as_json_safe(value.item())
     return value

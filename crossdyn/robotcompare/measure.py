@@ -46,6 +46,7 @@ from crossdyn.comparison.measure import contained_measurement
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.result import EngineRun, MetricResult, RunRecord
 from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.conventions import JointUnits
 from crossdyn.errors import EngineUnsupported
 from crossdyn.robots.model import RobotModel
 from crossdyn.robotcompare import runs
@@ -127,9 +128,16 @@ def trajectory_roundoff(job: RobotJob, dtype: str) -> tuple[float, str] | None:
         return None
     qdd = float(np.max(fd_propagated.roundoff_qdd(job.static, job.torque_scale, dtype)))
     term = 0.5 * qdd * job.duration ** 2
-    return term, (f"{dtype} round-off through forward dynamics: ½ × δq̈ {qdd:.3g} rad/s² (the largest ‖M⁻¹‖_∞ (100 eps "
-                  f"× the torque scale + 100 eps × max|M| × ‖q̈‖₁) at the static states) × T² ({job.duration:g} s)² "
-                  f"= {term:.3g} rad")
+    units = joint_units(job.model)
+    return term, (f"{dtype} round-off through forward dynamics: ½ × δq̈ {qdd:.3g} {units.word('acceleration')} (the "
+                  f"largest ‖M⁻¹‖_∞ (100 eps × the torque scale + 100 eps × max|M| × ‖q̈‖₁) at the static states) × "
+                  f"T² ({job.duration:g} s)² = {term:.3g} {units.word()}")
+
+
+def joint_units(model: RobotModel) -> JointUnits:
+    """The units of the model's joints for the reason lines: rad for a revolute joint, m for a prismatic one
+    (:class:`crossdyn.conventions.JointUnits`)."""
+    return JointUnits(tuple(j.type.rotates for j in model.joints), model.joint_names)
 
 
 ORDERS = {**ORDER, "rk3": 3}
@@ -227,7 +235,7 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
         record.status, record.reason = RunStatus.DIVERGED, driven.message
     side = _side_runs(spec, engine, driven, job, same_cache)
     record.add(trajectory_group(driven, job.reference, side, job.tolerances,
-                                lambda q: runs.tip_positions(job.model, q)))
+                                lambda q: runs.tip_positions(job.model, q), joint_units(job.model)))
     say(f"[{job.model.name}] {spec}: inverse/forward dynamics and mass matrix at {len(job.static.q)} states")
     values = static.evaluate(engine, job.static, batched=True)
     for group in static_groups(engine, job, values):

@@ -139,18 +139,32 @@ def choice_words(choice: Sequence[tuple[Ambiguity, Reading]]) -> str:
     parts = []
     for (name, who), links in by.items():
         names = ", ".join(links[:-1]) + " and " + links[-1] if len(links) > 1 else links[0]
-        parts.append(f"{names} as {name} (as {who} reads {'them' if len(links) > 1 else 'it'})")
+        verb = "read" if "," in who or " and " in who else "reads"  # "Drake's URDF parser reads", "… parsers read"
+        parts.append(f"{names} as {name} (as {who} {verb} {'them' if len(links) > 1 else 'it'})")
     kept = [a.link for a, r in choice if r is a.readings[0]]
     if kept and parts:
         parts.append(f"{', '.join(kept)} as written")
     return "; ".join(parts)
 
 
+WHY = {AmbiguityKind.MASSLESS_INERTIA: "no rigid body has it",
+       AmbiguityKind.OFF_TRIANGLE: "no rigid body has it",
+       AmbiguityKind.BALANCED: "no rigid body has it, and the file asks MuJoCo's compiler to change it",
+       AmbiguityKind.BOUNDED: "the file states a value and a floor above it",
+       AmbiguityKind.INERTIAL_WITHOUT_GEOMS: "the file states an inertial and tells the compiler to set it aside "
+                                             "for geoms that are not there"}
+"""Why each kind can be read in more than one way."""
+
+
 def ambiguity_words(choice: Sequence[tuple[Ambiguity, Reading]]) -> str:
     """"the file is ambiguous (mass 0 with an inertia on panda_link8, panda_grasptarget: no rigid body has
-    it, and engines read it differently)": the words ``compare`` and ``audit`` share."""
-    kinds: dict[str, list[str]] = {}
+    it, and engines read it differently)": the words ``compare`` and ``audit`` share.  Kinds with another reason
+    than "no rigid body has it" (:data:`WHY`, the MJCF compiler's kinds) each say theirs."""
+    kinds: dict[AmbiguityKind, list[str]] = {}
     for amb, _ in choice:
-        kinds.setdefault(amb.kind.value, []).append(amb.link)
-    what = "; ".join(f"{kind} on {', '.join(links)}" for kind, links in kinds.items())
-    return f"the file is ambiguous ({what}: no rigid body has it, and engines read it differently)"
+        kinds.setdefault(amb.kind, []).append(amb.link)
+    if all(WHY[k] == WHY[AmbiguityKind.MASSLESS_INERTIA] for k in kinds):
+        what = "; ".join(f"{kind.value} on {', '.join(links)}" for kind, links in kinds.items())
+        return f"the file is ambiguous ({what}: no rigid body has it, and engines read it differently)"
+    what = "; ".join(f"{kind.value} on {', '.join(links)} ({WHY[kind]})" for kind, links in kinds.items())
+    return f"the file is ambiguous ({what}: engines read it differently)"

@@ -4,11 +4,15 @@ Written with ``xml.etree``/``expat`` and numpy only: MuJoCo is one of the engine
 to parse (the tests compile the same files with MuJoCo and compare, body by body, to 1e-12).
 
 What is read: ``<compiler>`` (angle, eulerseq, autolimits, inertiafromgeom, inertiagrouprange, boundmass,
-boundinertia, meshdir), ``<default>`` classes with inheritance and ``childclass``, ``<include>``, ``<option
+boundinertia, balanceinertia, meshdir), ``<default>`` classes with inheritance and ``childclass``, ``<include>``, ``<option
 gravity>``, the body tree of ``<worldbody>`` (``pos`` and one orientation per body; ``<frame>`` elements compose
 onto what they hold), hinge and slide joints (:mod:`crossdyn.robots.mjcf_parts`), ``<inertial>`` elements, and for
 a body without one (``inertiafromgeom`` auto, or always with true) the inertia of its primitive geoms
-(:mod:`crossdyn.robots.mjcf_geometry`; geoms whose ``group`` is outside ``inertiagrouprange`` do not count).
+(:mod:`crossdyn.robots.mjcf_geometry`; geoms whose ``group`` is outside ``inertiagrouprange`` do not count), then
+``boundmass``/``boundinertia`` and ``balanceinertia``, each body as MuJoCo's compiler makes it (with
+``inertiafromgeom="true"`` a body with an ``<inertial>`` and no geom keeps its ``<inertial>``, as MuJoCo does).
+Where other MJCF readers take a body otherwise (a bound, a balance, that kept ``<inertial>``), the body gets an
+ambiguity record with each reading (:mod:`crossdyn.robots.mjcf_ambiguity`), as the URDF reader's massless links.
 
 The tree: a body with a joint is a moving body of the model, its joint's origin the body's pose in its moving
 ancestor's frame.  A body with several joints is split: one zero-mass body per joint, named ``BODY:JOINT``, in the
@@ -33,13 +37,14 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn.errors import InputError
+from crossdyn.robots.mjcf_ambiguity import BodyInertial, balanced, records
 from crossdyn.robots.mjcf_geometry import geom_inertial, pose
 from crossdyn.robots.checks import inertial_notes, model_notes, placeholder_notes
 from crossdyn.robots.mjcf_parts import bounded, read_inertial, read_joint
 from crossdyn.robots.mjcf_sections import (REFUSED_IN_BODY, Mesh, actuators, gravity, meshes, missing_mesh_notes,
                                            option_notes, other_removed, refuse_sections)
 from crossdyn.robots.mjcf_xml import Compiler, Defaults, Document, compiler, load, numbers
-from crossdyn.robots.model import Body, Format, Inertial, Joint, Note, RobotModel, Severity
+from crossdyn.robots.model import Ambiguity, Body, Format, Inertial, Joint, Note, RobotModel, Severity
 
 __all__ = ["read_mjcf"]
 
@@ -67,6 +72,8 @@ class _Reader:
     written: list[tuple[str, str, Inertial]] = field(default_factory=list)
     """(body name, where, inertial) of each body as the file writes it (explicit or from its geoms)."""
     world_welded: list[str] = field(default_factory=list)
+    ambiguities: list[Ambiguity] = field(default_factory=list)
+    """The bodies other MJCF readers take otherwise than MuJoCo's compiler (:mod:`crossdyn.robots.mjcf_ambiguity`)."""
 
     def body_name(self, el: ET.Element) -> str:
         return el.get("name") or f"<body at {self.doc.at(el)}>"
@@ -123,26 +130,34 @@ class _Reader:
                 T[:3, :3], T[:3, 3]))
         return total
 
-    def inertial(self, body: ET.Element, childclass: str | None, owner: str | None = None) -> Inertial:
-        """The body's inertial as the file gives it (recorded for the checks; ``owner``: the moving body it is
-        welded to)."""
-        found = self._inertial(body, childclass)
+    def inertial(self, body: ET.Element, childclass: str | None, owner: str, X: np.ndarray,
+                 welded: bool = False) -> Inertial:
+        """The body's inertial as MuJoCo's compiler makes it (recorded for the checks, with the body's ambiguity
+        records, :mod:`crossdyn.robots.mjcf_ambiguity`); ``owner``: the moving body it belongs to (``welded``: as
+        a body welded to it), ``X``: the body's frame in the owner's."""
+        got = self._inertial(body, childclass)
         name = self.body_name(body)
-        self.written.append((name, f"body {name!r}" + (f" (welded to {owner!r})" if owner else ""), found))
-        return found
+        self.written.append((name, f"body {name!r}" + (f" (welded to {owner!r})" if welded else ""),
+                             got.compiled))
+        self.ambiguities += records(got, name, owner, X[:3, :3], X[:3, 3])
+        return got.compiled
 
-    def _inertial(self, body: ET.Element, childclass: str | None) -> Inertial:
+    def _inertial(self, body: ET.Element, childclass: str | None) -> BodyInertial:
         explicit = list(self.parts(body, np.eye(4), childclass, ("inertial",)))
         if len(explicit) > 1:
             raise self.doc.error(explicit[1][0], f"a second <inertial> in body {self.body_name(body)!r}")
-        if explicit and self.c.inertiafromgeom != "true":
+        # inertiafromgeom="true" sets the <inertial> aside for the geoms; MuJoCo keeps it where there is no geom
+        without_geoms = bool(explicit) and self.c.inertiafromgeom == "true" and not any(
+            True for _ in self.geoms(body, np.eye(4), childclass))
+        if explicit and (self.c.inertiafromgeom != "true" or without_geoms):
             el, _a, T = explicit[0]
             found = read_inertial(self.doc, el, self.c).transformed(T[:3, :3], T[:3, 3])
         elif self.c.inertiafromgeom != "false":
             found = self.from_geoms(body, childclass)
         else:
             found = Inertial.zero()
-        return bounded(found, self.c)
+        floor = bounded(found, self.c)
+        return BodyInertial(found, floor, balanced(floor, self.c), without_geoms)
 
     # -- bodies --------------------------------------------------------------------------------------------------
 
@@ -177,7 +192,7 @@ class _Reader:
             joint = Joint(r.name, r.type, origin, r.axis, r.anchor, r.lower, r.upper, r.effort, None, r.damping,
                           r.friction, r.armature)
             last = k == len(reads) - 1
-            inertial = self.inertial(el, childclass) if last else Inertial.zero()
+            inertial = self.inertial(el, childclass, name, np.eye(4)) if last else Inertial.zero()
             self.moving.append(_Moving(name if last else f"{name}:{r.name}", joint, parent, inertial))
             parent = len(self.moving) - 1
         return parent
@@ -205,7 +220,7 @@ class _Reader:
                 continue
             if parent >= 0:
                 m = self.moving[parent]
-                welded = self.inertial(child, cc, m.name).transformed(Xb[:3, :3], Xb[:3, 3])
+                welded = self.inertial(child, cc, m.name, Xb, welded=True).transformed(Xb[:3, :3], Xb[:3, 3])
                 m.inertial = m.inertial.plus(welded)
                 m.merged.append(self.body_name(child))
             else:
@@ -276,6 +291,6 @@ def read_mjcf(path: str | Path) -> RobotModel:
                        joints=tuple(joints), parents=tuple(m.parent for m in r.moving), gravity=gravity(doc),
                        notes=tuple(r.notes + act.notes + _body_notes(r) + option_notes(doc)
                                    + missing_mesh_notes(doc, r.assets)),
-                       removed=tuple(_removed(r, act.removed)))
+                       removed=tuple(_removed(r, act.removed)), ambiguities=tuple(r.ambiguities))
     extra = model_notes(model)
     return replace(model, notes=model.notes + tuple(extra)) if extra else model

@@ -157,11 +157,13 @@ class Compiler:
     meshdir: Path = Path(".")
     boundmass: float = 0.0
     boundinertia: float = 0.0
+    balanceinertia: bool = False
+    """MuJoCo sets the principal moments of an inertia off the triangle inequality to their mean."""
 
 
 def compiler(doc: Document) -> Compiler:
     """The merged ``<compiler>`` elements (later ones override); InputError for settings the reader cannot
-    represent (``balanceinertia``, ``settotalmass``, ``coordinate="global"``) or bad values."""
+    represent (``settotalmass``, ``coordinate="global"``) or bad values."""
     a: dict[str, str] = {}
     last: dict[str, ET.Element] = {}
     for el in doc.root.iter("compiler"):
@@ -175,7 +177,9 @@ def compiler(doc: Document) -> Compiler:
     fromgeom = a.get("inertiafromgeom", "auto")
     if fromgeom not in ("auto", "true", "false"):
         raise doc.error(last["inertiafromgeom"], "must be auto, true or false", "inertiafromgeom")
-    for key, ok in (("balanceinertia", "false"), ("coordinate", "local")):
+    if a.get("balanceinertia", "false") not in ("true", "false"):
+        raise doc.error(last["balanceinertia"], "must be true or false", "balanceinertia")
+    for key, ok in (("coordinate", "local"),):
         if a.get(key, ok) != ok:
             raise doc.error(last[key], f"unsupported: crossdyn reads {key}=\"{ok}\" only", key)
     def one(key: str) -> float:
@@ -190,7 +194,8 @@ def compiler(doc: Document) -> Compiler:
     return Compiler(degrees=a.get("angle", "degree") == "degree", eulerseq=seq,
                     autolimits=a.get("autolimits", "true") == "true", inertiafromgeom=fromgeom,
                     inertiagrouprange=(int(group[0]), int(group[1])), meshdir=base / meshdir,
-                    boundmass=one("boundmass"), boundinertia=one("boundinertia"))
+                    boundmass=one("boundmass"), boundinertia=one("boundinertia"),
+                    balanceinertia=a.get("balanceinertia", "false") == "true")
 
 
 class Defaults:

@@ -188,6 +188,13 @@ class AmbiguityKind(enum.Enum):
 
     MASSLESS_INERTIA = "mass 0 with an inertia"
     OFF_TRIANGLE = "inertia off the triangle inequality"
+    BALANCED = "inertia off the triangle inequality, balanced by the compiler's balanceinertia"
+    """MJCF: MuJoCo's compiler (``balanceinertia="true"``) sets the principal moments to their mean."""
+    BOUNDED = "mass or inertia below the compiler's boundmass/boundinertia"
+    """MJCF: MuJoCo's compiler raises the mass and each principal moment to the bound."""
+    INERTIAL_WITHOUT_GEOMS = 'an <inertial> and no geom under inertiafromgeom="true"'
+    """MJCF: the compiler is told to take every body's inertia from its geoms, and this body has an
+    ``<inertial>`` but no geom."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -86,7 +86,7 @@ def propagated_forward_dynamics_group(st: StaticStates, qdd_engine: np.ndarray, 
     limits = np.maximum(base, propagated(st.M_ref, st.qdd_ref, eps_tau, eps_M))
     bound = FD_BOUND_REL * scale + roundoff_qdd(st, torque_scale, dtype)
     err_k = np.max(np.abs(np.asarray(qdd_engine, float) - st.qdd_ref), axis=-1)
-    fail = err_k > limits
+    fail = (err_k > limits) | ~np.isfinite(err_k)  # a NaN q̈ (an engine's singular M) fails, never passes
     unsure = ~fail & (err_k > bound)
     passing = np.minimum(limits, bound)  # what a state's error must stay under to PASS
     worst = int(np.argmax(err_k / passing))

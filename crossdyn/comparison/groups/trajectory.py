@@ -47,6 +47,7 @@ from crossdyn.comparison.containment import build_engine, engine_code
 from crossdyn.comparison.result import MetricResult, judge
 from crossdyn.comparison.start import desired_motion, held
 from crossdyn.comparison.tolerances import Tolerances
+from crossdyn.conventions import ALL_REVOLUTE, JointUnits
 from crossdyn.engines import precision
 from crossdyn.status import Verdict
 
@@ -225,8 +226,9 @@ def _estimates(driven, side: SideRuns) -> tuple[float | None, float | None, floa
     return self_cons, estimate, accuracy
 
 
-def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
-    """The dtype's trajectory round-off term and the ``precision`` entry stating it ({} for float64)."""
+def _roundoff(driven, side: SideRuns, units: JointUnits = ALL_REVOLUTE) -> tuple[float, dict]:
+    """The dtype's trajectory round-off term and the ``precision`` entry stating it ({} for float64); its words
+    in the joints' unit (``units``)."""
     if precision.is_float64(side.dtype):
         return 0.0, {}
     duration = float(driven.t[-1] - driven.t[0]) if len(driven.t) else 0.0
@@ -235,9 +237,10 @@ def _roundoff(driven, side: SideRuns) -> tuple[float, dict]:
     amplified = _dtype_sensitivity(driven, side)
     if amplified is not None and precision.TRAJECTORY_K * amplified > term:
         term = precision.TRAJECTORY_K * amplified
+        u = units.word()
         origin = (f"{side.dtype} round-off amplified by this motion: {precision.TRAJECTORY_K:g} × {amplified:.3g} "
-                  f"rad, the same-scheme run's change when its start moves by the measured {side.dtype} growth "
-                  f"{side.perturbation_dtype_rad:.3g} rad (above {origin})")
+                  f"{u}, the same-scheme run's change when its start moves by the measured {side.dtype} growth "
+                  f"{side.perturbation_dtype_rad:.3g} {u} (above {origin})")
     if side.roundoff is not None and side.roundoff[0] > term:
         term, origin = side.roundoff
     return term, {"precision": {"dtype": side.dtype, "roundoff_term_rad": term, "origin": origin}}
@@ -256,6 +259,17 @@ def tolerance_bound(driven, reference, tol: Tolerances) -> tuple[float, float]:
     q = q[np.all(np.isfinite(q), axis=1)] if q.ndim == 2 else q
     rng = float(np.max(np.ptp(q, axis=0))) if len(q) else 0.0
     return rng, tol.trajectory_bound_fraction * max(rng, tol.trajectory_bound_floor_rad)
+
+
+def _ranges(driven, reference) -> list[float] | None:
+    """Each joint's range over the compared run of the reference (the joint whose range sets the bound), or
+    None where it has no finite sample."""
+    k = min(len(driven.q), len(reference.q))
+    q = np.asarray(reference.q[:k], float)
+    if q.ndim != 2:
+        return None
+    q = q[np.all(np.isfinite(q), axis=1)]
+    return np.ptp(q, axis=0).tolist() if len(q) else None
 
 
 def _sensitivity(driven, side: SideRuns) -> float | None:
@@ -280,6 +294,10 @@ class _Judged:
     wide_ref: bool
     wide_same: bool
     same_tol: float
+    units: JointUnits = ALL_REVOLUTE
+    """The joints' units the reason lines write (:class:`crossdyn.conventions.JointUnits`; planar: rad)."""
+    same_per_joint: tuple[float, ...] | None = None
+    """max |q − q_same scheme| per joint (which joint the same-scheme error is of)."""
 
 
 Tip = Callable[[np.ndarray], np.ndarray]
@@ -302,21 +320,25 @@ def tip_error(tip: Tip, q, q_ref) -> float | None:
     return float(np.max(np.linalg.norm(tip(q[:k]) - tip(q_ref[:k]), axis=-1)))
 
 
-def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, tip: Tip) -> MetricResult:
+def trajectory_group(driven, reference, side: SideRuns, tol: Tolerances, tip: Tip,
+                     units: JointUnits = ALL_REVOLUTE) -> MetricResult:
     """Metric group ``trajectory`` of any arm (the planar presets, the textbook arms, the robot files): the joint
     errors against the reference and the end effector's (``tip``), their tolerance, the same-scheme error; each
-    part PASS, FAIL or — past its bound or without an estimate — INCONCLUSIVE (module docstring)."""
+    part PASS, FAIL or — past its bound or without an estimate — INCONCLUSIVE (module docstring).  ``units``: the
+    joints' units its reason lines write (a prismatic joint's figures in m; the default, every joint in rad)."""
     traj = metrics.joint_trajectory_errors(driven.t, driven.q, reference.q, tol.divergence_rad,
                                            tip_error(tip, driven.q, reference.q))
-    return judge_trajectory(traj, driven, reference, side, tol)
+    return judge_trajectory(traj, driven, reference, side, tol, units)
 
 
-def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Tolerances) -> MetricResult:
+def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Tolerances,
+                     units: JointUnits = ALL_REVOLUTE) -> MetricResult:
     """The ``trajectory`` group from the run's errors against the reference (``traj``, as
     :func:`crossdyn.comparison.metrics.joint_trajectory_errors` gives them): adds the tolerances and the
-    same-scheme error, and judges (module docstring).  Any chain: the planar arms and the robot files."""
+    same-scheme error, and judges (module docstring).  Any chain: the planar arms and the robot files; ``units``
+    as :func:`trajectory_group`'s.  The summary's keys keep their ``_rad`` names whatever the joints."""
     self_cons, estimate, accuracy = _estimates(driven, side)
-    roundoff, extra = _roundoff(driven, side)
+    roundoff, extra = _roundoff(driven, side, units)
     traj_tol = _tolerance(tol, estimate)
     if traj_tol is not None and extra:
         traj_tol += roundoff
@@ -327,13 +349,16 @@ def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Toleran
                 accuracy_estimate_rad=accuracy, tolerance_rad=traj_tol, reference_range_rad=rng,
                 tolerance_bound_rad=bound,
                 tolerance_bound_origin=f"{100 * tol.trajectory_bound_fraction:g} % of the reference's largest joint "
-                                       f"range over the run, {rng:.3g} rad, taken as at least "
-                                       f"{tol.trajectory_bound_floor_rad:g} rad")
+                                       f"range over the run, {rng:.3g} {units.at(_ranges(driven, reference))}, "
+                                       f"taken as at least "
+                                       f"{tol.trajectory_bound_floor_rad:g} {units.word()}")
     scheme = side.scheme
     traj["same_integrator"] = scheme
+    same_per_joint = None
     if side.same is not None:
         same = side.same
         traj["same_integrator_error_rad"] = metrics.max_abs(driven.q[: len(same.q)], same.q[: len(driven.q)])
+        same_per_joint = _per_joint(driven.q, same.q)
         traj["same_integrator_tolerance_rad"] = same_tol
         traj["same_integrator_sensitivity_rad"] = sens
         traj["same_integrator_perturbation_rad"] = side.perturbation_rad
@@ -344,7 +369,7 @@ def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Toleran
                 ok_same=scheme is None or _within(traj["same_integrator_error_rad"], same_tol),
                 wide_ref=tol.trajectory_abs_rad is None and traj_tol is not None and traj_tol > bound,
                 wide_same=side.same is not None and (same_tol > bound or (sens is None and not _within(
-                    traj["same_integrator_error_rad"], same_tol))))
+                    traj["same_integrator_error_rad"], same_tol))), units=units, same_per_joint=same_per_joint)
     checks = min(len(driven.q), len(reference.q))  # samples compared with the reference
     failed = failure_reasons(traj, driven, side, j)
     unjudged = inconclusive_reasons(traj, side, j)
@@ -359,62 +384,75 @@ def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Toleran
 
 def inconclusive_reasons(traj: dict, side: SideRuns, j: _Judged) -> list[str]:
     """Why a part of the group could not be judged: no tolerance, a tolerance past its bound, or a same-scheme
-    error whose sensitivity is unknown (module docstring)."""
+    error whose sensitivity is unknown (module docstring).  Each figure in its joints' unit (``j.units``)."""
     why = []
     err, traj_tol, bound = traj["max_abs_error_rad"], traj["tolerance_rad"], traj["tolerance_bound_rad"]
+    u, u_err = j.units.word(), j.units.at(traj.get("max_abs_error_per_joint_rad"))
     dt = f"{side.dt:g} s" if side.dt else "this dt"
     scale = traj["tolerance_bound_origin"]
     if traj_tol is None and err is not None:
         half = side.half
         cause = f"the dt/2 run {half.status}" + (f": {half.message}" if getattr(half, "message", None) else "")
-        why.append(f"max error vs reference {err:.3g} rad, no tolerance to judge it by: no error estimate "
+        why.append(f"max error vs reference {err:.3g} {u_err}, no tolerance to judge it by: no error estimate "
                    f"({cause})")
     elif j.wide_ref:
         rerun = traj["self_consistency_rad"]
-        moved = (f"its own dt/2 rerun differs by {rerun:.3g} rad" if rerun is not None
-                 else f"its error estimate is {traj['richardson_estimate_rad']:.3g} rad")
+        moved = (f"its own dt/2 rerun differs by {rerun:.3g} {u}" if rerun is not None
+                 else f"its error estimate is {traj['richardson_estimate_rad']:.3g} {u}")
         why.append(f"the run is too sensitive to judge at dt = {dt}: {moved}, so its tolerance "
-                   f"{traj_tol:.3g} rad exceeds the bound {bound:.3g} rad = {scale}; the error vs reference "
-                   f"{err:.3g} rad is not judged; lower dt or choose a less sensitive motion")
+                   f"{traj_tol:.3g} {u} exceeds the bound {bound:.3g} {u} = {scale}; the error vs reference "
+                   f"{err:.3g} {u_err} is not judged; lower dt or choose a less sensitive motion")
     same_err, sens = traj["same_integrator_error_rad"], traj.get("same_integrator_sensitivity_rad")
+    u_same = j.units.at(j.same_per_joint)
     if side.scheme is not None and same_err is None:
         why.append(f"no error vs analytic {side.scheme} (its run did not complete)")
     elif j.wide_same and same_err is not None and sens is None:
-        why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad: model difference or sensitivity of the "
-                   f"motion not separable (its rerun from a start moved by {side.perturbation_rad:.2g} rad did not "
-                   f"complete)")
+        why.append(f"error vs analytic {side.scheme} {same_err:.3g} {u_same}: model difference or sensitivity of "
+                   f"the motion not separable (its rerun from a start moved by {side.perturbation_rad:.2g} {u} did "
+                   f"not complete)")
     elif j.wide_same and same_err is not None and traj.get("precision", {}).get("roundoff_term_rad", 0.0) > bound:
         prec = traj["precision"]
-        why.append(f"the {prec['dtype']} round-off term {prec['roundoff_term_rad']:.3g} rad ({prec['origin']}) "
-                   f"exceeds the bound {bound:.3g} rad = {scale}: the error vs analytic {side.scheme} "
-                   f"{same_err:.3g} rad is not judged")
+        why.append(f"the {prec['dtype']} round-off term {prec['roundoff_term_rad']:.3g} {u} ({prec['origin']}) "
+                   f"exceeds the bound {bound:.3g} {u} = {scale}: the error vs analytic {side.scheme} "
+                   f"{same_err:.3g} {u_same} is not judged")
     elif j.wide_same and same_err is not None:
         why.append(f"the motion is too sensitive to judge against analytic {side.scheme} at dt = {dt}: its rerun "
-                   f"from a start moved by {side.perturbation_rad:.2g} rad differs by {sens:.3g} rad, so the "
-                   f"tolerance {j.same_tol:.3g} rad exceeds the bound {bound:.3g} rad = {scale}; the error "
-                   f"{same_err:.3g} rad is not judged")
+                   f"from a start moved by {side.perturbation_rad:.2g} {u} differs by {sens:.3g} {u}, so the "
+                   f"tolerance {j.same_tol:.3g} {u} exceeds the bound {bound:.3g} {u} = {scale}; the error "
+                   f"{same_err:.3g} {u_same} is not judged")
     return why
 
 
 def failure_reasons(traj: dict, driven, side: SideRuns, j: _Judged) -> list[str]:
     """What a failed trajectory group says, quoting only what was measured (see the module docstring); empty
-    when nothing failed."""
+    when nothing failed.  Each figure in its joints' unit (``j.units``)."""
     why = []
     origin = traj.get("precision", {}).get("origin")
     incl = f", incl. {origin}" if origin else ""
+    u = j.units.word()
     if driven.status != "ok":
         why.append(f"run {driven.status}")
     err, traj_tol = traj["max_abs_error_rad"], traj["tolerance_rad"]
     if not j.ok_ref and err is None:
         why.append("no error vs reference (the run produced no finite samples)")
     elif not j.ok_ref and traj_tol is not None and not j.wide_ref:
-        why.append(f"max error vs reference {err:.3g} rad > tolerance {traj_tol:.3g} rad{incl}")
+        why.append(f"max error vs reference {err:.3g} {j.units.at(traj.get('max_abs_error_per_joint_rad'))} > "
+                   f"tolerance {traj_tol:.3g} {u}{incl}")
     same_err, sens = traj["same_integrator_error_rad"], traj.get("same_integrator_sensitivity_rad")
     if not j.ok_same and same_err is not None and not j.wide_same:
-        why.append(f"error vs analytic {side.scheme} {same_err:.3g} rad > {j.same_tol:.3g} rad{incl} (model "
-                   f"differs: above what rounding amplified by this motion leaves, its rerun from a start moved by "
-                   f"{side.perturbation_rad:.2g} rad differing by {sens:.3g} rad)")
+        why.append(f"error vs analytic {side.scheme} {same_err:.3g} {j.units.at(j.same_per_joint)} > "
+                   f"{j.same_tol:.3g} {u}{incl} (model differs: above what rounding amplified by this motion "
+                   f"leaves, its rerun from a start moved by {side.perturbation_rad:.2g} {u} differing by "
+                   f"{sens:.3g} {u})")
     return why
+
+
+def _per_joint(q, q_other) -> tuple[float, ...] | None:
+    """max |q − q_other| per joint over the common prefix; None where the runs share no sample."""
+    k = min(len(q), len(q_other))
+    if not k:
+        return None
+    return tuple(float(v) for v in np.max(np.abs(np.asarray(q[:k], float) - np.asarray(q_other[:k], float)), axis=0))
 
 
 def _within(value, limit) -> bool:

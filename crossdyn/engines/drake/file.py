@@ -21,7 +21,9 @@ FD = M⁻¹ (τ − bias).  Joint damping (``Joint.default_damping``) lives in t
 these calls includes.  Drake's MJCF parser puts ``armature`` only on an ``<actuator>``'s rotor inertia, and the copy
 has no actuators: the adapter adds one ``JointActuator`` per joint with armature, gear ratio 1 and rotor inertia =
 the armature crossdyn read from the file (``model.joints[i].armature``), so that ρ² I_r = armature exactly.  Its MJCF parser aborts the whole process (not an exception) on a body of mass 0, so such
-a file is refused before parsing (:class:`EngineUnsupported`, naming the body).
+a file is refused before parsing (:class:`EngineUnsupported`, naming the body); a body whose inertia fails Drake's
+``SpatialInertia::IsPhysicallyValid`` (moments off the triangle inequality, which its MJCF parser reads as written,
+``balanceinertia`` ignored) is unsupported too: Drake refuses what the file states.
 """
 from __future__ import annotations
 
@@ -131,6 +133,8 @@ class DrakeFileEngine(FileEngine):
             try:
                 (instance, *_) = parser.AddModels(path)
             except (RuntimeError, ValueError) as e:
+                if "IsPhysicallyValid" in str(e):  # it refuses what the file states: unsupported, not failed
+                    raise EngineUnsupported(f"drake: refuses {model.source}: {' '.join(str(e).split())}") from None
                 raise EngineError(f"drake: could not load {model.source}: {e}") from None
         self.parser_warnings = _counted(messages)
         self.welded = None

@@ -128,6 +128,8 @@ class NewtonFileEngine(FileEngine):
             getattr(builder, loader)(path, floating=False, collapse_fixed_joints=False,
                                      ignore_inertial_definitions=False, **own)
         except (ValueError, KeyError, RuntimeError, NotImplementedError, IndexError) as e:
+            if "must satisfy A + B >= C" in str(e):  # it refuses what the file states: unsupported, not failed
+                raise EngineUnsupported(f"newton: refuses {self.model.source}: {e}") from None
             raise EngineError(f"newton: could not load {self.model.source}: {e}") from None
         leaders = list(getattr(builder, "joint_mimic_joint", []))
         self.file_mimic = {_joint_name(str(builder.joint_label[k]), self.model.joint_names):
