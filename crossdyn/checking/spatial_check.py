@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from crossdyn.checking.evaluation import QUANTITY_ROLE
 from crossdyn.checking.options import CheckOptions
 from crossdyn.checking.plant import Found, Run
 from crossdyn.checking.results import CheckResult, EntryStatus
@@ -50,17 +51,20 @@ p; any seed does: every parameter of a random set differs from the arm's own).""
 
 
 def name_terms(run: Run, found: Found) -> Found:
-    """Every wrong entry named to the term in the general parameters, and the notes on how."""
+    """Every wrong entry named to the term in the general parameters, and the notes on how; not the entries of a
+    function without p (the arm's numbers written in: its terms cannot be told apart in the parameters)."""
+    model = run.model
+    no_p = [r for r in ("M", "C", "G") if model.has(r) and not model.takes_p(r)]
     wrong = [f for f in found.findings if f.status == EntryStatus.WRONG]
-    if not wrong:
-        return found
-    if found.params_note:       # the file ignores p: its terms cannot be told apart in the general parameters
-        return dataclasses.replace(found, notes=found.notes + [
-            "terms are not named: your functions do not read p, so their terms cannot be told apart in the "
-            "general parameters; the wrong entries are named above"])
-    named, notes = name_findings(run.model, run.plant.arm, wrong, run.options.seed, run.sink)  # type: ignore[attr-defined]
+    nameable = [f for f in wrong if QUANTITY_ROLE[f.quantity] not in no_p]
+    skipped = [r for r in no_p if any(QUANTITY_ROLE[f.quantity] == r for f in wrong)]
+    notes = [f"terms are not named for {', '.join(model.signature(r) for r in skipped)}: without p (the arm's "
+             "numbers written in) their terms cannot be told apart in the general parameters"] if skipped else []
+    if not nameable:
+        return dataclasses.replace(found, notes=found.notes + notes)
+    named, more = name_findings(model, run.plant.arm, nameable, run.options.seed, run.sink)  # type: ignore[attr-defined]
     return dataclasses.replace(found, findings=[named.get(f.entry, f) for f in found.findings],
-                               notes=found.notes + notes)
+                               notes=found.notes + more + notes)
 
 
 @dataclass(frozen=True)

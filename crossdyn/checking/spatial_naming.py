@@ -5,13 +5,20 @@ The grid: :data:`EXTRA_POINTS` more states than the arm has state variables (cos
 more parameter sets than it has parameters, gravity varied too, so that every variable varies independently and
 the monomial fit is determined.  These sets only name terms; they do not decide what is wrong (the check's own
 sets do).  Term naming needs the symbolic derivation; an arm whose derivation fails or exceeds
-:data:`DERIVATION_BUDGET_S` is reported entry by entry with a note that term naming is unavailable.
+:data:`DERIVATION_BUDGET_S` is reported entry by entry with a note that term naming is unavailable.  Naming itself
+has a budget too, :data:`NAMING_BUDGET_S`: each wrong entry's terms are expanded in a child process (a large
+entry's SymPy expansion cannot be interrupted here), evaluated as products of the grid's values (no lambdify per
+term) and fitted at once (:func:`~crossdyn.checking.spatial_terms.candidates`); the entries not named within it are
+listed with "term naming unavailable (budget N s)".
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import io
+import multiprocessing
+import time
 
 import numpy as np
 import sympy as sp
@@ -27,6 +34,10 @@ from crossdyn.checking.spatial_terms import Grid, name_term, term_values
 EXTRA_POINTS = 8
 DERIVATION_BUDGET_S = 20.0
 """Seconds a derivation may take for its terms to be named (the presets take < 0.1 s; a 6R takes minutes)."""
+NAMING_BUDGET_S = 20.0
+"""Seconds naming the wrong entries' terms may take after the derivation (expanding each entry, in a child process,
+and fitting its terms); past it the entries not yet named say "term naming unavailable (budget 20 s)".  A Puma 560
+with every entry wrong: see benchmarks/check_spatial.py."""
 
 
 @functools.lru_cache(maxsize=16)
@@ -92,30 +103,93 @@ def _grid(d: SpatialDerivation, arm: SpatialArm, seed: int):
     return Q, QD, sets, Grid(tuple(atoms), np.array(vals)), [*d.q, *d.qd, *d.params], arrays
 
 
+def _expand(d: SpatialDerivation, entries: list[tuple[str, tuple[int, ...]]], conn) -> None:
+    """The child's work: each entry's terms (:func:`entry_terms`), sent as (index, terms) as soon as expanded."""
+    try:
+        for k, (quantity, idx) in enumerate(entries):
+            conn.send((k, entry_terms(d, quantity, idx)))
+    finally:
+        conn.close()
+
+
+@contextlib.contextmanager
+def expanding(d: SpatialDerivation, entries: list[tuple[str, tuple[int, ...]]], deadline: float):
+    """The entries' terms expanded in a child process (SymPy's expansion cannot be interrupted in this one), as an
+    iterator of (index, terms) that ends when all are in or ``time.monotonic()`` passes ``deadline``; the child is
+    ended on leaving, whatever it had left to do."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_expand, args=(d, entries, child), daemon=True)
+    proc.start()
+    child.close()
+
+    def received():
+        for _ in entries:
+            left = deadline - time.monotonic()
+            if left <= 0 or not parent.poll(left):
+                return
+            try:
+                yield parent.recv()
+            except EOFError:          # the child failed: the entries it did not send are not named
+                return
+
+    try:
+        yield received()
+    finally:
+        if proc.is_alive():
+            proc.terminate()
+        proc.join(5.0)
+        parent.close()
+
+
+def _named(f: EntryFinding, terms: list[sp.Expr], user: dict, grid: Grid, symbols, arrays,
+           deadline: float) -> EntryFinding | None:
+    """``f`` with its term named (:func:`~crossdyn.checking.spatial_terms.name_term`), None past ``deadline``."""
+    T = term_values(terms, grid, symbols, arrays) if terms else np.zeros((0, grid.values.shape[1]))
+    ref = T.sum(axis=0)
+    mine = user[f.quantity][(slice(None), slice(None)) + f.index].ravel()
+    qscale = float(np.max(np.abs(np.asarray(user[f.quantity])))) or 1.0
+    scale = float(np.max(np.abs(ref))) if ref.size and np.max(np.abs(ref)) > 0 else qscale
+    named = name_term(f.entry, mine - ref, terms, T, grid, scale, deadline)
+    if named is None:
+        return None
+    msg = f"term: {named.message}"
+    if len(terms) <= 8:
+        msg += f"; expected {f.entry} = " + (" + ".join(sp.sstr(t) for t in terms) if terms else "0")
+    return dataclasses.replace(f, messages=[*f.messages, msg])
+
+
 def name_findings(model, arm: SpatialArm, wrong: list[EntryFinding], seed: int,
                   sink: io.StringIO) -> tuple[dict[str, EntryFinding], list[str]]:
-    """{entry: the finding with its term named}, and the notes on how terms were named."""
+    """{entry: the finding with its term named}, and the notes on how terms were named.  Naming (after the
+    derivation) stops at :data:`NAMING_BUDGET_S`: the wrong entries not named by then say "term naming unavailable
+    (budget N s)" and a note says how many."""
     d = derivation(arm)
     if isinstance(d, NumericOnly):
         return {}, [d.message() + "; the wrong entries are named above, not their terms"]
+    budget = NAMING_BUDGET_S
+    deadline = time.monotonic() + budget
     Q, QD, sets, grid, symbols, arrays = _grid(d, arm, seed)
-    user = evaluate_user(model, arm, sets, Q, QD, sink)
-    out = {}
-    for f in wrong:
-        if f.quantity not in user:
-            continue
-        terms = entry_terms(d, f.quantity, f.index)
-        T = term_values(terms, symbols, arrays) if terms else np.zeros((0, grid.values.shape[1]))
-        ref = T.sum(axis=0)
-        mine = user[f.quantity][(slice(None), slice(None)) + f.index].ravel()
-        qscale = float(np.max(np.abs(np.asarray(user[f.quantity])))) or 1.0
-        scale = float(np.max(np.abs(ref))) if ref.size and np.max(np.abs(ref)) > 0 else qscale
-        named = name_term(f.entry, mine - ref, terms, T, grid, scale)
-        msg = f"term: {named.message}"
-        if len(terms) <= 8:
-            msg += f"; expected {f.entry} = " + (" + ".join(sp.sstr(t) for t in terms) if terms else "0")
-        out[f.entry] = dataclasses.replace(f, messages=[*f.messages, msg])
+    todo = list(wrong)
+    out: dict[str, EntryFinding] = {}
+    with expanding(d, [(f.quantity, f.index) for f in todo], deadline) as expanded:
+        user = evaluate_user(model, arm, sets, Q, QD, sink)      # while the child expands the entries' terms
+        todo = [f for f in todo if f.quantity in user]
+        for k, terms in expanded:
+            f = wrong[k]
+            if f.quantity not in user:
+                continue
+            named = _named(f, terms, user, grid, symbols, arrays, deadline)
+            if named is None:
+                break
+            out[f.entry] = named
+    late = [f for f in todo if f.entry not in out]
+    out |= {f.entry: dataclasses.replace(f, messages=[*f.messages, f"term: term naming unavailable (budget "
+                                                                   f"{budget:g} s)"]) for f in late}
     notes = [f"terms are named in the general parameters ({', '.join('p.' + k for k in arm.layout)}; a prismatic "
              f"joint's coordinate is q_i itself) from crossdyn's symbolic model, on {len(sets)} more parameter sets "
              f"(gravity varied too) x {len(Q)} states that only name terms; they do not decide what is wrong"]
+    if late:
+        notes.append(f"term naming stopped at its budget of {budget:g} s (after the derivation): {len(late)} of "
+                     f"{len(todo)} wrong entries are listed without their terms (term naming unavailable)")
     return out, notes
