@@ -17,6 +17,7 @@ from crossdyn.checking.spatial_arms import SPATIAL_PRESETS
 from crossdyn.checking.spatial_check import check_spatial
 from crossdyn.cli import main
 from crossdyn.models import PRESETS
+from spatial_check_files import every_entry_wrong
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "check"
@@ -148,28 +149,3 @@ def test_six_dof_arm_every_entry_wrong_is_bounded(tmp_path):
         assert len(lines) == (0 if derivation_over else 1), (f.entry, f.messages)
     unnamed = [f for f in r.wrong if "term: term naming unavailable (budget 20 s)" in f.messages]
     assert bool(unnamed) == any(n.startswith("term naming stopped at its budget of 20 s") for n in r.notes)
-
-
-def every_entry_wrong(source: str) -> str:
-    """A derived Python file with every entry of M, C and G wrong: each returned matrix x1.1 + 0.05 (a zero entry
-    becomes 0.05)."""
-    import re
-
-    source = re.sub(r"^def (M|C|G)\(", r"def _\1(", source, flags=re.M)
-    return source + '''
-
-def _wrong(x):
-    return [[1.1 * v + 0.05 for v in row] if isinstance(row, list) else 1.1 * row + 0.05 for row in x]
-
-
-def M(q, p):
-    return _wrong(_M(q, p))
-
-
-def C(q, qd, p):
-    return _wrong(_C(q, qd, p))
-
-
-def G(q, p):
-    return _wrong(_G(q, p))
-'''
