@@ -149,3 +149,15 @@ def test_six_dof_arm_every_entry_wrong_is_bounded(tmp_path):
         assert len(lines) == (0 if derivation_over else 1), (f.entry, f.messages)
     unnamed = [f for f in r.wrong if "term: term naming unavailable (budget 20 s)" in f.messages]
     assert bool(unnamed) == any(n.startswith("term naming stopped at its budget of 20 s") for n in r.notes)
+
+
+def test_help_states_the_naming_budget(capsys):
+    """`check --help` says what the checker does: the own-parameters rule on both arm kinds and naming's budget
+    (the number :data:`~crossdyn.checking.spatial_naming.NAMING_BUDGET_S`)."""
+    from crossdyn.checking.spatial_naming import NAMING_BUDGET_S
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "checked at the arm's own parameters only, on planar and spatial arms alike" in text
+    assert f"within a time budget ({NAMING_BUDGET_S:g} s after the derivation)" in text

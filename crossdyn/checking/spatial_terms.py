@@ -146,7 +146,7 @@ def name_term(entry: str, e: np.ndarray, terms: list[sp.Expr], T: np.ndarray, gr
     zero = ZERO_RTOL * scale
     best: list[tuple[int, int, TermName]] = []
     maybe = candidates(e, T, grid, scale) if len(terms) else np.zeros(0, bool)
-    for j in np.flatnonzero(maybe):
+    for j in map(int, np.flatnonzero(maybe)):
         if time.monotonic() > deadline:
             return None
         term, r = terms[j], e + T[j]
