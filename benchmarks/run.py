@@ -547,6 +547,9 @@ def main() -> int:
     from check_spatial import check_times  # noqa: E402  (benchmarks/check_spatial.py, issue 27)
 
     results["check_spatial"] = check_times()
+    from check_spatial import every_entry_wrong_6dof  # noqa: E402  (issue 39: term naming's budget)
+
+    results["check_6dof_every_entry_wrong"] = every_entry_wrong_6dof()
     (HERE / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 
     cpu = results["cpu"]
@@ -591,6 +594,10 @@ def main() -> int:
     cs = results["check_spatial"]
     print("check spatial presets (default, s): " + ", ".join(f"{k} {v:.2f}" for k, v in cs["seconds"].items())
           + f" (target <= {cs['target_s']:g})")
+    six = results["check_6dof_every_entry_wrong"]
+    print("check puma560-rtb, every entry wrong: " + (six["skipped"] if "skipped" in six else
+          f"{six['seconds']:.1f} s (target <= {six['target_s']:g}), {six['wrong']} wrong entries, terms named for "
+          f"{six['named']}, {six['unavailable']} left 'term naming unavailable'"))
     print(f"wrote {HERE / 'results.json'}, {HERE / 'speed_accuracy.png'}")
     return 0
 

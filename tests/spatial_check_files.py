@@ -3,6 +3,8 @@ single-term mutants of them (tests/test_check_spatial*.py): what a student's cor
 look like, in the general parameters (p.m2, p.cz2, …; q[i] the prismatic coordinate itself)."""
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from crossdyn.checking.spatial_arms import load_spatial
@@ -105,3 +107,26 @@ def mutants(name: str, count: int):
 
 def distinct_terms(name: str) -> int:
     return len({t for k, ts in entries(name).items() if k[0] in "MG" for t in ts})
+
+
+def every_entry_wrong(source: str) -> str:
+    """A derived Python file with every entry of M, C and G wrong: each returned matrix x1.1 + 0.05 (a zero entry
+    becomes 0.05)."""
+    source = re.sub(r"^def (M|C|G)\(", r"def _\1(", source, flags=re.M)
+    return source + '''
+
+def _wrong(x):
+    return [[1.1 * v + 0.05 for v in row] if isinstance(row, list) else 1.1 * row + 0.05 for row in x]
+
+
+def M(q, p):
+    return _wrong(_M(q, p))
+
+
+def C(q, qd, p):
+    return _wrong(_C(q, qd, p))
+
+
+def G(q, p):
+    return _wrong(_G(q, p))
+'''

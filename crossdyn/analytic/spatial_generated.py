@@ -8,7 +8,8 @@ collected per inertial parameter (:mod:`crossdyn.analytic.spatial_symbolic`).  R
 (no derivation); the numerical functions are compiled on first use (lambdify with common subexpressions).
 
 A user's arm: :func:`derive_within` runs the derivation in a child process and waits ``budget_s`` seconds
-(default :data:`BUDGET_S`); past it the child is ended and a :class:`NumericOnly` says that term naming is
+(default :data:`BUDGET_S`) for it, sent back pickled (SymPy rebuilds the expressions from their arguments; a Puma
+560's: 0.8 s, where parsing :func:`to_json`'s text took 13 s); past the budget the child is ended and a :class:`NumericOnly` says that term naming is
 unavailable and M, C, G are checked numerically only.
 """
 from __future__ import annotations
@@ -118,7 +119,7 @@ def shipped_info(name: str) -> str:
 
 def _child(arm: SymArm, conn) -> None:
     try:
-        conn.send(("ok", to_json(derive(arm))))
+        conn.send(("ok", derive(arm)))        # pickled: 13x faster to read back than to_json's text (a Puma 560)
     except Exception as exc:  # noqa: BLE001 — reported to the parent, which decides
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
@@ -144,6 +145,6 @@ def derive_within(arm: SymArm, budget_s: float = BUDGET_S) -> SpatialDerivation 
         parent.close()
     if status != "ok":
         return NumericOnly(arm.name, budget_s, f"the symbolic derivation failed: {payload}")
-    d, _ = from_json(payload)
+    d = payload
     return SpatialDerivation(d.name, d.types, d.q, d.qd, d.params, d.inertial, d.M, d.C, d.G, d.collected,
                              time.perf_counter() - t0)

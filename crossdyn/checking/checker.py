@@ -55,7 +55,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from crossdyn.checking.entries import entry_name, entry_summary, evaluate_and_compare
-from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations
+from crossdyn.checking.evaluation import QUANTITY_ROLE, Equations, parameters_read
 from crossdyn.checking.general_sets import GENERAL_MAX_STATES, GENERAL_SETS
 from crossdyn.checking.options import DEFAULT_RANDOM_PARAMS, DEFAULT_STATES, CheckKeywords, CheckOptions
 from crossdyn.checking.plant import Found, Plant, Run
@@ -130,7 +130,7 @@ def run_check(arm: str | ArmSpec | Any, file: Any, options: CheckOptions) -> Che
     sample = plant.sample(options, rng)
     sink = io.StringIO()
     params_note = ""
-    for prepare in plant.prepare:
+    for prepare in (*plant.prepare, parameters_read):    # functions that ignore p: at the arm's own parameters
         sample, note = prepare(model, plant, sample, sink)
         params_note = params_note or note
     values = evaluate_and_compare(model, plant, sink, sample)

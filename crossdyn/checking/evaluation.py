@@ -8,6 +8,7 @@ the entry and the state.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
@@ -81,6 +82,17 @@ class _PlanarParams:
 
 
 PLANAR_PARAMS: ParamsView = _PlanarParams()
+
+
+class Probed(Protocol):
+    """What :func:`roles_ignoring_p` needs of an arm's plant (:class:`crossdyn.checking.plant.Plant` has it)."""
+
+    @property
+    def params(self) -> ParamsView: ...
+
+    def probe_set(self, own: Any) -> Any: ...
+
+    def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]: ...
 
 
 def evaluate_user(model: Equations, params: ParamsView, sets: Sequence[Any], Q: np.ndarray, QD: np.ndarray,
@@ -191,22 +203,37 @@ def check_link_count(model: Equations, spec: ArmSpec, sample: Sample, sink: io.S
         model.c_kind = None
 
 
-def roles_ignoring_p(model: Equations, sample: Sample, sink: io.StringIO) -> list[str]:
-    """Roles whose function takes no p, or returns the same numbers for two different parameter sets."""
-    own, Q, QD = sample.own, sample.Q, sample.QD
+def roles_ignoring_p(model: Equations, plant: Probed, sample: Sample, sink: io.StringIO) -> list[str]:
+    """Roles whose function takes no p, or returns the same numbers (not all zero) at the arm's own parameters and
+    at the plant's :meth:`~crossdyn.checking.plant.Plant.probe_set` (every parameter changed) where the reference's
+    change, on the first 4 states: either kind of arm."""
+    own = sample.own
     out = [r for r in ROLE_NAMES if model.has(r) and not model.takes_p(r)]
     probe = [r for r in ROLE_NAMES if model.has(r) and model.takes_p(r)]
     if probe:
-        # lengths x1.3, masses x1.7: every link keeps its kind (a rod's Lc = L/2 and J = mL²/12, a point mass's
-        # Lc = L and J = 0), so a file written for its arm's kind of links runs there too
-        other = ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3, own.J * 1.7 * 1.3**2, own.b, own.fc,
-                         own.gravity)
-        vals = evaluate_user(model, PLANAR_PARAMS, [own, other], Q[:4], QD[:4], sink, roles=probe)
-        refs = evaluate_reference([own, other], Q[:4], QD[:4], {"M", "Cqd", "G"})
+        pair = dataclasses.replace(sample, Q=sample.Q[:4], QD=sample.QD[:4], sets=[own, plant.probe_set(own)])
+        vals = evaluate_user(model, plant.params, pair.sets, pair.Q, pair.QD, sink, roles=probe)
+        _, refs, _ = plant.reference(pair, dict.fromkeys(("M", "Cqd", "G"), np.zeros(0)))   # the keys ask for these
         for r in probe:
             key = {"M": "M", "C": "C" if "C" in vals else "Cqd", "G": "G"}[r]
             rkey = {"M": "M", "C": "Cqd", "G": "G"}[r]
-            # it ignores p when its numbers stay put where the right ones change (a 1R's C = 0 does not count)
-            if np.array_equal(vals[key][0], vals[key][1]) and not np.array_equal(refs[rkey][0], refs[rkey][1]):
+            # it ignores p when its numbers stay put where the right ones change (a 1R's C = 0 does not count, nor a
+            # function that returns zeros: no number is written in, and it reads the same at every set)
+            if np.array_equal(vals[key][0], vals[key][1]) and np.any(vals[key][0]) and \
+                    not np.array_equal(refs[rkey][0], refs[rkey][1]):
                 out.append(r)
     return [r for r in ROLE_NAMES if r in out]
+
+
+def parameters_read(model: Equations, plant: Probed, sample: Sample, sink: io.StringIO) -> tuple[Sample, str]:
+    """(``sample``, ""), or, when some function does not read p (parameters written as numbers, so other
+    parameter sets cannot reach the equations), the sample at the arm's own parameters and the note that says so:
+    the one rule for every kind of arm (:func:`crossdyn.checking.checker.run_check` applies it after the plant's
+    own ``prepare`` steps)."""
+    no_p = roles_ignoring_p(model, plant, sample, sink)
+    if not no_p:
+        return sample, ""
+    which = ", ".join(model.signature(r) for r in no_p)
+    return sample.only_own(), (f"{which} {'does' if len(no_p) == 1 else 'do'} not read p (parameters written as "
+                               "numbers), so random parameter sets cannot apply: everything is checked at the arm's "
+                               "own parameters only")

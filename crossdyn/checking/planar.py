@@ -8,7 +8,7 @@ closed form as the reference (:func:`~crossdyn.checking.evaluation.evaluate_refe
 
 Before the comparison: a file written for another number of links is named as such
 (:func:`~crossdyn.checking.evaluation.check_link_count`); functions that do not read p are checked at the arm's own
-parameters only.  The stages after the entry summary, in order: whole-quantity explanations
+parameters only (the one rule of :func:`~crossdyn.checking.evaluation.parameters_read`, for every arm).  The stages after the entry summary, in order: whole-quantity explanations
 (:mod:`~crossdyn.checking.explanations`), the wrong-arm search (:mod:`~crossdyn.checking.wrong_arm`), the
 explained entries marked, term diagnosis over general parameter sets (:mod:`~crossdyn.checking.entry_diagnosis`),
 friction (:mod:`~crossdyn.checking.friction`), and the notes on link kinds, general sets and special values.
@@ -26,7 +26,7 @@ from crossdyn import analytic
 from crossdyn.checking.entries import mostly_wrong
 from crossdyn.checking.entry_diagnosis import diagnose_findings
 from crossdyn.checking.evaluation import (
-    PLANAR_PARAMS, Equations, ParamsView, check_link_count, evaluate_reference, roles_ignoring_p,
+    PLANAR_PARAMS, Equations, ParamsView, check_link_count, evaluate_reference,
 )
 from crossdyn.checking.explanations import attach, explanations
 from crossdyn.checking.friction import check_friction
@@ -45,18 +45,6 @@ def link_count(model: Equations, plant: Any, sample: Sample, sink: io.StringIO) 
     """A file for another number of links: say so first (:func:`check_link_count` raises)."""
     check_link_count(model, plant.spec, sample, sink)
     return sample, ""
-
-
-def parameters_read(model: Equations, plant: Any, sample: Sample, sink: io.StringIO) -> tuple[Sample, str]:
-    """(``sample``, ""), or, when some function does not read p (parameters written as numbers, so other arms'
-    parameters cannot reach the equations), the sample at the arm's own parameters and the note that says so."""
-    no_p = roles_ignoring_p(model, sample, sink)
-    if not no_p:
-        return sample, ""
-    which = ", ".join(model.signature(r) for r in no_p)
-    return sample.only_own(), (f"{which} {'does' if len(no_p) == 1 else 'do'} not read p (parameters written as "
-                               "numbers), so random parameter sets cannot apply: everything is checked at the arm's "
-                               "own parameters only")
 
 
 def explain(run: Run, found: Found) -> Found:
@@ -142,7 +130,7 @@ class PlanarPlant:
     spec: ArmSpec
     kind = "planar"
     params: ParamsView = PLANAR_PARAMS
-    prepare = (link_count, parameters_read)
+    prepare = (link_count,)
     structure = PLANAR_STRUCTURE
     stages = (explain, wrong_arm, mark_explained, diagnose, friction, context_notes)
 
@@ -156,6 +144,11 @@ class PlanarPlant:
 
     def sample(self, options: CheckOptions, rng: np.random.Generator) -> Sample[ParamSet]:
         return draw_sample(self.spec, options.states, options.random_params, rng)
+
+    def probe_set(self, own: ParamSet) -> ParamSet:
+        """Lengths x1.3, masses x1.7: every link keeps its kind (a rod's Lc = L/2 and J = mL²/12, a point mass's
+        Lc = L and J = 0), so a file written for its arm's kind of links runs there too."""
+        return ParamSet(-1, own.L * 1.3, own.m * 1.7, own.Lc * 1.3, own.J * 1.7 * 1.3**2, own.b, own.fc, own.gravity)
 
     def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]:
         """The analytic M, C q̇, G (and the C matrix, up to SYMBOLIC_MAX_N links) of every quantity the user gave."""

@@ -9,7 +9,9 @@ The driver is the same for every arm: sample states and parameter sets → evalu
 
 * its model: how parameter sets are drawn (:meth:`Plant.sample`), reach the user's ``p`` (:attr:`Plant.params`)
   and give the reference values (:meth:`Plant.reference`);
-* ``prepare``: steps before the comparison (a planar arm: the link count, whether the functions read p);
+* ``prepare``: steps before the comparison (a planar arm: the link count); then, for every arm, functions that do
+  not read p are checked at the arm's own parameters only (:func:`~crossdyn.checking.evaluation.parameters_read`,
+  with the plant's :meth:`Plant.probe_set`);
 * ``structure``: its structural checks, in the report's order;
 * ``stages``: its optional stages after the entry summary (a planar arm: whole-quantity explanations, the wrong-arm
   search, term diagnosis over general parameter sets, friction; a spatial arm: term naming from its symbolic
@@ -103,6 +105,11 @@ class Plant(Protocol):
 
     def sample(self, options: CheckOptions, rng: np.random.Generator) -> Sample:
         """The random states and parameter sets (the arm's own first), drawn from ``rng``."""
+
+    def probe_set(self, own: Any) -> Any:
+        """A valid parameter set in which every parameter differs from ``own`` (the arm's): where a function that
+        takes p but returns the same numbers is found to ignore it
+        (:func:`~crossdyn.checking.evaluation.roles_ignoring_p`)."""
 
     def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]:
         """(the user's values to compare, the reference's, notes on what cannot be compared)."""

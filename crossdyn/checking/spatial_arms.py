@@ -10,7 +10,8 @@ inertia about the centre of mass ``p.Ixx{i}``, ``p.Iyy{i}``, ``p.Izz{i}`` (+ ``p
 products of inertia) in kg m².
 
 Random valid parameter sets (:func:`random_values`) keep each link's structure (the same non-zero components):
-lengths and centre-of-mass components × U(0.6, 1.4) of the arm's own (sign kept), masses in [0.5, 2.5] kg,
+lengths, centre-of-mass components and rotor armatures × U(0.6, 1.4) of the arm's own (sign kept), masses in
+[0.5, 2.5] kg,
 principal moments drawn to satisfy the triangle inequality (a full inertia turned by a random rotation), so every
 set is a physically consistent rigid body.
 """
@@ -104,7 +105,8 @@ class SpatialArm:
             inertial = Inertial(float(values[f"m{k}"]), com, I).transformed(B[:3, :3], B[:3, 3])
             bodies.append(Body(f"link{k}", inertial))
             kind = JointType.REVOLUTE if j.type == "revolute" else JointType.PRISMATIC
-            joints.append(Joint(f"joint{k}", kind, prev_B @ A, np.array([float(a) for a in j.axis])))
+            joints.append(Joint(f"joint{k}", kind, prev_B @ A, np.array([float(a) for a in j.axis]),
+                                armature=float(values.get(f"Ia{k}", 0.0))))     # M_kk += Ia{k} (0 without one)
             prev_B = B
         g = np.array([float(sp.sympify(gk).subs({s: values[str(s)] for s in sp.sympify(gk).free_symbols}))
                       for gk in self.sym.gravity])
@@ -195,6 +197,8 @@ def random_values(arm: SpatialArm, rng: np.random.Generator, vary_gravity: bool 
         out[f"m{i}"] = rng.uniform(0.5, 2.5)
         for c in j.link.com:
             out[f"{c}{i}"] = own[f"{c}{i}"] * rng.uniform(0.6, 1.4)
+        if f"Ia{i}" in own:         # a rotor armature: × U(0.6, 1.4) of the arm's own, like a length
+            out[f"Ia{i}"] = own[f"Ia{i}"] * rng.uniform(0.6, 1.4)
         names = j.link.names()[1 + len(j.link.com):]
         if not names:
             continue

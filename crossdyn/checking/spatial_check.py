@@ -7,7 +7,9 @@ a struct with the same fields).  Steps:
 
 1. N random states (revolute q in [−π, π], prismatic q in the arm's range, q̇ in [−2, 2]) and K random valid
    parameter sets besides the arm's own (:func:`~crossdyn.checking.spatial_arms.random_values`: physically
-   consistent inertias);
+   consistent inertias); functions that do not read p (the arm's numbers written in, ``derive --numeric``) are
+   checked at the arm's own parameters only, as on a planar arm
+   (:func:`~crossdyn.checking.evaluation.parameters_read`);
 2. the user's M, C q̇ (and the C matrix), G at every state × set, against crossdyn's spatial reference
    (:mod:`crossdyn.spatial`: CRBA for M, RNEA for C q̇ + G and G, on the arm's RobotModel), entry by entry: an entry
    is wrong at a set when its error exceeds :data:`~crossdyn.checking.results.RTOL` × the quantity's largest
@@ -19,7 +21,7 @@ a struct with the same fields).  Steps:
 
 These are :class:`SpatialPlant`'s model and stages in the one check pipeline
 (:func:`crossdyn.checking.checker.run_check`, :mod:`crossdyn.checking.plant`); the planar-only stages (link count,
-p not read, whole-quantity explanations, wrong arm, general parameter sets, friction) are not among them.
+whole-quantity explanations, wrong arm, general parameter sets, friction) are not among them.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from crossdyn.checking.evaluation import QUANTITY_ROLE
 from crossdyn.checking.options import CheckOptions
 from crossdyn.checking.plant import Found, Run
 from crossdyn.checking.results import CheckResult, EntryStatus
@@ -42,16 +45,26 @@ SPATIAL_STATES = 300
 """Default random states for a spatial arm (``--states``): with :data:`SPATIAL_RANDOM_PARAMS` sets, 3,300
 evaluations of each function, within the 3 s check budget of issue 27 in Octave too."""
 SPATIAL_RANDOM_PARAMS = 10
+PROBE_SEED = 39
+"""The random stream of :meth:`SpatialPlant.probe_set` (the other parameter set that tells a function that ignores
+p; any seed does: every parameter of a random set differs from the arm's own)."""
 
 
 def name_terms(run: Run, found: Found) -> Found:
-    """Every wrong entry named to the term in the general parameters, and the notes on how."""
+    """Every wrong entry named to the term in the general parameters, and the notes on how; not the entries of a
+    function without p (the arm's numbers written in: its terms cannot be told apart in the parameters)."""
+    model = run.model
+    no_p = [r for r in ("M", "C", "G") if model.has(r) and not model.takes_p(r)]
     wrong = [f for f in found.findings if f.status == EntryStatus.WRONG]
-    if not wrong:
-        return found
-    named, notes = name_findings(run.model, run.plant.arm, wrong, run.options.seed, run.sink)  # type: ignore[attr-defined]
+    nameable = [f for f in wrong if QUANTITY_ROLE[f.quantity] not in no_p]
+    skipped = [r for r in no_p if any(QUANTITY_ROLE[f.quantity] == r for f in wrong)]
+    notes = [f"terms are not named for {', '.join(model.signature(r) for r in skipped)}: without p (the arm's "
+             "numbers written in) their terms cannot be told apart in the general parameters"] if skipped else []
+    if not nameable:
+        return dataclasses.replace(found, notes=found.notes + notes)
+    named, more = name_findings(model, run.plant.arm, nameable, run.options.seed, run.sink)  # type: ignore[attr-defined]
     return dataclasses.replace(found, findings=[named.get(f.entry, f) for f in found.findings],
-                               notes=found.notes + notes)
+                               notes=found.notes + more + notes)
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,11 @@ class SpatialPlant:
         Q, QD = draw_states(self.arm, options.states, rng)
         return Sample(Q, QD, [dict(self.arm.values)] + [random_values(self.arm, rng)
                                                          for _ in range(options.random_params)])
+
+    def probe_set(self, own: dict) -> dict:
+        """A random valid set, gravity varied too (:func:`random_values`, its own fixed stream
+        :data:`PROBE_SEED`: the check's sample is drawn the same whether or not the file reads p)."""
+        return random_values(self.arm, np.random.default_rng(PROBE_SEED), vary_gravity=True)
 
     def reference(self, sample: Sample, user: dict[str, np.ndarray]) -> tuple[dict, dict, list[str]]:
         """CRBA's M, RNEA's C q̇ and G, and the Christoffel C matrix from the symbolic model when the user gives a

@@ -16,7 +16,9 @@ is reported as not one term, with the entry's expected terms.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 
 import numpy as np
@@ -40,9 +42,20 @@ class Grid:
     atoms: tuple
     values: np.ndarray          # (V, P)
 
-    @property
+    @cached_property
     def logs(self) -> np.ndarray:
         return np.log(np.abs(self.values))
+
+    @cached_property
+    def design(self) -> np.ndarray:
+        """The log fit's design matrix [1, log|x_1|, …, log|x_V|] at every point, (P, V + 1)."""
+        return np.vstack([np.ones(self.values.shape[1]), self.logs]).T
+
+    @cached_property
+    def solver(self) -> np.ndarray:
+        """The least-squares solution operator of :attr:`design` when every point is kept (its pseudo-inverse,
+        (V + 1, P)): the fits of many r at once are one product."""
+        return np.linalg.pinv(self.design)
 
 
 @dataclass(frozen=True)
@@ -56,22 +69,53 @@ class TermName:
     message: str
 
 
-def term_values(terms, symbols, arrays) -> np.ndarray:
-    """Each term evaluated at the grid: (J, P)."""
-    out = []
-    for t in terms:
-        f = sp.lambdify(symbols, t, modules="numpy")
-        out.append(np.broadcast_to(np.asarray(f(*arrays), float), arrays[0].shape).ravel())
-    return np.array(out)
+def term_values(terms, grid: Grid, symbols, arrays) -> np.ndarray:
+    """Each term evaluated at the grid: (J, P).  A term that is a number times a product of the grid's atoms (every
+    term of an expanded entry) is that product of their values, no SymPy call (:func:`_exponents`); any other is
+    lambdified (one call per such term)."""
+    out = np.empty((len(terms), grid.values.shape[1]))
+    for j, t in enumerate(terms):
+        coeff, k = _exponents(t, grid)
+        if coeff.is_Number and t == coeff * sp.Mul(*(a ** int(e) for a, e in zip(grid.atoms, k, strict=True) if e)):
+            row = np.full(grid.values.shape[1], float(coeff))
+            for v in np.flatnonzero(k):
+                row *= grid.values[v] ** int(k[v])
+            out[j] = row
+        else:
+            f = sp.lambdify(symbols, t, modules="numpy")
+            out[j] = np.broadcast_to(np.asarray(f(*arrays), float), arrays[0].shape).ravel()
+    return out
+
+
+def candidates(e: np.ndarray, T: np.ndarray, grid: Grid, scale: float) -> np.ndarray:
+    """For every term j whether r_j = e + T_j could be missing or one monomial, all at once: r_j ≡ 0, or some points
+    dropped from its log fit (:func:`fit_monomial` decides those), or its fit over all points (one product with
+    :attr:`Grid.solver`, the least-squares fit :func:`fit_monomial` makes) gives integer exponents.  The others
+    :func:`fit_monomial` would reject; only the candidates are fitted one by one."""
+    out = np.zeros(len(T), bool)
+    for lo in range(0, len(T), 1024):                  # (1024, P) at a time
+        R = e[None, :] + T[lo:lo + 1024]
+        absR = np.abs(R)
+        zero = absR.max(axis=1) <= ZERO_RTOL * scale
+        partial = ~np.all(absR > FLOOR_RTOL * scale, axis=1)
+        with np.errstate(divide="ignore"):
+            coef = np.log(np.where(absR > 0, absR, 1.0)) @ grid.solver.T
+        k = coef[:, 1:]
+        integer = np.max(np.abs(k - np.round(k)), axis=1, initial=0.0) <= EXPONENT_TOL
+        out[lo:lo + 1024] = zero | partial | integer
+    return out
 
 
 def fit_monomial(r: np.ndarray, grid: Grid, scale: float) -> tuple[Fraction | float, np.ndarray] | None:
     """(κ, exponents) when r is one monomial on the grid (module docstring), else None."""
-    X = np.vstack([np.ones(grid.values.shape[1]), grid.logs]).T
+    X = grid.design
     keep = np.abs(r) > FLOOR_RTOL * scale        # where the logs are trustworthy (sin q near 0 makes some tiny)
     if keep.sum() < X.shape[1] + 5:
         return None
-    coef, *_ = np.linalg.lstsq(X[keep], np.log(np.abs(r[keep])), rcond=None)
+    if keep.all():
+        coef = grid.solver @ np.log(np.abs(r))
+    else:
+        coef, *_ = np.linalg.lstsq(X[keep], np.log(np.abs(r[keep])), rcond=None)
     k = np.round(coef[1:])
     if np.max(np.abs(coef[1:] - k), initial=0.0) > EXPONENT_TOL:
         return None
@@ -96,12 +140,16 @@ def _exponents(term: sp.Expr, grid: Grid) -> tuple[sp.Expr, np.ndarray]:
 
 
 def name_term(entry: str, e: np.ndarray, terms: list[sp.Expr], T: np.ndarray, grid: Grid,
-              scale: float) -> TermName:
-    """The single-term mistake that explains the error ``e`` of ``entry`` (module docstring)."""
+              scale: float, deadline: float = float("inf")) -> TermName | None:
+    """The single-term mistake that explains the error ``e`` of ``entry`` (module docstring); None when
+    ``time.monotonic()`` passes ``deadline`` first (only the :func:`candidates` are fitted one by one)."""
     zero = ZERO_RTOL * scale
     best: list[tuple[int, int, TermName]] = []
-    for j, term in enumerate(terms):
-        r = e + T[j]
+    maybe = candidates(e, T, grid, scale) if len(terms) else np.zeros(0, bool)
+    for j in map(int, np.flatnonzero(maybe)):
+        if time.monotonic() > deadline:
+            return None
+        term, r = terms[j], e + T[j]
         if np.max(np.abs(r)) <= zero:
             return TermName("missing", term, sp.Integer(0), f"the term {_s(term)} is missing")
         fit = fit_monomial(r, grid, scale)
@@ -129,6 +177,8 @@ def name_term(entry: str, e: np.ndarray, terms: list[sp.Expr], T: np.ndarray, gr
             return top[0][2]
         return TermName(top[0][2].kind, top[0][2].term, top[0][2].user, top[0][2].message + " (or: " + "; ".join(
             b[2].message for b in top[1:3]) + ")")
+    if time.monotonic() > deadline:
+        return None
     fit = fit_monomial(e, grid, scale)
     if fit is not None:
         extra = _expr(*fit, grid)
