@@ -4,8 +4,9 @@ runs in applied mode, so every engine integrates the same saturated torque.
 
 **Exercised** means some joint saturated: a step of the engine's driven run whose applied torque sat at the
 effort limit.  A check is such a step (per joint): the trajectory group compared the engine's motion under the
-saturated torque there.  A run in which no joint saturated is INCONCLUSIVE, naming each joint's largest |τ|
-against its effort and a profile that saturates one (:func:`crossdyn.comparison.coverage.effort_reason`).  Whether
+saturated torque there.  A run in which no joint saturated is NOT_EXERCISED (0 checks; INCONCLUSIVE when the user
+asked about effort: ``--require effort``), naming each joint's largest |τ| against its effort and a profile that
+saturates one (:func:`crossdyn.comparison.coverage.effort_reason`).  Whether
 an engine honours the limit natively is reported beside (``native``), not judged: no engine is driven natively."""
 from __future__ import annotations
 
@@ -13,13 +14,12 @@ import numpy as np
 
 from crossdyn.comparison.containment import engine_code
 from crossdyn.comparison.coverage import effort_reason
-from crossdyn.comparison.result import MetricResult, judge
-from crossdyn.status import Verdict
+from crossdyn.comparison.result import MetricResult, judge, unexercised
 
 
-def effort_group(engine, driven, spec=None, q0=None) -> MetricResult:
-    """The group (module docstring); ``spec`` and ``q0`` (the run's arm and start) give the INCONCLUSIVE line's
-    suggestion."""
+def effort_group(engine, driven, spec=None, q0=None, asked: bool = False) -> MetricResult:
+    """The group (module docstring); ``spec`` and ``q0`` (the run's arm and start) give the unexercised line's
+    suggestion; ``asked``: the user asked about effort (unexercised is then INCONCLUSIVE)."""
     from crossdyn.native.effort import native_effort_check
 
     with engine_code():
@@ -36,7 +36,7 @@ def effort_group(engine, driven, spec=None, q0=None) -> MetricResult:
         return MetricResult("effort", judge(out, True, sum(saturated)))
     spec = spec if spec is not None else engine.spec
     because = effort_reason(spec, max_tau, driven.q[0] if q0 is None else q0)
-    return MetricResult("effort", judge(out, Verdict.INCONCLUSIVE, 0, because))
+    return MetricResult("effort", unexercised(out, asked, because))
 
 
 def effort_note(runs) -> str | None:

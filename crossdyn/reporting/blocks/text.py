@@ -69,7 +69,8 @@ METRICS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", 
 
 def engine_result(e: dict) -> str:
     """An engine's result beside its run status: ``pass``, ``FAIL: trajectory, energy`` (the metrics out of
-    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped`` / ``unsupported`` (not failures)."""
+    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped`` / ``unsupported`` (not failures); a group
+    not exercised is named after the rest (``pass; not exercised: effort``)."""
     if e["status"] in ("skipped", "unsupported"):
         return e["status"]
     fails = [m for m in METRICS if isinstance(e.get(m), dict) and e[m].get("pass") is False]
@@ -78,7 +79,9 @@ def engine_result(e: dict) -> str:
     if fails:
         return f"FAIL: {', '.join(fails)}"
     unjudged = [k for k, m in e.items() if isinstance(m, dict) and m.get("verdict") == "INCONCLUSIVE"]
-    return f"INCONCLUSIVE: {', '.join(unjudged)}" if unjudged else "pass"
+    idle = [k for k, m in e.items() if isinstance(m, dict) and m.get("verdict") == "NOT_EXERCISED"]
+    return ((f"INCONCLUSIVE: {', '.join(unjudged)}" if unjudged else "pass")
+            + (f"; not exercised: {', '.join(idle)}" if idle else ""))
 
 
 PROFILE_UNITS = {"value": "N m", "after": "N m", "before": "N m", "offset": "N m", "time": "s", "frequency": "Hz",
