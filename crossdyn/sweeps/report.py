@@ -84,14 +84,16 @@ def chunk_files(out) -> tuple[list[Path], int, int | None]:
 
 def connect(files: list[Path]):
     """A DuckDB connection with the sweep's rows as view ``r`` (rows of ``crossdyn.sweep-row/1``, written before
-    the check counts, get ``checks`` and ``inconclusive`` as NULL)."""
+    the check counts, get ``checks`` and ``inconclusive`` as NULL; rows written before NOT_EXERCISED get
+    ``not_exercised`` as NULL)."""
     import duckdb
 
     con = duckdb.connect()
     listing = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
     source = f"read_parquet([{listing}], union_by_name = true)"
     have = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
-    extra = "".join(f", NULL::{t} AS {c}" for c, t in (("checks", "BIGINT"), ("inconclusive", "VARCHAR"))
+    extra = "".join(f", NULL::{t} AS {c}" for c, t in (("checks", "BIGINT"), ("inconclusive", "VARCHAR"),
+                                                         ("not_exercised", "VARCHAR"))
                     if c not in have)
     con.execute(f"CREATE VIEW r AS SELECT *{extra} FROM {source}")
     return con

@@ -26,11 +26,12 @@ def mark(ok) -> str:
 
 
 def result_cell(m: dict) -> str:
-    """A judged group's cell: ``PASS (2001 checks)``, ``FAIL (…)``, ``INCONCLUSIVE (…)``; "–" if not judged."""
+    """A judged group's cell: ``PASS (2001 checks)``, ``FAIL (…)``, ``INCONCLUSIVE (…)``, ``NOT EXERCISED (0
+    checks)``; "–" if not judged."""
     verdict = m.get("verdict")
     if verdict is None:
         return mark(m.get("pass"))
-    return f"{verdict} ({m.get('checks', 0)} checks)"
+    return f"{str(verdict).replace('_', ' ')} ({m.get('checks', 0)} checks)"
 
 
 FIGURES = {"trajectory": (("max_abs_error_rad",), "rad"), "inverse_dynamics": (("max_abs_error_nm",), "N m"),
@@ -112,10 +113,12 @@ def profile_parameters(prof: dict) -> str:
 
 def section_verdict(section: dict, what: str) -> str:
     """A phenomenon section's verdict sentence: ``Verdict: PASS, 12 checks (limit contacts …).`` with the reason
-    of a FAIL or an INCONCLUSIVE (what the run did not exercise, and how to exercise it); empty if not judged."""
+    of a FAIL, an INCONCLUSIVE or a NOT EXERCISED (what the run did not exercise, and how to exercise it); empty if
+    not judged."""
     verdict = section.get("verdict")
     if verdict is None:
         return ""
-    because = section.get("failed_because") or section.get("inconclusive_because")
-    return (f"Verdict: {verdict}, {section.get('checks', 0)} checks ({what})"
+    because = (section.get("failed_because") or section.get("inconclusive_because")
+               or section.get("not_exercised_because"))
+    return (f"Verdict: {str(verdict).replace('_', ' ')}, {section.get('checks', 0)} checks ({what})"
             + (f": {because}." if because else "."))
