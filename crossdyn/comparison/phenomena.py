@@ -64,7 +64,7 @@ def required(ctx: Context, out: Outcome) -> None:
         if not getattr(ctx.spec if name != "friction" else ctx.user_spec, attr):
             out.inconclusive.append(f"{name}: --require {name}, but {ctx.user_spec.name} declares {lacking}: "
                                     "nothing to check")
-        elif not totals.get(name) and name not in said:
+        elif not totals.get(name) and not said:
             out.inconclusive.append(f"{name}: --require {name}: no check was made of it (no engine that ran "
                                     "could be compared on it; reasons above)")
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from crossdyn.comparison.compare import engine_failures, engine_inconclusive, verdict_of
+from crossdyn.comparison.compare import engine_failures, engine_inconclusive, engine_not_exercised, verdict_of
 from crossdyn.comparison.context import Outcome
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.result import EngineRun, check_totals
@@ -197,7 +197,8 @@ def _outcome(results: dict[str, EngineRun], interrupted: bool, job: RobotJob, di
     predicted unstable (:func:`crossdyn.robotcompare.plan.unstable_step`)."""
     failures = engine_failures(results, interrupted, job.reference)
     moved = [f for f in failures if f.split(":", 1)[0] in diverged and f.split(": ", 2)[1:2] == ["diverged"]]
-    out = Outcome(failures=[f for f in failures if f not in moved], inconclusive=engine_inconclusive(results))
+    out = Outcome(failures=[f for f in failures if f not in moved], inconclusive=engine_inconclusive(results),
+                  not_exercised=engine_not_exercised(results))
     out.inconclusive.extend(f"{line} (unstable step: predicted before running, see the notes)" for line in moved)
     return out
 
@@ -237,7 +238,7 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
         "versions": versions(), "tolerances": opt.tolerances.as_dict(),
         "engines": {name: with_units(run.to_summary(), rot) for name, run in results.items()},
         "notes": notes, "failures": list(out.failures), "inconclusive": list(out.inconclusive),
-        "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
+        "not_exercised": list(out.not_exercised), "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
     }
 
 
