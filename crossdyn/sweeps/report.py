@@ -130,10 +130,15 @@ FROM r GROUP BY ALL ORDER BY engine, integrator, dt DESC
 """
 
 FAILURES_SQL = f"""
-SELECT arm, engine, dt, profile, status, {VERDICT} AS verdict,
-       CASE WHEN {VERDICT} = 'INCONCLUSIVE' THEN inconclusive WHEN status <> 'ok' THEN reason ELSE failures END AS why
-FROM r WHERE {VERDICT} <> 'PASS' ORDER BY {VERDICT} DESC, arm, engine, dt DESC, profile
+SELECT arm, engine, dt, profile, status,
+       CASE WHEN {VERDICT} = 'PASS' THEN 'NOT EXERCISED' ELSE {VERDICT} END AS verdict,
+       CASE WHEN {VERDICT} = 'INCONCLUSIVE' THEN inconclusive WHEN status <> 'ok' THEN reason
+            WHEN {VERDICT} = 'PASS' THEN not_exercised ELSE failures END AS why
+FROM r WHERE {VERDICT} <> 'PASS' OR coalesce(not_exercised, '') <> ''
+ORDER BY {VERDICT} = 'PASS', {VERDICT} DESC, arm, engine, dt DESC, profile
 """
+"""The rows that did not pass (FAIL, INCONCLUSIVE), then the PASS rows with a phenomenon NOT EXERCISED (verdict
+``NOT EXERCISED``: 0 checks of it, the row's verdict the rest's; ``why`` its ``not_exercised`` lines)."""
 
 
 def sweep_verdict(out) -> tuple[Verdict, dict]:
@@ -286,8 +291,10 @@ def write_report(out, quiet: bool = True) -> SweepReport:
                     ["engine", "dt [s]", "compute s / sim s", "traj p90 [rad]", "Pareto-optimal"])
     if len(plots) > 1:
         md += ["", "## Error against the arm's parameters", "", "![parameters](sweep_parameters.png)"]
-    md += ["", f"## Comparisons that did not pass ({len(failures)}: {tally['FAIL']} FAIL, {tally['INCONCLUSIVE']} "
-           "INCONCLUSIVE)", ""]
+    idle = len(failures) - tally["FAIL"] - tally["INCONCLUSIVE"]
+    md += ["", f"## Comparisons that did not pass ({tally['FAIL'] + tally['INCONCLUSIVE']}: {tally['FAIL']} FAIL, "
+           f"{tally['INCONCLUSIVE']} INCONCLUSIVE)" + (f"; {idle} PASS with a phenomenon NOT EXERCISED" if idle else ""),
+           ""]
     if len(failures):
         md += _md_table(failures.head(500), ["arm", "engine", "dt", "profile", "status", "verdict", "why"])
         if len(failures) > 500:
