@@ -25,7 +25,6 @@ from crossdyn.comparison.containment import engine_code, failure_reason
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.coverage import limit_reason
 from crossdyn.comparison.result import judge, unexercised
-from crossdyn.status import Verdict
 from crossdyn.inputs.profiles.base import held
 from crossdyn.errors import EngineError
 from crossdyn.models.spec import ArmSpec
