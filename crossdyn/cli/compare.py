@@ -259,6 +259,8 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         _identify_section(spec, summary, args, out, echo)
     for w in summary.get("baseline", {}).get("warnings", []):
         echo(f"warning: baseline: {w}")
+    from crossdyn.reporting.blocks.text import checks_line
+
     echo(f"verdict: {summary['verdict']} ({checks_line(summary)})  ({out / 'report.html'})")
     for f in summary["failures"]:
         echo(f"  FAIL {f}")
@@ -275,26 +277,6 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
               f"skipped: {', '.join(skipped)}", file=sys.stderr)
         return EXIT_INTERRUPTED, summary
     return Exit.of(summary["verdict"]), summary
-
-
-def checks_line(summary: dict) -> str:
-    """``"1204 checks: trajectory 2002, inverse_dynamics 400, …"``: what the verdict rests on; then ``; not
-    exercised: effort — try …`` for each declared phenomenon the run never reached (:func:`not_exercised_part`)."""
-    checks = dict(summary.get("checks", {}))
-    total = checks.pop("total", sum(checks.values()))
-    line = f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in checks.items()) if checks else "0 checks"
-    return line + not_exercised_part(summary.get("not_exercised") or [])
-
-
-def not_exercised_part(lines) -> str:
-    """``"; not exercised: effort — try --profile …"``: the phenomena of the ``not_exercised`` lines (``effort:
-    no joint saturated: …; try …``), each with its suggestion (the ``try …`` part; the reason where none)."""
-    parts = []
-    for line in lines:
-        name, _, because = line.partition(": ")
-        hint = because.rsplit("; try ", 1)
-        parts.append(f"{name} — " + (f"try {hint[1]}" if len(hint) == 2 else because))
-    return "; not exercised: " + "; ".join(parts) if parts else ""
 
 
 def _identify_section(spec, summary: dict, args, out: Path, echo) -> None:

@@ -122,3 +122,23 @@ def section_verdict(section: dict, what: str) -> str:
                or section.get("not_exercised_because"))
     return (f"Verdict: {str(verdict).replace('_', ' ')}, {section.get('checks', 0)} checks ({what})"
             + (f": {because}." if because else "."))
+
+
+def checks_line(summary: dict) -> str:
+    """``"1204 checks: trajectory 2002, inverse_dynamics 400, …"``: what the verdict rests on; then ``; not
+    exercised: effort — try …`` for each declared phenomenon the run never reached (:func:`not_exercised_part`)."""
+    checks = dict(summary.get("checks", {}))
+    total = checks.pop("total", sum(checks.values()))
+    line = f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in checks.items()) if checks else "0 checks"
+    return line + not_exercised_part(summary.get("not_exercised") or [])
+
+
+def not_exercised_part(lines) -> str:
+    """``"; not exercised: effort — try --profile …"``: the phenomena of the ``not_exercised`` lines (``effort:
+    no joint saturated: …; try …``), each with its suggestion (the ``try …`` part; the reason where none)."""
+    parts = []
+    for line in lines:
+        name, _, because = line.partition(": ")
+        hint = because.rsplit("; try ", 1)
+        parts.append(f"{name} — " + (f"try {hint[1]}" if len(hint) == 2 else because))
+    return "; not exercised: " + "; ".join(parts) if parts else ""
