@@ -14,8 +14,10 @@ measured verdict beside it and scores:
 
 An engine's verdict in a comparison is :meth:`crossdyn.status.Verdict.combine` over its metric groups (``verdict``
 where the group has one, else ``pass``), the comparison's failure and inconclusive lines that name it, and every
-phenomenon section (limits, contact, friction) the comparison found INCONCLUSIVE (not exercised: judged for no
-engine); a run that failed or diverged is a FAIL (as in ``compare``'s own verdict).
+phenomenon section (limits, contact, friction) the comparison found INCONCLUSIVE (judged for no engine); a run that
+failed or diverged is a FAIL (as in ``compare``'s own verdict).  Each phenomenon scenario asks about its phenomenon
+(``require``, as ``compare --require``): one that did not reach it is INCONCLUSIVE, never NOT_EXERCISED (which would
+leave the combined verdict to the other groups); a NOT_EXERCISED group or section is named in the cell's detail.
 
     python benchmarks/verdicts.py [--scenarios free,driven] [--faults mass,delay] [--out DIR]
     python benchmarks/verdicts.py --engines mujoco-warp,newton --scenarios driven --duration 0.5 --n-states 200
@@ -68,13 +70,14 @@ SCENARIOS: dict[str, Scenario] = {
     "driven": Scenario("driven", "planar2r", "compare", {"profile": "multisine", "duration": 2.0},
                        "multi-sine torques 0.5–2.5 Hz: the arm swings ~1 rad at up to 6 rad/s"),
     "limits": Scenario("limits hit", "planar2r-limits", "compare",
-                       {"profile": "multisine-motion@amplitude=0.3", "duration": 2.0},
+                       {"profile": "multisine-motion@amplitude=0.3", "duration": 2.0, "require": ("limits",)},
                        "±0.3 rad motion about hanging against limits 0.08–0.17 rad away: both joints hit both limits"),
-    "floor": Scenario("floor drop", "planar2r-floor", "compare", {"duration": 1.5},
+    "floor": Scenario("floor drop", "planar2r-floor", "compare", {"duration": 1.5, "require": ("contact",)},
                       "the drop profile: the straight arm falls from rest onto the floor and bounces"),
-    "wall": Scenario("wall press", "planar3r-wall", "compare", {"profile": "press", "duration": 1.5},
+    "wall": Scenario("wall press", "planar3r-wall", "compare", {"profile": "press", "duration": 1.5,
+                                                                "require": ("contact",)},
                      "computed torque presses the tip into the wall with 20 N (steady penetration F/k = 1 mm)"),
-    "stick": Scenario("stick-slip", "planar3r-friction", "compare", {"duration": 2.0},
+    "stick": Scenario("stick-slip", "planar3r-friction", "compare", {"duration": 2.0, "require": ("friction",)},
                       "Coulomb friction (1.5, 0.6, 0.15) N m under the default profile: joints stick and slip"),
     "identify": Scenario("identify", "planar3r-friction", "identify", {},
                          "noise-free tracking data of one optimised excitation, the engine's own; every base "
@@ -208,7 +211,7 @@ def _group_verdict(values: dict) -> str | None:
 
 def _figures(group: str, values: dict) -> str:
     """The figures that decided a group, short."""
-    why = values.get("failed_because") or values.get("inconclusive_because")
+    why = values.get("failed_because") or values.get("inconclusive_because") or values.get("not_exercised_because")
     if group == "trajectory":  # the check against the reference, whichever check decided
         ref = (f"trajectory {values.get('max_abs_error_rad', float('nan')):.3g} rad vs reference "
                f"(tol {values.get('tolerance_rad', float('nan')):.3g})")
@@ -248,6 +251,8 @@ def engine_verdict(result, name: str) -> Cell:
         if isinstance(values, dict) and str(values.get("verdict", "")).upper() == "INCONCLUSIVE":
             verdicts.append("INCONCLUSIVE")
             lines.append(f"{section}: {str(values.get('inconclusive_because', 'not judged'))[:160]}")
+        elif isinstance(values, dict) and str(values.get("verdict", "")).upper() == "NOT_EXERCISED":
+            lines.append(f"{section} NOT EXERCISED: {str(values.get('not_exercised_because', ''))[:160]}")
     verdict = Verdict.combine(verdicts) if verdicts else Verdict.INCONCLUSIVE
     return Cell(verdict.value, "; ".join(lines) if lines else "no group judged", checks=checks)
 

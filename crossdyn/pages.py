@@ -30,7 +30,7 @@ def folded(blocks: list[tuple]) -> list[tuple]:
     return [(b[0], b[1], b[2], FOLDED) if b[0] == "h" and b[1] == 2 else b for b in blocks]
 
 
-VERDICT_WORDS = ("PASS", "FAIL", "INCONCLUSIVE")
+VERDICT_WORDS = ("PASS", "FAIL", "INCONCLUSIVE", "NOT EXERCISED")
 """A table cell that starts with one of these is coloured by it (CSS class of the same name)."""
 
 CSS = ("body{font-family:sans-serif;max-width:1100px;margin:1.5em auto;padding:0 1em;line-height:1.4}"
@@ -39,7 +39,7 @@ CSS = ("body{font-family:sans-serif;max-width:1100px;margin:1.5em auto;padding:0
        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;"
        "vertical-align:top}th{background:#f3f3f3}img{max-width:100%;height:auto}figure{margin:1em 0}"
        "td.PASS,td.FAIL,td.INCONCLUSIVE{white-space:nowrap}.PASS{color:#080;font-weight:bold}.FAIL{color:#b00;font-weight:bold}"
-       ".INCONCLUSIVE{color:#a60;font-weight:bold}nav.toc{background:#f7f7f7;padding:.4em 1em;margin:1em 0}"
+       ".INCONCLUSIVE{color:#a60;font-weight:bold}.NOT_EXERCISED{color:#555;font-weight:bold}nav.toc{background:#f7f7f7;padding:.4em 1em;margin:1em 0}"
        "nav.toc ol{display:flex;flex-wrap:wrap;gap:.1em 1.4em;list-style:none;margin:.3em 0;padding:0}details{border-top:1px solid #ddd;padding:.2em 0}"
        "summary{cursor:pointer}summary h2{display:inline;font-size:1.2em}pre{background:#f4f4f4;padding:.4em}"
        # on a phone a verdict cell's figure may wrap, so that a summary table fits the screen
@@ -112,12 +112,12 @@ def cell(value) -> str:
     """A table cell, coloured when it starts with a verdict word (:data:`VERDICT_WORDS`); a summary cell
     ``PASS (3001 checks), 2.45e-10 rad`` on two lines that do not wrap (the verdict, then the figure)."""
     text = str(value)
-    word = re.match(r"[A-Z]+", text)
+    word = re.match(r"NOT EXERCISED|[A-Z]+", text)
     if not (word and word.group(0) in VERDICT_WORDS):
         return f"<td>{html.escape(text)}</td>"
     two = re.match(r"(.*? checks?\)), (.*)$", text)
     inner = f"{html.escape(two.group(1))}<br>{html.escape(two.group(2))}" if two else html.escape(text)
-    return f'<td class="{word.group(0)}">{inner}</td>'
+    return f'<td class="{word.group(0).replace(" ", "_")}">{inner}</td>'
 
 
 def block_html(blk, images: dict[str, bytes]) -> str:

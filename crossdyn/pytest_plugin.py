@@ -20,7 +20,10 @@ places looked in — never an "engines disagree" failure.
 
 **Failures** show crossdyn's own message (every metric out of tolerance, by engine; or the check's diagnosis);
 an INCONCLUSIVE comparison (nothing departed, but something asked about could not be judged) fails too, with its
-reasons: a test that checked nothing must not pass,
+reasons: a test that checked nothing must not pass.  A phenomenon the arm declares but the short run never reached
+(an effort limit never saturated, …) is NOT EXERCISED: the test passes on everything else and pytest shows a
+:class:`NotExercisedWarning` naming it and how to exercise it; ``require=("effort",)`` makes it fail instead
+(as ``compare --require``),
 not this module's source: its frames are hidden from pytest's traceback.
 """
 from __future__ import annotations
@@ -40,17 +43,24 @@ class CrossdynUsageError(UsageError):
     the physics, a mistake in the test (a :class:`crossdyn.errors.UsageError`, so a ``ValueError`` too)."""
 
 
+class NotExercisedWarning(UserWarning):
+    """A passing comparison left a phenomenon the arm declares unexercised (0 checks of it, like a skipped test):
+    the message names it and how to exercise it (``require=`` makes it a failure)."""
+
+
 @dataclass(frozen=True)
 class AgreementOptions:
     """How :func:`assert_engines_agree` compares (every field a keyword of it too): ``duration`` and ``dt`` in s,
     ``tolerances`` a :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML path (None: the defaults),
-    ``states`` random states for the static metrics, ``convergence`` the dt-convergence runs (4, 2, 1 ms)."""
+    ``states`` random states for the static metrics, ``convergence`` the dt-convergence runs (4, 2, 1 ms),
+    ``require`` the phenomena that must be exercised (``("effort", "limits")``, as ``compare --require``)."""
 
     duration: float = 1.0
     dt: float = 1e-3
     tolerances: Any = None
     states: int = 200
     convergence: bool = False
+    require: tuple[str, ...] = ()
 
 
 def _caller_dir() -> Path | None:
@@ -151,7 +161,7 @@ def _compare_options(o: AgreementOptions, engines, profile, base: Path | None):
         tolerances = load_tolerances(_resolve(tolerances, base, "tolerances"))
     return CompareOptions(duration=o.duration, dt=o.dt, engines=engines, profile=profile,
                           tolerances=tolerances or Tolerances(), n_states=o.states,
-                          convergence_dts=(4e-3, 2e-3, 1e-3) if o.convergence else ())
+                          convergence_dts=(4e-3, 2e-3, 1e-3) if o.convergence else (), require=o.require)
 
 
 def assert_engines_agree(arm, engines=None, profile=None, options: AgreementOptions | None = None, *,
@@ -161,7 +171,7 @@ def assert_engines_agree(arm, engines=None, profile=None, options: AgreementOpti
     ``arm`` is a preset name, a TOML path or an :class:`~crossdyn.models.spec.ArmSpec`; ``engines`` names (``user:FILE``
     included); ``profile`` a profile name or a CSV path; ``options`` an :class:`AgreementOptions`, or its fields as
     keywords (``duration``, ``dt``, ``tolerances`` — a :class:`~crossdyn.comparison.tolerances.Tolerances` or a TOML
-    path —, ``states``, ``convergence``).  Relative paths are looked up in ``base_dir`` (default: the calling test
+    path —, ``states``, ``convergence``, ``require``).  Relative paths are looked up in ``base_dir`` (default: the calling test
     file's folder), then the working directory.  Returns the summary dict.
     """
     __tracebackhide__ = True
@@ -191,6 +201,12 @@ def assert_engines_agree(arm, engines=None, profile=None, options: AgreementOpti
     if not result.passed:  # nothing failed, but something asked about was not judged: a failed test, not a skip
         raise AssertionError(f"comparison of {result.spec.name} is INCONCLUSIVE (nothing departed, but it could not "
                              "judge):\n  " + "\n  ".join(result.summary["inconclusive"]))
+    if result.summary.get("not_exercised"):
+        import warnings
+
+        warnings.warn(NotExercisedWarning(f"{result.spec.name}: PASS, but NOT EXERCISED (0 checks; require=(...) "
+                                          "makes it fail):\n  " + "\n  ".join(result.summary["not_exercised"])),
+                      stacklevel=2)
     return result.summary
 
 

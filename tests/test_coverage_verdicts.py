@@ -1,9 +1,11 @@
-"""A phenomenon the arm declares but the run never exercised is INCONCLUSIVE, with the measured reason and a start
-that exercises it; that printed start really does (issue 23, case 1 and the coverage rule).
+"""A phenomenon the arm declares but the run never exercised is NOT EXERCISED (0 checks, the verdict left to the rest:
+exit 0 when that passed), or INCONCLUSIVE (exit 3) when the user asked about it (``--require``, ``--native``,
+``--calibrate-*``), with the measured reason and a start that exercises it; that printed start really does (issue
+23, case 1 and the coverage rule; issue 39, "not exercised is not could not judge").
 
 Every arm is written here into tmp_path; every run goes through ``crossdyn compare`` (exit status, printed lines,
-summary.json).  Each test runs the arm as a user would (INCONCLUSIVE, exit 3), reads the suggestion off the printed
-line, runs it, and asserts PASS with checks > 0 for the phenomenon."""
+summary.json).  Each test runs the arm as a user would, reads the suggestion off the printed line, runs it, and
+asserts PASS with checks > 0 for the phenomenon."""
 from __future__ import annotations
 
 import json
@@ -37,14 +39,14 @@ def _compare(tmp_path, capsys, arm: str, args: list[str], tag: str) -> tuple[int
 
 
 def _suggestion(line: str) -> list[str]:
-    """The ``try --profile … --q0 … [--qd0 …]`` of an INCONCLUSIVE line, as arguments."""
+    """The ``try --profile … --q0 … [--qd0 …]`` of an INCONCLUSIVE or NOT EXERCISED line, as arguments."""
     m = re.search(r"try (--profile \S+ --q0 \S+(?: --qd0 \S+)?)", line)
     assert m, line
     return m.group(1).split()
 
 
-def _line(printed: str, prefix: str) -> str:
-    lines = [ln for ln in printed.splitlines() if ln.startswith(f"  INCONCLUSIVE {prefix}")]
+def _line(printed: str, prefix: str, word: str = "INCONCLUSIVE") -> str:
+    lines = [ln for ln in printed.splitlines() if ln.startswith(f"  {word} {prefix}")]
     assert len(lines) >= 1, printed
     return lines[0]
 
@@ -103,16 +105,19 @@ def test_case1_suggested_start_gets_the_native_limits_and_calibration_judged(tmp
     assert (lim["verdict"] == "FAIL") == any("native limit departs" in f for f in s["failures"])
 
 
-def test_a_contact_never_touched_is_inconclusive_and_the_suggested_start_touches(tmp_path, capsys):
-    """A wall 1.2 m to the side of a 2R arm that starts in the drop pose and is driven about it."""
+def test_a_contact_never_touched_is_not_exercised_and_the_suggested_start_touches(tmp_path, capsys):
+    """A wall 1.2 m to the side of a 2R arm that starts in the drop pose and is driven about it: NOT EXERCISED
+    (every other group PASSes: exit 0)."""
     wall = ('\n[contact]\nradius = 0.02\nstiffness = 20000.0\ndamping = 50.0\n\n'
             '[[obstacles]]\npoint = [1.2, 0.0, 0.0]\nnormal = [-1.0, 0.0, 0.0]\n')
     # mujoco-rk4: judged well inside its bound (semi-implicit Euler at dt = 1 ms is INCONCLUSIVE on this strike)
     arm = _arm(tmp_path, "wall2r", PLANAR3R[:2], [{}, {}], wall)
     common = ["--engines", "mujoco-rk4", "--duration", "0.5", "--no-native-contact"]
     code, printed, s = _compare(tmp_path, capsys, arm, common, "before")
-    line = _line(printed, "contact:")
-    assert code == 3 and s["contact"]["verdict"] == "INCONCLUSIVE" and s["contact"]["checks"] == 0
+    line = _line(printed, "contact:", "NOT EXERCISED")
+    assert code == 0 and s["verdict"] == "PASS" and s["inconclusive"] == [], printed
+    assert s["contact"]["verdict"] == "NOT_EXERCISED" and s["contact"]["checks"] == 0
+    assert s["not_exercised"] == [line.removeprefix("  NOT EXERCISED ")] and "not exercised: contact — try" in printed
     gap = float(re.search(r"closest approach of the tip sphere (\S+) m", line).group(1))
     assert gap > 0.5 and s["contact"]["reference"]["contacts"] == 0
 
@@ -122,14 +127,16 @@ def test_a_contact_never_touched_is_inconclusive_and_the_suggested_start_touches
     assert s["contact"]["reference"]["contacts"] >= 1 and s["contact"]["engines"]["mujoco-rk4"]["contacts"] >= 1
 
 
-def test_friction_on_a_joint_that_never_slides_is_inconclusive_and_the_suggested_start_slides(tmp_path, capsys):
-    """Coulomb friction 3 N m on joint 3 (more than gravity and the default profile ever put on it)."""
+def test_friction_on_a_joint_that_never_slides_is_not_exercised_and_the_suggested_start_slides(tmp_path, capsys):
+    """Coulomb friction 3 N m on joint 3 (more than gravity and the default profile ever put on it): NOT
+    EXERCISED, exit 0."""
     arm = _arm(tmp_path, "fric3r", PLANAR3R, [{}, {}, {"friction": 3.0}])
     common = ["--engines", "mujoco", "--duration", "0.5"]
     code, printed, s = _compare(tmp_path, capsys, arm, common, "before")
-    line = _line(printed, "friction:")
+    line = _line(printed, "friction:", "NOT EXERCISED")
     fr = s["friction"]
-    assert code == 3 and fr["verdict"] == "INCONCLUSIVE" and fr["checks"] == 0 and fr["sliding_samples"] == 0
+    assert code == 0 and s["verdict"] == "PASS", printed
+    assert fr["verdict"] == "NOT_EXERCISED" and fr["checks"] == 0 and fr["sliding_samples"] == 0
     reached = float(re.search(r"joint 3 \(f_c = 3 N m\) reached \|qd\| (\S+) rad/s", line).group(1))
     assert reached < fr["kinetic_threshold_rad_s"]
 
@@ -139,15 +146,29 @@ def test_friction_on_a_joint_that_never_slides_is_inconclusive_and_the_suggested
     assert fr["verdict"] == "PASS" and fr["checks"] == fr["sliding_samples"] > 0
 
 
-def test_an_effort_limit_never_reached_is_inconclusive_and_the_suggested_profile_saturates(tmp_path, capsys):
-    """Effort 10 N m on joint 1, whose default torques stay near 2 N m."""
+def test_an_effort_limit_never_reached_is_not_exercised_unless_required_and_the_suggested_profile_saturates(
+        tmp_path, capsys):
+    """Effort 10 N m on joint 1, whose default torques stay near 2 N m: NOT EXERCISED and PASS (exit 0) on
+    everything else; with --require effort the same run is INCONCLUSIVE (exit 3), as before issue 39."""
     arm = _arm(tmp_path, "eff3r", PLANAR3R, [{"effort": 10.0}, {}, {}])
     common = ["--engines", "mujoco", "--duration", "0.5"]
     code, printed, s = _compare(tmp_path, capsys, arm, common, "before")
-    line = _line(printed, "mujoco: effort:")
+    line = _line(printed, "effort:", "NOT EXERCISED")
     eff = s["engines"]["mujoco"]["effort"]
-    assert code == 3 and eff["verdict"] == "INCONCLUSIVE" and eff["checks"] == 0 and eff["saturated_steps"][0] == 0
+    assert code == 0 and s["verdict"] == "PASS" and s["inconclusive"] == [], printed
+    assert eff["verdict"] == "NOT_EXERCISED" and eff["checks"] == 0 and eff["saturated_steps"][0] == 0
+    assert eff["pass"] is None and "no joint saturated" in eff["not_exercised_because"]
     assert "joint 1 max |tau|" in line and eff["max_abs_torque_nm"][0] < 10.0
+    verdict = next(ln for ln in printed.splitlines() if ln.startswith("verdict: "))
+    assert verdict.startswith("verdict: PASS (") and "effort 0; not exercised: effort — try --profile constant" in verdict
+    md = render_markdown(report_blocks(s, []))
+    assert "NOT EXERCISED (0 checks) |" in md and "NOT EXERCISED: no joint saturated" in md
+    assert md.split("\n## ")[0].count("NOT EXERCISED (declared by the arm, never reached by this run") == 1
+
+    code, printed, s = _compare(tmp_path, capsys, arm, common + ["--require", "effort"], "required")
+    assert code == 3 and s["verdict"] == "INCONCLUSIVE" and s["not_exercised"] == [], printed
+    assert s["engines"]["mujoco"]["effort"]["verdict"] == "INCONCLUSIVE"
+    assert _suggestion(_line(printed, "mujoco: effort:")) == _suggestion(line)
 
     code, printed, s = _compare(tmp_path, capsys, arm, common + _suggestion(line), "after")
     eff = s["engines"]["mujoco"]["effort"]

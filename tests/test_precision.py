@@ -142,6 +142,10 @@ def test_a_fail_line_never_also_says_not_judged():
     assert v["verdict"] == "FAIL" and "model differs" in v["failed_because"]
     assert "not judged" not in v["failed_because"]
     assert "too sensitive" in v["also_inconclusive_because"] and "model differs" not in v["also_inconclusive_because"]
+    # issue 39: each line says which check it is, and what the FAIL means
+    assert "vs crossdyn's replica of its scheme (analytic " in v["failed_because"]
+    assert "same scheme, so model error alone" in v["failed_because"] and "the engine's model differs" in v["failed_because"]
+    assert v["also_inconclusive_because"].startswith("the check against the exact reference could not be judged: ")
     runs = {"e": EngineRun("e", metrics={"trajectory": MetricResult("trajectory", v)})}
     failures = engine_failures(runs, False, SimpleNamespace(status="ok"))
     inconclusive = engine_inconclusive(runs)

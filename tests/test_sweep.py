@@ -348,7 +348,7 @@ def test_rows_carry_the_verdict_and_the_checks_and_the_report_counts_them_apart(
     rows += _direct(tmp_path, "b.toml", 'arms = ["planar3r-geared"]\nengines = ["pinocchio", "pybullet"]\n'
                     "dt = [0.002]\nduration = 0.1\nstates = 20\n")
     # a line of the comparison that names no engine (a phenomenon section) holds for every engine's row: limits
-    # declared and never reached by the default motion
+    # declared and never reached by the default motion (NOT EXERCISED: the row's verdict is the rest's, issue 39)
     rows += _direct(tmp_path, "c.toml", 'arms = ["planar2r-limits"]\nengines = ["pinocchio"]\n'
                     "dt = [0.002]\nduration = 0.1\nstates = 20\n")
     by = {(r["arm"], r["engine"].split("/")[-1]): r for r in rows}
@@ -362,30 +362,32 @@ def test_rows_carry_the_verdict_and_the_checks_and_the_report_counts_them_apart(
     assert ok["verdict"] == "PASS" and ok["failures"] == ok["inconclusive"] == "" and ok["armature_checks"] is None
     assert heavy["verdict"] == "FAIL" and heavy["mass_matrix_verdict"] == "FAIL" and "mass_matrix:" in heavy["failures"]
     assert heavy["inverse_dynamics_pass"] is False and ok["mass_matrix_pass"] is True
-    # the geared arm: armature judged on the 20 states; its effort limits never reached (its own line)
+    # the geared arm: armature judged on the 20 states; its effort limits never reached (its own line): NOT
+    # EXERCISED, which leaves the row's verdict to the rest (issue 39; it was INCONCLUSIVE)
     assert geared["armature_verdict"] == "PASS" and geared["armature_checks"] == 20
-    assert geared["verdict"] == geared["effort_verdict"] == "INCONCLUSIVE" and geared["effort_checks"] == 0
-    assert geared["inconclusive"].startswith("effort: no joint saturated") and geared["failures"] == ""
+    assert geared["verdict"] == "PASS" and geared["effort_verdict"] == "NOT_EXERCISED" and geared["effort_checks"] == 0
+    assert geared["not_exercised"].startswith("effort: no joint saturated") and geared["failures"] == ""
+    assert geared["inconclusive"] == "" and ok["not_exercised"] == ""
     assert unsupported["verdict"] == "INCONCLUSIVE" and unsupported["checks"] == 0
     assert unsupported["status"] == "unsupported" and "armature" in unsupported["inconclusive"]
     assert "effort" not in unsupported["inconclusive"]         # pinocchio's line, not pybullet's
     assert unsupported["trajectory_checks"] is None and unsupported["schema"] == "crossdyn.sweep-row/2"
-    assert limits["verdict"] == "INCONCLUSIVE" and limits["trajectory_verdict"] == "PASS" and limits["checks"] > 0
-    assert limits["inconclusive"].startswith("limits: no joint reached a limit")
+    assert limits["verdict"] == "PASS" and limits["trajectory_verdict"] == "PASS" and limits["checks"] > 0
+    assert limits["not_exercised"].startswith("limits: no joint reached a limit") and limits["inconclusive"] == ""
 
     from crossdyn.status import Exit
     from crossdyn.sweeps.report import sweep_verdict
 
     code = main(["sweep", "report", str(_results(tmp_path, "all", rows))])
     md, out = (tmp_path / "all" / "sweep.md").read_text(), capsys.readouterr().out
-    assert code == 1 and "5 comparisons: 1 PASS, 1 FAIL, 3 INCONCLUSIVE" in out
+    assert code == 1 and "5 comparisons: 3 PASS, 1 FAIL, 1 INCONCLUSIVE" in out
     assert f"verdict: FAIL ({sum(r['checks'] for r in rows)} checks)" in out
-    assert "(4: 1 FAIL, 3 INCONCLUSIVE)" in md and "| unsupported | INCONCLUSIVE | unsupported: armature" in md
+    assert "(2: 1 FAIL, 1 INCONCLUSIVE)" in md and "| unsupported | INCONCLUSIVE | unsupported: armature" in md
     line = next(ln for ln in md.splitlines() if ln.startswith("| pybullet |"))
     assert [c.strip() for c in line.strip("|").split("|")][3:9] == ["1", "0", "0", "1", "0", "0"]  # n, P/F/I, rate, checks
     # without the report (sweep --no-report): the same verdict from the rows
     verdict, tally = sweep_verdict(_results(tmp_path, "inconclusive", [ok, geared, unsupported]))
-    assert Exit.of(verdict) == 3 and tally == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 2,
+    assert Exit.of(verdict) == 3 and tally == {"PASS": 2, "FAIL": 0, "INCONCLUSIVE": 1,
                                                "checks": ok["checks"] + geared["checks"]}
     assert Exit.of(sweep_verdict(_results(tmp_path, "pass", [ok]))[0]) == 0
 

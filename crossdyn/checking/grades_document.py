@@ -45,6 +45,6 @@ def grades_document(run: ClassRun, rows: Sequence[GradeRow]) -> dict:
             "verdict": verdict.value, "exit_code": int(Exit.of(verdict)),
             "checks": {"total": sum(r.checks for r in rows)},
             "counts": {v.value: sum(r.verdict == v for r in rows) for v in GradeVerdict},
-            "statuses": {v.value: sum(r.status == v for r in rows) for v in Verdict},
+            "statuses": {v.value: sum(r.status == v for r in rows) for v in Verdict.outcomes()},
             "sandbox": run.sandbox, "skipped": list(run.skipped),
             "submissions": [_row(r, entries, checks) for r in rows]}

@@ -342,7 +342,7 @@ def columns(rows: list[GradeRow], n: int) -> tuple[list[str], list[str]]:
 
 def status_line(rows: list[GradeRow]) -> str:
     """``"3 PASS, 2 FAIL, 1 INCONCLUSIVE; 14,430 checks"``: the rows per status and the checks they rest on."""
-    n = {v: sum(r.status == v for r in rows) for v in Verdict}
+    n = {v: sum(r.status == v for r in rows) for v in Verdict.outcomes()}
     return ", ".join(f"{c} {v.value}" for v, c in n.items()) + f"; {sum(r.checks for r in rows)} checks"
 
 

@@ -114,6 +114,11 @@ def _common(p) -> None:
                         "direct setting and the engine string that reruns them (rerun with: --native --engines "
                         "\"mujoco@contact_solref=...@contact_solimp=...\"; export --native --calibrated OUT writes "
                         "the MJCF)")
+    p.add_argument("--require", metavar="PHENOMENA", default=None,
+                   help="comma-separated phenomena asked about (limits, effort, contact, friction, armature): one "
+                        "the arm declares but the run never reached is INCONCLUSIVE (exit 3) instead of NOT "
+                        "EXERCISED (0 checks, the verdict left as the rest decides), one the arm does not declare "
+                        "is INCONCLUSIVE too; --native, --calibrate-* and the friction options ask about theirs")
     p.add_argument("--no-plots", action="store_true", help="skip plots and the animation")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF animation")
 
@@ -130,10 +135,12 @@ def _options(args, spec):
     options after ``@`` and ``user:FILE`` engines are also built once here."""
     import os
 
-    from crossdyn.comparison.options import CompareOptions, check_counts, check_engines, check_run_length
+    from crossdyn.comparison.options import (CompareOptions, check_counts, check_engines, check_require,
+                                             check_run_length)
     from crossdyn.comparison.tolerances import Tolerances, load_tolerances
 
     check_run_length(args.duration, args.dt, label="--")
+    require = check_require(getattr(args, "require", None) or (), label="--require")
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 4)
     check_counts(args.states, args.seed, jobs, label="--", states_name="states")
     engines = None
@@ -159,7 +166,7 @@ def _options(args, spec):
                           characterise_friction=getattr(args, "characterise_friction", False),
                           native=getattr(args, "native", False),
                           calibrate_limits=getattr(args, "calibrate_limits", False),
-                          calibrate_contact=getattr(args, "calibrate_contact", False),
+                          calibrate_contact=getattr(args, "calibrate_contact", False), require=require,
                           contact_characterise=spec.has_contact and not getattr(args, "no_native_contact", False))
 
 
@@ -260,11 +267,15 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
         _identify_section(spec, summary, args, out, echo)
     for w in summary.get("baseline", {}).get("warnings", []):
         echo(f"warning: baseline: {w}")
+    from crossdyn.reporting.blocks.text import checks_line
+
     echo(f"verdict: {summary['verdict']} ({checks_line(summary)})  ({out / 'report.html'})")
     for f in summary["failures"]:
         echo(f"  FAIL {f}")
     for line in summary.get("inconclusive", []):
         echo(f"  INCONCLUSIVE {line}")
+    for line in summary.get("not_exercised", []):
+        echo(f"  NOT EXERCISED {line}")
     for note in summary.get("notes", []):
         echo(f"  note: {note}")
     if cmp.interrupted:
@@ -274,13 +285,6 @@ def run_one(spec, args, out: Path, baseline: str | None = None, update: bool = F
               f"skipped: {', '.join(skipped)}", file=sys.stderr)
         return EXIT_INTERRUPTED, summary
     return Exit.of(summary["verdict"]), summary
-
-
-def checks_line(summary: dict) -> str:
-    """``"1204 checks: trajectory 2002, inverse_dynamics 400, …"``: what the verdict rests on."""
-    checks = dict(summary.get("checks", {}))
-    total = checks.pop("total", sum(checks.values()))
-    return f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in checks.items()) if checks else "0 checks"
 
 
 def _identify_section(spec, summary: dict, args, out: Path, echo) -> None:
@@ -481,7 +485,7 @@ def cmd_compare_batch(spec, args) -> int:
         raise _usage(f"--precision: must be highest, high or default, got {args.precision!r}")
     if args.seed < 0:
         raise _usage(f"--seed: must be an integer >= 0, got {args.seed}")
-    for flag in ("baseline", "update_baseline", "identify"):
+    for flag in ("baseline", "update_baseline", "identify", "require"):
         if getattr(args, flag):
             raise _usage(f"--{flag.replace('_', '-')} does not apply to --batch")
     try:

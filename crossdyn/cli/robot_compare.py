@@ -155,6 +155,8 @@ def _run(args, model, spec, stem: str) -> int:
         print(f"  FAIL {line}")
     for line in s["inconclusive"]:
         print(f"  INCONCLUSIVE {line}")
+    for line in s.get("not_exercised", []):
+        print(f"  NOT EXERCISED {line}")
     for note in s["notes"]:
         print(f"  note: {note}")
     if s.get("interrupted"):

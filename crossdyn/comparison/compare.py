@@ -173,8 +173,23 @@ def engine_inconclusive(runs: dict) -> list[str]:
     return lines  # no applied-mode run at all: every engine given is a native run, judged in its native section
 
 
+def engine_not_exercised(runs: dict) -> list[str]:
+    """One line per metric group that was NOT_EXERCISED (its ``not_exercised_because``), once for every engine
+    that gives the same reason (``effort: no joint saturated: …``), else naming the engines (``effort (mujoco):
+    …``)."""
+    ok = [name for name, run in runs.items() if run.status == RunStatus.OK]
+    seen: dict[tuple[str, str], list[str]] = {}
+    for name in ok:
+        for metric, values in runs[name].summary.items():
+            if isinstance(values, dict) and values.get("verdict") == Verdict.NOT_EXERCISED:
+                seen.setdefault((metric, values.get("not_exercised_because") or "not reached"), []).append(name)
+    return [f"{metric}: {because}" if names == ok else f"{metric} ({', '.join(names)}): {because}"
+            for (metric, because), names in seen.items()]
+
+
 def verdict_of(out: Outcome) -> Verdict:
-    """FAIL if anything failed, else INCONCLUSIVE if anything could not be judged, else PASS."""
+    """FAIL if anything failed, else INCONCLUSIVE if anything could not be judged, else PASS (what was not
+    exercised changes nothing)."""
     return Verdict.FAIL if out.failures else Verdict.INCONCLUSIVE if out.inconclusive else Verdict.PASS
 
 
@@ -220,7 +235,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
         runs, interrupted = run_parallel(applied, job, opt.jobs, say)
     else:
         runs, interrupted = run_sequential(applied, job, say)
-    out = Outcome(failures=engine_failures(runs, interrupted, job.reference), inconclusive=engine_inconclusive(runs))
+    out = Outcome(failures=engine_failures(runs, interrupted, job.reference), inconclusive=engine_inconclusive(runs),
+                  not_exercised=engine_not_exercised(runs))
     ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
                   job.friction, job.dense, say)
     conclude(ctx, out)
@@ -231,4 +247,5 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
                       _header(user_spec, job, reference_free), out.sections, tuple(out.notes), tuple(out.failures),
                       verdict_of(out), tuple(out.inconclusive), interrupted, out.native_limit_runs,
-                      out.stick_slip_timelines, out.native_contact_runs, out.native_contact_reference)
+                      out.stick_slip_timelines, out.native_contact_runs, out.native_contact_reference,
+                      tuple(out.not_exercised))

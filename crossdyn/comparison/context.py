@@ -52,6 +52,8 @@ class Outcome:
     failures: list = field(default_factory=list)
     inconclusive: list = field(default_factory=list)
     """One line per group or section that could not be judged: why, and how to exercise it."""
+    not_exercised: list = field(default_factory=list)
+    """One line per declared phenomenon the run never reached, not asked about: what it reached, how to reach it."""
     native_limit_runs: dict = field(default_factory=dict)
     stick_slip_timelines: dict = field(default_factory=dict)
     native_contact_runs: dict = field(default_factory=dict)

@@ -85,7 +85,8 @@ def _tip_kinematics(engine, job: EngineJob, driven) -> MetricResult | None:
 
 
 def _effort(engine, job: EngineJob, driven) -> MetricResult | None:
-    return effort_group(engine, driven, job.spec, job.q0) if job.spec.has_effort else None
+    return (effort_group(engine, driven, job.spec, job.q0, job.opt.asks_about("effort")) if job.spec.has_effort
+            else None)
 
 
 CONFIG_STEPS = (_friction_config, _contact_config)

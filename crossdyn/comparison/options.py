@@ -182,6 +182,19 @@ class CompareOptions:
     calibrate_contact: bool = False
     """Arms with contact: fit MuJoCo's contact solref/solimp and PyBullet's contactStiffness/contactDamping to the
     law (:mod:`crossdyn.native.contact.calibration`)."""
+    require: tuple[str, ...] = ()
+    """Phenomena asked about (``--require limits,effort``; names from :data:`REQUIRABLE`): one the arm declares
+    but the run never reached is INCONCLUSIVE instead of NOT_EXERCISED, one the arm does not declare is
+    INCONCLUSIVE too (:meth:`asks_about` adds the phenomena the native and calibration options ask about)."""
+
+    def asks_about(self, phenomenon: str) -> bool:
+        """Whether the user asked about ``phenomenon`` (one of :data:`REQUIRABLE`): named in :attr:`require`, or
+        implied by an option that studies it (``native``: limits and contact; ``calibrate_limits``: limits;
+        ``calibrate_contact``: contact; ``characterise_friction`` and ``native_friction``: friction)."""
+        implied = {"limits": self.native or self.calibrate_limits,
+                   "contact": self.native or self.calibrate_contact,
+                   "friction": self.characterise_friction or self.native_friction}
+        return phenomenon in self.require or bool(implied.get(phenomenon))
 
     def __post_init__(self) -> None:
         check_run_length(self.duration, self.dt)
@@ -203,6 +216,22 @@ class CompareOptions:
                              "tolerances", self.tolerances)
         object.__setattr__(self, "q0", _state(self.q0, "q0"))
         object.__setattr__(self, "qd0", _state(self.qd0, "qd0"))
+        object.__setattr__(self, "require", check_require(self.require))
+
+
+REQUIRABLE = ("limits", "effort", "contact", "friction", "armature")
+"""The phenomena ``--require`` names: joint limits, actuator effort limits, tip contact, Coulomb friction, rotor
+armature."""
+
+
+def check_require(require: Any, label: str = "require") -> tuple[str, ...]:
+    """``require`` as a tuple of :data:`REQUIRABLE` names (a comma-separated string or a sequence);
+    :class:`InputError` (exit 2) naming an unknown one and the known ones."""
+    names = [n.strip() for n in require.split(",")] if isinstance(require, str) else list(require or ())
+    for n in names:
+        if n not in REQUIRABLE:
+            raise InputError(f"{label}: unknown phenomenon {n!r}; known: {', '.join(REQUIRABLE)}", label, n)
+    return tuple(dict.fromkeys(names))
 
 
 def without_progress(opt: CompareOptions) -> CompareOptions:

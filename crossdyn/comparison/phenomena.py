@@ -44,9 +44,34 @@ NOTE_STEPS: tuple[Callable[[Context], list[str]], ...] = (
     phenomenon_friction.notes, _unsupported_notes, _armature_notes, _effort_notes, phenomenon_limits.notes,
     _convergence_notes, phenomenon_limits.absent_notes)
 
+DECLARED: dict[str, tuple[str, str]] = {
+    "limits": ("has_limit_law", "no joint-limit law (limits with limit_stiffness)"),
+    "effort": ("has_effort", "no effort limit"), "contact": ("has_contact", "no contact ([contact] and [[obstacles]])"),
+    "friction": ("has_friction", "no Coulomb friction (f_c > 0)"), "armature": ("has_armature", "no rotor armature")}
+"""Per phenomenon ``--require`` names: the arm's property that declares it, and what the arm lacks without it."""
+
+
+def required(ctx: Context, out: Outcome) -> None:
+    """``--require``: a phenomenon the arm does not declare, or declares but no check was made of (say every engine
+    that ran was unsupported for it), is an INCONCLUSIVE line (asked about, nothing judged); one the run did not
+    reach is INCONCLUSIVE already (:func:`crossdyn.comparison.result.unexercised`)."""
+    from crossdyn.comparison.result import check_totals
+
+    totals = check_totals(ctx.runs, out.sections)
+    for name in ctx.opt.require:
+        said = any(line.startswith(f"{name}:") or f": {name}:" in line for line in out.inconclusive)
+        attr, lacking = DECLARED[name]
+        if not getattr(ctx.spec if name != "friction" else ctx.user_spec, attr):
+            out.inconclusive.append(f"{name}: --require {name}, but {ctx.user_spec.name} declares {lacking}: "
+                                    "nothing to check")
+        elif not totals.get(name) and not said:
+            out.inconclusive.append(f"{name}: --require {name}: no check was made of it (no engine that ran "
+                                    "could be compared on it; reasons above)")
+
+
 SECTION_STEPS: tuple[Callable[[Context, Outcome], None], ...] = (
     phenomenon_contact.section, phenomenon_limits.section, phenomenon_contact.absent_notes,
-    phenomenon_contact.native_section, phenomenon_friction.section)
+    phenomenon_contact.native_section, phenomenon_friction.section, required)
 
 
 def refused_combination(spec, opt) -> str | None:

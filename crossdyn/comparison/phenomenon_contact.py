@@ -16,7 +16,7 @@ import math
 
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.coverage import contact_reason
-from crossdyn.comparison.result import judge
+from crossdyn.comparison.result import judge, unexercised
 from crossdyn.status import Verdict
 
 CONTACT_OMEGA_DT_NOTE = 0.1
@@ -106,12 +106,14 @@ def section(ctx: Context, out: Outcome) -> None:
 
 def _judge_applied(ctx: Context, contact: dict, out: Outcome) -> None:
     """The section's verdict in applied mode (module docstring): checks = the reference's episodes each engine's
-    run made too; INCONCLUSIVE when the reference never touched."""
+    run made too; NOT_EXERCISED when the reference never touched (INCONCLUSIVE when the user asked about contact:
+    ``--native``, ``--calibrate-contact``, ``--require contact``)."""
     ref = (contact["reference"] or {}).get("contacts") or 0
     if not ref:
         because = contact_reason(ctx.spec, ctx.reference, ctx.q0)
-        out.inconclusive.append(f"contact: {because}")
-        judge(contact, Verdict.INCONCLUSIVE, 0, because)
+        asked = ctx.opt.asks_about("contact")
+        (out.inconclusive if asked else out.not_exercised).append(f"contact: {because}")
+        unexercised(contact, asked, because)
         return
     checks = 0
     for name, e in contact["engines"].items():

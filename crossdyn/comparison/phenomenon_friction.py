@@ -17,7 +17,7 @@ import numpy as np
 
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.coverage import friction_reason
-from crossdyn.comparison.result import judge
+from crossdyn.comparison.result import judge, unexercised
 from crossdyn.status import Verdict
 
 KINETIC_VS = 2.0
@@ -65,10 +65,11 @@ def _judge_applied(ctx: Context, section_: dict, out: Outcome) -> None:
     sliding = int(np.count_nonzero(np.any(qd > threshold, axis=1))) if qd.size else 0
     section_["kinetic_threshold_rad_s"] = threshold
     section_["sliding_samples"] = sliding
-    if not sliding:
+    if not sliding:  # NOT_EXERCISED, or INCONCLUSIVE when asked about (--characterise-friction, --require friction)
         because = friction_reason(ctx.user_spec, ctx.reference, ctx.q0, threshold, ctx.opt.dt)
-        out.inconclusive.append(f"friction: {because}")
-        judge(section_, Verdict.INCONCLUSIVE, 0, because)
+        asked = ctx.opt.asks_about("friction")
+        (out.inconclusive if asked else out.not_exercised).append(f"friction: {because}")
+        unexercised(section_, asked, because)
         return
     engines = sum(1 for run in ctx.runs.values() if run.status == "ok")
     judge(section_, True, sliding * engines)

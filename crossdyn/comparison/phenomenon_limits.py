@@ -7,8 +7,9 @@ run with its own limits and judged per contact (:mod:`crossdyn.native.limits.ver
 (:func:`crossdyn.comparison.result.judge`).  A check is a limit contact: in applied mode each reference contact
 that an engine's run made too (per joint and side; the trajectory group judged the motion through it), with
 ``native`` each quantity of each native contact the native verdict compared (and each joint/side whose contact
-count it compared).  A reference that entered no limit makes the section INCONCLUSIVE, naming each joint's range
-against its limits and a start that enters one (:mod:`crossdyn.comparison.coverage`); no calibration and no
+count it compared).  A reference that entered no limit makes the section NOT_EXERCISED (0 checks; INCONCLUSIVE
+when the user asked about limits: ``--native``, ``--calibrate-limits``, ``--require limits``), naming each joint's
+range against its limits and a start that enters one (:mod:`crossdyn.comparison.coverage`); no calibration and no
 native run is spent on it.  An engine whose run entered no limit while the reference did is an INCONCLUSIVE line
 of its own (its limits went unchecked)."""
 from __future__ import annotations
@@ -23,8 +24,7 @@ from crossdyn.native.limits.verdict import departure_lines as native_limit_failu
 from crossdyn.comparison.containment import engine_code, failure_reason
 from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.coverage import limit_reason
-from crossdyn.comparison.result import judge
-from crossdyn.status import Verdict
+from crossdyn.comparison.result import judge, unexercised
 from crossdyn.inputs.profiles.base import held
 from crossdyn.errors import EngineError
 from crossdyn.models.spec import ArmSpec
@@ -131,11 +131,12 @@ def _applied_checks(contacts: dict, out: Outcome) -> int:
 
 
 def _unexercised(ctx: Context, limits: dict, out: Outcome) -> None:
-    """The reference entered no limit: INCONCLUSIVE with the ranges and a start that enters one; no calibration,
-    no native run."""
+    """The reference entered no limit: NOT_EXERCISED (INCONCLUSIVE when asked about) with the ranges and a start
+    that enters one; no calibration, no native run."""
     because = limit_reason(ctx.spec, ctx.reference, ctx.q0)
-    judge(limits, Verdict.INCONCLUSIVE, 0, because)
-    out.inconclusive.append(f"limits: {because}")
+    asked = ctx.opt.asks_about("limits")
+    unexercised(limits, asked, because)
+    (out.inconclusive if asked else out.not_exercised).append(f"limits: {because}")
     skipped = [what for what, asked in (("calibration", ctx.opt.calibrate_limits), ("native limits", ctx.opt.native))
                if asked]
     if skipped:

@@ -7,8 +7,11 @@ Every result is a frozen dataclass; :meth:`Comparison.to_summary` writes the ``s
 **Checks.**  A check is one compared sample, state or event.  Every judged metric group states how many it made
 (``checks``) and its ``verdict`` (:func:`judge`): PASS only when at least one check was made and all were within
 tolerance; FAIL for a departure (``failed_because`` quotes the measured figures); INCONCLUSIVE when the run could
-not see what the group asks about (``inconclusive_because`` says why and how to exercise it).  The document's
-``checks`` totals them per group, the ``verdict`` combines every group's (FAIL over INCONCLUSIVE over PASS).
+not see what the group asks about (``inconclusive_because`` says why and how to exercise it); NOT_EXERCISED (0
+checks) when the arm declares a phenomenon the run never reached and the user did not ask about it
+(``not_exercised_because`` says what the run reached and how to exercise it).  The document's ``checks`` totals
+them per group, the ``verdict`` combines every group's (FAIL over INCONCLUSIVE over PASS; a NOT_EXERCISED group
+changes nothing, and the document lists it under ``not_exercised``).
 """
 from __future__ import annotations
 
@@ -23,25 +26,36 @@ from crossdyn.status import RunStatus, Verdict
 
 
 SCHEMA = "crossdyn.compare/2"
+"""The document's schema name; 2.1 (same name: every reader of 2 reads it) added ``not_exercised`` and the
+NOT_EXERCISED group verdict."""
 
 
 def judge(values: dict, verdict: Verdict | str | bool, checks: int, because: str | None = None) -> dict:
     """Write a judged group's outcome into ``values`` (and return it): ``verdict``, ``checks``, ``pass`` (True for
-    PASS, False for FAIL, None for INCONCLUSIVE) and ``failed_because`` / ``inconclusive_because`` from
-    ``because``.  A bool verdict is PASS/FAIL; a PASS with no check made is INCONCLUSIVE (nothing was compared)."""
+    PASS, False for FAIL, None for INCONCLUSIVE and NOT_EXERCISED) and ``failed_because`` / ``inconclusive_because`` /
+    ``not_exercised_because`` from ``because``.  A bool verdict is PASS/FAIL; a PASS with no check made is
+    INCONCLUSIVE (nothing was compared); NOT_EXERCISED makes no check."""
     v = (Verdict.PASS if verdict else Verdict.FAIL) if isinstance(verdict, bool) else Verdict(verdict)
-    checks = int(checks)
+    checks = 0 if v == Verdict.NOT_EXERCISED else int(checks)
     if v == Verdict.PASS and checks == 0:
         v, because = Verdict.INCONCLUSIVE, because or "no check was made (nothing compared)"
     values["verdict"], values["checks"] = v.value, checks
     values["pass"] = {Verdict.PASS: True, Verdict.FAIL: False}.get(v)
-    for key in ("failed_because", "inconclusive_because"):
+    for key in ("failed_because", "inconclusive_because", "not_exercised_because"):
         values.pop(key, None)
     if v == Verdict.FAIL:
         values["failed_because"] = because or values.get("failed_because") or "out of tolerance"
     elif v == Verdict.INCONCLUSIVE:
         values["inconclusive_because"] = because or "not judged"
+    elif v == Verdict.NOT_EXERCISED:
+        values["not_exercised_because"] = because or "not reached by this run"
     return values
+
+
+def unexercised(values: dict, asked: bool, because: str) -> dict:
+    """A declared phenomenon the run never reached (0 checks): INCONCLUSIVE when the user asked about it
+    (``asked``: ``--require``, ``--native``, ``--calibrate-*`` or a friction option named it), else NOT_EXERCISED."""
+    return judge(values, Verdict.INCONCLUSIVE if asked else Verdict.NOT_EXERCISED, 0, because)
 
 
 @dataclass(frozen=True)
@@ -69,9 +83,9 @@ class MetricResult:
 
     @property
     def passed(self) -> bool | None:
-        """True/False for a PASS/FAIL group, None for an informational or inconclusive one."""
+        """True/False for a PASS/FAIL group, None for an informational, inconclusive or not exercised one."""
         v = self.verdict
-        return None if v in (None, Verdict.INCONCLUSIVE) else v == Verdict.PASS
+        return None if v in (None, Verdict.INCONCLUSIVE, Verdict.NOT_EXERCISED) else v == Verdict.PASS
 
     @property
     def failed_because(self) -> str | None:
@@ -80,6 +94,10 @@ class MetricResult:
     @property
     def inconclusive_because(self) -> str | None:
         return self.values.get("inconclusive_because")
+
+    @property
+    def not_exercised_because(self) -> str | None:
+        return self.values.get("not_exercised_because")
 
     def to_summary(self) -> dict:
         return dict(self.values)
@@ -191,6 +209,9 @@ class Comparison:
     """compare --native on an arm with contact: engine name (``…@native_contact=true``) → its Trajectory."""
     native_contact_reference: Any = None
     """compare --native on an arm with contact: the law's reference run the native runs are compared with."""
+    not_exercised: tuple[str, ...] = ()
+    """One line per phenomenon the arm declares that the run never reached and the user did not ask about (what
+    the run reached, and how to exercise it): 0 checks, the verdict left as the rest decides."""
 
     def to_summary(self) -> dict:
         """The ``summary.json`` document (schema ``crossdyn.compare/2``)."""
@@ -199,6 +220,7 @@ class Comparison:
                 "interrupted": self.interrupted,
                 **self.sections,
                 "notes": list(self.notes), "failures": list(self.failures), "inconclusive": list(self.inconclusive),
+                "not_exercised": list(self.not_exercised),
                 "checks": check_totals(self.runs, self.sections),
                 "verdict": self.verdict.value}
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from crossdyn.comparison.compare import engine_failures, engine_inconclusive, verdict_of
+from crossdyn.comparison.compare import engine_failures, engine_inconclusive, engine_not_exercised, verdict_of
 from crossdyn.comparison.context import Outcome
 from crossdyn.comparison.references import StaticStates
 from crossdyn.comparison.result import EngineRun, check_totals
@@ -256,7 +256,7 @@ def _outcome(results: dict[str, EngineRun], interrupted: bool, job: RobotJob, di
     moved = [f for f in failures if f.split(":", 1)[0] in diverged and diverged_line(f)]
     held = [f for f in failures if f.split(":", 1)[0] in reading - diverged and diverged_line(f)]
     out = Outcome(failures=[f for f in failures if f not in moved and f not in held],
-                  inconclusive=engine_inconclusive(results))
+                  inconclusive=engine_inconclusive(results), not_exercised=engine_not_exercised(results))
     out.inconclusive.extend(f"{line} (unstable step: predicted before running, see the notes)" for line in moved)
     out.inconclusive.extend(f"{line} (it holds another reading of the file's ambiguity, see inverse_dynamics: its "
                             "run follows from the model it holds)" for line in held)
@@ -298,7 +298,7 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
         "versions": versions(), "tolerances": opt.tolerances.as_dict(),
         "engines": {name: with_units(run.to_summary(), rot) for name, run in results.items()},
         "notes": notes, "failures": list(out.failures), "inconclusive": list(out.inconclusive),
-        "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
+        "not_exercised": list(out.not_exercised), "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
     }
 
 

@@ -166,7 +166,7 @@ def file_effort_group(model: RobotModel, law: EffortLaw, tau: np.ndarray, refere
                           for k, j in enumerate(model.joints) if has[k])
         return f"no joint saturated in this run: {parts}"
 
-    return judged_saturation(out, saturated, unsaturated, sum(above))
+    return judged_saturation(out, saturated, unsaturated, sum(above), asked=True)  # --effort: the user asked
 
 
 NATIVE_ENGINES = ("mujoco", "mujoco-euler", "mujoco-rk4", "mujoco-implicit", "mujoco-implicitfast")

@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 
 from crossdyn.reporting.blocks.robot import figures, groups_of
+from crossdyn.reporting.blocks.text import checks_line as checks_line  # the terminal's, shared with compare
 from crossdyn.robotcompare.compare import RobotComparison, as_json_safe
 
 
@@ -65,12 +66,6 @@ def format_table(summary: dict) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
     units = units_line(summary)
     return "\n".join(lines + ([units] if units else []) + reasons)
-
-
-def checks_line(summary: dict) -> str:
-    checks = dict(summary.get("checks", {}))
-    total = checks.pop("total", sum(checks.values()))
-    return f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in checks.items()) if checks else "0 checks"
 
 
 def write_outputs(result: RobotComparison, out: Path, plots: bool = True) -> None:

@@ -84,14 +84,16 @@ def chunk_files(out) -> tuple[list[Path], int, int | None]:
 
 def connect(files: list[Path]):
     """A DuckDB connection with the sweep's rows as view ``r`` (rows of ``crossdyn.sweep-row/1``, written before
-    the check counts, get ``checks`` and ``inconclusive`` as NULL)."""
+    the check counts, get ``checks`` and ``inconclusive`` as NULL; rows written before NOT_EXERCISED get
+    ``not_exercised`` as NULL)."""
     import duckdb
 
     con = duckdb.connect()
     listing = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
     source = f"read_parquet([{listing}], union_by_name = true)"
     have = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
-    extra = "".join(f", NULL::{t} AS {c}" for c, t in (("checks", "BIGINT"), ("inconclusive", "VARCHAR"))
+    extra = "".join(f", NULL::{t} AS {c}" for c, t in (("checks", "BIGINT"), ("inconclusive", "VARCHAR"),
+                                                         ("not_exercised", "VARCHAR"))
                     if c not in have)
     con.execute(f"CREATE VIEW r AS SELECT *{extra} FROM {source}")
     return con
@@ -128,10 +130,15 @@ FROM r GROUP BY ALL ORDER BY engine, integrator, dt DESC
 """
 
 FAILURES_SQL = f"""
-SELECT arm, engine, dt, profile, status, {VERDICT} AS verdict,
-       CASE WHEN {VERDICT} = 'INCONCLUSIVE' THEN inconclusive WHEN status <> 'ok' THEN reason ELSE failures END AS why
-FROM r WHERE {VERDICT} <> 'PASS' ORDER BY {VERDICT} DESC, arm, engine, dt DESC, profile
+SELECT arm, engine, dt, profile, status,
+       CASE WHEN {VERDICT} = 'PASS' THEN 'NOT EXERCISED' ELSE {VERDICT} END AS verdict,
+       CASE WHEN {VERDICT} = 'INCONCLUSIVE' THEN inconclusive WHEN status <> 'ok' THEN reason
+            WHEN {VERDICT} = 'PASS' THEN not_exercised ELSE failures END AS why
+FROM r WHERE {VERDICT} <> 'PASS' OR coalesce(not_exercised, '') <> ''
+ORDER BY {VERDICT} = 'PASS', {VERDICT} DESC, arm, engine, dt DESC, profile
 """
+"""The rows that did not pass (FAIL, INCONCLUSIVE), then the PASS rows with a phenomenon NOT EXERCISED (verdict
+``NOT EXERCISED``: 0 checks of it, the row's verdict the rest's; ``why`` its ``not_exercised`` lines)."""
 
 
 def sweep_verdict(out) -> tuple[Verdict, dict]:
@@ -284,8 +291,10 @@ def write_report(out, quiet: bool = True) -> SweepReport:
                     ["engine", "dt [s]", "compute s / sim s", "traj p90 [rad]", "Pareto-optimal"])
     if len(plots) > 1:
         md += ["", "## Error against the arm's parameters", "", "![parameters](sweep_parameters.png)"]
-    md += ["", f"## Comparisons that did not pass ({len(failures)}: {tally['FAIL']} FAIL, {tally['INCONCLUSIVE']} "
-           "INCONCLUSIVE)", ""]
+    idle = len(failures) - tally["FAIL"] - tally["INCONCLUSIVE"]
+    md += ["", f"## Comparisons that did not pass ({tally['FAIL'] + tally['INCONCLUSIVE']}: {tally['FAIL']} FAIL, "
+           f"{tally['INCONCLUSIVE']} INCONCLUSIVE)" + (f"; {idle} PASS with a phenomenon NOT EXERCISED" if idle else ""),
+           ""]
     if len(failures):
         md += _md_table(failures.head(500), ["arm", "engine", "dt", "profile", "status", "verdict", "why"])
         if len(failures) > 500:

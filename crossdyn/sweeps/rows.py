@@ -18,6 +18,10 @@ The row's judgement (schema ``crossdyn.sweep-row/2``), taken from the comparison
   ``armature`` and ``effort`` exist only for arms that declare them); ``<group>_pass`` for :data:`PASS_COLUMNS`.
 * ``failures`` / ``inconclusive``: the lines behind a FAIL / an INCONCLUSIVE, ``; ``-separated (the engine's name
   dropped from its own lines).
+* ``not_exercised`` (added in 2.1 of the comparison's document; null in rows written before): the phenomena the arm
+  declares that the run never reached, not asked about (the engine's NOT_EXERCISED groups, ``effort: …``, and the
+  arm-wide sections' lines, ``limits: …``), ``; ``-separated: 0 checks, not counted in ``verdict`` (a PASS row
+  with a ``not_exercised`` line passed on everything else; ``<group>_verdict`` says ``NOT_EXERCISED``).
 """
 from __future__ import annotations
 
@@ -58,7 +62,8 @@ def _schema():
     f64, s = pa.float64(), pa.string()
     cols = [("chunk", s), ("arm", s), ("arm_source", s), ("dof", pa.int32()), ("profile", s), ("dt", f64),
             ("duration", f64), ("engine", s), ("integrator", s), ("status", s), ("reason", s), ("verdict", s),
-            ("failures", s), ("inconclusive", s), ("checks", pa.int64()), ("reference_status", s)]
+            ("failures", s), ("inconclusive", s), ("not_exercised", s), ("checks", pa.int64()),
+            ("reference_status", s)]
     cols += [(c, f64) for c, _ in METRICS]
     cols += [(f"{p}_pass", pa.bool_()) for p in PASS_COLUMNS]
     cols += [(f"{p}_verdict", s) for p in GROUP_COLUMNS] + [(f"{p}_checks", pa.int64()) for p in GROUP_COLUMNS]
@@ -150,9 +155,16 @@ def judgement(engine: str, e: dict, summary: dict, engines) -> dict:
     if status == RunStatus.OK and out["checks"] == 0 and not inconclusive:
         inconclusive.append("no check was made")
     verdicts += [Verdict.FAIL] * bool(failures) + [Verdict.INCONCLUSIVE] * bool(inconclusive)
+    idle = [f"{k}: {g.get('not_exercised_because', '')}" for k, g in e.items()
+            if isinstance(g, dict) and g.get("verdict") == Verdict.NOT_EXERCISED]
+    idle += [line for line in summary.get("not_exercised", []) if line.split(":", 1)[0] in SECTIONS]
     out.update(verdict=Verdict.combine(verdicts).value, failures="; ".join(failures),
-               inconclusive="; ".join(inconclusive))
+               inconclusive="; ".join(inconclusive), not_exercised="; ".join(idle))
     return out
+
+
+SECTIONS = ("limits", "contact", "friction")
+"""The comparison's arm-wide phenomenon sections (their ``not_exercised`` lines hold for every engine)."""
 
 
 def rows_from_summary(chunk, group, summary: dict, wall_s: float) -> list[dict]:
@@ -196,7 +208,7 @@ def failed_rows(chunk, group, reason: str, engines=None) -> list[dict]:
         row.update({f"{p}_pass": None for p in PASS_COLUMNS})
         row.update({f"{p}_{k}": None for p in GROUP_COLUMNS for k in ("verdict", "checks")})
         row.update(integrator=None, status=RunStatus.FAILED.value, reason=reason, failures=f"failed: {reason}",
-                   verdict=Verdict.FAIL.value, inconclusive="", checks=0, reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
+                   verdict=Verdict.FAIL.value, inconclusive="", not_exercised="", checks=0, reference_status=None, compute_s_per_sim_s=None, group_wall_s=None,
                    energy_scale_j=spec.energy_scale(), torque_scale_nm=spec.torque_scale(), engine_config="{}",
                    **{f"version_{k}": versions.get(k) for k in VERSION_KEYS})
         rows.append(row)

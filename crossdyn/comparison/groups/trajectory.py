@@ -32,7 +32,10 @@ sensitive to judge at dt = …: its own dt/2 rerun differs by … rad"), never P
 tolerance is not called a FAIL either (the estimate itself is then unreliable).  A FAIL quotes only measured
 figures (:func:`failure_reasons`); a missing tolerance (no dt/2 run) is stated with its cause.  A part that could not
 be judged beside a part that failed is kept apart (``also_inconclusive_because``, an INCONCLUSIVE line of its own):
-one line never says both that the model differs and that something was not judged.
+one line never says both that the model differs and that something was not judged.  Each line says which check it
+is: the same-scheme FAIL names crossdyn's replica of the engine's scheme and what its failure means (same scheme,
+so model error alone: the engine's model differs); the INCONCLUSIVE line beside it says that the check against the
+exact reference could not be judged, and why.
 """
 from __future__ import annotations
 
@@ -375,11 +378,20 @@ def judge_trajectory(traj: dict, driven, reference, side: SideRuns, tol: Toleran
     unjudged = inconclusive_reasons(traj, side, j)
     if failed:  # what could not be judged beside a FAIL goes on a line of its own (an INCONCLUSIVE one)
         if unjudged:
-            traj["also_inconclusive_because"] = "; ".join(unjudged)
+            traj["also_inconclusive_because"] = "; ".join(_named_checks(traj, j, unjudged))
         return MetricResult("trajectory", judge(traj, False, checks, "; ".join(failed)))
     if unjudged:
         return MetricResult("trajectory", judge(traj, Verdict.INCONCLUSIVE, checks, "; ".join(unjudged)))
     return MetricResult("trajectory", judge(traj, True, checks))
+
+
+def _named_checks(traj: dict, j: _Judged, unjudged: list[str]) -> list[str]:
+    """The reasons of :func:`inconclusive_reasons`, each headed by the check it concerns (said beside a FAIL of
+    the other check): the first is the exact reference's when that check was not judged, the rest the replica's."""
+    ref = (traj["tolerance_rad"] is None and traj["max_abs_error_rad"] is not None) or j.wide_ref
+    return [("the check against the exact reference could not be judged: " if ref and i == 0 else
+             "the check against crossdyn's replica of its scheme could not be judged: ") + why
+            for i, why in enumerate(unjudged)]
 
 
 def inconclusive_reasons(traj: dict, side: SideRuns, j: _Judged) -> list[str]:
@@ -440,10 +452,10 @@ def failure_reasons(traj: dict, driven, side: SideRuns, j: _Judged) -> list[str]
                    f"tolerance {traj_tol:.3g} {u}{incl}")
     same_err, sens = traj["same_integrator_error_rad"], traj.get("same_integrator_sensitivity_rad")
     if not j.ok_same and same_err is not None and not j.wide_same:
-        why.append(f"error vs analytic {side.scheme} {same_err:.3g} {j.units.at(j.same_per_joint)} > "
-                   f"{j.same_tol:.3g} {u}{incl} (model differs: above what rounding amplified by this motion "
-                   f"leaves, its rerun from a start moved by {side.perturbation_rad:.2g} {u} differing by "
-                   f"{sens:.3g} {u})")
+        why.append(f"error vs crossdyn's replica of its scheme (analytic {side.scheme}: same scheme, so model error "
+                   f"alone) {same_err:.3g} {j.units.at(j.same_per_joint)} > {j.same_tol:.3g} {u}{incl}: the engine's "
+                   f"model differs (above what rounding amplified by this motion leaves, its rerun from a start "
+                   f"moved by {side.perturbation_rad:.2g} {u} differing by {sens:.3g} {u})")
     return why
 
 

@@ -53,11 +53,12 @@ def effort_blocks(summary: dict) -> list[tuple]:
             rows.append([k, str(j), fmt(limit), str(sat), fmt(peak),
                          "–" if r is None else ("honoured" if r["honoured"] else "**ignored**"), result_cell(e)])
     why = sorted({e["inconclusive_because"] for e in eng.values() if e.get("inconclusive_because")})
+    idle = sorted({e["not_exercised_because"] for e in eng.values() if e.get("not_exercised_because")})
     return ([("h", 2, "Effort limits"),
              ("p", "Applied mode: crossdyn saturates the commanded torque to ±effort before every engine, so all "
                   "integrate the same torque (steps at the limit counted per joint; a check is a saturated step, "
                   "the trajectory compared there). Native: the engine's own limit from the generated model, given "
                   "3× the limit for one step from rest (reported, not judged).")]
-            + [("p", f"INCONCLUSIVE: {w}.") for w in why]
+            + [("p", f"INCONCLUSIVE: {w}.") for w in why] + [("p", f"NOT EXERCISED: {w}.") for w in idle]
             + [("table", ["engine", "joint", "effort [N m]", "saturated steps (applied)", "max |τ| [N m]", "native",
                           "result"], rows)])

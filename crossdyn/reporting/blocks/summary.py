@@ -57,6 +57,10 @@ def verdict_blocks(summary: dict, name: str | None = None) -> list[tuple]:
         b.append(("p", "Failures: " + "; ".join(summary["failures"])))
     if summary.get("inconclusive"):
         b.append(("p", "Inconclusive (could not be judged): " + "; ".join(summary["inconclusive"])))
+    if summary.get("not_exercised"):
+        b.append(("p", "NOT EXERCISED (declared by the arm, never reached by this run: 0 checks, like a skipped "
+                       "test; the verdict is the rest's, and --require names what must be exercised): "
+                  + "; ".join(summary["not_exercised"])))
     base = summary.get("baseline")
     if base:
         b.append(("p", f"Baseline {base['file']}: " + ("; ".join(base["regressions"]) if base["regressions"]

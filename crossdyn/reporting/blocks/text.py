@@ -26,11 +26,12 @@ def mark(ok) -> str:
 
 
 def result_cell(m: dict) -> str:
-    """A judged group's cell: ``PASS (2001 checks)``, ``FAIL (…)``, ``INCONCLUSIVE (…)``; "–" if not judged."""
+    """A judged group's cell: ``PASS (2001 checks)``, ``FAIL (…)``, ``INCONCLUSIVE (…)``, ``NOT EXERCISED (0
+    checks)``; "–" if not judged."""
     verdict = m.get("verdict")
     if verdict is None:
         return mark(m.get("pass"))
-    return f"{verdict} ({m.get('checks', 0)} checks)"
+    return f"{str(verdict).replace('_', ' ')} ({m.get('checks', 0)} checks)"
 
 
 FIGURES = {"trajectory": (("max_abs_error_rad",), "rad"), "inverse_dynamics": (("max_abs_error_nm",), "N m"),
@@ -69,7 +70,8 @@ METRICS = ("trajectory", "inverse_dynamics", "forward_dynamics", "mass_matrix", 
 
 def engine_result(e: dict) -> str:
     """An engine's result beside its run status: ``pass``, ``FAIL: trajectory, energy`` (the metrics out of
-    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped`` / ``unsupported`` (not failures)."""
+    tolerance), ``FAIL: run diverged`` / ``failed``, or ``skipped`` / ``unsupported`` (not failures); a group
+    not exercised is named after the rest (``pass; not exercised: effort``)."""
     if e["status"] in ("skipped", "unsupported"):
         return e["status"]
     fails = [m for m in METRICS if isinstance(e.get(m), dict) and e[m].get("pass") is False]
@@ -78,7 +80,9 @@ def engine_result(e: dict) -> str:
     if fails:
         return f"FAIL: {', '.join(fails)}"
     unjudged = [k for k, m in e.items() if isinstance(m, dict) and m.get("verdict") == "INCONCLUSIVE"]
-    return f"INCONCLUSIVE: {', '.join(unjudged)}" if unjudged else "pass"
+    idle = [k for k, m in e.items() if isinstance(m, dict) and m.get("verdict") == "NOT_EXERCISED"]
+    return ((f"INCONCLUSIVE: {', '.join(unjudged)}" if unjudged else "pass")
+            + (f"; not exercised: {', '.join(idle)}" if idle else ""))
 
 
 PROFILE_UNITS = {"value": "N m", "after": "N m", "before": "N m", "offset": "N m", "time": "s", "frequency": "Hz",
@@ -109,10 +113,32 @@ def profile_parameters(prof: dict) -> str:
 
 def section_verdict(section: dict, what: str) -> str:
     """A phenomenon section's verdict sentence: ``Verdict: PASS, 12 checks (limit contacts …).`` with the reason
-    of a FAIL or an INCONCLUSIVE (what the run did not exercise, and how to exercise it); empty if not judged."""
+    of a FAIL, an INCONCLUSIVE or a NOT EXERCISED (what the run did not exercise, and how to exercise it); empty if
+    not judged."""
     verdict = section.get("verdict")
     if verdict is None:
         return ""
-    because = section.get("failed_because") or section.get("inconclusive_because")
-    return (f"Verdict: {verdict}, {section.get('checks', 0)} checks ({what})"
+    because = (section.get("failed_because") or section.get("inconclusive_because")
+               or section.get("not_exercised_because"))
+    return (f"Verdict: {str(verdict).replace('_', ' ')}, {section.get('checks', 0)} checks ({what})"
             + (f": {because}." if because else "."))
+
+
+def checks_line(summary: dict) -> str:
+    """``"1204 checks: trajectory 2002, inverse_dynamics 400, …"``: what the verdict rests on; then ``; not
+    exercised: effort — try …`` for each declared phenomenon the run never reached (:func:`not_exercised_part`)."""
+    checks = dict(summary.get("checks", {}))
+    total = checks.pop("total", sum(checks.values()))
+    line = f"{total} checks: " + ", ".join(f"{k} {v}" for k, v in checks.items()) if checks else "0 checks"
+    return line + not_exercised_part(summary.get("not_exercised") or [])
+
+
+def not_exercised_part(lines) -> str:
+    """``"; not exercised: effort — try --profile …"``: the phenomena of the ``not_exercised`` lines (``effort:
+    no joint saturated: …; try …``), each with its suggestion (the ``try …`` part; the reason where none)."""
+    parts = []
+    for line in lines:
+        name, _, because = line.partition(": ")
+        hint = because.rsplit("; try ", 1)
+        parts.append(f"{name} — " + (f"try {hint[1]}" if len(hint) == 2 else because))
+    return "; not exercised: " + "; ".join(parts) if parts else ""
