@@ -75,21 +75,28 @@ CODE_PROBE = ("<script>window.addEventListener('load', () => {"
               " b.wide = JSON.stringify(wide); });</script>")
 
 
-def code_blocks(page_html: Path, width: int, height: int, tmp_path) -> dict[str, str]:
-    """A built docs page in Chromium at a ``width`` × ``height`` window: ``data-pres`` (how many ``pre`` blocks),
-    ``data-wide`` (a JSON list of those whose ``scrollWidth`` exceeds their ``clientWidth``, i.e. that scroll
-    sideways: widths and first line), ``data-inner-width`` and ``data-page-layout`` (scrollWidth/innerWidth).
+def code_blocks(pages: list[Path], width: int, height: int, tmp_path) -> dict[Path, dict[str, str]]:
+    """Built docs pages, each in Chromium at a ``width`` × ``height`` window (one browser per page, all at once):
+    per page ``data-pres`` (how many ``pre`` blocks), ``data-wide`` (a JSON list of those whose ``scrollWidth``
+    exceeds their ``clientWidth``, i.e. that scroll sideways: widths and first line), ``data-inner-width`` and
+    ``data-page-layout`` (scrollWidth/innerWidth).
 
-    The probe script is added to a copy of the page written next to it, so its stylesheets and images load."""
-    text = page_html.read_text(encoding="utf-8")
-    probe = page_html.with_name(f"_probe_{page_html.name}")
-    probe.write_text(text.replace("</body>", CODE_PROBE + "</body>", 1), encoding="utf-8")
-    dom = subprocess.run(
-        [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-         f"--window-size={width},{height}", f"--user-data-dir={tmp_path / 'profile'}",
-         "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
-        capture_output=True, text=True, timeout=120).stdout
-    probe.unlink()
-    body = dom[dom.index("<body"):dom.index(">", dom.index("<body"))]
-    return {k: html.unescape(v) for k, v in re.findall(r'(data-[a-z-]+)="([^"]*)"', body)} | {"body": body}
+    The probe script is added to a copy of each page written next to it, so its stylesheets and images load."""
+    browser, runs = chromium(), {}
+    for k, page in enumerate(pages):
+        probe = page.with_name(f"_probe_{page.name}")
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CODE_PROBE + "</body>", 1),
+                         encoding="utf-8")
+        runs[page] = (probe, subprocess.Popen(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+             f"--window-size={width},{height}", f"--user-data-dir={tmp_path / f'profile{k}'}",
+             "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+    found = {}
+    for page, (probe, proc) in runs.items():
+        dom = proc.communicate(timeout=120)[0]
+        probe.unlink()
+        body = dom[dom.index("<body"):dom.index(">", dom.index("<body"))]
+        found[page] = {k: html.unescape(v) for k, v in re.findall(r'(data-[a-z-]+)="([^"]*)"', body)} | {"body": body}
+    return found
