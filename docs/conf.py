@@ -120,8 +120,11 @@ def setup(app):
     app.connect("missing-reference", unlinked_internal_reference)
 
 
-html_theme = "alabaster"
+# Furo (the theme of MuJoCo's docs): the content column widens with the screen, a collapsible navigation on the
+# left and the page's contents on the right; console output wraps instead of scrolling sideways (_static/crossdyn.css;
+# tests/test_docs_layout.py checks every tutorial page's code blocks at 1366 px in Chromium)
+html_theme = "furo"
 html_title = f"crossdyn {__version__}"
-html_static_path: list[str] = []
-html_theme_options = {"description": "Cross-validate robot-arm dynamics", "fixed_sidebar": True}
-html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "searchbox.html"]}
+html_static_path = ["_static"]
+html_css_files = ["crossdyn.css"]
+html_theme_options = {"navigation_with_keys": True, "top_of_page_buttons": []}

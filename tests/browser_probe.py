@@ -7,6 +7,7 @@ import html
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,38 @@ def assert_fits(found: dict[str, str], width: int, images: int) -> None:
         assert re.fullmatch(r"\d+/\d+", found.get(attribute, "")), (attribute, found["body"])
         scroll_width, inner_width = map(int, found[attribute].split("/"))
         assert inner_width == width and scroll_width <= inner_width, (attribute, scroll_width, inner_width)
+
+
+CODE_PROBE = ("<script>window.addEventListener('load', () => {"
+              " const wide = [...document.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth)"
+              "   .map(p => p.scrollWidth + '>' + p.clientWidth + ': ' + p.textContent.split('\\n')[0].slice(0, 60));"
+              " const b = document.body.dataset; b.pres = document.querySelectorAll('pre').length;"
+              " b.innerWidth = window.innerWidth; b.pageLayout = document.documentElement.scrollWidth + '/' + innerWidth;"
+              " b.wide = JSON.stringify(wide); });</script>")
+
+
+def code_blocks(pages: list[Path], width: int, height: int, tmp_path) -> dict[Path, dict[str, str]]:
+    """Built docs pages, each in Chromium at a ``width`` × ``height`` window (one browser per page, all at once):
+    per page ``data-pres`` (how many ``pre`` blocks), ``data-wide`` (a JSON list of those whose ``scrollWidth``
+    exceeds their ``clientWidth``, i.e. that scroll sideways: widths and first line), ``data-inner-width`` and
+    ``data-page-layout`` (scrollWidth/innerWidth).
+
+    The probe script is added to a copy of each page written next to it, so its stylesheets and images load."""
+    browser, runs = chromium(), {}
+    for k, page in enumerate(pages):
+        probe = page.with_name(f"_probe_{page.name}")
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CODE_PROBE + "</body>", 1),
+                         encoding="utf-8")
+        runs[page] = (probe, subprocess.Popen(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+             f"--window-size={width},{height}", f"--user-data-dir={tmp_path / f'profile{k}'}",
+             "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+    found = {}
+    for page, (probe, proc) in runs.items():
+        dom = proc.communicate(timeout=120)[0]
+        probe.unlink()
+        body = dom[dom.index("<body"):dom.index(">", dom.index("<body"))]
+        found[page] = {k: html.unescape(v) for k, v in re.findall(r'(data-[a-z-]+)="([^"]*)"', body)} | {"body": body}
+    return found
