@@ -41,14 +41,16 @@ def _full(upper: np.ndarray) -> np.ndarray:
     return np.triu(upper) + np.triu(upper, 1).T
 
 
-def pinocchio(model: RobotModel, Q, QD, TAU, engine: Any = None) -> Derivatives:
-    """Pinocchio's analytical blocks at the states (module docstring); ``engine``: a
-    :class:`~crossdyn.engines.pinocchio.file.PinocchioFileEngine` of ``model`` (built when None)."""
+def pinocchio(model: RobotModel, Q, QD, TAU, QDD=None, engine: Any = None) -> Derivatives:
+    """Pinocchio's analytical blocks at the states (module docstring); the inverse-dynamics blocks at ``QDD`` (the
+    reference's q̈, so that both sides differentiate at one point) or, when None, at Pinocchio's own q̈ = ABA; ``engine``:
+    a :class:`~crossdyn.engines.pinocchio.file.PinocchioFileEngine` of ``model`` (built when None)."""
     from crossdyn.engines.pinocchio.file import PinocchioFileEngine
 
     eng = engine if engine is not None else PinocchioFileEngine(model)
     pin, m, d = eng.pin, eng.pmodel, eng.data
     Q, QD, TAU = _states(Q, QD, TAU)
+    given = None if QDD is None else eng._v(eng.to_engine(_states(QDD)[0]))
     b = np.array([j.damping for j in model.joints], dtype=float)
     P, V, T = eng._to_pin_q(eng.to_engine(Q)), eng._v(eng.to_engine(QD)), eng._v(eng.to_engine(TAU - b * QD))
     idx = eng._vidx[eng._idx]  # Pinocchio's v index of the model's joint k
@@ -61,7 +63,7 @@ def pinocchio(model: RobotModel, Q, QD, TAU, engine: Any = None) -> Derivatives:
         out["fq"][k], out["fv"][k] = d.ddq_dq[sel], d.ddq_dv[sel]
         Minv = _full(np.array(d.Minv))
         out["ft"][k] = Minv[sel]
-        a = np.array(d.ddq)
+        a = np.array(d.ddq) if given is None else given[k]
         QDD[k] = a[idx]
         pin.computeRNEADerivatives(m, d, P[k], V[k], a)
         out["iq"][k], out["iv"][k] = d.dtau_dq[sel], d.dtau_dv[sel]
