@@ -142,24 +142,44 @@ def test_pinocchio_robot_file(file):
 
 
 def mujoco_case(model, eps: float, centred: bool):
-    from crossdyn.derivatives.engines import mujoco_inverse, mujoco_transition
+    """MuJoCo's mjd_transitionFD within its tolerance of the exact ones; the round-off term is C κ ε_mach |f| or, where
+    larger, MuJoCo's evaluation error measured at the same states (tolerance.noise)."""
+    from crossdyn.derivatives.engines import FiniteDifference, mujoco_engine, mujoco_transition, mujoco_values
     from crossdyn.steps import semi_implicit_euler_step
 
     n, dt = model.n, 1e-3
     Q, QD, T = states(model.n, N=3)
-    fd, inv = reference.forward(model), reference.inverse(model)
+    fd = reference.forward(model)
+    engine = mujoco_engine(model, dt)
     exact = transition.chain_rule(functools.partial(reference.complex_step, model), Q, QD, T, dt,
                                   "semi-implicit-euler")
 
     def step(X):
         return np.concatenate(semi_implicit_euler_step(fd, X[:, :n], X[:, n:2 * n], X[:, 2 * n:], dt), axis=1)
-    got = mujoco_transition(model, Q, QD, T, dt, eps, centred)
+    got = mujoco_transition(model, Q, QD, T, dt, FiniteDifference(eps, centred), engine=engine)
+    assert got.method == "semi-implicit-euler"
+    ref = reference.complex_step(model, Q, QD, T)
     X, J = np.concatenate((Q, QD, T), 1), np.concatenate((exact.A, exact.B), 2)
-    assert np.all(within(np.concatenate((got.A, got.B), 2), J, tol.finite_difference(step, X, J, eps, centred)))
+    stepped, _ = mujoco_values(model, Q, QD, T, dt, engine)
+    limit = tol.finite_difference(step, X, J, eps, centred, amplification=np.linalg.cond(ref.dtau_dqdd),
+                                  noise=tol.noise(stepped, step(X)))
+    assert np.all(within(np.concatenate((got.A, got.B), 2), J, limit))
+
+
+def mujoco_inverse_case(model, eps: float):
+    """mjd_inverseFD (forward differences) within its tolerance of the exact ∂τ blocks."""
+    from crossdyn.derivatives.engines import mujoco_engine, mujoco_inverse, mujoco_values
+
+    n = model.n
+    Q, QD, T = states(model.n, N=3)
+    inv = reference.inverse(model)
+    engine = mujoco_engine(model, 1e-3)
     ref = reference.complex_step(model, Q, QD, T)
     X, J = np.concatenate((Q, QD, ref.qdd), 1), np.concatenate((ref.dtau_dq, ref.dtau_dqd, ref.dtau_dqdd), 2)
-    got_inv = np.concatenate(mujoco_inverse(model, Q, QD, ref.qdd, eps), 2)
-    limit = tol.finite_difference(lambda X: inv(X[:, :n], X[:, n:2 * n], X[:, 2 * n:]), X, J, eps, False)
+    got_inv = np.concatenate(mujoco_inverse(model, Q, QD, ref.qdd, eps, engine=engine), 2)
+    _, forces = mujoco_values(model, Q, QD, ref.qdd, 1e-3, engine)
+    limit = tol.finite_difference(lambda X: inv(X[:, :n], X[:, n:2 * n], X[:, 2 * n:]), X, J, eps, False,
+                                  noise=tol.noise(forces, inv(Q, QD, ref.qdd)))
     assert np.all(within(got_inv, J, limit))
 
 
@@ -171,14 +191,30 @@ def test_mujoco_planar3r(tmp_path, centred):
     mujoco_case(file_model(PRESETS["planar3r-friction"](), tmp_path), 1e-6, centred)
 
 
-@pytest.mark.parametrize("centred", [
-    pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=(
-        "open finding (issue 41): centred at eps = 1e-6 is round-off dominated; MuJoCo's step on menagerie UR5e "
-        "exceeds the assumed round-off C = 8 eps_mach by 1.4x (measure the step's own evaluation error instead)"))),
-    False])
-def test_mujoco_robot_file(centred):
+@pytest.mark.parametrize("centred", [True, False])
+@pytest.mark.parametrize("file", ROBOTS)
+def test_mujoco_robot_file(file, centred):
     pytest.importorskip("mujoco")
-    mujoco_case(read_robot(FIXTURES / "menagerie_ur5e.xml"), 1e-6, centred)
+    mujoco_case(read_robot(FIXTURES / file), 1e-6, centred)
+
+
+def test_mujoco_inverse_planar3r(tmp_path):
+    pytest.importorskip("mujoco")
+    from crossdyn.derivatives.engines import file_model
+
+    mujoco_inverse_case(file_model(PRESETS["planar3r-friction"](), tmp_path), 1e-6)
+
+
+@pytest.mark.parametrize("file", [
+    "menagerie_ur5e.xml",
+    pytest.param("ur5e_description.urdf", marks=pytest.mark.xfail(strict=True, reason=(
+        "open finding (issue 41): on the UR5e URDF at these states (wrist q̈ ~ 3e4 rad/s², κ(M) ~ 3e4) "
+        "mjd_inverseFD's error is 1.6x its tolerance at eps = 1e-6: MuJoCo's rounding noise at the perturbed points "
+        "exceeds its error measured at the base states (scripts/derivatives_agreement.py)"))),
+])
+def test_mujoco_inverse_robot_file(file):
+    pytest.importorskip("mujoco")
+    mujoco_inverse_case(read_robot(FIXTURES / file), 1e-6)
 
 
 def test_truncation_estimate_is_the_measured_error():

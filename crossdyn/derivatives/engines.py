@@ -19,7 +19,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,18 @@ from crossdyn.robots.model import RobotModel
 MUJOCO_INTEGRATORS = {"Euler": "semi-implicit-euler"}
 """MuJoCo's integrator → the crossdyn step it is (whose exact Jacobian :mod:`crossdyn.derivatives.transition` gives).
 ``RK4`` is not here: ``mjd_transitionFD`` refuses it (MuJoCo 3.x/4.0: "RK4 integrator is not supported")."""
+
+
+@dataclass(frozen=True)
+class FiniteDifference:
+    """A finite-difference scheme: step ``eps`` (in the inputs' units) and centred (f(x+ε) − f(x−ε))/2ε or forward
+    (f(x+ε) − f(x))/ε."""
+
+    eps: float = 1e-6
+    centred: bool = True
+
+    def __str__(self) -> str:
+        return f"{'centred' if self.centred else 'forward'}, eps = {self.eps:g}"
 
 
 def _states(*arrays) -> tuple[np.ndarray, ...]:
@@ -91,11 +103,12 @@ def _set_state(eng: Any, q: np.ndarray, qd: np.ndarray) -> None:
     eng.ds.qvel[:] = eng.to_engine(qd[None])[0]
 
 
-def mujoco_transition(model: RobotModel, Q, QD, TAU, dt: float, eps: float, centred: bool,
-                      integrator: str = "Euler", engine: Any = None) -> Transition:
-    """A, B of one ``mj_step`` by ``mjd_transitionFD`` at step ``eps``, centred or forward (module docstring), rows
-    and columns (q, q̇) and τ in the model's joint order; ``method`` is the crossdyn step MuJoCo's integrator is."""
-    eng = engine if engine is not None else mujoco_engine(model, dt, integrator)
+def mujoco_transition(model: RobotModel, Q, QD, TAU, dt: float, scheme: FiniteDifference = FiniteDifference(),
+                      engine: Any = None) -> Transition:
+    """A, B of one ``mj_step`` (Euler) by ``mjd_transitionFD`` with ``scheme`` (module docstring), rows and columns
+    (q, q̇) and τ in the model's joint order; ``method`` is the crossdyn step MuJoCo's integrator is; ``engine``:
+    :func:`mujoco_engine` of ``model`` at ``dt`` (built when None)."""
+    eng = engine if engine is not None else mujoco_engine(model, dt)
     mj, ms, ds = eng.mj, eng.ms, eng.ds
     Q, QD, TAU = _states(Q, QD, TAU)
     N, n = Q.shape
@@ -106,12 +119,12 @@ def mujoco_transition(model: RobotModel, Q, QD, TAU, dt: float, eps: float, cent
     for k in range(N):
         _set_state(eng, Q[k], QD[k])
         ds.ctrl[:] = eng.to_engine(TAU[k][None])[0][act_dof]
-        mj.mjd_transitionFD(ms, ds, eps, centred, a, b, None, None)
+        mj.mjd_transitionFD(ms, ds, scheme.eps, scheme.centred, a, b, None, None)
         b_dof = np.empty((2 * n, n))
         b_dof[:, act_dof] = b
         A[k], B[k] = a[np.ix_(perm, perm)], b_dof[np.ix_(perm, eng._idx)]
-    how = "centred" if centred else "forward"
-    return Transition(f"mujoco {mj.__version__} mjd_transitionFD ({integrator}, {how}, eps = {eps:g})",
+    integrator = eng.integrator
+    return Transition(f"mujoco {mj.__version__} mjd_transitionFD ({integrator}, {scheme})",
                       MUJOCO_INTEGRATORS[integrator], float(dt), Q, QD, TAU, A, B)
 
 
@@ -147,3 +160,23 @@ def file_model(arm: Any, folder: Any, dt: float = 1e-3) -> RobotModel:
     text = arm.to_mjcf(dt) if hasattr(arm, "to_mjcf") else to_mjcf(arm, timestep=dt)
     write_text_atomic(path, text)
     return read_robot(path)
+
+
+def mujoco_values(model: RobotModel, Q, QD, U, dt: float, engine: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """The values whose derivatives :func:`mujoco_transition` and :func:`mujoco_inverse` take, at the states (N, n):
+    the state after one ``mj_step`` under τ = ``U`` (N, 2n) and ``qfrc_inverse`` of ``mj_inverse`` at q̈ = ``U``
+    (N, n), on the same stepping model, in the model's joint order (for
+    :func:`crossdyn.derivatives.tolerance.noise`)."""
+    eng = engine if engine is not None else mujoco_engine(model, dt)
+    mj, ms, ds = eng.mj, eng.ms, eng.ds
+    Q, QD, U = _states(Q, QD, U)
+    steps, forces = np.empty((Q.shape[0], 2 * Q.shape[1])), np.empty(Q.shape)
+    for k in range(Q.shape[0]):
+        eng.reset(Q[k], QD[k])
+        eng.step(U[k])
+        steps[k] = np.concatenate(eng.state())
+        _set_state(eng, Q[k], QD[k])
+        ds.qacc[:] = eng.to_engine(U[k][None])[0]
+        mj.mj_inverse(ms, ds)
+        forces[k] = eng.to_model(np.array(ds.qfrc_inverse)[None])[0]
+    return steps, forces

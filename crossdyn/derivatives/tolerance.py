@@ -17,7 +17,9 @@ exact to a few ε_mach (complex step; tested against SymPy to 1e-14) and is insi
 along each input are measured on the reference (:func:`truncation`): the reference's own difference quotient at a
 larger step ε₂ = :data:`EPS2`, minus the exact J, is the leading truncation term at ε₂ (ε₂²/6 f''' or ε₂/2 f''),
 scaled to ε by (ε/ε₂)² or ε/ε₂.  S = :data:`SAFETY` covers the next Taylor term; C = :data:`ROUND_OFF_C` is the
-relative round-off of one evaluation of the engine's step in units of ε_mach; |f| is the size of the terms
+relative round-off of one evaluation of the engine's step in units of ε_mach (or, larger, the engine's evaluation
+error measured at the states: :func:`noise`), amplified by κ(M) where f solves
+with M (a step's q̈ = M⁻¹ (…): the perturbation bound of a linear solve); |f| is the size of the terms
 f_i sums, |f_i(x)| + Σ_j |∂f_i/∂x_j| |x_j| (an output that is a small difference of large terms, τ = M q̈ + … at a
 large q̈, carries the round-off of those terms).
 """
@@ -69,9 +71,23 @@ def truncation(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, J: np.ndarr
 
 
 def finite_difference(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, J: np.ndarray, eps: float,
-                      centred: bool) -> np.ndarray:
+                      centred: bool, amplification=1.0, noise=None) -> np.ndarray:
     """The per-entry absolute tolerance (N, p, m) of a difference quotient at step ``eps`` against the exact J
-    (module docstring): S · truncation + C ε_mach |f| / ε (twice that, forward)."""
-    size = (np.abs(f(X)) + np.einsum("npm,nm->np", np.abs(J), np.abs(X)))[:, :, None]
-    round_off = (1.0 if centred else 2.0) * ROUND_OFF_C * EPS_MACH * size / eps
+    (module docstring): S · truncation + C κ ε_mach |f| / ε (twice that, forward); ``amplification`` κ, a scalar or
+    per state (N,), is κ(M) where f solves with M (a step's forward dynamics), 1 otherwise.  ``noise`` (p,): the
+    engine's measured evaluation error per output, max over the states of |f_engine(x) − f(x)| (:func:`noise`); where
+    it exceeds C κ ε_mach |f| it replaces it (an engine whose formulation rounds more than C ε_mach)."""
+    kappa = np.broadcast_to(np.asarray(amplification, dtype=float), (X.shape[0],))
+    size = kappa[:, None, None] * (np.abs(f(X)) + np.einsum("npm,nm->np", np.abs(J), np.abs(X)))[:, :, None]
+    per_eval = ROUND_OFF_C * EPS_MACH * size
+    if noise is not None:
+        per_eval = np.maximum(per_eval, np.asarray(noise, dtype=float)[None, :, None])
+    round_off = (1.0 if centred else 2.0) * per_eval / eps
     return SAFETY * truncation(f, X, J, eps, centred) + round_off
+
+
+def noise(engine_values: np.ndarray, reference_values: np.ndarray) -> np.ndarray:
+    """(p,): the engine's evaluation error per output, max over the N states of |engine − reference| ((N, p) each):
+    the reference is exact to a few ε_mach, so this is the engine's own round-off (plus any model difference), the
+    size of the error each evaluation inside a difference quotient carries."""
+    return np.max(np.abs(np.asarray(engine_values) - np.asarray(reference_values)), axis=0)
