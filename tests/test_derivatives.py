@@ -7,13 +7,14 @@ import functools
 import numpy as np
 import pytest
 
-from crossdyn.derivatives import BLOCKS, Derivatives, nonfinite_blocks, relative_error, within
+from crossdyn.derivatives import BLOCKS, Derivatives, judge, nonfinite_blocks, relative_error, within
 from crossdyn.derivatives import reference, transition
 from crossdyn.derivatives import tolerance as tol
 from crossdyn.models.compile import compile_arm
 from crossdyn.models.presets import PRESETS
 from crossdyn.models.spatial_presets import SPATIAL_PRESETS
 from crossdyn.robots import read_robot
+from crossdyn.status import Verdict
 from robot_files import FIXTURES
 
 AGREE = 1e-10
@@ -115,6 +116,10 @@ def test_a_nan_derivative_fails():
     from dataclasses import replace
 
     assert nonfinite_blocks(replace(d, dqdd_dq=bad)) == ["dqdd_dq"] and nonfinite_blocks(d) == []
+    failed = judge("dqdd_dq", bad, d.dqdd_dq, 1e300)  # no tolerance, however wide, passes a NaN
+    assert failed.verdict is Verdict.FAIL and failed.nonfinite == 1 and np.isnan(failed.used)
+    passed = judge("dqdd_dq", d.dqdd_dq, d.dqdd_dq, 1e-12)
+    assert passed.verdict is Verdict.PASS and passed.used == 0.0 and passed.states == 2
 
 
 def pinocchio_case(model):

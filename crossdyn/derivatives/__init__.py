@@ -13,6 +13,7 @@ transition Jacobians of crossdyn's integrators, the engines' own derivatives, an
 
 The package sits above :mod:`crossdyn.engines` (level 4.5 in ``tests/test_layout.py``): it builds the engines' models.
 """
-from crossdyn.derivatives.blocks import BLOCKS, Derivatives, Transition, nonfinite_blocks, relative_error, within
+from crossdyn.derivatives.blocks import (BLOCKS, BlockVerdict, Derivatives, Transition, judge, nonfinite_blocks,
+                                        relative_error, within)
 
-__all__ = ["BLOCKS", "Derivatives", "Transition", "nonfinite_blocks", "relative_error", "within"]
+__all__ = ["BLOCKS", "BlockVerdict", "Derivatives", "Transition", "judge", "nonfinite_blocks", "relative_error", "within"]

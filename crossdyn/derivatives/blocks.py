@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from crossdyn.status import Verdict
+
 BLOCKS = ("dqdd_dq", "dqdd_dqd", "dqdd_dtau", "dtau_dq", "dtau_dqd", "dtau_dqdd")
 """The six blocks of :class:`Derivatives`, in order."""
 
@@ -99,3 +101,30 @@ def worst_relative(d: Derivatives, ref: Derivatives) -> dict[str, float]:
         out[name] = float("nan") if np.any(np.isnan(e)) else float(np.max(e))
     return out
 
+
+
+@dataclass(frozen=True)
+class BlockVerdict:
+    """The judgement of one block: ``verdict`` PASS when every entry of every state is finite and within its
+    tolerance, else FAIL; ``used`` the largest |got − ref| / tolerance (NaN when an entry is not finite);
+    ``nonfinite`` the number of states holding a NaN or infinite entry; ``states`` how many were judged."""
+
+    name: str
+    verdict: Verdict
+    used: float
+    nonfinite: int
+    states: int
+
+
+def judge(name: str, got: np.ndarray, ref: np.ndarray, tolerance) -> BlockVerdict:
+    """:class:`BlockVerdict` of block ``name``: ``got`` against ``ref`` (N, p, m) with ``tolerance`` (absolute; a
+    scalar, per state (N, 1, 1) or per entry).  A NaN or infinite derivative FAILs (:func:`within`), whatever the
+    tolerance."""
+    got, ref = np.asarray(got), np.asarray(ref)
+    ok = within(got, ref, tolerance)
+    axes = tuple(range(1, got.ndim))
+    finite = np.all(np.isfinite(got), axis=axes) & np.all(np.isfinite(ref), axis=axes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.abs(got - ref) / np.broadcast_to(tolerance, got.shape)
+    used = float(np.max(ratio)) if np.all(finite) else float("nan")
+    return BlockVerdict(name, Verdict.PASS if np.all(ok) else Verdict.FAIL, used, int(np.sum(~finite)), len(ok))
