@@ -38,7 +38,7 @@ LEVELS = {
     "crossdyn.extras": 1, "crossdyn.pages": 1, "crossdyn.sandbox": 1, "crossdyn.steps": 1,
     "crossdyn.robots": 2, "crossdyn.models": 2.5,  # models above robots: a spec becomes a RobotModel (issue 27)
     "crossdyn.analytic": 3, "crossdyn.equations": 3, "crossdyn.spatial": 3,
-    "crossdyn.engines": 4,
+    "crossdyn.engines": 4, "crossdyn.derivatives": 4.5,  # above spatial, analytic and the engines it builds (issue 41)
     "crossdyn.inputs": 5,
     "crossdyn.drive": 6,
     "crossdyn.native": 7,

@@ -1,0 +1,93 @@
+"""Tolerances for comparing an engine's derivatives with the reference, derived from how each is computed.
+
+**Analytical, float64** (Pinocchio's recursive derivatives): the error is round-off propagated through the
+recursions and, for the forward-dynamics blocks, through a solve with M (q̈ = M⁻¹ (…)), so per block
+
+    |D − D_ref| ≤ K n ε_mach κ(M) max|D_ref|   (forward blocks),     K n ε_mach max|D_ref|   (inverse blocks),
+
+with κ(M) = ‖M‖₂ ‖M⁻¹‖₂ from the reference M, n the joints (the recursions' depth: round-off grows about linearly
+with the number of bodies a path crosses) and K = :data:`ANALYTIC_K` operations per body.  The reference itself is
+exact to a few ε_mach (complex step; tested against SymPy to 1e-14) and is inside that bound.
+
+**Finite differences** at step ε of a function f (MuJoCo's ``mjd_transitionFD`` / ``mjd_inverseFD``), per entry:
+
+    centred:  |D − J| ≤ S ε²/6 |f'''| + C ε_mach |f| / ε           forward:  |D − J| ≤ S ε/2 |f''| + 2 C ε_mach |f| / ε
+
+(truncation of Taylor's series; round-off of f's two evaluations divided by the step).  The derivatives f'' and f'''
+along each input are measured on the reference (:func:`truncation`): the reference's own difference quotient at a
+larger step ε₂ = :data:`EPS2`, minus the exact J, is the leading truncation term at ε₂ (ε₂²/6 f''' or ε₂/2 f''),
+scaled to ε by (ε/ε₂)² or ε/ε₂.  S = :data:`SAFETY` covers the next Taylor term; C = :data:`ROUND_OFF_C` is the
+relative round-off of one evaluation of the engine's step in units of ε_mach (or, larger, the engine's evaluation
+error measured at the states: :func:`noise`), amplified by κ(M) where f solves
+with M (a step's q̈ = M⁻¹ (…): the perturbation bound of a linear solve); |f| is the size of the terms
+f_i sums, |f_i(x)| + Σ_j |∂f_i/∂x_j| |x_j| (an output that is a small difference of large terms, τ = M q̈ + … at a
+large q̈, carries the round-off of those terms).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+EPS_MACH = float(np.finfo(float).eps)
+ANALYTIC_K = 16
+"""Round-off operations per body along one path of the recursions (the RNEA's forward and backward passes take
+about a dozen multiply-adds per body for each entry of a derivative column)."""
+EPS2 = 1e-3
+"""The larger step at which the reference's own difference quotient measures f'' or f''' (truncation ≫ round-off
+there: ε₂²/6 ~ 2e-7 against ε_mach/ε₂ ~ 2e-13)."""
+SAFETY = 2.0
+"""Factor on the measured leading truncation term, for the next term of the series (O(ε⁴ f⁽⁵⁾) or O(ε² f''') with
+ε ≤ ε₂, at most the measured term's size)."""
+ROUND_OFF_C = 8.0
+"""Relative round-off of one evaluation of an engine's step or inverse dynamics, in units of ε_mach."""
+
+
+def analytic(M: np.ndarray, ref: np.ndarray, forward: bool) -> np.ndarray:
+    """Per state (N, 1, 1): the absolute tolerance of an analytical float64 block against ``ref`` (N, n, n) (module
+    docstring), κ(M) from the reference mass matrix M (N, n, n) for the forward-dynamics blocks."""
+    n = M.shape[-1]
+    kappa = np.linalg.cond(M) if forward else np.ones(M.shape[0])
+    scale = np.max(np.abs(ref), axis=(1, 2))
+    return (ANALYTIC_K * n * EPS_MACH * kappa * scale)[:, None, None]
+
+
+def _quotients(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, step: float, centred: bool) -> np.ndarray:
+    """The difference quotients of f at X (N, m) along each input, (N, p, m), in one batch of N·m (or 2 N·m) rows."""
+    N, m = X.shape
+    rep = np.repeat(X, m, axis=0).reshape(N, m, m)
+    plus = f((rep + step * np.eye(m)).reshape(N * m, m))
+    base = f((rep - step * np.eye(m)).reshape(N * m, m)) if centred else np.repeat(f(X), m, axis=0)
+    D = (plus - base) / ((2.0 if centred else 1.0) * step)
+    return np.swapaxes(D.reshape(N, m, -1), 1, 2)
+
+
+def truncation(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, J: np.ndarray, eps: float,
+               centred: bool) -> np.ndarray:
+    """The leading truncation error (N, p, m) of a difference quotient at step ``eps``, measured on the reference
+    f (batched (K, m) → (K, p)) with exact Jacobian J (N, p, m): |D(ε₂) − J| (ε/ε₂)² centred, (ε/ε₂) forward."""
+    D2 = _quotients(f, X, EPS2, centred)
+    return np.abs(D2 - J) * (eps / EPS2) ** (2 if centred else 1)
+
+
+def finite_difference(f: Callable[[np.ndarray], np.ndarray], X: np.ndarray, J: np.ndarray, eps: float,
+                      centred: bool, amplification=1.0, noise=None) -> np.ndarray:
+    """The per-entry absolute tolerance (N, p, m) of a difference quotient at step ``eps`` against the exact J
+    (module docstring): S · truncation + C κ ε_mach |f| / ε (twice that, forward); ``amplification`` κ, a scalar or
+    per state (N,), is κ(M) where f solves with M (a step's forward dynamics), 1 otherwise.  ``noise`` (p,): the
+    engine's measured evaluation error per output, max over the states of |f_engine(x) − f(x)| (:func:`noise`); where
+    it exceeds C κ ε_mach |f| it replaces it (an engine whose formulation rounds more than C ε_mach)."""
+    kappa = np.broadcast_to(np.asarray(amplification, dtype=float), (X.shape[0],))
+    size = kappa[:, None, None] * (np.abs(f(X)) + np.einsum("npm,nm->np", np.abs(J), np.abs(X)))[:, :, None]
+    per_eval = ROUND_OFF_C * EPS_MACH * size
+    if noise is not None:
+        per_eval = np.maximum(per_eval, np.asarray(noise, dtype=float)[None, :, None])
+    round_off = (1.0 if centred else 2.0) * per_eval / eps
+    return SAFETY * truncation(f, X, J, eps, centred) + round_off
+
+
+def noise(engine_values: np.ndarray, reference_values: np.ndarray) -> np.ndarray:
+    """(p,): the engine's evaluation error per output, max over the N states of |engine − reference| ((N, p) each):
+    the reference is exact to a few ε_mach, so this is the engine's own round-off (plus any model difference), the
+    size of the error each evaluation inside a difference quotient carries."""
+    return np.max(np.abs(np.asarray(engine_values) - np.asarray(reference_values)), axis=0)
