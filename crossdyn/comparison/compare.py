@@ -29,6 +29,7 @@ worker processes), :mod:`~crossdyn.comparison.phenomena` (limits, friction, cont
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,9 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
         chosen = default_start(spec)
         if chosen.rule != "hanging":
             say(f"[{spec.name}] start: {chosen.why}: q0 = {np.round(chosen.q, 4).tolist()} rad")
+    choice = _choose_dt(spec, opt, profile, q0, qd0, say)
+    if choice is not None and choice.changed:
+        opt = replace(opt, dt=choice.dt)
     free_profile = make_profile("zero", spec)
     if spec.has_friction and not opt.native_friction:
         from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
@@ -99,7 +103,27 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
     dense = dense_free_reference(spec, conv_q0, opt.convergence_duration) \
         if needs_dense_reference(spec, opt, friction) else None
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
-    return job, reference_free
+    return job, reference_free, choice
+
+
+def _choose_dt(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
+    """With ``opt.choose_dt``: the :class:`~crossdyn.comparison.dt_choice.DtChoice` from the replica studies of the
+    compared engines' schemes (:mod:`crossdyn.comparison.dt_study`), said when it matters; else None."""
+    if not opt.choose_dt:
+        return None
+    from crossdyn.comparison.dt_study import choose_planar_dt
+    from crossdyn.engines import available_engines
+
+    engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in available_engines())
+    friction_at, plant = (lambda dt: None), spec
+    if spec.has_friction and not opt.native_friction:
+        from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
+
+        friction_at, plant = (lambda dt: FrictionLaw.of(spec, dt, q0)), without_friction(spec)
+    choice = choose_planar_dt(plant, profile, q0, qd0, opt.dt, opt.duration, engines, opt.tolerances, friction_at)
+    if choice.line():
+        say(f"[{spec.name}] {choice.line()}")
+    return choice
 
 
 def _start_record(user_spec: ArmSpec, job: EngineJob) -> dict:
@@ -116,8 +140,9 @@ def _start_record(user_spec: ArmSpec, job: EngineJob) -> dict:
     return out
 
 
-def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
-    """The document's keys before ``engines``."""
+def _header(user_spec: ArmSpec, job: EngineJob, reference_free, choice=None) -> dict:
+    """The document's keys before ``engines``; ``dt_choice`` (the rule's figures and its line,
+    :mod:`crossdyn.comparison.dt_choice`) where the step was the comparison's to choose and a scheme needed it."""
     from crossdyn.models.inertia import engine_inertias
 
     spec, opt, reference = job.spec, job.opt, job.reference
@@ -133,7 +158,9 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
         "energy_scale_j": user_spec.energy_scale(), "torque_scale_nm": user_spec.torque_scale(),
         "inertia_substitutions": [s.as_dict() for s in subs],
         "versions": versions(), "tolerances": opt.tolerances.as_dict(),
-    }
+    } | ({"dt_choice": {**choice.as_dict(), "line": choice.line()}} if choice is not None and choice.line() else {})
+
+
 
 
 def engine_failures(runs: dict, interrupted: bool, reference) -> list[str]:
@@ -215,7 +242,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     installed = available_engines()
     engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
     applied, native_notes = split_native_runs(engines, opt.native)
-    job, reference_free = _prepare(user_spec, opt, say)
+    job, reference_free, choice = _prepare(user_spec, opt, say)
+    opt = job.opt  # its dt the one chosen (opt.choose_dt)
     if opt.jobs > 1 and len(applied) > 1:
         runs, interrupted = run_parallel(applied, job, opt.jobs, say)
     else:
@@ -225,10 +253,12 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                   job.friction, job.dense, say)
     conclude(ctx, out)
     out.notes.extend(native_notes)
+    if choice is not None and choice.line():
+        out.notes.append(choice.line())
     note = None if opt.engines else left_out_note(installed)
     if note is not None:
         out.notes.append(note)
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
-                      _header(user_spec, job, reference_free), out.sections, tuple(out.notes), tuple(out.failures),
+                      _header(user_spec, job, reference_free, choice), out.sections, tuple(out.notes), tuple(out.failures),
                       verdict_of(out), tuple(out.inconclusive), interrupted, out.native_limit_runs,
                       out.stick_slip_timelines, out.native_contact_runs, out.native_contact_reference)

@@ -1,0 +1,70 @@
+"""The replica runs behind the default step's choice on a planar arm (:mod:`crossdyn.comparison.dt_choice`).
+
+For each scheme the compared engines step with that crossdyn can replicate (:data:`REPLICA_SCHEMES`, read from the
+engine registry's ``integrator``: no engine is built), crossdyn's analytic model with that scheme runs the
+comparison's profile from its start at dt, and at dt/2 with the torque, the contact and limit laws held for dt
+(the engines' own dt/2 reruns, :func:`crossdyn.comparison.groups.trajectory.side_runs`).  A few thousand steps in
+plain floats: well under a second, where rerunning every engine would cost the comparison again.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from crossdyn.comparison import dt_choice
+from crossdyn.comparison.containment import build_engine
+from crossdyn.comparison.groups.trajectory import ORDER, REPLICA_SCHEMES, SAME_SCHEME_ENGINE
+from crossdyn.comparison.start import held
+
+
+def engine_schemes(engines: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The replicable schemes the named engines step with (registry ``integrator``; ``user:`` engines and names
+    the registry does not know are left out), each once, in order."""
+    from crossdyn.engines.registry import USER_PREFIX, entry
+
+    out: list[str] = []
+    for name in engines:
+        if name.startswith(USER_PREFIX):
+            continue
+        try:
+            scheme = entry(name.split("@", 1)[0]).integrator
+        except Exception:  # noqa: BLE001 — an unknown name is refused elsewhere, with its message
+            continue
+        if scheme in REPLICA_SCHEMES and scheme not in out:
+            out.append(scheme)
+    return tuple(out)
+
+
+def joint_range(q) -> float:
+    """The largest joint range over a run's finite samples (rad), as the judging's bound reads the reference."""
+    q = np.asarray(q, float)
+    q = q[np.all(np.isfinite(q), axis=1)] if q.ndim == 2 else q
+    return float(np.max(np.ptp(q, axis=0))) if len(q) else 0.0
+
+
+def planar_study(scheme: str, spec, profile, q0, qd0, dt: float, duration: float,
+                 friction: Any = None) -> dt_choice.SchemeStudy:
+    """:class:`~crossdyn.comparison.dt_choice.SchemeStudy` of ``scheme`` on the planar arm (module docstring)."""
+    from crossdyn.comparison import metrics
+    from crossdyn.drive.runner import run_engine
+
+    name = SAME_SCHEME_ENGINE[scheme]
+    full = run_engine(build_engine(name, spec, dt, friction), profile, q0, qd0, duration)
+    half = run_engine(build_engine(name, spec, dt / 2, friction), held(profile, dt), q0, qd0, duration,
+                      contact_hold=dt, law_hold=dt)
+    order = ORDER.get(scheme, 1)
+    if full.status != "ok" or half.status != "ok":
+        return dt_choice.SchemeStudy(scheme, order, None, joint_range(full.q))
+    q_half = half.q[::2]
+    k = min(len(full.q), len(q_half))
+    return dt_choice.SchemeStudy(scheme, order, metrics.max_abs(full.q[:k], q_half[:k]), joint_range(full.q))
+
+
+def choose_planar_dt(spec, profile, q0, qd0, dt: float, duration: float, engines, tol,
+                     friction_at: Callable[[float], Any]) -> dt_choice.DtChoice:
+    """The step of a planar comparison whose dt the user did not give (:func:`dt_choice.judgeable_dt`), from the
+    replica studies of the engines' schemes; ``friction_at(dt)`` the applied friction law at a step (or None)."""
+    studies = [planar_study(s, spec, profile, q0, qd0, dt, duration, friction_at(dt))
+               for s in engine_schemes(engines)]
+    return dt_choice.judgeable_dt(dt, studies, tol)
