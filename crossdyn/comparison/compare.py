@@ -88,7 +88,7 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
             say(f"[{spec.name}] start: {chosen.why}: q0 = {np.round(chosen.q, 4).tolist()} rad")
     choice = _choose_dt(spec, opt, profile, q0, qd0, say)
     if choice is not None and choice.changed:
-        opt = replace(opt, dt=choice.dt)
+        opt = replace(opt, dt=choice.dt, duration=choice.duration or opt.duration)
     free_profile = make_profile("zero", spec)
     if spec.has_friction and not opt.native_friction:
         from crossdyn.analytic.laws.friction import FrictionLaw, without_friction

@@ -19,12 +19,15 @@ and the step chosen is
 
 * dt itself when tol_0 ≤ bound (judgeable as asked: nothing changes);
 * else dt/2ᵏ with the least k ≥ 1 for which tol_k ≤ bound / :data:`SAFETY` (margin for the engines' arithmetic
-  and the estimate's own error), k ≤ :data:`MAX_HALVINGS` (the time budget: every run's cost, the reference's
-  included, grows as 1/dt);
-* dt itself when no k ≤ :data:`MAX_HALVINGS` reaches it: the comparison then stays INCONCLUSIVE as measured, and the
-  choice says what step it would have needed.
+  and the estimate's own error), within the time budget: every run's cost, the reference's included, grows as the
+  number of steps, which may grow at most :data:`MAX_STEPS_FACTOR`-fold (k ≤ 2 over the whole duration T);
+* where no such k fits the budget over T, the same over the first T/2ʲ of the run (j ≤ :data:`MAX_CUTS`; the
+  replica's d and R over that prefix, read off the same two runs: a shorter run accumulates less error), with
+  2ᵏ⁻ʲ ≤ :data:`MAX_STEPS_FACTOR`: the longest such duration, then the largest such step;
+* dt and T themselves when nothing fits: the comparison then stays INCONCLUSIVE as measured, and the choice says
+  what step it would have needed.
 
-dt/2ᵏ keeps the duration a whole number of steps.  A scheme whose replica did not complete (a diverging Euler
+dt/2ᵏ and T/2ʲ keep the duration a whole number of steps where T is a whole number of 2ʲ·dt.  A scheme whose replica did not complete (a diverging Euler
 step) counts as not judgeable at that dt and halves until the budget; a replica that cannot be judged at dt/2ᵏ
 either is reported as such.  The limiting scheme is the one needing the most halvings.  The function is pure: the
 replica runs are the caller's (:func:`crossdyn.comparison.compare`'s planar arms, the spatial arms' motion plan).
@@ -40,8 +43,13 @@ from crossdyn.comparison.tolerances import Tolerances
 SAFETY = 2.0
 """A halved step must bring the predicted tolerance to half the bound (the engines' arithmetic is the replica's
 only up to round-off and their implicit parts; e(dt) ∝ dtᵖ holds only asymptotically)."""
+MAX_STEPS_FACTOR = 4
+"""The time budget: the chosen (dt, duration) takes at most this many times the steps asked for (the spatial arms'
+stability rule's :data:`crossdyn.robotcompare.plan.MAX_STEPS_FACTOR` too)."""
+MAX_CUTS = 2
+"""The duration is cut to T/2ʲ at most with j ≤ this (3 s → 0.75 s), and only where the step alone does not fit."""
 MAX_HALVINGS = 4
-"""The time budget: dt is halved at most this many times (1 ms → 62.5 µs, 16× the steps of every run)."""
+"""dt is halved at most this many times (1 ms → 62.5 µs; with the duration cut to T/4, 4× the steps)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,15 @@ class SchemeStudy:
     order: int
     self_consistency_rad: float | None
     range_rad: float
+    prefixes: tuple[tuple[float, float, float], ...] = ()
+    """(T/2ʲ, d, R) over the first T/2ʲ of the runs, j = 1 … :data:`MAX_CUTS` (empty: no cut considered)."""
+
+    def over(self, cut: int) -> "SchemeStudy":
+        """The study of the first T/2^``cut`` of the run (``cut`` 0: itself)."""
+        if cut == 0 or self.self_consistency_rad is None:
+            return self
+        _, d, r = self.prefixes[cut - 1]
+        return SchemeStudy(self.scheme, self.order, d, r)
 
 
 @dataclass(frozen=True)
@@ -77,15 +94,18 @@ class DtChoice:
     needed_halvings: int | None = None
     """Where the budget was not enough: the halvings the prediction asks for (None: within the budget, or no
     estimate)."""
+    asked_duration: float | None = None
+    duration: float | None = None
+    """The duration to run (s): ``asked_duration``, or its first half or quarter where only that fits the budget."""
 
     @property
     def changed(self) -> bool:
-        return self.dt != self.asked
+        return self.dt != self.asked or self.duration != self.asked_duration
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "safety": SAFETY, "max_halvings": MAX_HALVINGS,
-                "rule": "least k with factor*e(dt)*2^(-k*p) + floor <= bound/safety (module "
-                        "crossdyn.comparison.dt_choice)"}
+        return {**asdict(self), "safety": SAFETY, "max_halvings": MAX_HALVINGS, "max_steps_factor": MAX_STEPS_FACTOR,
+                "rule": "least k with factor*e(dt)*2^(-k*p) + floor <= bound/safety within max_steps_factor x the "
+                        "steps, over the longest duration T/2^j that allows one (crossdyn.comparison.dt_choice)"}
 
     def line(self) -> str:
         """What the output says about the step (empty when nothing was needed)."""
@@ -93,16 +113,19 @@ class DtChoice:
             return ""
         at = (f"at dt = {self.asked:g} s the {self.limiting} engines' own error (Richardson estimate "
               f"{self.estimate_rad:.3g} rad, from crossdyn's {self.limiting} replica at dt and dt/2) makes their "
-              f"tolerance {self.tolerance_rad:.3g} rad exceed the bound {self.bound_rad:.3g} rad (5 % of the "
-              f"motion's range)" if self.estimate_rad is not None else
+              f"tolerance {self.tolerance_rad:.3g} rad exceed the bound {self.bound_rad:.3g} rad (a fraction of the "
+              f"motion's range: trajectory_bound_fraction)" if self.estimate_rad is not None else
               f"at dt = {self.asked:g} s crossdyn's {self.limiting} replica did not complete")
         if self.changed:
-            return (f"dt = {self.dt:g} s chosen (--dt not given; default {self.asked:g} s): {at}; predicted "
+            cut = (f", duration {self.duration:g} s (of {self.asked_duration:g} s: the whole run at a step judgeable "
+                   f"over it would take more than {MAX_STEPS_FACTOR}x the steps)"
+                   if self.duration != self.asked_duration else "")
+            return (f"dt = {self.dt:g} s{cut} chosen (--dt not given; default {self.asked:g} s): {at}; predicted "
                     f"tolerance at {self.dt:g} s: {self.predicted_tolerance_rad:.3g} rad (order-p scaling, "
                     f"safety {SAFETY:g}); give --dt to fix the step")
         need = (f"it would need dt = {self.asked / 2 ** self.needed_halvings:g} s, past the budget of "
-                f"{MAX_HALVINGS} halvings ({2 ** MAX_HALVINGS}x the steps)" if self.needed_halvings
-                else "no halving within the budget makes it judgeable")
+                f"{MAX_STEPS_FACTOR}x the steps (and no shorter duration down to 1/{2 ** MAX_CUTS} fits it)"
+                if self.needed_halvings else "no halving within the budget makes it judgeable")
         return f"dt = {self.asked:g} s kept: {at}; {need}"
 
 
@@ -131,21 +154,38 @@ def halvings_needed(study: SchemeStudy, tol: Tolerances) -> int | None:
     return max(1, math.ceil(math.log2(tol.trajectory_factor * e / target) / study.order))
 
 
+def _needs(studies, tol: Tolerances, cut: int) -> tuple[int | None, SchemeStudy]:
+    """(halvings, study) of the scheme needing the most over the first T/2^``cut`` (None: no k can do it)."""
+    needs = [(halvings_needed(s.over(cut), tol), s.over(cut)) for s in studies]
+    return max(needs, key=lambda ks: math.inf if ks[0] is None else ks[0])
+
+
+def fits(halvings: int | None, cut: int) -> bool:
+    """The budget: 2ᵏ⁻ʲ ≤ :data:`MAX_STEPS_FACTOR`, k ≤ :data:`MAX_HALVINGS`."""
+    return halvings is not None and halvings <= MAX_HALVINGS and 2 ** (halvings - cut) <= MAX_STEPS_FACTOR
+
+
 def judgeable_dt(dt: float, studies: list[SchemeStudy] | tuple[SchemeStudy, ...],
-                 tol: Tolerances | None = None) -> DtChoice:
-    """The step to run at (module docstring), from each scheme's replica study at ``dt``.  Pure."""
+                 tol: Tolerances | None = None, duration: float | None = None) -> DtChoice:
+    """The step (and duration) to run at (module docstring), from each scheme's replica study at ``dt`` over
+    ``duration``.  Pure."""
     tol = tol or Tolerances()
     if tol.trajectory_abs_rad is not None or not studies:  # a fixed tolerance is not bounded: nothing to choose
-        return DtChoice(dt, dt, 0, True, None, None, None, 0.0, None)
-    needs = [(halvings_needed(s, tol), s) for s in studies]
-    worst_k, worst = max(needs, key=lambda ks: math.inf if ks[0] is None else ks[0])
+        return DtChoice(dt, dt, 0, True, None, None, None, 0.0, None, None, duration, duration)
+    worst_k, worst = _needs(studies, tol, 0)
+    first = worst
     bound = bound_of(worst.range_rad, tol)
     if worst_k == 0:
-        return DtChoice(dt, dt, 0, True, None, None, None, bound, None)
-    e = None if worst.self_consistency_rad is None else worst.self_consistency_rad * richardson_factor(worst.order)
-    tol0 = None if e is None else predicted_tolerance(e, worst.order, 0, tol)
-    if worst_k is None or worst_k > MAX_HALVINGS:
-        return DtChoice(dt, dt, 0, False, worst.scheme, e, tol0, bound, tol0, needed_halvings=worst_k)
-    assert e is not None
-    return DtChoice(dt, dt / 2 ** worst_k, worst_k, True, worst.scheme, e, tol0, bound,
-                    predicted_tolerance(e, worst.order, worst_k, tol))
+        return DtChoice(dt, dt, 0, True, None, None, None, bound, None, None, duration, duration)
+    cuts = min((len(s.prefixes) for s in studies), default=0) if duration is not None else 0
+    cut = next((j for j in range(cuts + 1) if fits(_needs(studies, tol, j)[0], j)), None)
+    e0 = None if first.self_consistency_rad is None else first.self_consistency_rad * richardson_factor(first.order)
+    tol0 = None if e0 is None else predicted_tolerance(e0, first.order, 0, tol)
+    if cut is None:
+        return DtChoice(dt, dt, 0, False, first.scheme, e0, tol0, bound, tol0, worst_k, duration, duration)
+    k, study = _needs(studies, tol, cut)
+    assert k is not None and study.self_consistency_rad is not None
+    e = study.self_consistency_rad * richardson_factor(study.order)
+    return DtChoice(dt, dt / 2 ** k, k, True, first.scheme, e0, tol0, bound_of(study.range_rad, tol),
+                    predicted_tolerance(e, study.order, k, tol), None, duration,
+                    None if duration is None else duration / 2 ** cut)

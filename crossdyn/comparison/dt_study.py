@@ -46,7 +46,6 @@ def joint_range(q) -> float:
 def planar_study(scheme: str, spec, profile, q0, qd0, dt: float, duration: float,
                  friction: Any = None) -> dt_choice.SchemeStudy:
     """:class:`~crossdyn.comparison.dt_choice.SchemeStudy` of ``scheme`` on the planar arm (module docstring)."""
-    from crossdyn.comparison import metrics
     from crossdyn.drive.runner import run_engine
 
     name = SAME_SCHEME_ENGINE[scheme]
@@ -56,9 +55,22 @@ def planar_study(scheme: str, spec, profile, q0, qd0, dt: float, duration: float
     order = ORDER.get(scheme, 1)
     if full.status != "ok" or half.status != "ok":
         return dt_choice.SchemeStudy(scheme, order, None, joint_range(full.q))
-    q_half = half.q[::2]
-    k = min(len(full.q), len(q_half))
-    return dt_choice.SchemeStudy(scheme, order, metrics.max_abs(full.q[:k], q_half[:k]), joint_range(full.q))
+    return study_of(scheme, order, full.q, half.q[::2], duration)
+
+
+def study_of(scheme: str, order: int, q_dt, q_half_on_dt, duration: float) -> dt_choice.SchemeStudy:
+    """The :class:`~crossdyn.comparison.dt_choice.SchemeStudy` of a replica's run at dt (``q_dt``, K + 1 samples)
+    and at dt/2 sampled on the dt grid: d and R over the whole run and over its first T/2ʲ
+    (j = 1 … :data:`~crossdyn.comparison.dt_choice.MAX_CUTS`)."""
+    from crossdyn.comparison import metrics
+
+    k = min(len(q_dt), len(q_half_on_dt))
+    q, qh = np.asarray(q_dt, float)[:k], np.asarray(q_half_on_dt, float)[:k]
+    prefixes = []
+    for j in range(1, dt_choice.MAX_CUTS + 1):
+        m = (k - 1) // 2 ** j + 1  # the samples of [0, T/2^j]
+        prefixes.append((duration / 2 ** j, metrics.max_abs(q[:m], qh[:m]), joint_range(q[:m])))
+    return dt_choice.SchemeStudy(scheme, order, metrics.max_abs(q, qh), joint_range(q), tuple(prefixes))
 
 
 def choose_planar_dt(spec, profile, q0, qd0, dt: float, duration: float, engines, tol,
@@ -67,4 +79,4 @@ def choose_planar_dt(spec, profile, q0, qd0, dt: float, duration: float, engines
     replica studies of the engines' schemes; ``friction_at(dt)`` the applied friction law at a step (or None)."""
     studies = [planar_study(s, spec, profile, q0, qd0, dt, duration, friction_at(dt))
                for s in engine_schemes(engines)]
-    return dt_choice.judgeable_dt(dt, studies, tol)
+    return dt_choice.judgeable_dt(dt, studies, tol, duration)

@@ -1,0 +1,111 @@
+"""The default step's rule (crossdyn.comparison.dt_choice.judgeable_dt, issue 39), as a pure function.
+
+The figures are the ones a default ``compare planar2r-limits`` measured at dt = 1 ms (its semi-implicit Euler engines'
+dt/2 reruns differed by 1.97e-3 rad over a reference range of 0.262 rad) and ``compare planar2r-floor``'s (0.0934
+rad over 2.57 rad); the tolerances are the defaults (factor 10, floor 1e-9 rad, bound 5 % of max(range, 0.02 rad)).
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from crossdyn.comparison.dt_choice import (MAX_HALVINGS, MAX_STEPS_FACTOR, SAFETY, SchemeStudy, bound_of, fits,
+                                           judgeable_dt, predicted_tolerance)
+from crossdyn.comparison.tolerances import Tolerances
+
+TOL = Tolerances()
+EULER = "semi-implicit-euler"
+
+
+def test_a_judgeable_step_is_kept_and_says_nothing():
+    # RK4 on planar3r: 1e-9 rad between dt and dt/2, far inside the bound
+    choice = judgeable_dt(1e-3, [SchemeStudy("rk4", 4, 1e-9, 0.5)])
+    assert choice.dt == 1e-3 and not choice.changed and choice.judgeable
+    assert choice.limiting is None and choice.line() == ""
+
+
+def test_planar2r_limits_figures_ask_for_an_eighth_of_a_millisecond_past_the_budget_over_3_s():
+    # tol(1 ms) = 10 * 1.97e-3 * 2 + 1e-9 = 0.0394 rad > bound 0.0131 rad; halving k times divides the estimate by
+    # 2^k (order 1); the least k with tol_k <= bound / 2 is 3 (0.0394 / 4 = 0.0099 > 0.00655 >= 0.0394 / 8): 8x the
+    # steps, past the budget of 4x, and no shorter duration is known to the rule here
+    choice = judgeable_dt(1e-3, [SchemeStudy(EULER, 1, 1.97e-3, 0.262)], duration=3.0)
+    assert choice.dt == 1e-3 and not choice.judgeable and choice.needed_halvings == 3
+    assert choice.tolerance_rad == pytest.approx(0.0394, rel=1e-3)
+    assert choice.bound_rad == pytest.approx(0.0131)
+    assert "kept" in choice.line() and "0.000125 s" in choice.line()
+
+
+def test_a_shorter_duration_is_taken_where_the_whole_run_does_not_fit():
+    # planar2r-limits' replica over its first 1.5 s: d = 8.9e-4 rad over the same range: 2 halvings (2x the steps)
+    study = SchemeStudy(EULER, 1, 1.97e-3, 0.262, ((1.5, 8.9e-4, 0.262), (0.75, 3e-4, 0.2)))
+    choice = judgeable_dt(1e-3, [study], duration=3.0)
+    assert choice.judgeable and choice.halvings == 2 and choice.dt == pytest.approx(2.5e-4)
+    assert choice.duration == 1.5 and choice.asked_duration == 3.0
+    assert choice.predicted_tolerance_rad <= choice.bound_rad / SAFETY
+    assert "duration 1.5 s (of 3 s" in choice.line() and "dt = 0.00025 s" in choice.line()
+
+
+def test_the_whole_duration_is_kept_where_a_step_fits():
+    study = SchemeStudy(EULER, 1, 1.2e-3, 0.262, ((1.5, 1e-4, 0.262), (0.75, 1e-5, 0.2)))
+    choice = judgeable_dt(1e-3, [study], duration=3.0)
+    assert choice.duration == 3.0 and choice.halvings == 2  # 0.048 / 4 = 0.0048 <= 0.00655 < 0.048 / 2
+
+
+@pytest.mark.parametrize("k,cut,ok", [(0, 0, True), (2, 0, True), (3, 0, False), (3, 1, True), (4, 2, True),
+                                      (5, 2, False), (None, 0, False)])
+def test_the_budget(k, cut, ok):
+    assert fits(k, cut) is ok
+    if ok and k is not None:
+        assert 2 ** (k - cut) <= MAX_STEPS_FACTOR and k <= MAX_HALVINGS
+
+
+@pytest.mark.parametrize("d,order,rng", [(1.2e-3, 1, 0.262), (8.8e-3, 1, 2.0), (1.5e-4, 1, 0.05), (2e-6, 4, 0.3),
+                                         (5e-3, 2, 1.0)])
+def test_the_chosen_step_is_the_largest_halving_that_meets_the_target(d, order, rng):
+    choice = judgeable_dt(1e-3, [SchemeStudy(EULER if order == 1 else "rk4", order, d, rng)])
+    e = d * 2**order / (2**order - 1)
+    target = bound_of(rng, TOL) / SAFETY
+    if predicted_tolerance(e, order, 0, TOL) <= bound_of(rng, TOL):
+        assert choice.halvings == 0
+        return
+    k = choice.halvings
+    assert choice.judgeable and 1 <= k <= MAX_HALVINGS and choice.dt == pytest.approx(1e-3 / 2**k)
+    assert predicted_tolerance(e, order, k, TOL) <= target < predicted_tolerance(e, order, k - 1, TOL)
+
+
+def test_past_the_budget_the_step_is_kept_and_the_need_stated():
+    # planar2r-floor's drop: tol(1 ms) = 1.87 rad against 0.129 rad: 5 halvings (31 us), past the budget of 4
+    choice = judgeable_dt(1e-3, [SchemeStudy(EULER, 1, 0.0934, 2.57)], duration=3.0)
+    assert choice.dt == 1e-3 and not choice.judgeable and choice.needed_halvings == 5 > MAX_HALVINGS
+    assert choice.duration == 3.0 and "kept" in choice.line() and "3.125e-05" in choice.line()
+
+
+def test_a_replica_that_did_not_complete_keeps_the_step_and_says_so():
+    choice = judgeable_dt(1e-3, [SchemeStudy("rk4", 4, 1e-10, 0.3), SchemeStudy(EULER, 1, None, 0.3)])
+    assert choice.dt == 1e-3 and not choice.judgeable and choice.limiting == EULER
+    assert "did not complete" in choice.line()
+
+
+def test_the_scheme_needing_most_halvings_sets_the_step():
+    choice = judgeable_dt(1e-3, [SchemeStudy("rk4", 4, 1e-4, 0.262), SchemeStudy(EULER, 1, 1.2e-3, 0.262)])
+    assert choice.limiting == EULER and choice.halvings == 2
+
+
+def test_higher_order_needs_fewer_halvings():
+    # the same excess (tol 3x the bound) costs order 1 three halvings (past the budget) and order 4 one
+    d1 = 3 * 0.0131 / (10 * 2)
+    d4 = 3 * 0.0131 / (10 * 16 / 15)
+    assert judgeable_dt(1e-3, [SchemeStudy(EULER, 1, d1, 0.262)]).needed_halvings == 3
+    assert judgeable_dt(1e-3, [SchemeStudy("rk4", 4, d4, 0.262)]).halvings == 1
+
+
+def test_a_fixed_tolerance_is_not_bounded_so_nothing_is_chosen():
+    choice = judgeable_dt(1e-3, [SchemeStudy(EULER, 1, 0.0934, 2.57)], Tolerances(trajectory_abs_rad=0.01))
+    assert choice.dt == 1e-3 and choice.line() == ""
+
+
+def test_the_record_states_the_rule():
+    d = judgeable_dt(1e-3, [SchemeStudy(EULER, 1, 1.2e-3, 0.262)]).as_dict()
+    assert d["asked"] == 1e-3 and math.isclose(d["dt"], 2.5e-4) and d["safety"] == SAFETY
+    assert d["max_halvings"] == MAX_HALVINGS and "bound/safety" in d["rule"]
