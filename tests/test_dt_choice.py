@@ -38,7 +38,7 @@ def test_planar2r_limits_figures_ask_for_an_eighth_of_a_millisecond_past_the_bud
 
 def test_a_shorter_duration_is_taken_where_the_whole_run_does_not_fit():
     # planar2r-limits' replica over its first 1.5 s: d = 8.9e-4 rad over the same range: 2 halvings (2x the steps)
-    study = SchemeStudy(EULER, 1, 1.97e-3, 0.262, ((1.5, 8.9e-4, 0.262), (0.75, 3e-4, 0.2)))
+    study = SchemeStudy(EULER, 1, 1.97e-3, 0.262, ((1.5, 8.9e-4, 0.262, True), (0.75, 3e-4, 0.2, True)))
     choice = judgeable_dt(1e-3, [study], duration=3.0)
     assert choice.judgeable and choice.halvings == 2 and choice.dt == pytest.approx(2.5e-4)
     assert choice.duration == 1.5 and choice.asked_duration == 3.0
@@ -47,7 +47,7 @@ def test_a_shorter_duration_is_taken_where_the_whole_run_does_not_fit():
 
 
 def test_the_whole_duration_is_kept_where_a_step_fits():
-    study = SchemeStudy(EULER, 1, 1.2e-3, 0.262, ((1.5, 1e-4, 0.262), (0.75, 1e-5, 0.2)))
+    study = SchemeStudy(EULER, 1, 1.2e-3, 0.262, ((1.5, 1e-4, 0.262, True), (0.75, 1e-5, 0.2, True)))
     choice = judgeable_dt(1e-3, [study], duration=3.0)
     assert choice.duration == 3.0 and choice.halvings == 2  # 0.048 / 4 = 0.0048 <= 0.00655 < 0.048 / 2
 
@@ -109,3 +109,13 @@ def test_the_record_states_the_rule():
     d = judgeable_dt(1e-3, [SchemeStudy(EULER, 1, 1.2e-3, 0.262)]).as_dict()
     assert d["asked"] == 1e-3 and math.isclose(d["dt"], 2.5e-4) and d["safety"] == SAFETY
     assert d["max_halvings"] == MAX_HALVINGS and "bound/safety" in d["rule"]
+
+
+def test_a_cut_that_loses_a_phenomenon_is_never_taken():
+    # planar3r-wall: over its first 0.75 s the arm has not reached the wall yet (d = 0): that cut would judge a run
+    # without contact; over 1.5 s it has, and needs 4 halvings there (2^(4-1) = 8x the steps: past the budget)
+    study = SchemeStudy(EULER, 1, 0.183, 2.0, ((1.5, 0.02, 1.8, True), (0.75, 0.0, 1.0, False)))
+    choice = judgeable_dt(1e-3, [study], duration=3.0)
+    assert choice.dt == 1e-3 and choice.duration == 3.0 and not choice.judgeable
+    kept = SchemeStudy(EULER, 1, 0.183, 2.0, ((1.5, 0.02, 1.8, True), (0.75, 0.0, 1.0, True)))
+    assert judgeable_dt(1e-3, [kept], duration=3.0).duration == 0.75

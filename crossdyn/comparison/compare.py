@@ -69,8 +69,8 @@ def _options(options: CompareOptions | None, kwargs: dict) -> CompareOptions:
     return options or CompareOptions(**kwargs)
 
 
-def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, Any]:
-    """The job every engine is measured with, and the reference's free swing.  Applied friction mode: the
+def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, Any, Any]:
+    """The job every engine is measured with, the reference's free swing and the step's choice (or None).  Applied friction mode: the
     engines (and the job's spec) have f_c = 0, the runner applies the regularised law to all of them."""
     from crossdyn.inputs.profiles import make_profile
 
@@ -86,9 +86,7 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
         chosen = default_start(spec)
         if chosen.rule != "hanging":
             say(f"[{spec.name}] start: {chosen.why}: q0 = {np.round(chosen.q, 4).tolist()} rad")
-    choice = _choose_dt(spec, opt, profile, q0, qd0, say)
-    if choice is not None and choice.changed:
-        opt = replace(opt, dt=choice.dt, duration=choice.duration or opt.duration)
+    opt, profile, q0, qd0, choice = _scenario(spec, opt, profile, q0, qd0, say)
     free_profile = make_profile("zero", spec)
     if spec.has_friction and not opt.native_friction:
         from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
@@ -106,6 +104,32 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
     return job, reference_free, choice
 
 
+def _scenario(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
+    """(options, profile, q0, q̇0, the step's choice or None) with ``opt.choose_dt``: the step (and duration) the
+    rule chooses (:mod:`crossdyn.comparison.dt_choice`); where none within the budget makes an arm with contact
+    judgeable under its default scenario (no profile or start given), the gentler motion of
+    :func:`crossdyn.comparison.dt_study.gentle_contact_profile`, with its own choice."""
+    choice = _choose_dt(spec, opt, profile, q0, qd0, say)
+    if choice is not None and not choice.judgeable and opt.profile is None and opt.q0 is None and opt.qd0 is None:
+        from crossdyn.comparison.dt_study import gentle_contact_profile
+
+        gentle = gentle_contact_profile(spec, profile)
+        if gentle is not None:
+            g0, gd0 = start_state(spec, gentle, None, None)
+            again = _choose_dt(spec, opt, gentle, g0, gd0, say)
+            if again is not None and again.judgeable and not start_problems(spec, g0):
+                target = np.round(np.asarray(gentle.params().get("target", []), float), 4).tolist()
+                what = (f"default motion: {profile.params()['name']} not judgeable within the step budget "
+                        f"({choice.line()}); pd-gravity towards q_d = {target} rad instead (the tip pressed onto "
+                        f"the obstacle it would strike), from {np.round(g0, 4).tolist()} rad at rest")
+                say(f"[{spec.name}] {what}")
+                choice = replace(again, gentler=what)
+                profile, q0, qd0 = gentle, g0, gd0
+    if choice is not None and choice.changed:
+        opt = replace(opt, dt=choice.dt, duration=choice.duration or opt.duration)
+    return opt, profile, q0, qd0, choice
+
+
 def _choose_dt(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
     """With ``opt.choose_dt``: the :class:`~crossdyn.comparison.dt_choice.DtChoice` from the replica studies of the
     compared engines' schemes (:mod:`crossdyn.comparison.dt_study`), said when it matters; else None."""
@@ -115,12 +139,18 @@ def _choose_dt(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
     from crossdyn.engines import available_engines
 
     engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in available_engines())
-    friction_at, plant = (lambda dt: None), spec
-    if spec.has_friction and not opt.native_friction:
-        from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
+    plant, applied = spec, spec.has_friction and not opt.native_friction
+    if applied:
+        from crossdyn.analytic.laws.friction import without_friction
 
-        friction_at, plant = (lambda dt: FrictionLaw.of(spec, dt, q0)), without_friction(spec)
-    choice = choose_planar_dt(plant, profile, q0, qd0, opt.dt, opt.duration, engines, opt.tolerances, friction_at)
+        plant = without_friction(spec)
+
+    def friction_at(dt: float):
+        from crossdyn.analytic.laws.friction import FrictionLaw
+
+        return FrictionLaw.of(spec, dt, q0) if applied else None
+
+    choice = choose_planar_dt(plant, profile, (q0, qd0), opt.dt, opt.duration, engines, opt.tolerances, friction_at)
     if choice.line():
         say(f"[{spec.name}] {choice.line()}")
     return choice

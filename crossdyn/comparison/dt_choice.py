@@ -61,15 +61,18 @@ class SchemeStudy:
     order: int
     self_consistency_rad: float | None
     range_rad: float
-    prefixes: tuple[tuple[float, float, float], ...] = ()
-    """(T/2ʲ, d, R) over the first T/2ʲ of the runs, j = 1 … :data:`MAX_CUTS` (empty: no cut considered)."""
+    prefixes: tuple[tuple[float, float, float, bool], ...] = ()
+    """(T/2ʲ, d, R, exercised) over the first T/2ʲ of the runs, j = 1 … :data:`MAX_CUTS` (empty: no cut
+    considered); ``exercised``: the prefix reaches every phenomenon the arm declares that the whole run reaches (a
+    limit, an obstacle): a cut that loses one is never taken."""
 
-    def over(self, cut: int) -> "SchemeStudy":
-        """The study of the first T/2^``cut`` of the run (``cut`` 0: itself)."""
+    def over(self, cut: int) -> "SchemeStudy | None":
+        """The study of the first T/2^``cut`` of the run (``cut`` 0: itself); None where that prefix loses a
+        phenomenon the whole run exercised."""
         if cut == 0 or self.self_consistency_rad is None:
             return self
-        _, d, r = self.prefixes[cut - 1]
-        return SchemeStudy(self.scheme, self.order, d, r)
+        _, d, r, exercised = self.prefixes[cut - 1]
+        return SchemeStudy(self.scheme, self.order, d, r) if exercised else None
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class DtChoice:
     asked_duration: float | None = None
     duration: float | None = None
     """The duration to run (s): ``asked_duration``, or its first half or quarter where only that fits the budget."""
+    gentler: str = ""
+    """Where the default motion was replaced by a gentler one for the step to fit (the caller's), what and why."""
 
     @property
     def changed(self) -> bool:
@@ -109,6 +114,11 @@ class DtChoice:
 
     def line(self) -> str:
         """What the output says about the step (empty when nothing was needed)."""
+        if self.gentler:
+            return self.gentler + ("; " + self._step_line() if self._step_line() else "")
+        return self._step_line()
+
+    def _step_line(self) -> str:
         if self.limiting is None:
             return ""
         at = (f"at dt = {self.asked:g} s the {self.limiting} engines' own error (Richardson estimate "
@@ -156,7 +166,8 @@ def halvings_needed(study: SchemeStudy, tol: Tolerances) -> int | None:
 
 def _needs(studies, tol: Tolerances, cut: int) -> tuple[int | None, SchemeStudy]:
     """(halvings, study) of the scheme needing the most over the first T/2^``cut`` (None: no k can do it)."""
-    needs = [(halvings_needed(s.over(cut), tol), s.over(cut)) for s in studies]
+    parts = [(s.over(cut), s) for s in studies]
+    needs = [(None if part is None else halvings_needed(part, tol), part or whole) for part, whole in parts]
     return max(needs, key=lambda ks: math.inf if ks[0] is None else ks[0])
 
 
