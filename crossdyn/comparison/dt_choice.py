@@ -61,18 +61,21 @@ class SchemeStudy:
     order: int
     self_consistency_rad: float | None
     range_rad: float
-    prefixes: tuple[tuple[float, float, float, bool], ...] = ()
-    """(T/2ʲ, d, R, exercised) over the first T/2ʲ of the runs, j = 1 … :data:`MAX_CUTS` (empty: no cut
-    considered); ``exercised``: the prefix reaches every phenomenon the arm declares that the whole run reaches (a
-    limit, an obstacle): a cut that loses one is never taken."""
+    prefixes: tuple[tuple, ...] = ()
+    """(T/2ʲ, d, R, exercised[, balance]) over the first T/2ʲ of the runs, j = 1 … :data:`MAX_CUTS` (empty: no
+    cut considered); ``exercised``: the prefix reaches every phenomenon the arm declares that the whole run reaches
+    (a limit, an obstacle): a cut that loses one is never taken."""
+    balance_rel: float | None = None
+    """max |r(dt) − r(dt/2)| / E_scale of the ``energy`` group's work–energy residual r (None: not studied): its
+    tolerance, ``trajectory_factor`` × the Richardson estimate, has the bound ``energy_bound_fraction``."""
 
     def over(self, cut: int) -> "SchemeStudy | None":
         """The study of the first T/2^``cut`` of the run (``cut`` 0: itself); None where that prefix loses a
         phenomenon the whole run exercised."""
         if cut == 0 or self.self_consistency_rad is None:
             return self
-        _, d, r, exercised = self.prefixes[cut - 1]
-        return SchemeStudy(self.scheme, self.order, d, r) if exercised else None
+        _, d, r, exercised, *balance = self.prefixes[cut - 1]
+        return SchemeStudy(self.scheme, self.order, d, r, (), balance[0] if balance else None) if exercised else None
 
 
 @dataclass(frozen=True)
@@ -150,18 +153,31 @@ def predicted_tolerance(estimate: float, order: int, halvings: int, tol: Toleran
 
 
 def halvings_needed(study: SchemeStudy, tol: Tolerances) -> int | None:
-    """0 when judgeable at dt; else the least k ≥ 1 with tol_k ≤ bound/:data:`SAFETY` (may exceed the budget);
-    None when it has no estimate (its replica did not complete) or no k can do it (the floor alone is past it)."""
+    """0 when judgeable at dt; else the least k ≥ 1 with tol_k ≤ bound/:data:`SAFETY` (may exceed the budget), the
+    same for the energy balance where studied (factor × its Richardson estimate against ``energy_bound_fraction``),
+    the larger of the two; None when it has no estimate (its replica did not complete) or no k can do it (the floor
+    alone is past it)."""
     bound = bound_of(study.range_rad, tol)
     if study.self_consistency_rad is None:
         return None
     e = study.self_consistency_rad * richardson_factor(study.order)
-    if predicted_tolerance(e, study.order, 0, tol) <= bound:
+    k_traj = _halvings(tol.trajectory_factor * e, tol.trajectory_floor_rad, bound, study.order)
+    if study.balance_rel is None or k_traj is None:
+        return k_traj
+    k_bal = _halvings(tol.trajectory_factor * study.balance_rel * richardson_factor(study.order), 0.0,
+                      tol.energy_bound_fraction, study.order)
+    return None if k_bal is None else max(k_traj, k_bal)
+
+
+def _halvings(scaled: float, floor: float, bound: float, order: int) -> int | None:
+    """0 when scaled + floor ≤ bound; else the least k ≥ 1 with scaled·2^(−k·p) + floor ≤ bound/:data:`SAFETY`
+    (None: the floor alone is past it)."""
+    if scaled + floor <= bound:
         return 0
-    target = bound / SAFETY - tol.trajectory_floor_rad
+    target = bound / SAFETY - floor
     if target <= 0:
         return None
-    return max(1, math.ceil(math.log2(tol.trajectory_factor * e / target) / study.order))
+    return max(1, math.ceil(math.log2(scaled / target) / order))
 
 
 def _needs(studies, tol: Tolerances, cut: int) -> tuple[int | None, SchemeStudy]:

@@ -49,13 +49,29 @@ def planar_study(scheme: str, spec, profile, q0, qd0, dt: float, duration: float
     from crossdyn.drive.runner import run_engine
 
     name = SAME_SCHEME_ENGINE[scheme]
-    full = run_engine(build_engine(name, spec, dt, friction), profile, q0, qd0, duration)
-    half = run_engine(build_engine(name, spec, dt / 2, friction), held(profile, dt), q0, qd0, duration,
-                      contact_hold=dt, law_hold=dt)
+    engine, half_engine = build_engine(name, spec, dt, friction), build_engine(name, spec, dt / 2, friction)
+    full = run_engine(engine, profile, q0, qd0, duration)
+    half = run_engine(half_engine, held(profile, dt), q0, qd0, duration, contact_hold=dt, law_hold=dt)
     order = ORDER.get(scheme, 1)
     if full.status != "ok" or half.status != "ok":
         return dt_choice.SchemeStudy(scheme, order, None, joint_range(full.q))
-    return study_of(scheme, order, full.q, half.q[::2], duration, lambda q: reached_phenomena(spec, q))
+    balance = balance_change(spec, (engine, full), (half_engine, half), dt)
+    return study_of(scheme, order, full.q, half.q[::2], duration, lambda q: reached_phenomena(spec, q), balance)
+
+
+def balance_change(spec, run, half_run, dt: float) -> np.ndarray:
+    """|r(dt) − r(dt/2)| / E_scale at each dt sample, r the work–energy residual of the ``energy`` group
+    (:func:`crossdyn.comparison.groups.energy.energy_group`) of the replica's run at dt and at dt/2."""
+    from crossdyn.comparison import metrics
+
+    b = np.array([link.damping for link in spec.links])
+    fc = np.array([link.friction for link in spec.links])
+    (engine, full), (half_engine, half) = run, half_run
+    r = metrics.work_energy_residual(full.q, full.qd, full.tau, engine.energies(full.q, full.qd), dt, b, fc)
+    rh = metrics.work_energy_residual(half.q, half.qd, half.tau, half_engine.energies(half.q, half.qd), dt / 2, b,
+                                      fc)[::2]
+    k = min(len(r), len(rh))
+    return np.abs(np.asarray(r[:k], float) - np.asarray(rh[:k], float)) / spec.energy_scale()
 
 
 def reached_phenomena(spec, q) -> tuple[bool, ...]:
@@ -74,24 +90,29 @@ def reached_phenomena(spec, q) -> tuple[bool, ...]:
 
 
 def study_of(scheme: str, order: int, q_dt, q_half_on_dt, duration: float,
-             reached: Callable[[np.ndarray], tuple[bool, ...]] | None = None) -> dt_choice.SchemeStudy:
+             reached: Callable[[np.ndarray], tuple[bool, ...]] | None = None,
+             balance: np.ndarray | None = None) -> dt_choice.SchemeStudy:
     """The :class:`~crossdyn.comparison.dt_choice.SchemeStudy` of a replica's run at dt (``q_dt``, K + 1 samples)
     and at dt/2 sampled on the dt grid: d and R over the whole run and over its first T/2ʲ
     (j = 1 … :data:`~crossdyn.comparison.dt_choice.MAX_CUTS`); ``reached(q)``: which declared phenomena the
     samples ``q`` reach (:func:`reached_phenomena`), a prefix being usable only where it reaches what the whole
-    run does."""
+    run does; ``balance``: the work–energy residual's change per sample (:func:`balance_change`), or None."""
     from crossdyn.comparison import metrics
 
     k = min(len(q_dt), len(q_half_on_dt))
     q, qh = np.asarray(q_dt, float)[:k], np.asarray(q_half_on_dt, float)[:k]
     whole = reached(q) if reached is not None else ()
+
+    def bal(m: int) -> float | None:
+        return None if balance is None or not len(balance) else float(np.max(balance[:m]))
+
     prefixes = []
     for j in range(1, dt_choice.MAX_CUTS + 1):
         m = (k - 1) // 2 ** j + 1  # the samples of [0, T/2^j]
         part = reached(q[:m]) if reached is not None else ()
         exercised = all(p or not w for p, w in zip(part, whole, strict=True))
-        prefixes.append((duration / 2 ** j, metrics.max_abs(q[:m], qh[:m]), joint_range(q[:m]), exercised))
-    return dt_choice.SchemeStudy(scheme, order, metrics.max_abs(q, qh), joint_range(q), tuple(prefixes))
+        prefixes.append((duration / 2 ** j, metrics.max_abs(q[:m], qh[:m]), joint_range(q[:m]), exercised, bal(m)))
+    return dt_choice.SchemeStudy(scheme, order, metrics.max_abs(q, qh), joint_range(q), tuple(prefixes), bal(k))
 
 
 def choose_planar_dt(spec, profile, start, dt: float, duration: float, engines, tol,
