@@ -67,7 +67,11 @@ def _common(p) -> None:
                         "`crossdyn compare --list-profiles` lists parameters, units and defaults; "
                         "default: a multi-sine about the hanging equilibrium")
     p.add_argument("--duration", type=float, default=3.0, metavar="S", help="seconds simulated (default 3)")
-    p.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step in seconds (default 0.001)")
+    p.add_argument("--dt", type=float, default=1e-3, metavar="S",
+                   help="time step in seconds (default: 0.001, or the largest 0.001/2^k, within 4x the steps, at "
+                        "which every engine's trajectory can be judged, predicted from crossdyn's replica of each "
+                        "engine's scheme at dt and dt/2; the note and summary.json's dt_choice say which and why; "
+                        "given, the step is kept)")
     p.add_argument("--engines", metavar="A,B,...",
                    help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart, "
                         "drake-discrete — those installed; drake, the slow error-controlled one, when named); "
