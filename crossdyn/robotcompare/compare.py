@@ -189,6 +189,8 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     summary = document(model, opt, job, plan.desired, results, out, notes, tracking)
     summary["interrupted"] = interrupted
     summary["stability"] = _stability(plan)
+    if plan.dt_choice is not None and plan.dt_choice.line():  # the judgeable-step rule said something
+        summary["dt_choice"] = {**plan.dt_choice.as_dict(), "line": plan.dt_choice.line()}
     return RobotComparison(model, job, plan.desired, results, summary)
 
 
