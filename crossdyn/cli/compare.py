@@ -148,8 +148,8 @@ def _options(args, spec):
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     q0 = _state_option(args, "q0", spec.n, "rad")
     qd0 = _state_option(args, "qd0", spec.n, "rad/s")
-    return CompareOptions(duration=args.duration, dt=args.dt, choose_dt=not getattr(args, "dt_given", True) and not args.baseline,
-                          engines=engines, profile=args.profile,
+    choose = not getattr(args, "dt_given", True) and not getattr(args, "baseline", None)  # --dt, --baseline: kept
+    return CompareOptions(duration=args.duration, dt=args.dt, choose_dt=choose, engines=engines, profile=args.profile,
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
                           q0=q0, qd0=qd0, allow_invalid_start=getattr(args, "allow_invalid_start", False),
                           native_friction=getattr(args, "native_friction", False),
