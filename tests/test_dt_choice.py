@@ -130,3 +130,10 @@ def test_the_energy_balance_can_set_the_step():
     choice = judgeable_dt(1e-3, [study], duration=3.0)
     assert choice.halvings == 2 and choice.duration == 3.0
     assert judgeable_dt(1e-3, [SchemeStudy(EULER, 1, 6.44e-4, 0.603)], duration=3.0).halvings == 0
+
+
+def test_a_cut_run_quotes_the_whole_runs_bound_beside_its_tolerance():
+    study = SchemeStudy(EULER, 1, 0.0934, 2.57, ((1.5, 0.0193, 1.67, True), (0.75, 0.0, 1.0, False)))
+    choice = judgeable_dt(1e-3, [study], duration=3.0)
+    assert choice.asked_bound_rad == pytest.approx(0.05 * 2.57) and choice.bound_rad == pytest.approx(0.05 * 1.67)
+    assert f"exceed the bound {0.05 * 2.57:.3g} rad" in choice.line()

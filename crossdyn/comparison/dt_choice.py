@@ -105,6 +105,8 @@ class DtChoice:
     asked_duration: float | None = None
     duration: float | None = None
     """The duration to run (s): ``asked_duration``, or its first half or quarter where only that fits the budget."""
+    asked_bound_rad: float | None = None
+    """The bound over the whole run asked for (rad), where the run was cut (``bound_rad`` is then the cut's)."""
     gentler: str = ""
     """Where the default motion was replaced by a gentler one for the step to fit (the caller's), what and why."""
 
@@ -128,8 +130,9 @@ class DtChoice:
             return ""
         at = (f"at dt = {self.asked:g} s the {self.limiting} engines' own error (Richardson estimate "
               f"{self.estimate_rad:.3g} rad, from crossdyn's {self.limiting} replica at dt and dt/2) makes their "
-              f"tolerance {self.tolerance_rad:.3g} rad exceed the bound {self.bound_rad:.3g} rad (a fraction of the "
-              f"motion's range: trajectory_bound_fraction)" if self.estimate_rad is not None else
+              f"tolerance {self.tolerance_rad:.3g} rad exceed the bound "
+              f"{self.asked_bound_rad if self.asked_bound_rad is not None else self.bound_rad:.3g} rad (a fraction "
+              f"of the motion's range: trajectory_bound_fraction)" if self.estimate_rad is not None else
               f"at dt = {self.asked:g} s crossdyn's {self.limiting} replica did not complete")
         if self.changed:
             cut = (f", duration {self.duration:g} s (of {self.asked_duration:g} s: the whole run at a step judgeable "
@@ -217,4 +220,4 @@ def judgeable_dt(dt: float, studies: list[SchemeStudy] | tuple[SchemeStudy, ...]
     e = study.self_consistency_rad * richardson_factor(study.order)
     return DtChoice(dt, dt / 2 ** k, k, True, first.scheme, e0, tol0, bound_of(study.range_rad, tol),
                     predicted_tolerance(e, study.order, k, tol), None, duration,
-                    None if duration is None else duration / 2 ** cut)
+                    None if duration is None else duration / 2 ** cut, bound if cut else None)
