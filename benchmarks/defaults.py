@@ -43,9 +43,11 @@ def run_one(name: str, out: Path) -> dict:
     """``crossdyn compare NAME --out OUT/NAME --no-plots``, timed; its summary's verdict, dt and checks."""
     before = load()
     t0 = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run([sys.executable, "-m", "crossdyn", "compare", name, "--out", str(out / name),
                            "--no-plots", "--quiet"], capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
+    (out / f"{name}.txt").write_text(proc.stdout + proc.stderr)  # what the user saw
     row = {"preset": name, "exit": proc.returncode, "wall_s": round(wall, 2), "load_before": round(before, 2)}
     summary = out / name / "summary.json"
     if not summary.exists():
