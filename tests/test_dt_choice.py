@@ -137,3 +137,20 @@ def test_a_cut_run_quotes_the_whole_runs_bound_beside_its_tolerance():
     choice = judgeable_dt(1e-3, [study], duration=3.0)
     assert choice.asked_bound_rad == pytest.approx(0.05 * 2.57) and choice.bound_rad == pytest.approx(0.05 * 1.67)
     assert f"exceed the bound {0.05 * 2.57:.3g} rad" in choice.line()
+
+
+def test_the_study_reads_its_prefixes_off_the_same_runs():
+    import numpy as np
+
+    from crossdyn.comparison.dt_study import study_of
+
+    # 3 s at 1 ms: the dt/2 run departs by 1e-4 rad per second; a "phenomenon" is reached only after 2 s
+    t = np.arange(3001) * 1e-3
+    q = np.stack([np.sin(t), 0.1 * t], axis=1)
+    qh = q + 1e-4 * t[:, None]
+    study = study_of(EULER, 1, q, qh, 3.0, lambda x: (bool(np.any(x[:, 1] > 0.2)),), balance=1e-3 * t)
+    assert study.self_consistency_rad == pytest.approx(3e-4) and study.balance_rel == pytest.approx(3e-3)
+    (t1, d1, r1, ex1, b1), (t2, d2, r2, ex2, b2) = study.prefixes
+    assert (t1, t2) == (1.5, 0.75) and d1 == pytest.approx(1.5e-4) and d2 == pytest.approx(0.75e-4)
+    assert not ex1 and not ex2 and b1 == pytest.approx(1.5e-3)  # the phenomenon comes after 2 s: no cut usable
+    assert study.over(1) is None and study.over(0) is study
