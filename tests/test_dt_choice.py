@@ -154,3 +154,10 @@ def test_the_study_reads_its_prefixes_off_the_same_runs():
     assert (t1, t2) == (1.5, 0.75) and d1 == pytest.approx(1.5e-4) and d2 == pytest.approx(0.75e-4)
     assert not ex1 and not ex2 and b1 == pytest.approx(1.5e-3)  # the phenomenon comes after 2 s: no cut usable
     assert study.over(1) is None and study.over(0) is study
+
+
+def test_a_cut_is_never_shorter_than_whole_steps():
+    # 2 ms of run at 1 ms: its half is one step, its quarter half a step (not a run)
+    study = SchemeStudy(EULER, 1, 0.0934, 2.57, ((0.001, 0.0, 1.0, True), (0.0005, 0.0, 0.5, True)))
+    choice = judgeable_dt(1e-3, [study], duration=0.002)
+    assert choice.duration in (0.002, 0.001)

@@ -43,8 +43,8 @@ from crossdyn.comparison.tolerances import Tolerances
 SAFETY = 1.25
 """A halved step must bring the predicted tolerance to 1/1.25 of the bound.  The engines sharing a scheme do the
 replica's arithmetic to round-off (their same-scheme error is ~1e-15 rad), so the margin covers the departure from
-the asymptotic e(dt) ∝ dtᵖ: on planar2r-limits the prediction at 0.25 ms, 0.0099 rad against the bound 0.0131 rad,
-is what the four Euler engines then measured (they pass, docs/howto/limits.md)."""
+the asymptotic e(dt) ∝ dtᵖ: on planar2r-limits the prediction at 0.25 ms was 0.00987 rad against the bound
+0.0131 rad, and the four Euler engines then measured 0.00784 rad (they pass, docs/howto/limits.md)."""
 MAX_STEPS_FACTOR = 4
 """The time budget: the chosen (dt, duration) takes at most this many times the steps asked for (the spatial arms'
 stability rule's :data:`crossdyn.robotcompare.plan.MAX_STEPS_FACTOR` too)."""
@@ -192,6 +192,12 @@ def _needs(studies, tol: Tolerances, cut: int) -> tuple[int | None, SchemeStudy]
     return max(needs, key=lambda ks: math.inf if ks[0] is None else ks[0])
 
 
+def whole_steps(duration: float, dt: float) -> bool:
+    """``duration`` is a whole number ≥ 1 of ``dt`` steps (a cut duration must be, as every run's)."""
+    k = round(duration / dt)
+    return k >= 1 and abs(k * dt - duration) <= 1e-9 * max(1.0, duration)
+
+
 def fits(halvings: int | None, cut: int) -> bool:
     """The budget: 2ᵏ⁻ʲ ≤ :data:`MAX_STEPS_FACTOR`, k ≤ :data:`MAX_HALVINGS`."""
     return halvings is not None and halvings <= MAX_HALVINGS and 2 ** (halvings - cut) <= MAX_STEPS_FACTOR
@@ -210,6 +216,7 @@ def judgeable_dt(dt: float, studies: list[SchemeStudy] | tuple[SchemeStudy, ...]
     if worst_k == 0:
         return DtChoice(dt, dt, 0, True, None, None, None, bound, None, None, duration, duration)
     cuts = min((len(s.prefixes) for s in studies), default=0) if duration is not None else 0
+    cuts = max((j for j in range(cuts + 1) if duration is None or whole_steps(duration / 2 ** j, dt)), default=0)
     cut = next((j for j in range(cuts + 1) if fits(_needs(studies, tol, j)[0], j)), None)
     e0 = None if first.self_consistency_rad is None else first.self_consistency_rad * richardson_factor(first.order)
     tol0 = None if e0 is None else predicted_tolerance(e0, first.order, 0, tol)
