@@ -87,6 +87,7 @@ docs: $(STAMP)
 
 bench: $(STAMP) octave
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/defaults.py
 	$(PY) benchmarks/sweep.py
 	$(PY) benchmarks/batch.py
 	$(PY) benchmarks/excitation.py

@@ -63,12 +63,12 @@ def _floor_arm(tmp_path, name="floor2r", damping=(0.0, 0.0), stiffness=None):
 
 
 def test_case2_a_tolerance_beyond_the_motion_is_inconclusive_not_pass(tmp_path):
-    """`compare planar2r-floor --profile multisine-motion --engines mujoco --duration 1 --no-native-contact`
-    passed at 7.8e-2 rad against 0.40 rad (10 × its Richardson estimate): the run moves 1.66 rad, so a tolerance
+    """`compare planar2r-floor --profile multisine-motion --engines mujoco --duration 1 --dt 0.001 --no-native-contact`
+    (the user's step: without --dt the step is chosen, tests/test_default_compare.py) passed at 7.8e-2 rad against 0.40 rad (10 × its Richardson estimate): the run moves 1.66 rad, so a tolerance
     above 0.083 rad judges nothing."""
     out = tmp_path / "o"
     code = main(["compare", "planar2r-floor", "--profile", "multisine-motion", "--engines", "mujoco",
-                 "--duration", "1", "--no-native-contact", "--no-plots", "--quiet", "--out", str(out)])
+                 "--duration", "1", "--dt", "0.001", "--no-native-contact", "--no-plots", "--quiet", "--out", str(out)])
     s = _summary(out)
     traj = s["engines"]["mujoco"]["trajectory"]
     assert traj["tolerance_rad"] > traj["tolerance_bound_rad"]  # measured 0.40 rad > 0.083 rad

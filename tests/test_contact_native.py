@@ -397,8 +397,8 @@ def test_compare_prints_the_native_characterisation_by_default_without_judging_i
 
     from crossdyn.cli import main
 
-    args = ["compare", "planar2r-floor", "--engines", "mujoco,pybullet", "--duration", "0.75", "--quiet",
-            "--no-plots", "--states", "20"]
+    args = ["compare", "planar2r-floor", "--engines", "mujoco,pybullet", "--duration", "0.75", "--dt", "0.001",
+            "--quiet", "--no-plots", "--states", "20"]
     assert main(args + ["--out", str(tmp_path / "a")]) == 3
     out = capsys.readouterr().out
     assert "native contact, per episode" in out and "verdict: INCONCLUSIVE" in out

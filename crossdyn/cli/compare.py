@@ -72,7 +72,11 @@ def _common(p) -> None:
                         "`crossdyn compare --list-profiles` lists parameters, units and defaults; "
                         "default: a multi-sine about the hanging equilibrium")
     p.add_argument("--duration", type=float, default=3.0, metavar="S", help="seconds simulated (default 3)")
-    p.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step in seconds (default 0.001)")
+    p.add_argument("--dt", type=float, default=1e-3, metavar="S",
+                   help="time step in seconds (default: 0.001, or the largest 0.001/2^k, within 4x the steps, at "
+                        "which every engine's trajectory can be judged, predicted from crossdyn's replica of each "
+                        "engine's scheme at dt and dt/2; the note and summary.json's dt_choice say which and why; "
+                        "given, the step is kept)")
     p.add_argument("--engines", metavar="A,B,...",
                    help="engines to compare (default: analytic, pybullet, mujoco, mujoco-rk4, pinocchio, dart, "
                         "drake-discrete — those installed; drake, the slow error-controlled one, when named); "
@@ -159,7 +163,8 @@ def _options(args, spec):
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     q0 = _state_option(args, "q0", spec.n, "rad")
     qd0 = _state_option(args, "qd0", spec.n, "rad/s")
-    return CompareOptions(duration=args.duration, dt=args.dt, engines=engines, profile=args.profile,
+    choose = not getattr(args, "dt_given", True) and not getattr(args, "baseline", None)  # --dt, --baseline: kept
+    return CompareOptions(duration=args.duration, dt=args.dt, choose_dt=choose, engines=engines, profile=args.profile,
                           tolerances=tol, n_states=args.states, seed=args.seed, jobs=jobs, progress=progress,
                           q0=q0, qd0=qd0, allow_invalid_start=getattr(args, "allow_invalid_start", False),
                           native_friction=getattr(args, "native_friction", False),

@@ -29,6 +29,7 @@ worker processes), :mod:`~crossdyn.comparison.phenomena` (limits, friction, cont
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -68,8 +69,8 @@ def _options(options: CompareOptions | None, kwargs: dict) -> CompareOptions:
     return options or CompareOptions(**kwargs)
 
 
-def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, Any]:
-    """The job every engine is measured with, and the reference's free swing.  Applied friction mode: the
+def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, Any, Any]:
+    """The job every engine is measured with, the reference's free swing and the step's choice (or None).  Applied friction mode: the
     engines (and the job's spec) have f_c = 0, the runner applies the regularised law to all of them."""
     from crossdyn.inputs.profiles import make_profile
 
@@ -85,6 +86,7 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
         chosen = default_start(spec)
         if chosen.rule != "hanging":
             say(f"[{spec.name}] start: {chosen.why}: q0 = {np.round(chosen.q, 4).tolist()} rad")
+    opt, profile, q0, qd0, choice = _scenario(spec, opt, profile, q0, qd0, say)
     free_profile = make_profile("zero", spec)
     if spec.has_friction and not opt.native_friction:
         from crossdyn.analytic.laws.friction import FrictionLaw, without_friction
@@ -99,7 +101,59 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
     dense = dense_free_reference(spec, conv_q0, opt.convergence_duration) \
         if needs_dense_reference(spec, opt, friction) else None
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
-    return job, reference_free
+    return job, reference_free, choice
+
+
+def _scenario(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
+    """(options, profile, q0, q̇0, the step's choice or None) with ``opt.choose_dt``: the step (and duration) the
+    rule chooses (:mod:`crossdyn.comparison.dt_choice`); where none within the budget makes an arm with contact
+    judgeable under its default scenario (no profile or start given), the gentler motion of
+    :func:`crossdyn.comparison.dt_study.gentle_contact_profile`, with its own choice."""
+    choice = _choose_dt(spec, opt, profile, q0, qd0, say)
+    if choice is not None and not choice.judgeable and opt.profile is None and opt.q0 is None and opt.qd0 is None:
+        from crossdyn.comparison.dt_study import gentle_contact_profile
+
+        gentle = gentle_contact_profile(spec, profile)
+        if gentle is not None:
+            g0, gd0 = start_state(spec, gentle, None, None)
+            again = _choose_dt(spec, opt, gentle, g0, gd0, say)
+            if again is not None and again.judgeable and not start_problems(spec, g0):
+                target = np.round(np.asarray(gentle.params().get("target", []), float), 4).tolist()
+                what = (f"default motion: {profile.params()['name']} not judgeable within the step budget "
+                        f"({choice.line()}); pd-gravity towards q_d = {target} rad instead (the tip pressed onto "
+                        f"the obstacle it would strike), from {np.round(g0, 4).tolist()} rad at rest")
+                say(f"[{spec.name}] {what}")
+                choice = replace(again, gentler=what)
+                profile, q0, qd0 = gentle, g0, gd0
+    if choice is not None and choice.changed:
+        opt = replace(opt, dt=choice.dt, duration=choice.duration or opt.duration)
+    return opt, profile, q0, qd0, choice
+
+
+def _choose_dt(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
+    """With ``opt.choose_dt``: the :class:`~crossdyn.comparison.dt_choice.DtChoice` from the replica studies of the
+    compared engines' schemes (:mod:`crossdyn.comparison.dt_study`), said when it matters; else None."""
+    if not opt.choose_dt:
+        return None
+    from crossdyn.comparison.dt_study import choose_planar_dt
+    from crossdyn.engines import available_engines
+
+    engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in available_engines())
+    plant, applied = spec, spec.has_friction and not opt.native_friction
+    if applied:
+        from crossdyn.analytic.laws.friction import without_friction
+
+        plant = without_friction(spec)
+
+    def friction_at(dt: float):
+        from crossdyn.analytic.laws.friction import FrictionLaw
+
+        return FrictionLaw.of(spec, dt, q0) if applied else None
+
+    choice = choose_planar_dt(plant, profile, (q0, qd0), opt.dt, opt.duration, engines, opt.tolerances, friction_at)
+    if choice.line():
+        say(f"[{spec.name}] {choice.line()}")
+    return choice
 
 
 def _start_record(user_spec: ArmSpec, job: EngineJob) -> dict:
@@ -116,8 +170,9 @@ def _start_record(user_spec: ArmSpec, job: EngineJob) -> dict:
     return out
 
 
-def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
-    """The document's keys before ``engines``."""
+def _header(user_spec: ArmSpec, job: EngineJob, reference_free, choice=None) -> dict:
+    """The document's keys before ``engines``; ``dt_choice`` (the rule's figures and its line,
+    :mod:`crossdyn.comparison.dt_choice`) where the step was the comparison's to choose and a scheme needed it."""
     from crossdyn.models.inertia import engine_inertias
 
     spec, opt, reference = job.spec, job.opt, job.reference
@@ -133,7 +188,9 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
         "energy_scale_j": user_spec.energy_scale(), "torque_scale_nm": user_spec.torque_scale(),
         "inertia_substitutions": [s.as_dict() for s in subs],
         "versions": versions(), "tolerances": opt.tolerances.as_dict(),
-    }
+    } | ({"dt_choice": {**choice.as_dict(), "line": choice.line()}} if choice is not None and choice.line() else {})
+
+
 
 
 def engine_failures(runs: dict, interrupted: bool, reference) -> list[str]:
@@ -230,7 +287,8 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     installed = available_engines()
     engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
     applied, native_notes = split_native_runs(engines, opt.native)
-    job, reference_free = _prepare(user_spec, opt, say)
+    job, reference_free, choice = _prepare(user_spec, opt, say)
+    opt = job.opt  # its dt the one chosen (opt.choose_dt)
     if opt.jobs > 1 and len(applied) > 1:
         runs, interrupted = run_parallel(applied, job, opt.jobs, say)
     else:
@@ -241,11 +299,13 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
                   job.friction, job.dense, say)
     conclude(ctx, out)
     out.notes.extend(native_notes)
+    if choice is not None and choice.line():
+        out.notes.append(choice.line())
     note = None if opt.engines else left_out_note(installed)
     if note is not None:
         out.notes.append(note)
     return Comparison(user_spec, opt, job.profile, job.q0, job.reference, reference_free, runs,
-                      _header(user_spec, job, reference_free), out.sections, tuple(out.notes), tuple(out.failures),
+                      _header(user_spec, job, reference_free, choice), out.sections, tuple(out.notes), tuple(out.failures),
                       verdict_of(out), tuple(out.inconclusive), interrupted, out.native_limit_runs,
                       out.stick_slip_timelines, out.native_contact_runs, out.native_contact_reference,
                       tuple(out.not_exercised))

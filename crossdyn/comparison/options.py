@@ -141,6 +141,11 @@ class CompareOptions:
 
     duration: float = 3.0
     dt: float = 1e-3
+    choose_dt: bool = False
+    """``dt`` is a default the comparison may lower: where an engine's scheme would leave its trajectory unjudgeable
+    at ``dt`` (its tolerance past the bound), run at the dt/2ᵏ that a replica study predicts judgeable
+    (:mod:`crossdyn.comparison.dt_choice`; the summary's ``dt_choice`` says why).  ``crossdyn compare`` sets it
+    when ``--dt`` is not given; False keeps ``dt`` as given."""
     engines: tuple[str, ...] | None = None
     """Engine names (``None``: :data:`DEFAULT_ENGINES`, those installed)."""
     profile: Any = None

@@ -198,6 +198,8 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
         summary["effort_law"] = _effort_law(plan)
         if plan.effort_law is not None:
             _native_effort(summary, job, specs)
+    if plan.dt_choice is not None and plan.dt_choice.line():  # the judgeable-step rule said something
+        summary["dt_choice"] = {**plan.dt_choice.as_dict(), "line": plan.dt_choice.line()}
     return RobotComparison(model, job, plan.desired, results, summary)
 
 

@@ -53,6 +53,40 @@ class MotionPlan:
     """How close the reference's torques came to the file's effort limits (None: no joint has one)."""
     effort_law: EffortLaw | None = None
     """``--effort``: the law clipping every run's torque (None: unclipped)."""
+    dt_choice: Any = None
+    """The judgeable-step rule's :class:`~crossdyn.comparison.dt_choice.DtChoice` (dt not given), else None."""
+
+
+def spatial_study(model: RobotModel, desired: motion.DesiredMotion, scheme: str, dt: float, duration: float):
+    """:class:`~crossdyn.comparison.dt_choice.SchemeStudy` of ``scheme``: crossdyn's model stepped by it under the
+    tracking law at dt, and at dt/2 with the law's torque held for dt (the engines' dt/2 reruns)."""
+    from crossdyn.analytic.integrators import n_steps
+    from crossdyn.comparison import dt_choice
+    from crossdyn.comparison.dt_study import joint_range, study_of
+    from crossdyn.comparison.groups.trajectory import ORDER
+
+    steps = n_steps(duration, dt)
+    q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
+    law = motion.tracking_law(model, desired, dt, steps)
+    full = runs.integrate_held(model, scheme, law, steps, q0, qd0, dt)
+    half = runs.integrate_held(model, scheme, law, steps, q0, qd0, dt, substeps=2)
+    order = ORDER.get(scheme, 1)
+    if full.status != "ok" or half.status != "ok":
+        return dt_choice.SchemeStudy(scheme, order, None, joint_range(full.q))
+    return study_of(scheme, order, full.q, half.q[::2], duration)
+
+
+def judgeable_step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration: float, opt):
+    """The :class:`~crossdyn.comparison.dt_choice.DtChoice` of a comparison whose step the user did not give: the
+    replica studies of the schemes of the engines it runs (``opt.engines``, else every file engine), the planar
+    arms' rule (:mod:`crossdyn.comparison.dt_choice`)."""
+    from crossdyn.comparison import dt_choice
+    from crossdyn.comparison.dt_study import engine_schemes
+    from crossdyn.engines.files import FILE_ENGINES
+
+    schemes = engine_schemes(tuple(opt.engines) if opt.engines else tuple(FILE_ENGINES))
+    studies = [spatial_study(model, desired, s, dt, duration) for s in schemes]
+    return dt_choice.judgeable_dt(dt, studies, opt.tolerances, duration)
 
 
 def _step(model: RobotModel, desired: motion.DesiredMotion, dt: float, duration: float, choose: bool,
@@ -131,6 +165,11 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
 
     base = motion.multisine_motion(model, opt.seed)
     dt, duration, pred, unstable, notes = _step(model, base, opt.dt, opt.duration, opt.choose_dt, say)
+    choice = judgeable_step(model, base, dt, duration, opt) if opt.choose_dt and not unstable else None
+    if choice is not None and choice.line():
+        say(f"[{model.name}] {choice.line()}")
+        notes.append(choice.line())
+        dt, duration = choice.dt, choice.duration or duration
     steps = n_steps(duration, dt)
     hold = motion.holding_effort(model, base)
     why: list[str] = []
@@ -159,7 +198,7 @@ def plan_motion(model: RobotModel, opt, say) -> MotionPlan:
     what += _effort_note(effort, hold) if clip is None else ""
     notes = notes if clip is None else [clip.line(), *notes]
     return MotionPlan(dt, duration, desired, law, reference, taus, approach, inside, pred, unstable,
-                      tuple([what, *notes]), effort, clip)
+                      tuple([what, *notes]), effort, clip, choice)
 
 
 def unstable_step(results: Mapping[str, EngineRun], plan: MotionPlan) -> tuple[dict[str, EngineRun], set[str]]:

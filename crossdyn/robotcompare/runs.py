@@ -137,6 +137,28 @@ def step_engine(engine, taus: np.ndarray, q0, qd0, dt: float, substeps: int = 1,
     return _trajectory(t, Q, QD, np.array(held), str(engine.integrator), h)
 
 
+def integrate_held(model: RobotModel, scheme: str, law: Law, steps: int, q0, qd0, dt: float,
+                   substeps: int = 1) -> Trajectory:
+    """crossdyn's model stepped by the fixed-step ``scheme`` at dt/``substeps`` under the feedback ``law``, τ_k =
+    law(k, q, q̇) on its own state at the start of interval k and held over its ``substeps`` steps (the engines'
+    dt/2 reruns, :func:`step_engine`), every step recorded.  Stops at a non-finite state ("diverged")."""
+    fd = forward_dynamics(model)
+    h = dt / substeps
+    t = np.arange(steps * substeps + 1) * h
+    Q, QD = [np.asarray(q0, float)], [np.asarray(qd0, float)]
+    held: list[np.ndarray] = []
+    for k in range(steps * substeps):
+        if k % substeps == 0:
+            tau = np.asarray(law(k // substeps, Q[-1], QD[-1]), float)
+        held.append(tau)
+        q, qd = SCHEME_STEPS[scheme](fd, Q[-1], QD[-1], tau, h)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            return _trajectory(t, Q, QD, np.array(held), scheme, h, "diverged", f"non-finite state at t = {t[k + 1]:g} s")
+        Q.append(q)
+        QD.append(qd)
+    return _trajectory(t, Q, QD, np.array(held), scheme, h)
+
+
 def kinetic_potential(model: RobotModel, Q: np.ndarray, QD: np.ndarray) -> np.ndarray:
     """E = ½ q̇ᵀ M(q) q̇ + U(q) at every sample (J), M with the file's armature (its rotors' kinetic energy) and U
     from crossdyn's ``energy`` (gravity in the world frame)."""
