@@ -60,7 +60,8 @@ def _assert_judged_fields(doc: dict) -> None:
         for key, inside in (("ci95", "inside_interval"), ("ci_familywise", "inside_familywise_interval")):
             (slo, shi), (jlo, jhi) = p[key], p[key + "_judged"]
             assert jlo <= slo and shi <= jhi
-            assert (jhi - jlo) / 2 >= p["allowance"] * (1 - 1e-9)   # 1e-9: the round-off of β̂ ± a, then halved
+            # 1e-9: the round-off of β̂ ± a, at most 2.2e-16·|β̂| ≤ 2.2e-10·a since a ≥ 1e-6·|β| (β̂ ≈ β here)
+            assert (jhi - jlo) / 2 >= p["allowance"] * (1 - 1e-9)
             assert p["widened_by_allowance"][key] == ((shi - slo) < (jhi - jlo))
             assert p[inside] == (jlo <= p["true"] <= jhi)
         assert p["absolute_error"] == abs(p["estimate"] - p["true"])

@@ -60,8 +60,8 @@ def error_cell(p: dict, none: str = "-") -> str:
     return "n/a (true 0)" if p.get("true_zero") else f"{p['relative_error']:.1e}"
 
 
-ALLOWANCE_FOOTNOTE = ("*: widened to estimate ± allowance, as judged (the statistical interval is narrower; identify.json "
-                      "keeps both): allowance = {floor:g}·max(|true|, scale), {lo:.2g} to {hi:.2g} here: crossdyn's "
+ALLOWANCE_FOOTNOTE = ("*: widened to estimate ± allowance, as judged (the statistical interval is narrower; "
+                      "identify.json keeps both): allowance = {floor:g}·max(|true|, scale), {lo:.2g} to {hi:.2g} here: crossdyn's "
                       "noise-free recovery tolerance (round-off, the engines' integration error); scale: the "
                       "parameter value that changes the torque data by 1 % of its RMS")
 """The parameter tables' note under a ``*`` (:func:`allowance_notes`)."""

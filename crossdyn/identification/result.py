@@ -28,8 +28,8 @@ from crossdyn.identification.excitation import Excitation
 from crossdyn.status import Verdict
 
 ALLOWANCE_RULE = ("a true value is inside its interval when |estimate - true| <= max(t*stderr, allowance), "
-                  f"allowance = {RELATIVE_FLOOR:g} * max(|true|, scale): crossdyn's noise-free recovery tolerance (round-off and "
-                  "the engines' integration error), scale = the parameter value that changes the torque data by "
+                  f"allowance = {RELATIVE_FLOOR:g} * max(|true|, scale): crossdyn's noise-free recovery tolerance "
+                  "(round-off and the engines' integration error), scale = the parameter value that changes the torque data by "
                   "1 % of its RMS; ci95_judged and ci_familywise_judged are the intervals so widened")
 """What the allowance is and where it comes from, in words (``identify.json``'s ``interval_allowance``, the
 reports' footnote); its factor is :data:`~crossdyn.identification.common.RELATIVE_FLOOR`."""
@@ -80,7 +80,7 @@ class IdentificationResult:
         """The half-width the verdict judges with: max(t·stderr, a), the statistical interval's (95 %, or
         ``familywise``: the Bonferroni interval at level 1 − 0.05/r) widened to the allowance a
         (:meth:`allowances`) where it is narrower; without true values the statistical one."""
-        lo, hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)
+        hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)[1]
         return hi - self.est.beta if self.truth is None else np.maximum(hi - self.est.beta, self.allowances())
 
     def judged_interval(self, familywise: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +90,7 @@ class IdentificationResult:
 
     def widened(self, familywise: bool = False) -> np.ndarray:
         """Per base parameter, whether the allowance governs its judged interval (wider than the statistical one)."""
-        lo, hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)
+        hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)[1]
         return self.allowances() > hi - self.est.beta
 
     def true_zero(self) -> np.ndarray:
@@ -197,9 +197,10 @@ class IdentificationResult:
     def judged_fields(self) -> list[dict]:
         """Per base parameter (needs the true values), what the verdict judges beside the statistical intervals:
         ``allowance`` (:meth:`allowances`), ``ci95_judged`` and ``ci_familywise_judged`` (:meth:`judged_interval`:
-        the true value lies inside these exactly when ``inside_…`` is true), ``widened_by_allowance`` (per
-        interval), ``absolute_error`` |β̂ − β|, ``true_zero`` (:meth:`true_zero`: then no relative error is shown),
-        ``relative_to`` what ``relative_error`` divides by: ``"true value"`` (|β| ≥ β_scale) or ``"scale"``."""
+        the true value lies inside these when ``inside_…`` is true, up to the round-off of β̂ ± half-width),
+        ``widened_by_allowance`` (per interval), ``absolute_error`` |β̂ − β|, ``true_zero`` (:meth:`true_zero`:
+        then no relative error is shown), ``relative_to`` what ``relative_error`` divides by: ``"true value"``
+        (|β| ≥ β_scale) or ``"scale"``."""
         lo, hi = self.judged_interval()
         flo, fhi = self.judged_interval(True)
         allow, zero, w95, wfw = self.allowances(), self.true_zero(), self.widened(), self.widened(True)
