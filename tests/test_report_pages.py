@@ -101,9 +101,11 @@ def test_identify_report_opens_with_the_verdict_then_summary_then_plots(failed_i
     for r in groups:
         members = [params[s] for s in r[1].split(";")[0].split(", ")]
         failed = not all(p["inside_familywise_interval"] for p in members)
-        assert r[0].startswith(f"{'FAIL' if failed else 'PASS'} ({len(members)} checks), max relative error ")
-        rel = float(r[0].rsplit(" ", 1)[1])
-        assert rel == pytest.approx(max(p["relative_error"] for p in members), rel=0.05)
+        zero = all(p["true_zero"] for p in members)     # no relative error against a true 0 (issue 40)
+        kind = ("true values 0: max absolute error " if zero else "max relative error ")
+        assert r[0].startswith(f"{'FAIL' if failed else 'PASS'} ({len(members)} checks), {kind}")
+        err = float(r[0].rsplit(" ", 1)[1])
+        assert err == pytest.approx(max(p["absolute_error" if zero else "relative_error"] for p in members), rel=0.05)
     for j in (1, 2):
         cell = rows[f"validation, joint {j}"][0]
         rms = data["validation_rms"][f"joint{j}"]

@@ -10,7 +10,9 @@ The verdict fails when a known true value lies outside its family-wise interval 
 1 − 0.05/r for r base parameters: all r hold together with 95 % probability; the per-parameter 95 % intervals
 are reported too).  A known true value (from the spec) is "inside an interval" when |β̂ − β| ≤ max(t·stderr, FLOOR·max(|β|, β_scale))
 — FLOOR = 1e-6 is the noise-free recovery tolerance: noise-free data leave a residual of rounding and
-integration error only, whose "interval" would otherwise be narrower than the integration error itself.
+integration error only, whose "interval" would otherwise be narrower than the integration error itself.  The
+reports print each interval as judged, β̂ ± max(t·stderr, allowance) (:meth:`IdentificationResult.judged_interval`,
+marked ``*`` where the allowance widens it), and no relative error against a true value of 0.
 
 The result is :class:`~crossdyn.identification.result.IdentificationResult`; the cross-engine diagnosis is
 :mod:`crossdyn.identification.diagnosis` (both re-exported here, where they were).

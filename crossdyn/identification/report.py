@@ -42,10 +42,54 @@ TABLES = {"planar": TableLayout(7, False, 11, 5, 25), "spatial": TableLayout(Non
 """The parameter table's layout per arm kind (:attr:`IdentificationResult.kind`)."""
 
 
+def interval_cell(p: dict, key: str, digits: int) -> str:
+    """A parameter's interval (``key``: ``"ci95"`` or ``"ci_familywise"``) as the verdict judges it: with true
+    values the judged interval (``key + "_judged"``: widened to the allowance where the statistical one is
+    narrower, then marked ``*``, :data:`ALLOWANCE_FOOTNOTE`), without them the statistical one."""
+    judged = p.get(key + "_judged")
+    lo, hi = p[key] if judged is None else judged
+    mark = "*" if judged is not None and p["widened_by_allowance"][key] else ""
+    return f"[{lo:.{digits}g}, {hi:.{digits}g}]{mark}"
+
+
+def error_cell(p: dict, none: str = "-") -> str:
+    """A parameter's relative error; ``n/a (true 0)`` where the true value is 0 (no relative error against 0: its
+    absolute error is |estimate|, judged against its interval and allowance)."""
+    if p["relative_error"] is None:
+        return none
+    return "n/a (true 0)" if p.get("true_zero") else f"{p['relative_error']:.1e}"
+
+
+ALLOWANCE_FOOTNOTE = ("*: widened to estimate ± allowance, as judged (the statistical interval is narrower; "
+                      "identify.json keeps both): allowance = {floor:g}·max(|true|, scale), {lo:.2g} to {hi:.2g} here: crossdyn's "
+                      "noise-free recovery tolerance (round-off, the engines' integration error); scale: the "
+                      "parameter value that changes the torque data by 1 % of its RMS")
+"""The parameter tables' note under a ``*`` (:func:`allowance_notes`)."""
+TRUE_ZERO_NOTE = "n/a (true 0): no relative error against a true value of 0; its absolute error is |estimate|"
+"""The parameter tables' note under ``n/a (true 0)`` (:func:`allowance_notes`)."""
+
+
+def allowance_notes(res) -> list[str]:
+    """The notes under a parameter table: :data:`ALLOWANCE_FOOTNOTE` where an interval is widened to its allowance,
+    :data:`TRUE_ZERO_NOTE` where a true value is 0 (none without true values)."""
+    if res.truth is None:
+        return []
+    from crossdyn.identification.common import RELATIVE_FLOOR
+
+    out = []
+    if np.any(res.widened() | res.widened(True)):
+        a = res.allowances()
+        out.append(ALLOWANCE_FOOTNOTE.format(floor=RELATIVE_FLOOR, lo=float(np.min(a)), hi=float(np.max(a))))
+    if np.any(res.true_zero()):
+        out.append(TRUE_ZERO_NOTE)
+    return out
+
+
 def table_lines(res) -> list[str]:
     """The parameter table of either kind (:data:`TABLES`): symbol, true value (or -), estimate, standard error,
-    95 % and family-wise intervals, relative error, the parameter's formula; a flag where the true value lies
-    outside the 95 % or the family-wise interval."""
+    95 % and family-wise intervals as judged (:func:`interval_cell`), relative error (:func:`error_cell`), the
+    parameter's formula; a flag where the true value lies outside the 95 % or the family-wise interval; then the
+    notes on the allowance and true zeros (:func:`allowance_notes`)."""
     lay = TABLES[res.kind]
     fw = f"{100 * (1 - 0.05 / res.base.r):.2f} % (family-wise)"
     sw = lay.symbol_width or max(9, *(len(s) for s in res.base.symbols))
@@ -56,18 +100,17 @@ def table_lines(res) -> list[str]:
         return " ".join([first, *cells]) + (f"  {name}" if lay.name_last else "") + flag
 
     lines = [line("symbol", "parameter", [f"{'true':>{lay.true_width}}", f"{'estimate':>12}", f"{'stderr':>9}",
-                                          f"{'95 % interval':>{iw}}", f"{fw:>{iw + 2}}", f"{'rel. err':>9}"])]
+                                          f"{'95 % interval':>{iw + 1}}", f"{fw:>{iw + 3}}", f"{'rel. err':>12}"])]
     for p in res.parameters():
         t = "-" if p["true"] is None else f"{p['true']:.6g}"
-        rel = "-" if p["relative_error"] is None else f"{p['relative_error']:.1e}"
         flag = ("" if p["inside_interval"] in (None, True) else
                 "  outside 95 %" if p["inside_familywise_interval"] else "  OUTSIDE family-wise")
-        ci = f"[{p['ci95'][0]:.{d}g}, {p['ci95'][1]:.{d}g}]"
-        cf = f"[{p['ci_familywise'][0]:.{d}g}, {p['ci_familywise'][1]:.{d}g}]"
+        ci, cf = interval_cell(p, "ci95", d), interval_cell(p, "ci_familywise", d)
+        ci, cf = (c if c.endswith("*") else c + " " for c in (ci, cf))
         lines.append(line(p["symbol"], p["name"], [f"{t:>{lay.true_width}}", f"{p['estimate']:>12.6g}",
-                                                   f"{p['stderr']:>9.2e}", f"{ci:>{iw}}", f"{cf:>{iw + 2}}",
-                                                   f"{rel:>9}"], flag))
-    return lines
+                                                   f"{p['stderr']:>9.2e}", f"{ci:>{iw + 1}}", f"{cf:>{iw + 3}}",
+                                                   f"{error_cell(p):>12}"], flag))
+    return lines + allowance_notes(res)
 
 
 def console_lines(res, diagnosis=None) -> list[str]:
@@ -201,13 +244,17 @@ def parameter_groups(res) -> list[tuple[str, list[dict]]]:
 
 def group_row(name: str, params: list[dict]) -> list[str]:
     """A summary row of one parameter group: PASS when every true value lies inside its family-wise interval,
-    FAIL when one does not, INCONCLUSIVE without true values (CSV data); its largest relative error."""
+    FAIL when one does not, INCONCLUSIVE without true values (CSV data); its largest relative error, and its
+    largest absolute error over the parameters whose true value is 0 (no relative error against 0)."""
     symbols = ", ".join(p["symbol"] for p in params)
     if params[0]["true"] is None:
         return [name, "INCONCLUSIVE (0 checks), no true values to compare (estimates only)", symbols]
     out = [p["symbol"] for p in params if not p["inside_familywise_interval"]]
-    rel = max(p["relative_error"] for p in params)
-    cell = f"{'FAIL' if out else 'PASS'} ({len(params)} checks), max relative error {rel:.2g}"
+    rel = [p["relative_error"] for p in params if not p["true_zero"]]
+    zero = [p["absolute_error"] for p in params if p["true_zero"]]
+    errors = ([f"max relative error {max(rel):.2g}"] if rel else []) + \
+        ([f"true value{'s' if len(zero) > 1 else ''} 0: max absolute error {max(zero):.2g}"] if zero else [])
+    cell = f"{'FAIL' if out else 'PASS'} ({len(params)} checks), {'; '.join(errors)}"
     return [name, cell, symbols + (f"; outside the family-wise interval: {', '.join(out)}" if out else "")]
 
 
@@ -226,15 +273,16 @@ def summary_rows(res) -> list[list[str]]:
 
 def parameter_rows(res) -> list[list[str]]:
     """The parameter table: symbol, parameter, true value (– without), estimate, standard error, 95 % and
-    family-wise intervals, relative error, and whether the true value lies inside (PASS/FAIL; – without)."""
+    family-wise intervals as judged (:func:`interval_cell`), the allowance, relative error (:func:`error_cell`),
+    and whether the true value lies inside (PASS/FAIL; – without)."""
     rows = []
     for p in res.parameters():
         inside = ("–" if p["inside_interval"] is None else "PASS" if p["inside_interval"] else
                   "PASS (outside 95 %)" if p["inside_familywise_interval"] else "FAIL")
         rows.append([p["symbol"], p["name"], "–" if p["true"] is None else f"{p['true']:.6g}",
-                     f"{p['estimate']:.6g}", f"{p['stderr']:.2e}", f"[{p['ci95'][0]:.5g}, {p['ci95'][1]:.5g}]",
-                     f"[{p['ci_familywise'][0]:.5g}, {p['ci_familywise'][1]:.5g}]",
-                     "–" if p["relative_error"] is None else f"{p['relative_error']:.1e}", inside])
+                     f"{p['estimate']:.6g}", f"{p['stderr']:.2e}", interval_cell(p, "ci95", 5),
+                     interval_cell(p, "ci_familywise", 5), f"{p['allowance']:.2g}" if "allowance" in p else "–",
+                     error_cell(p, "–"), inside])
     return rows
 
 
@@ -281,7 +329,9 @@ def report_blocks(res, diagnosis=None, images=("fit.png", "rls.png")) -> list[tu
     b += [("img", name, captions.get(name, name)) for name in images]
     details: list[tuple] = [("h", 2, "Parameters"),
                             ("table", ["symbol", "parameter", "true", "estimate", "stderr", "95 % interval",
-                                       f"{fw} (family-wise)", "rel. err", "true value inside"], parameter_rows(res)),
+                                       f"{fw} (family-wise)", "allowance", "rel. err", "true value inside"],
+                             parameter_rows(res)),
+                            *[("p", note) for note in allowance_notes(res)],
                             ("h", 2, "Validation"),
                             ("p", f"Relative RMS torque prediction error on {res.validation['source']}:"),
                             ("ul", [f"joint {j + 1}: {v:.3e} (tolerance {res.validation_tolerance:g})"

@@ -27,6 +27,13 @@ from crossdyn.identification.estimators import Estimate
 from crossdyn.identification.excitation import Excitation
 from crossdyn.status import Verdict
 
+ALLOWANCE_RULE = ("a true value is inside its interval when |estimate - true| <= max(t*stderr, allowance), "
+                  f"allowance = {RELATIVE_FLOOR:g} * max(|true|, scale): crossdyn's noise-free recovery tolerance "
+                  "(round-off and the engines' integration error), scale = the parameter value that changes the torque data by "
+                  "1 % of its RMS; ci95_judged and ci_familywise_judged are the intervals so widened")
+"""What the allowance is and where it comes from, in words (``identify.json``'s ``interval_allowance``, the
+reports' footnote); its factor is :data:`~crossdyn.identification.common.RELATIVE_FLOOR`."""
+
 NO_TRUTH_REASON = ("no true values to compare the estimate against: the arm file of a CSV record is taken as a "
                    "nominal model (pass --truth spec, or truth=\"spec\", to judge the estimate against its values)")
 
@@ -59,14 +66,47 @@ class IdentificationResult:
     info: dict = field(default_factory=dict)
     kind: str = "planar"
 
+    def allowances(self) -> np.ndarray:
+        """Per base parameter, the allowance a = FLOOR·max(|β|, β_scale) (FLOOR = :data:`RELATIVE_FLOOR`, the
+        noise-free recovery tolerance; β_scale: the value of β_k that changes the torque data by 1 % of its RMS,
+        :func:`~crossdyn.identification.common.parameter_scale`): the least half-width an interval is judged with,
+        so that round-off and the engines' integration error (≤ 1.2e-9 relative, noise-free) do not read as a wrong
+        estimate when the statistical interval is narrower than that (needs the true values)."""
+        if self.truth is None:
+            raise ValueError("allowances(): no known true values (identified from a CSV record)")
+        return RELATIVE_FLOOR * np.maximum(np.abs(self.truth), self.scale)
+
+    def judged_half_width(self, familywise: bool = False) -> np.ndarray:
+        """The half-width the verdict judges with: max(t·stderr, a), the statistical interval's (95 %, or
+        ``familywise``: the Bonferroni interval at level 1 − 0.05/r) widened to the allowance a
+        (:meth:`allowances`) where it is narrower; without true values the statistical one."""
+        hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)[1]
+        return hi - self.est.beta if self.truth is None else np.maximum(hi - self.est.beta, self.allowances())
+
+    def judged_interval(self, familywise: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The interval the verdict judges: β̂ ± :meth:`judged_half_width`."""
+        half = self.judged_half_width(familywise)
+        return self.est.beta - half, self.est.beta + half
+
+    def widened(self, familywise: bool = False) -> np.ndarray:
+        """Per base parameter, whether the allowance governs its judged interval (wider than the statistical one)."""
+        hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)[1]
+        return self.allowances() > hi - self.est.beta
+
+    def true_zero(self) -> np.ndarray:
+        """Per base parameter, whether its true value is 0 — within its allowance of 0 (:meth:`allowances`: the
+        check cannot tell it from 0): its error is absolute, there is no relative error against it."""
+        if self.truth is None:
+            raise ValueError("true_zero(): no known true values (identified from a CSV record)")
+        return np.abs(self.truth) <= self.allowances()
+
     def inside(self, familywise: bool = False) -> np.ndarray:
-        """Each known true value inside its 95 % interval (``familywise``: the Bonferroni interval at level
-        1 − 0.05/r, so that all r together hold with 95 % probability)."""
+        """Each known true value inside its judged 95 % interval (``familywise``: the Bonferroni interval at level
+        1 − 0.05/r, so that all r together hold with 95 % probability), allowance included (:meth:`judged_interval`):
+        |β̂ − β| ≤ max(t·stderr, a)."""
         if self.truth is None:
             raise ValueError("inside(): no known true values (identified from a CSV record)")
-        lo, hi = self.est.interval(1 - 0.05 / self.base.r if familywise else 0.95)
-        half = np.maximum(hi - self.est.beta, RELATIVE_FLOOR * np.maximum(np.abs(self.truth), self.scale))
-        return np.abs(self.est.beta - self.truth) <= half
+        return np.abs(self.est.beta - self.truth) <= self.judged_half_width(familywise)
 
     def relative_errors(self) -> np.ndarray:
         """``|β̂ − β| / max(|β|, scale)`` per base parameter (needs the true values)."""
@@ -129,12 +169,14 @@ class IdentificationResult:
 
     def parameters(self) -> list[dict]:
         """Per base parameter: name, symbol, true value (None without), the spec's value (planar arms), estimate,
-        stderr, 95 % and family-wise intervals, relative error, whether the true value lies inside each."""
+        stderr, the statistical 95 % and family-wise intervals (``ci95``, ``ci_familywise``), relative error,
+        whether the true value lies inside each judged interval; with true values also :meth:`judged_fields`."""
         lo, hi = self.est.interval()
         flo, fhi = self.familywise_interval()
         known = self.truth is not None
         rel = self.relative_errors() if known else None
         ins, insf = (self.inside(), self.inside(True)) if known else (None, None)
+        judged = self.judged_fields() if known else None
         nominal = self.info.get("nominal")
         out = []
         for k in range(self.base.r):
@@ -147,8 +189,29 @@ class IdentificationResult:
                       "relative_error": None if rel is None else float(rel[k]),
                       "inside_interval": None if ins is None else bool(ins[k]),
                       "inside_familywise_interval": None if insf is None else bool(insf[k])})
+            if judged is not None:
+                p.update(judged[k])
             out.append(p)
         return out
+
+    def judged_fields(self) -> list[dict]:
+        """Per base parameter (needs the true values), what the verdict judges beside the statistical intervals:
+        ``allowance`` (:meth:`allowances`), ``ci95_judged`` and ``ci_familywise_judged`` (:meth:`judged_interval`:
+        the true value lies inside these when ``inside_…`` is true, up to the round-off of β̂ ± half-width),
+        ``widened_by_allowance`` (per interval), ``absolute_error`` |β̂ − β|, ``true_zero`` (:meth:`true_zero`:
+        then no relative error is shown), ``relative_to`` what ``relative_error`` divides by: ``"true value"``
+        (|β| ≥ β_scale) or ``"scale"``."""
+        lo, hi = self.judged_interval()
+        flo, fhi = self.judged_interval(True)
+        allow, zero, w95, wfw = self.allowances(), self.true_zero(), self.widened(), self.widened(True)
+        assert self.truth is not None
+        err = np.abs(self.est.beta - self.truth)
+        return [{"allowance": float(allow[k]), "ci95_judged": [float(lo[k]), float(hi[k])],
+                 "ci_familywise_judged": [float(flo[k]), float(fhi[k])],
+                 "widened_by_allowance": {"ci95": bool(w95[k]), "ci_familywise": bool(wfw[k])},
+                 "absolute_error": float(err[k]), "true_zero": bool(zero[k]),
+                 "relative_to": "true value" if abs(self.truth[k]) >= self.scale[k] else "scale"}
+                for k in range(self.base.r)]
 
     def _common_summary(self) -> dict:
         """The fields of ``identify.json`` both kinds write."""
@@ -161,7 +224,8 @@ class IdentificationResult:
                 "validation_tolerance": self.validation_tolerance, "validation": self.validation,
                 "estimator_info": self.est.info, "passed": verdict == Verdict.PASS,
                 "notes": list(self.info.get("notes", [])), "familywise_level": 1 - 0.05 / self.base.r,
-                "verdict": verdict.value, "verdict_reason": reason, "checks": self.checks()}
+                "verdict": verdict.value, "verdict_reason": reason, "checks": self.checks(),
+                "interval_allowance": {"relative_floor": RELATIVE_FLOOR, "rule": ALLOWANCE_RULE}}
 
     def _spatial_summary(self) -> dict:
         """The spatial kind's own fields: ``kind``, the torque noise, the numeric base reduction, cond(W), the run."""
