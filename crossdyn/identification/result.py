@@ -10,7 +10,7 @@ The verdict (:class:`crossdyn.status.Verdict`, FAIL over INCONCLUSIVE over PASS)
 - PASS otherwise: all r true values inside their family-wise intervals and every joint's validation within
   the tolerance.
 
-A known true value is "inside an interval" when |β̂ − β| ≤ max(t·stderr, FLOOR·max(|β|, β_scale)), FLOOR =
+A known true value is "inside an interval" when abs(β̂ − β) ≤ max(t·stderr, FLOOR·max(abs(β), β_scale)), FLOOR =
 :data:`~crossdyn.identification.common.RELATIVE_FLOOR`.  :meth:`IdentificationResult.to_summary` is
 ``identify.json``; its ``checks`` count what was compared.
 """
@@ -67,7 +67,7 @@ class IdentificationResult:
     kind: str = "planar"
 
     def allowances(self) -> np.ndarray:
-        """Per base parameter, the allowance a = FLOOR·max(|β|, β_scale) (FLOOR = :data:`RELATIVE_FLOOR`, the
+        """Per base parameter, the allowance a = FLOOR·max(abs(β), β_scale) (FLOOR = :data:`RELATIVE_FLOOR`, the
         noise-free recovery tolerance; β_scale: the value of β_k that changes the torque data by 1 % of its RMS,
         :func:`~crossdyn.identification.common.parameter_scale`): the least half-width an interval is judged with,
         so that round-off and the engines' integration error (≤ 1.2e-9 relative, noise-free) do not read as a wrong
@@ -103,7 +103,7 @@ class IdentificationResult:
     def inside(self, familywise: bool = False) -> np.ndarray:
         """Each known true value inside its judged 95 % interval (``familywise``: the Bonferroni interval at level
         1 − 0.05/r, so that all r together hold with 95 % probability), allowance included (:meth:`judged_interval`):
-        |β̂ − β| ≤ max(t·stderr, a)."""
+        abs(β̂ − β) ≤ max(t·stderr, a)."""
         if self.truth is None:
             raise ValueError("inside(): no known true values (identified from a CSV record)")
         return np.abs(self.est.beta - self.truth) <= self.judged_half_width(familywise)
@@ -198,9 +198,9 @@ class IdentificationResult:
         """Per base parameter (needs the true values), what the verdict judges beside the statistical intervals:
         ``allowance`` (:meth:`allowances`), ``ci95_judged`` and ``ci_familywise_judged`` (:meth:`judged_interval`:
         the true value lies inside these when ``inside_…`` is true, up to the round-off of β̂ ± half-width),
-        ``widened_by_allowance`` (per interval), ``absolute_error`` |β̂ − β|, ``true_zero`` (:meth:`true_zero`:
+        ``widened_by_allowance`` (per interval), ``absolute_error`` abs(β̂ − β), ``true_zero`` (:meth:`true_zero`:
         then no relative error is shown), ``relative_to`` what ``relative_error`` divides by: ``"true value"``
-        (|β| ≥ β_scale) or ``"scale"``."""
+        (abs(β) ≥ β_scale) or ``"scale"``."""
         lo, hi = self.judged_interval()
         flo, fhi = self.judged_interval(True)
         allow, zero, w95, wfw = self.allowances(), self.true_zero(), self.widened(), self.widened(True)
