@@ -69,6 +69,10 @@ def add_parser(sub) -> None:
                    "write one row per submission to CSV, with an HTML table beside it (same name, .html); each "
                    "submission's reports go to --out/SUBMISSION")
     add_judging_options(p, "check")
+    p.add_argument("--timeout-fails", action="store_true",
+                   help="with --summary: grade a submission that does not finish within --timeout as wrong (FAIL, "
+                        "exit 1) instead of INCONCLUSIVE (exit 3): for a grader who knows the correct files finish "
+                        "well within it")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --summary: submissions checked at once (default: the number of cores)")
     add_sandbox_options(p)
@@ -189,6 +193,9 @@ def _check_arguments(args) -> None:
         raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
     if args.jobs is not None and not args.summary:
         raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
+    if getattr(args, "timeout_fails", False) and not args.summary:
+        raise UsageError("check: --timeout-fails applies to a class folder checked with --summary CSV (a single "
+                         "file that does not return in time is INCONCLUSIVE, exit 3)")
 
 
 def document(data: dict) -> dict:
@@ -238,13 +245,15 @@ def run_summary(args) -> int:
               f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)\n"
               f"sandbox: {args.isolation.describe()}")
 
-    def progress(row):
-        if not args.quiet:
-            print(f"  {row.status.value:12s} {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
-
     rows, _ = grading.grade(str(args.arm), folder, out, jobs=args.jobs, timeout=timeout,
                             states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
-                            progress=progress, sandbox=tuple(sandbox_options.passed_on(args)))
+                            progress=None if args.quiet else _done, sandbox=tuple(sandbox_options.passed_on(args)),
+                            still_running=None if args.quiet else _still_running,
+                            timeout_fails=bool(args.timeout_fails))
+    if not args.quiet:
+        print(f"grades, by name (score: entries of M, C qd and G right / checked):")
+        for row in rows:
+            print(_table_line(row))
     html_path = csv_path.with_suffix(".html")
     write_text_atomic(csv_path, grading.to_csv(rows, spec.n))
     write_text_atomic(html_path, grading.to_html(rows, spec.n, f"crossdyn check {spec.name}: {folder.name}",
@@ -265,3 +274,17 @@ def run_summary(args) -> int:
     return Exit.of(verdict)
 
 
+def _done(row) -> None:
+    """A submission's line as it finishes (completion order)."""
+    print(f"  done: {row.submission} {row.verdict} {row.score_text} ({row.runtime_s:.0f} s)", flush=True)
+
+
+def _still_running(name: str, elapsed: float, timeout: float) -> None:
+    """``still running: alice.py (20 s of 120 s)`` while a submission runs."""
+    print(f"  still running: {name} ({elapsed:.0f} s of {timeout:g} s)", flush=True)
+
+
+def _table_line(row) -> str:
+    """One row of the final table: status, verdict, name (score, when something was judged): diagnosis."""
+    score = f" ({row.score_text})" if row.score[1] else ""
+    return f"  {row.status.value:12s} {row.verdict:9s} {row.submission}{score}: {row.diagnosis}"
