@@ -535,6 +535,8 @@ def violation_of_text(text: str, iso: Isolation) -> str | None:
 MAX_RECORDED = 20
 """Blocked attempts one sandboxed child records (the first ones, each once)."""
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_VERBS = {"open": "write", "os.mkdir": "create folder", "os.remove": "remove", "os.rename": "rename",
+          "os.rmdir": "remove folder"}
 
 
 class AttemptRecorder:
@@ -581,18 +583,13 @@ class AttemptRecorder:
         path = args[0]
         if isinstance(path, int) or path is None:      # a file descriptor: opened before
             return None
-        if event == "open":
-            mode, flags = args[1], args[2]
-            writing = any(c in str(mode or "") for c in "wax+") or bool(int(flags or 0) & _WRITE_FLAGS)
-            if not writing:
-                return None
+        if event == "open" and not (any(c in str(args[1] or "") for c in "wax+") or int(args[2] or 0) & _WRITE_FLAGS):
+            return None                                 # opened for reading
         target = os.path.realpath(os.fsdecode(path))
-        if target == self.folder or target.startswith(self.folder + os.sep) or target in self.allowed \
-                or target.startswith("/dev/") or target == "/dev":
+        if os.path.commonpath([target, self.folder]) == self.folder or target in self.allowed \
+                or os.path.commonpath([target, "/dev"]) == "/dev":
             return None
-        verb = {"open": "write", "os.mkdir": "create folder", "os.remove": "remove", "os.rename": "rename",
-                "os.rmdir": "remove folder"}[event]
-        return f"{verb} {target}"
+        return f"{_VERBS[event]} {target}"
 
     def new(self) -> list[str]:
         """The attempts recorded since the last call."""

@@ -445,7 +445,7 @@ def to_csv(rows: list[GradeRow], n: int) -> str:
 
 _CSS = ("body{font-family:system-ui,sans-serif;margin:2rem;line-height:1.35}table{border-collapse:collapse}"
         "@media (max-width:700px){body{margin:.5rem}}.wide{overflow-x:auto;max-width:100%}"
-        "td.diagnosis{min-width:16rem;max-width:34rem}td.name{max-width:12rem;overflow-wrap:anywhere}"
+        "td.diagnosis{min-width:26rem;max-width:36rem}@media (max-width:700px){td.diagnosis{min-width:14rem}}td.name{max-width:12rem;overflow-wrap:anywhere}"
         "td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:left;vertical-align:top;font-size:.9rem}"
         ".pass,.correct{background:#e3f4e6;color:#176f2c}.fail,.wrong{background:#fbe3e6;color:#b00020}"
         ".unusable,.violation,.timeout,.crashed{background:#fff0d0;color:#8a5a00}.note{color:#8a5a00}pre.full{white-space:pre-wrap}")
