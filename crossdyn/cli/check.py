@@ -251,7 +251,7 @@ def run_summary(args) -> int:
                             still_running=None if args.quiet else _still_running,
                             timeout_fails=bool(args.timeout_fails))
     if not args.quiet:
-        print(f"grades, by name (score: entries of M, C qd and G right / checked):")
+        print("grades, by name (score: entries of M, C qd and G right / checked):")
         for row in rows:
             print(_table_line(row))
     html_path = csv_path.with_suffix(".html")
