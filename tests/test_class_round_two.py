@@ -146,6 +146,10 @@ def test_a_host_name_connection_is_a_violation_and_swallowed_attempts_are_record
             assert graded in text and "exit code" not in text, (name, page)
     data = json.loads((tmp_path / "r" / "sneaky.py" / "check.json").read_text())
     assert data["blocked_attempts"] == ["write /usr/stolen.txt", "look up host name example.com"]
+    _valid(data, "check")
+    grades_doc = json.loads(grades.with_suffix(".json").read_text())
+    _valid(grades_doc, "check-summary")
+    assert grades_doc["submissions"][2]["blocked_attempts"] == data["blocked_attempts"]
     assert "blocked attempts" in (tmp_path / "r" / "sneaky.py" / "check.md").read_text()
 
 
@@ -180,6 +184,16 @@ def test_a_looping_submission_is_named_while_it_runs_and_timeout_fails_grades_it
     assert (rows["loops.py"]["verdict"], rows["loops.py"]["status"]) == ("timeout", "FAIL")
     assert rows["loops.py"]["diagnosis"].endswith("graded FAIL (--timeout-fails)") and rows["good.py"]["status"] == \
         "PASS"
+    doc = json.loads((tmp_path / "grades.json").read_text())
+    _valid(doc, "check-summary")                              # a timeout graded FAIL is a valid document
+    assert doc["timeout_fails"] is True and doc["verdict"] == "FAIL" and doc["exit_code"] == 1
+
+
+def _valid(doc: dict, command: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from crossdyn.cli import common
+
+    jsonschema.validate(doc, json.loads(common.schema_text(command)))
 
 
 def _grades_probe(page: str, width: int, height: int) -> str:

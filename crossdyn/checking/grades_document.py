@@ -27,6 +27,7 @@ class ClassRun:
     folder: str
     skipped: tuple[str, ...] = ()
     sandbox: str = ""
+    timeout_fails: bool = False
 
 
 def _row(r: GradeRow, entries: Sequence[str], checks: Sequence[str]) -> dict:
@@ -48,5 +49,5 @@ def grades_document(run: ClassRun, rows: Sequence[GradeRow]) -> dict:
             "checks": {"total": sum(r.checks for r in rows)},
             "counts": {v.value: sum(r.verdict == v for r in rows) for v in GradeVerdict},
             "statuses": {v.value: sum(r.status == v for r in rows) for v in Verdict},
-            "sandbox": run.sandbox, "skipped": list(run.skipped),
+            "sandbox": run.sandbox, "skipped": list(run.skipped), "timeout_fails": run.timeout_fails,
             "submissions": [_row(r, entries, checks) for r in order(list(rows))]}

@@ -267,7 +267,8 @@ def run_summary(args) -> int:
     from crossdyn.checking.grades_document import ClassRun, grades_document
     from crossdyn.io import write_json_atomic
 
-    run = ClassRun(str(args.arm), spec.n, str(folder), tuple(skipped), args.isolation.describe())
+    run = ClassRun(str(args.arm), spec.n, str(folder), tuple(skipped), args.isolation.describe(),
+                   bool(args.timeout_fails))
     publish(args, write_json_atomic(csv_path.with_suffix(".json"), grades_document(run, rows)))
     verdict = Verdict.combine(r.status for r in rows)
     print(f"verdict: {verdict.value} ({grading.status_line(rows)})")
