@@ -31,7 +31,12 @@ as for an unusable file: nothing was judged about the equations (0 checks), the 
 and ``check.json``'s verdict ``violation`` with its reason says why; ``timeout`` and ``crashed`` INCONCLUSIVE (nothing was compared: an endless loop and a
 slow machine look the same, so the row says so and a larger ``--timeout`` may judge it).  ``checks`` counts what a
 row's verdict rests on: values compared (entries × states × parameter sets) plus structural checks (0 when nothing
-was judged).  The class's verdict combines the rows' (FAIL over INCONCLUSIVE over PASS).
+was judged).  The class's verdict combines the rows' (FAIL over INCONCLUSIVE over PASS).  With ``timeout_fails``
+(``--timeout-fails``) a timeout is FAIL: the grader knows the correct files finish well within the timeout.
+
+While a class runs, ``still_running`` is called every :data:`STILL_RUNNING_EVERY` s per running submission (the
+command prints ``still running: NAME (20 s of 120 s)``).  A row's ``score`` counts the entries of M, C q̇ and G
+(:data:`SCORED`); every table lists the rows in one order (:func:`order`, by name).
 """
 from __future__ import annotations
 

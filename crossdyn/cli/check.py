@@ -10,8 +10,10 @@ used (or bad arguments; or it broke a sandbox limit or tried a blocked action: `
 
 With ``--summary``, one row per submission in the CSV, with ``status`` in the same words: PASS (``correct``), FAIL
 (``wrong``, or ``unusable``: in a class the submission is what is judged, and a file that cannot be used fails
-it), INCONCLUSIVE (``timeout`` or ``crashed``: the check could not judge it; a larger ``--timeout`` may); the
-command exits FAIL 1 over INCONCLUSIVE 3 over PASS 0.
+it), INCONCLUSIVE (``timeout`` or ``crashed``: the check could not judge it; a larger ``--timeout`` may; a timeout
+is FAIL with ``--timeout-fails``); the command exits FAIL 1 over INCONCLUSIVE 3 over PASS 0.  It prints a line as
+each submission finishes and, every 10 s, ``still running: NAME (20 s of 120 s)`` per running one, then the table
+by name with each row's score.
 
 Importing this module is cheap (argparse only): :func:`add_parser` runs while
 ``crossdyn --help`` builds its parser; the checker is imported by the handler.
