@@ -569,8 +569,9 @@ class AttemptRecorder:
             self.found.append(what)
 
     def _attempt(self, event: str, args: tuple) -> str | None:
-        if event.startswith("socket."):
-            if not self.network:
+        if event.startswith("socket."):          # the child's own loopback is open: not an attempt at the network
+            if not self.network or str(args[1][0] if event == "socket.connect" and isinstance(args[1], tuple)
+                                       else args[0]).startswith(("127.", "::1", "localhost")):
                 return None
             if event == "socket.connect":
                 address = args[1]

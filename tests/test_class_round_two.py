@@ -102,6 +102,7 @@ def test_the_recorder_counts_what_the_sandbox_blocks_and_nothing_else(tmp_path):
                         ("open", ("/usr/x.txt", None, os.O_WRONLY | os.O_CREAT)), ("os.mkdir", ("/opt/d", 0o777, -1)),
                         ("socket.getaddrinfo", ("example.com", 80, 0, 0, 0)),
                         ("socket.connect", (None, ("10.0.0.1", 443))), ("socket.connect", (None, "/run/x.sock")),
+                        ("socket.connect", (None, ("127.0.0.1", 8000))), ("socket.getaddrinfo", ("localhost", 80)),
                         ("socket.getaddrinfo", ("example.com", 80, 0, 0, 0))]:
         rec(event, args)
     assert rec.new() == ["write /usr/x.txt", "create folder /opt/d", "look up host name example.com",
