@@ -511,7 +511,7 @@ _TEXT = [
     (re.compile(r"permission denied", re.I),
      lambda lim, iso: "write outside its folder blocked: permission denied"),
     (re.compile(r"connection refused|network is unreachable|couldn't connect|could not resolve|"
-                r"failed to connect|name resolution|name or service not known|nodename nor servname", re.I),
+                r"failed to connect|name resolution|name or service not known|nodename nor servname|couldn.t resolve", re.I),
      lambda lim, iso: "network is disabled" if iso.network_blocked else None),
     (re.compile(r"file too large", re.I), lambda lim, iso: f"exceeded {size_text(lim.file_size)} file size"),
 ]

@@ -11,6 +11,7 @@ import csv
 import html
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -91,6 +92,13 @@ def test_a_host_name_that_does_not_resolve_in_the_sandbox_is_a_network_attempt(e
     wrapped = RuntimeError("the library's own error")
     wrapped.__cause__ = error
     assert sandbox.violation_of_exception(wrapped, BWRAP) == "network is disabled"
+
+
+@pytest.mark.parametrize("text", ["urlread: Couldn't resolve host name", "error: Could not resolve host: example.com",
+                                  "socket.gaierror: [Errno -3] Temporary failure in name resolution"])
+def test_a_resolution_failure_in_an_error_text_is_a_network_attempt(text):
+    """Octave's curl messages and a Python traceback's last line: the MATLAB side reads these."""
+    assert sandbox.violation_of_text(text, BWRAP) == "network is disabled"
 
 
 def test_the_recorder_counts_what_the_sandbox_blocks_and_nothing_else(tmp_path):
@@ -232,3 +240,17 @@ def test_grades_html_shows_name_verdict_score_and_diagnosis_first_in_a_browser(t
     assert inner == width and page <= inner, found["body"]               # the table scrolls, not the page
     if width >= 1366:
         assert int(found["data-name-left"]) >= 0 and int(found["data-diagnosis-right"]) <= inner, found["body"]
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("octave-cli") is None, reason="GNU Octave (octave-cli) is not installed")
+@pytest.mark.slow   # an Octave session in a sandbox: ~3-8 s
+def test_a_matlab_file_reading_a_url_by_host_name_is_a_violation(tmp_path, capsys):
+    matlab = (ROOT / "tests" / "check_files" / "matlab" / "textbook_2r.m").read_text().splitlines(keepends=True)
+    assert matlab[0].startswith("1;")
+    (tmp_path / "host.m").write_text("1;\ns = urlread('http://example.com/');\n" + "".join(matlab[1:]))
+    assert main(["check", "planar2r", str(tmp_path / "host.m"), "--states", "10", "--random-params", "1",
+                 "--out", str(tmp_path / "r")]) == 2
+    data = json.loads((tmp_path / "r" / "check.json").read_text())
+    assert (data["verdict"], data["violation"]) == ("violation", "network is disabled"), data
+    assert "resolve host" in data["error"] or "resolve host" in (data["user_traceback"] or ""), data
