@@ -254,3 +254,16 @@ def test_a_matlab_file_reading_a_url_by_host_name_is_a_violation(tmp_path, capsy
     data = json.loads((tmp_path / "r" / "check.json").read_text())
     assert (data["verdict"], data["violation"]) == ("violation", "network is disabled"), data
     assert "resolve host" in data["error"] or "resolve host" in (data["user_traceback"] or ""), data
+
+
+def test_a_report_inside_a_class_run_names_the_grade_not_an_exit_code(monkeypatch):
+    """The grader sets CLASS_RUN for each submission's check; its reports then say what the class makes of it."""
+    from crossdyn.checking import report
+
+    monkeypatch.delenv(grading.CLASS_RUN, raising=False)
+    assert report.exit_words(2, "violation") == "exit code 2"
+    monkeypatch.setenv(grading.CLASS_RUN, "1")
+    assert report.exit_words(2, "violation") == "graded violation, FAIL, in the class table"
+    assert report.exit_words(3, "timeout") == "graded timeout, INCONCLUSIVE, in the class table"
+    monkeypatch.setenv(grading.CLASS_RUN, "timeout-fails")
+    assert report.exit_words(3, "timeout") == "graded timeout, FAIL, in the class table"
