@@ -463,12 +463,31 @@ _NETWORK = {errno.ENETUNREACH, errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.EAF
 
 def violation_of_exception(exc: BaseException | None, iso: Isolation) -> str | None:
     """What a blocked action raised inside the user's code (MemoryError, OSError's errno), or None: the reason
-    as the grade shows it ("exceeded 2 GiB", "network is disabled", ...)."""
+    as the grade shows it ("exceeded 2 GiB", "network is disabled", ...).  A host name that does not resolve
+    (``socket.gaierror``: the sandbox has no network, so no name server) is a network attempt too, also wrapped
+    (urllib's ``URLError`` keeps it as ``reason``; a library's own error as its cause or context)."""
     if exc is None or not iso.active:
         return None
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:      # the error and what it wraps
+        seen.add(id(exc))
+        found = _violation_of_one(exc, iso)
+        if found:
+            return found
+        reason = getattr(exc, "reason", None)
+        exc = reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
+    return None
+
+
+def _violation_of_one(exc: BaseException, iso: Isolation) -> str | None:
+    """:func:`violation_of_exception` of one exception, not what it wraps."""
+    import socket
+
     limits = iso.limits or Limits()
     if isinstance(exc, MemoryError):
         return f"exceeded {size_text(limits.memory)}"
+    if isinstance(exc, (socket.gaierror, socket.herror)):
+        return "network is disabled" if iso.network_blocked else None
     if isinstance(exc, OSError):
         code = exc.errno
         if code == errno.EAGAIN or isinstance(exc, BlockingIOError):
@@ -492,7 +511,7 @@ _TEXT = [
     (re.compile(r"permission denied", re.I),
      lambda lim, iso: "write outside its folder blocked: permission denied"),
     (re.compile(r"connection refused|network is unreachable|couldn't connect|could not resolve|"
-                r"failed to connect", re.I),
+                r"failed to connect|name resolution|name or service not known|nodename nor servname|couldn.t resolve", re.I),
      lambda lim, iso: "network is disabled" if iso.network_blocked else None),
     (re.compile(r"file too large", re.I), lambda lim, iso: f"exceeded {size_text(lim.file_size)} file size"),
 ]
@@ -509,3 +528,72 @@ def violation_of_text(text: str, iso: Isolation) -> str | None:
             if found:
                 return found
     return None
+
+
+# ============================================================================ attempts the user's code swallowed
+
+MAX_RECORDED = 20
+"""Blocked attempts one sandboxed child records (the first ones, each once)."""
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_VERBS = {"open": "write", "os.mkdir": "create folder", "os.remove": "remove", "os.rename": "rename",
+          "os.rmdir": "remove folder"}
+
+
+class AttemptRecorder:
+    """An audit hook (:func:`sys.addaudithook`, PEP 578) for a sandboxed Python child: it records every action the
+    sandbox blocks — a connection or a host-name look-up with the network off, a write (``open`` for writing,
+    ``mkdir``, ``remove``, ``rename``) outside the child's folder with the filesystem read-only — whether or not the
+    user's code catches the error (a ``try``/``except`` around it leaves no trace otherwise).  The hook sees the
+    attempt before the system call: it records what the isolation in force blocks, not what the call returned.
+    ``allowed``: paths outside the folder the child may write (its progress file); ``/dev`` is not counted."""
+
+    EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
+                        "socket.gethostbyaddr", "open", "os.mkdir", "os.remove", "os.rename", "os.rmdir"})
+
+    def __init__(self, folder: str | Path, iso: Isolation, allowed: Iterable[str] = ()):
+        self.folder = os.path.realpath(str(folder))
+        self.network = iso.active and iso.network_blocked
+        self.files = iso.active and iso.filesystem_read_only
+        self.allowed = {os.path.realpath(str(a)) for a in allowed if a}
+        self.found: list[str] = []
+        self.sent = 0
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if event not in self.EVENTS or len(self.found) >= MAX_RECORDED:
+            return
+        try:                                    # an audit hook that raises would abort the user's call: never
+            what = self._attempt(event, args)
+        except Exception:
+            return
+        if what and what not in self.found:
+            self.found.append(what)
+
+    def _attempt(self, event: str, args: tuple) -> str | None:
+        if event.startswith("socket."):          # the child's own loopback is open: not an attempt at the network
+            if not self.network or str(args[1][0] if event == "socket.connect" and isinstance(args[1], tuple)
+                                       else args[0]).startswith(("127.", "::1", "localhost")):
+                return None
+            if event == "socket.connect":
+                address = args[1]
+                if not isinstance(address, tuple):     # a Unix socket's path: not the network
+                    return None
+                return f"connect to {address[0]}:{address[1]}" if len(address) > 1 else f"connect to {address[0]}"
+            return f"look up host name {args[0]}"
+        if not self.files:
+            return None
+        path = args[0]
+        if isinstance(path, int) or path is None:      # a file descriptor: opened before
+            return None
+        if event == "open" and not (any(c in str(args[1] or "") for c in "wax+") or int(args[2] or 0) & _WRITE_FLAGS):
+            return None                                 # opened for reading
+        target = os.path.realpath(os.fsdecode(path))
+        if os.path.commonpath([target, self.folder]) == self.folder or target in self.allowed \
+                or os.path.commonpath([target, "/dev"]) == "/dev":
+            return None
+        return f"{_VERBS[event]} {target}"
+
+    def new(self) -> list[str]:
+        """The attempts recorded since the last call."""
+        out = self.found[self.sent:]
+        self.sent = len(self.found)
+        return out

@@ -45,8 +45,14 @@ def viewport_probe(report_html: str, width: int, height: int) -> str:
 def measure(report_html: str, width: int, height: int, tmp_path) -> dict[str, str]:
     """The probe's body attributes after Chromium loaded the report in a ``width`` px frame: ``data-images-loaded``
     (decoded/all), ``data-layout`` and ``data-open-layout`` (scrollWidth/innerWidth)."""
+    return dump_body(viewport_probe(report_html, width, height), width, height, tmp_path)
+
+
+def dump_body(probe_html: str, width: int, height: int, tmp_path) -> dict[str, str]:
+    """The ``data-*`` attributes of ``probe_html``'s body after headless Chromium ran its scripts in a window of
+    ``width`` (at least 500) × ``height`` px, and the body tag itself (``body``)."""
     page = tmp_path / "probe.html"
-    page.write_text(viewport_probe(report_html, width, height))
+    page.write_text(probe_html)
     dom = subprocess.run(
         [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",

@@ -156,7 +156,8 @@ def _result(run: Run, found: Found, runtime_s: float) -> CheckResult:
         notes=run.values.notes + found.notes + _printed(model, run.sink) + found.closing_notes, hints=[],
         param_sets=plant.param_sets(sets), runtime_s=runtime_s, explanations=found.explanations,
         params_note=found.params_note, language=getattr(model, "language", "python"),
-        checks=count_checks(run.values.compared | found.compared, run.structure), friction=found.friction)
+        checks=count_checks(run.values.compared | found.compared, run.structure), friction=found.friction,
+        blocked_attempts=tuple(getattr(model, "blocked", ())))
 
 
 def count_checks(compared: dict, structure) -> dict[str, int]:

@@ -4,14 +4,15 @@
 document for a program (``--json`` prints it, as every judging command prints its result document): the class's
 verdict (:meth:`crossdyn.status.Verdict.combine` over the rows' statuses), the checks it rests on, the counts per
 row verdict, the isolation the submissions ran under, the entries skipped, and one object per submission with
-every column of the CSV (the whole diagnosis included) under its name.
+every column of the CSV (the whole diagnosis included, the score as ``{"right", "checked"}``, the blocked
+attempts the file swallowed) under its name, in :func:`crossdyn.checking.grading.order`.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from crossdyn.checking.grading import GradeRow, GradeVerdict, columns
+from crossdyn.checking.grading import GradeRow, GradeVerdict, columns, order
 from crossdyn.status import Exit, Verdict
 
 SCHEMA = "crossdyn.grades/1"
@@ -26,15 +27,17 @@ class ClassRun:
     folder: str
     skipped: tuple[str, ...] = ()
     sandbox: str = ""
+    timeout_fails: bool = False
 
 
 def _row(r: GradeRow, entries: Sequence[str], checks: Sequence[str]) -> dict:
     return {"submission": r.submission, "language": r.language, "verdict": str(r.verdict),
             "status": r.status.value, "checks": r.checks,
+            "score": {"right": r.score[0], "checked": r.score[1]},
             "entries": {e: r.entries[e] for e in entries if e in r.entries},
             "structure": {c: r.structure[c] for c in checks if c in r.structure},
             "diagnosis": r.diagnosis, "diagnosis_full": r.diagnosis_full or r.diagnosis,
-            "runtime_s": round(r.runtime_s, 3), "sandbox": r.sandbox}
+            "runtime_s": round(r.runtime_s, 3), "sandbox": r.sandbox, "blocked_attempts": list(r.blocked)}
 
 
 def grades_document(run: ClassRun, rows: Sequence[GradeRow]) -> dict:
@@ -46,5 +49,5 @@ def grades_document(run: ClassRun, rows: Sequence[GradeRow]) -> dict:
             "checks": {"total": sum(r.checks for r in rows)},
             "counts": {v.value: sum(r.verdict == v for r in rows) for v in GradeVerdict},
             "statuses": {v.value: sum(r.status == v for r in rows) for v in Verdict.outcomes()},
-            "sandbox": run.sandbox, "skipped": list(run.skipped),
-            "submissions": [_row(r, entries, checks) for r in rows]}
+            "sandbox": run.sandbox, "skipped": list(run.skipped), "timeout_fails": run.timeout_fails,
+            "submissions": [_row(r, entries, checks) for r in order(list(rows))]}

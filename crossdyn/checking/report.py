@@ -162,9 +162,11 @@ def render_text(result) -> str:
         lines.append("Parameter sets named above:")
         for k in sorted(used_sets)[:8]:
             lines.append(f"  {_param_set_line(result.param_sets[k])}")
+    if getattr(result, "blocked_attempts", ()):
+        lines += ["", blocked_line(result.blocked_attempts)]
     lines.append("")
     lines.append(f"verdict: {result.status.value} ({checks_line(result.checks)})")
-    lines.append(f"checked in {result.runtime_s:.2f} s; exit code {result.exit_code}")
+    lines.append(f"checked in {result.runtime_s:.2f} s; {exit_words(result.exit_code, result.verdict.value)}")
     return "\n".join(lines)
 
 
@@ -239,8 +241,11 @@ def verdict_blocks(result) -> list[tuple]:
     """The title with the verdict, the verdict line (what is wrong) and what the verdict rests on."""
     status = result.status.value
     b: list[tuple] = [("h", 1, f"crossdyn check: {result.file} against {result.arm} — {status}"),
-                      ("p", f"**Verdict: {status}.** {_verdict_line(result)} (exit code {result.exit_code}). "
+                      ("p", f"**Verdict: {status}.** {_verdict_line(result)} "
+                            f"({exit_words(result.exit_code, result.verdict.value)}). "
                             f"The verdict rests on {checks_line(result.checks)}.")]
+    if getattr(result, "blocked_attempts", ()):
+        b.append(("p", f"**{blocked_line(result.blocked_attempts)}**"))
     if getattr(result, "params_note", ""):
         b.append(("p", f"**Note:** {result.params_note}"))
     return b
@@ -329,14 +334,37 @@ def render_html(result, sandbox: str = "") -> str:
     return pages.render_html(report_blocks(result, sandbox), {})
 
 
+def blocked_line(attempts) -> str:
+    """``blocked attempts (stopped by the sandbox, whether or not the file caught the error): write /etc/x, …``."""
+    return "blocked attempts (stopped by the sandbox, whether or not the file caught the error): " + ", ".join(attempts)
+
+
+_CLASS_STATUS = {"correct": "PASS", "wrong": "FAIL", "unusable": "FAIL", "violation": "FAIL", "timeout": "INCONCLUSIVE"}
+
+
+def exit_words(code: int, graded: str) -> str:
+    """``"exit code 1"`` for a check run alone; inside a class run (``crossdyn check DIR --summary``, which sets
+    :data:`crossdyn.checking.grading.CLASS_RUN` for each submission's check) what the class table makes of the
+    submission instead: ``"graded wrong, FAIL, in the class table"`` — nobody sees that check's exit code."""
+    import os
+
+    run = os.environ.get("CROSSDYN_CLASS_RUN", "")
+    if not run:
+        return f"exit code {code}"
+    status = "FAIL" if graded == "timeout" and run == "timeout-fails" else _CLASS_STATUS.get(graded, "")
+    return f"graded {graded}, {status}, in the class table" if status else f"graded {graded} in the class table"
+
+
 def unusable_blocks(data: dict) -> list[tuple]:
     """The report of a file that could not be judged (``data``: check.json's content): its verdict, the error,
     where it happened, the traceback."""
     timeout, violation = bool(data.get("timeout")), data.get("violation")
     word = "INCONCLUSIVE" if timeout else "violation" if violation else "unusable"
-    what = ("**The file could not be judged: it did not return in time** (INCONCLUSIVE, 0 checks, exit code 3)."
-            if timeout else f"**The file broke a sandbox limit or tried something blocked: {violation}** (exit "
-            "code 2)." if violation else "**The file cannot be used** (exit code 2).")
+    graded = "timeout" if timeout else "violation" if violation else "unusable"
+    code = exit_words(3 if timeout else 2, graded)
+    what = (f"**The file could not be judged: it did not return in time** (INCONCLUSIVE, 0 checks, {code})."
+            if timeout else f"**The file broke a sandbox limit or tried something blocked: {violation}** ({code})."
+            if violation else f"**The file cannot be used** ({code}).")
     b: list[tuple] = [("h", 1, f"crossdyn check: {data['file']} against {data['arm']} — {word}"), ("p", what),
                       ("h", 2, "What went wrong"), ("p", data["error"])]
     if data.get("sandbox"):

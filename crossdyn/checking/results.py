@@ -142,6 +142,7 @@ class CheckResult:
     language: str = "python"     # "python" | "matlab" (run by GNU Octave)
     checks: dict[str, int] = field(default_factory=dict)  # values compared per quantity, structure, total
     friction: dict[str, Any] = field(default_factory=dict)  # the file's F(qd): found? checked? (checking.friction)
+    blocked_attempts: tuple[str, ...] = ()   # what the sandbox blocked, the file's own except clauses or not
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", CheckVerdict(self.verdict))
@@ -180,4 +181,6 @@ class CheckResult:
             "param_sets": self.param_sets, "runtime_s": self.runtime_s, "explanations": self.explanations,
             "params_note": self.params_note, "language": self.language,
             "friction": self.friction or {"function": None, "checked": False, "note": "", "wrong_entries": []},
+            # only when there were some: a file that tried nothing blocked has the document it always had
+            **({"blocked_attempts": list(self.blocked_attempts)} if self.blocked_attempts else {}),
         }

@@ -10,8 +10,10 @@ used (or bad arguments; or it broke a sandbox limit or tried a blocked action: `
 
 With ``--summary``, one row per submission in the CSV, with ``status`` in the same words: PASS (``correct``), FAIL
 (``wrong``, or ``unusable``: in a class the submission is what is judged, and a file that cannot be used fails
-it), INCONCLUSIVE (``timeout`` or ``crashed``: the check could not judge it; a larger ``--timeout`` may); the
-command exits FAIL 1 over INCONCLUSIVE 3 over PASS 0.
+it), INCONCLUSIVE (``timeout`` or ``crashed``: the check could not judge it; a larger ``--timeout`` may; a timeout
+is FAIL with ``--timeout-fails``); the command exits FAIL 1 over INCONCLUSIVE 3 over PASS 0.  It prints a line as
+each submission finishes and, every 10 s, ``still running: NAME (20 s of 120 s)`` per running one, then the table
+by name with each row's score.
 
 Importing this module is cheap (argparse only): :func:`add_parser` runs while
 ``crossdyn --help`` builds its parser; the checker is imported by the handler.
@@ -73,6 +75,10 @@ def add_parser(sub) -> None:
                    "write one row per submission to CSV, with an HTML table beside it (same name, .html); each "
                    "submission's reports go to --out/SUBMISSION")
     add_judging_options(p, "check")
+    p.add_argument("--timeout-fails", action="store_true",
+                   help="with --summary: grade a submission that does not finish within --timeout as wrong (FAIL, "
+                        "exit 1) instead of INCONCLUSIVE (exit 3): for a grader who knows the correct files finish "
+                        "well within it")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="with --summary: submissions checked at once (default: the number of cores)")
     add_sandbox_options(p)
@@ -193,6 +199,9 @@ def _check_arguments(args) -> None:
         raise UsageError(f"check: --jobs must be >= 1, got {args.jobs}")
     if args.jobs is not None and not args.summary:
         raise UsageError("check: --jobs applies to a class folder checked with --summary CSV")
+    if getattr(args, "timeout_fails", False) and not args.summary:
+        raise UsageError("check: --timeout-fails applies to a class folder checked with --summary CSV (a single "
+                         "file that does not return in time is INCONCLUSIVE, exit 3)")
 
 
 def document(data: dict) -> dict:
@@ -242,13 +251,15 @@ def run_summary(args) -> int:
               f"({args.jobs or 'one per core'} at a time, {timeout:g} s each at most)\n"
               f"sandbox: {args.isolation.describe()}")
 
-    def progress(row):
-        if not args.quiet:
-            print(f"  {row.status.value:12s} {row.verdict:9s} {row.submission}: {row.diagnosis}", flush=True)
-
     rows, _ = grading.grade(str(args.arm), folder, out, jobs=args.jobs, timeout=timeout,
                             states=args.states, random_params=args.random_params, seed=args.seed, names=args.names,
-                            progress=progress, sandbox=tuple(sandbox_options.passed_on(args)))
+                            progress=None if args.quiet else _done, sandbox=tuple(sandbox_options.passed_on(args)),
+                            still_running=None if args.quiet else _still_running,
+                            timeout_fails=bool(args.timeout_fails))
+    if not args.quiet:
+        print("grades, by name (score: entries of M, C qd and G right / checked):")
+        for row in rows:
+            print(_table_line(row))
     html_path = csv_path.with_suffix(".html")
     write_text_atomic(csv_path, grading.to_csv(rows, spec.n))
     write_text_atomic(html_path, grading.to_html(rows, spec.n, f"crossdyn check {spec.name}: {folder.name}",
@@ -262,10 +273,25 @@ def run_summary(args) -> int:
     from crossdyn.checking.grades_document import ClassRun, grades_document
     from crossdyn.io import write_json_atomic
 
-    run = ClassRun(str(args.arm), spec.n, str(folder), tuple(skipped), args.isolation.describe())
+    run = ClassRun(str(args.arm), spec.n, str(folder), tuple(skipped), args.isolation.describe(),
+                   bool(args.timeout_fails))
     publish(args, write_json_atomic(csv_path.with_suffix(".json"), grades_document(run, rows)))
     verdict = Verdict.combine(r.status for r in rows)
     print(f"verdict: {verdict.value} ({grading.status_line(rows)})")
     return Exit.of(verdict)
 
 
+def _done(row) -> None:
+    """A submission's line as it finishes (completion order)."""
+    print(f"  done: {row.submission} {row.verdict} {row.score_text} ({row.runtime_s:.0f} s)", flush=True)
+
+
+def _still_running(name: str, elapsed: float, timeout: float) -> None:
+    """``still running: alice.py (20 s of 120 s)`` while a submission runs."""
+    print(f"  still running: {name} ({elapsed:.0f} s of {timeout:g} s)", flush=True)
+
+
+def _table_line(row) -> str:
+    """One row of the final table: status, verdict, name (score, when something was judged): diagnosis."""
+    score = f" ({row.score_text})" if row.score[1] else ""
+    return f"  {row.status.value:12s} {row.verdict:9s} {row.submission}{score}: {row.diagnosis}"

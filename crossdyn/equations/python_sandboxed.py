@@ -77,6 +77,7 @@ class _Worker:
                                      **run.popen_kwargs())
         self.owner = os.getpid()
         self.key: tuple | None = None          # set once the user's file is loaded: then it may be reused
+        self.blocked: list[str] = []           # attempts the sandbox blocked (reported by the worker's audit hook)
         self.functions: dict[str, tuple[str, bool]] = {}
         self.finalizer = weakref.finalize(self, _close, self.proc, self.workdir, self.log, self.owner)
 
@@ -122,6 +123,7 @@ class SandboxedModel(OneCallParts):
         fresh = worker is None
         self.worker = worker = worker or _spare(self.policy) or _Worker(self.policy)
         self.proc, self._log, self.workdir = worker.proc, worker.log, worker.workdir
+        self.blocked: list[str] = worker.blocked     # the worker's: a reused worker's import-time attempts count too
         self._release = weakref.finalize(self, _give_back, worker)
         if fresh:
             self._load(names, key)
@@ -165,6 +167,9 @@ class SandboxedModel(OneCallParts):
         except ValueError as e:
             self.end()
             raise UserFileError(f"{self.path}: the sandboxed worker sent a malformed reply ({e})") from None
+        if isinstance(reply.get("blocked"), list):     # blocked attempts, caught or not (sandbox.AttemptRecorder)
+            self.blocked += [str(b) for b in reply["blocked"] if str(b) not in self.blocked]
+            del self.blocked[sandbox.MAX_RECORDED:]
         if isinstance(reply.get("printed"), str):      # the user's prints: to the caller's sink, as in-process
             sys.stdout.write(reply["printed"][:MAX_PRINTED])
         if "c_kind" in reply and reply["c_kind"] in ("matrix", "vector", None):

@@ -76,6 +76,7 @@ class Worker:
         self.iso: Any = None
         self.sets: dict = {}
         self.friction: Any = None              # (name, function, arguments) once friction_find found one
+        self.recorder: Any = None              # the audit hook recording blocked attempts (sandbox.AttemptRecorder)
         import io
         self.sink = io.StringIO()              # what the user's code printed, sent back with each reply
 
@@ -97,6 +98,10 @@ class Worker:
         self.iso = sandbox.Isolation(iso.get("mechanism", "off"), bool(iso.get("network_blocked")),
                                      bool(iso.get("filesystem_read_only")), limits)
         self.display, self.copy = h["display"], h["path"]
+        if self.recorder is None and self.iso.active:    # before the user's file is imported: its top level counts
+            from crossdyn.equations import progress
+            self.recorder = sandbox.AttemptRecorder(os.getcwd(), self.iso, [os.environ.get(progress.ENV, "")])
+            sys.addaudithook(self.recorder)
         self.model = Model(h["path"], int(h["n"]), h.get("names") or None, strict=bool(h["strict"]))
         m = self.model
         return {"functions": {r: [m.name(r), m.takes_p(r)] for r in ("M", "C", "G") if m.has(r)}}, {}
@@ -282,6 +287,7 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     sys.stdout = sys.stderr
+    sys.dont_write_bytecode = True      # python -I ignores PYTHONDONTWRITEBYTECODE; a .pyc write is no user's attempt
     me = os.getpid()
     import numpy  # noqa: F401  (imported before the first request: a prestarted worker is ready sooner)
     import crossdyn.equations.python_file  # noqa: F401
@@ -308,6 +314,9 @@ def main() -> None:
             reply, data = {"ok": False, "error": worker.error(e)}, {}
         if os.getpid() != me:           # a child the user's code forked: it never answers
             os._exit(0)
+        blocked = worker.recorder.new() if worker.recorder is not None else []
+        if blocked:
+            reply["blocked"] = blocked
         printed = worker.sink.getvalue()
         if printed:
             reply["printed"] = printed[:MAX_PRINTED]
