@@ -122,6 +122,10 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
 
     spec, opt, reference = job.spec, job.opt, job.reference
     _, subs = engine_inertias(spec)
+    extra = {}
+    if opt.derivatives:
+        from crossdyn.comparison.groups.derivatives import summary_entry
+        extra["derivatives"] = summary_entry(opt.n_states)
     return {
         "schema": SCHEMA, "arm": spec.name, "dof": spec.n, "spec": user_spec.to_dict(),
         "dt": opt.dt, "duration": opt.duration, "profile": job.profile.params(),
@@ -132,7 +136,7 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free) -> dict:
                       "free_reason": reference_free.message},
         "energy_scale_j": user_spec.energy_scale(), "torque_scale_nm": user_spec.torque_scale(),
         "inertia_substitutions": [s.as_dict() for s in subs],
-        "versions": versions(), "tolerances": opt.tolerances.as_dict(),
+        "versions": versions(), "tolerances": opt.tolerances.as_dict(), **extra,
     }
 
 
