@@ -36,9 +36,12 @@ N·3n RNEA/ABA evaluations and the finite-difference tolerance N·3n more."""
 EPS = 1e-6
 """MuJoCo's finite-difference step (``mjd_transitionFD`` centred, ``mjd_inverseFD`` forward)."""
 
-OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco"}
+OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco"}
 """Engine name → which derivatives it offers (Pinocchio's analytical ones; MuJoCo's finite differences of its
-Euler step and inverse dynamics — ``mjd_transitionFD`` refuses RK4, so ``mujoco-rk4`` is not here)."""
+Euler step and of its inverse dynamics).  ``mjd_transitionFD`` refuses RK4, so for ``mujoco-rk4`` (the robot files'
+default MuJoCo) the step differentiated is MuJoCo's Euler step of the same model (the method says so); its inverse
+dynamics do not depend on the integrator.  A name with options (``mujoco@eulerdamp=true``) is not offered: the
+derivative model is built with the adapter's defaults, not the options."""
 
 LABELS = {"dqdd_dq": "∂q̈/∂q", "dqdd_dqd": "∂q̈/∂q̇", "dqdd_dtau": "∂q̈/∂τ", "dtau_dq": "∂τ/∂q",
           "dtau_dqd": "∂τ/∂q̇", "dtau_dqdd": "∂τ/∂q̈", "dqnext_dq": "∂q⁺/∂q", "dqnext_dqd": "∂q⁺/∂q̇",
@@ -128,6 +131,10 @@ class MuJoCoDerivatives:
 
     name = "mujoco"
 
+    def __init__(self, integrator: str = "Euler") -> None:
+        self.integrator = integrator
+        """The engine's own integrator (named in the method where it is not the Euler step differentiated)."""
+
     def transition(self, model, Q, QD, TAU, dt, engine):
         from crossdyn.derivatives.engines import FiniteDifference, mujoco_transition
         return mujoco_transition(model, Q, QD, TAU, dt, FiniteDifference(EPS, True), engine)
@@ -166,11 +173,13 @@ class MuJoCoDerivatives:
                                       tol.noise(stepped, step(P)))
         G = np.concatenate((got.A, got.B), 2)
         method = (f"finite differences ({got.source}) against the exact Jacobian of semi-implicit Euler; tolerance "
-                  f"2 truncation + round-off / eps per entry")
+                  f"2 truncation + round-off / eps per entry" + ("" if self.integrator == "Euler" else
+                                                                 f" (MuJoCo's Euler step: {self.integrator} refused)"))
         keys = (("dqnext_dq", 0, 0), ("dqnext_dqd", 0, 1), ("dqnext_dtau", 0, 2),
                 ("dqdnext_dq", 1, 0), ("dqdnext_dqd", 1, 1), ("dqdnext_dtau", 1, 2))
-        return [check_block(k, *(a[:, r * n:(r + 1) * n, c * n:(c + 1) * n] for a in (G, J, limit)), method)
-                for k, r, c in keys]
+        def part(a, r, c):
+            return a[:, r * n:(r + 1) * n, c * n:(c + 1) * n]
+        return [check_block(k, part(G, r, c), part(J, r, c), part(limit, r, c), method) for k, r, c in keys]
 
     def _inverse_blocks(self, model, ref, engine) -> list[BlockCheck]:
         """mjd_inverseFD's ∂τ blocks against the complex step, forward-difference tolerance."""
@@ -190,8 +199,9 @@ class MuJoCoDerivatives:
         _, forces = mujoco_values(model, P[:, :n], P[:, n:2 * n], P[:, 2 * n:], 1e-3, engine)
         limit = tol.finite_difference(f, X, J, EPS, False, noise=tol.noise(forces, f(P)))
         method = f"finite differences (mjd_inverseFD, forward, eps = {EPS:g}); tolerance 2 truncation + 2 round-off / eps"
-        return [check_block(k, *(a[:, :, c * n:(c + 1) * n] for a in (got, J, limit)), method)
-                for c, k in enumerate(("dtau_dq", "dtau_dqd", "dtau_dqdd"))]
+        cols = [slice(c * n, (c + 1) * n) for c in range(3)]
+        return [check_block(k, got[:, :, s], J[:, :, s], limit[:, :, s], method)
+                for s, k in zip(cols, ("dtau_dq", "dtau_dqd", "dtau_dqdd"), strict=True)]
 
 
 SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives}
@@ -205,7 +215,8 @@ def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = N
     from crossdyn.derivatives import reference
 
     Q, QD, TAU = (np.asarray(a, dtype=float)[:MAX_STATES] for a in (Q, QD, TAU))
-    src = source if source is not None else SOURCES[OFFERED[engine]]()
+    src = source if source is not None else (MuJoCoDerivatives("RK4") if engine == "mujoco-rk4"
+                                             else SOURCES[OFFERED[engine]]())
     ref = reference.complex_step(model, Q, QD, TAU)
     blocks = src.judge(model, ref, dt)
     verdicts = [b.verdict for b in blocks]
