@@ -74,6 +74,13 @@ def test_no_derivatives_without_the_option(tmp_path, capsys):
     assert "derivatives" not in next(line for line in table.splitlines() if line.startswith("engine"))
 
 
+def test_derivatives_with_batch_is_refused(capsys):
+    from crossdyn.cli import main
+
+    assert main(["compare", "planar2r", "--batch", "2", "--derivatives"]) == 2
+    assert "--derivatives: not with --batch" in capsys.readouterr().err
+
+
 class NaNPinocchio(dg.PinocchioDerivatives):
     """Pinocchio with one NaN written into ∂τ/∂q̈ at state 2 (an engine returning a NaN gradient)."""
 

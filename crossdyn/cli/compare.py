@@ -394,6 +394,9 @@ def cmd_compare(args) -> int:
     if args.duration is None:
         args.duration = 3.0
     if args.batch is not None:
+        if getattr(args, "derivatives", False):
+            raise _usage("--derivatives: not with --batch (the batched engines' derivatives are not compared yet); "
+                         "drop one")
         return cmd_compare_batch(spec, args)
     check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     if args.update_baseline and not args.baseline:
