@@ -45,6 +45,9 @@ def test_check_block_nan_fails_naming_the_entry():
     assert (b.worst["state"], b.worst["row"], b.worst["column"]) == (1, 1, 2)
     ok = dg.check_block("dqdd_dqd", ref + 5e-10, ref, 1e-9, "m")
     assert ok.verdict is Verdict.PASS and ok.max_ratio == pytest.approx(0.5)
+    zeros = dg.check_block("dqdd_dq", ref, ref, 0.0, "m")  # a block of zeros (a prismatic arm's ∂q̈/∂q): tolerance 0
+    assert zeros.verdict is Verdict.PASS and zeros.max_ratio == 0.0
+    assert dg.check_block("dqdd_dq", ref + 1e-300, ref, 0.0, "m").verdict is Verdict.FAIL
 
 
 def test_planar2r_short_run(tmp_path, capsys):

@@ -74,12 +74,14 @@ class BlockCheck:
 
 def check_block(key: str, got, ref, tolerance, method: str) -> BlockCheck:
     """Judge one block (N, p, m) against the reference with ``tolerance`` (absolute: scalar, (N, 1, 1) or per entry):
-    PASS when every entry is finite and within it, else FAIL; the worst entry located (state, row, column, 0-based
+    PASS when every entry is finite and within it (an exact entry within any tolerance, zero included), else FAIL;
+    the worst entry located (state, row, column, 0-based
     state, 1-based row/column).  Pure; a NaN never raises."""
     got, ref = np.asarray(got, dtype=float), np.asarray(ref, dtype=float)
     tol = np.broadcast_to(np.asarray(tolerance, dtype=float), got.shape)
+    diff = np.abs(got - ref)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.abs(got - ref) / tol
+        ratio = np.where(diff == 0, 0.0, diff / tol)  # an exact entry passes a zero tolerance (a block of zeros)
     bad = ~np.isfinite(got) | ~np.isfinite(ref)
     score = np.where(bad, np.inf, np.nan_to_num(ratio, nan=np.inf))
     s, i, j = (int(x) for x in np.unravel_index(int(np.argmax(score)), got.shape))
