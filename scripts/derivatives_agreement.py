@@ -68,20 +68,22 @@ def engines(model, label: str) -> None:
         return np.concatenate(semi_implicit_euler_step(fd, X[:, :n], X[:, n:2 * n], X[:, 2 * n:], dt), axis=1)
     X, J = np.concatenate((Q, QD, T), 1), np.concatenate((exact.A, exact.B), 2)
     engine = mujoco_engine(model, dt)
-    stepped, _ = mujoco_values(model, Q, QD, T, dt, engine)
-    _, forces = mujoco_values(model, Q, QD, ref.qdd, dt, engine)
     Xi = np.concatenate((Q, QD, ref.qdd), 1)
     Ji = np.concatenate((ref.dtau_dq, ref.dtau_dqd, ref.dtau_dqdd), 2)
     for eps in (1e-6, 1e-4):
         for centred in (True, False):
             t = mujoco_transition(model, Q, QD, T, dt, FiniteDifference(eps, centred), engine)
+            P = tol.perturbed_points(X, eps, centred)  # MuJoCo's rounding where the quotient evaluates it
+            stepped, _ = mujoco_values(model, P[:, :n], P[:, n:2 * n], P[:, 2 * n:], dt, engine)
             limit = tol.finite_difference(step, X, J, eps, centred, np.linalg.cond(ref.dtau_dqdd),
-                                          tol.noise(stepped, step(X)))
+                                          tol.noise(stepped, step(P)))
             print(f"mujoco transitionFD {label:24s} eps {eps:g} {'centred' if centred else 'forward'}: "
                   f"{used(np.concatenate((t.A, t.B), 2), J, limit):.2f} of its tolerance")
         got = np.concatenate(mujoco_inverse(model, Q, QD, ref.qdd, eps, engine), 2)
+        P = tol.perturbed_points(Xi, eps, False)
+        _, forces = mujoco_values(model, P[:, :n], P[:, n:2 * n], P[:, 2 * n:], dt, engine)
         limit = tol.finite_difference(lambda X: inv(X[:, :n], X[:, n:2 * n], X[:, 2 * n:]), Xi, Ji, eps, False,
-                                      noise=tol.noise(forces, inv(Q, QD, ref.qdd)))
+                                      noise=tol.noise(forces, inv(P[:, :n], P[:, n:2 * n], P[:, 2 * n:])))
         print(f"mujoco inverseFD    {label:24s} eps {eps:g} forward: {used(got, Ji, limit):.2f} of its tolerance")
 
 

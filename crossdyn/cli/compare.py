@@ -54,6 +54,10 @@ def add_parser(sub) -> None:
                    help="with --batch: each L, m, Lc/L, J scaled by U[1-F, 1+F] (default 0.2)")
     p.add_argument("--precision", default="highest", metavar="P",
                    help="with --batch: JAX/MJX matmul precision, highest (default), high or default (TF32 on GPUs)")
+    p.add_argument("--derivatives", action="store_true",
+                   help="also judge each engine's own derivatives of the dynamics (Pinocchio's analytical ones, "
+                        "MuJoCo's mjd_transitionFD/mjd_inverseFD) against crossdyn's complex-step reference at the "
+                        "first 50 random states: the derivatives group")
     p.add_argument("--effort", action="store_true", help="tau = clip(tau_cmd, -effort, effort) per joint in every "
                    "engine and the reference, the effort group judged; a robot file or spatial arm: its limits scaled "
                    "by one factor so that the default motion saturates a joint (default: unclipped); a planar arm "
@@ -172,6 +176,7 @@ def _options(args, spec):
                           native=getattr(args, "native", False),
                           calibrate_limits=getattr(args, "calibrate_limits", False),
                           calibrate_contact=getattr(args, "calibrate_contact", False), require=require,
+                          derivatives=getattr(args, "derivatives", False),
                           contact_characterise=spec.has_contact and not getattr(args, "no_native_contact", False))
 
 
@@ -316,6 +321,8 @@ def format_table(summary: dict) -> str:
     closed = any(isinstance(e.get("tracking"), dict) for e in summary["engines"].values())
     head = ["engine", "run", "result", "traj max [rad]", "vs same integ. [rad]", "ID [N m]", "FD [rad/s^2]",
             "M [kg m^2]", "energy [rel]", "order", "us/step"] + (["tracking max [rad]"] if closed else [])
+    derivs = isinstance(summary.get("derivatives"), dict)  # compare ARM --derivatives only
+    head += ["derivatives"] if derivs else []
     rows = [head]
 
     def g(e, path):
@@ -340,6 +347,9 @@ def format_table(summary: dict) -> str:
         if closed:
             v = g(e, "tracking.max_abs_error_rad")
             cells.append("-" if v is None else f"{v:.2e}")
+        if derivs:
+            from crossdyn.reporting.blocks.derivatives import derivatives_cell
+            cells.append(derivatives_cell(e))
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [f"{summary['arm']} ({summary['dof']}R), dt = {summary['dt']:g} s, {summary['duration']:g} s, "
@@ -389,6 +399,9 @@ def cmd_compare(args) -> int:
     if args.duration is None:
         args.duration = 3.0
     if args.batch is not None:
+        if getattr(args, "derivatives", False):
+            raise _usage("--derivatives: not with --batch (the batched engines' derivatives are not compared yet); "
+                         "drop one")
         return cmd_compare_batch(spec, args)
     check_installed(args.engines, None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True)))
     if args.update_baseline and not args.baseline:

@@ -134,6 +134,7 @@ def _run(args, model, spec, stem: str) -> int:
     opt = RobotCompareOptions(engines=engines, duration=args.duration, dt=args.dt, n_states=args.states,
                               seed=args.seed, tolerances=tol, progress=progress,
                               native=bool(getattr(args, "native", False)), effort=getattr(args, "effort", False),
+                              derivatives=bool(getattr(args, "derivatives", False)),
                               choose_dt=not getattr(args, "dt_given", True))
     if spec is not None:
         from crossdyn.robotcompare.spatial import compare_spatial

@@ -177,6 +177,10 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free, choice=None) -> 
 
     spec, opt, reference = job.spec, job.opt, job.reference
     _, subs = engine_inertias(spec)
+    extra = {}
+    if opt.derivatives:
+        from crossdyn.comparison.groups.derivatives import summary_entry
+        extra["derivatives"] = summary_entry(opt.n_states)
     return {
         "schema": SCHEMA, "arm": spec.name, "dof": spec.n, "spec": user_spec.to_dict(),
         "dt": opt.dt, "duration": opt.duration, "profile": job.profile.params(),
@@ -187,10 +191,8 @@ def _header(user_spec: ArmSpec, job: EngineJob, reference_free, choice=None) -> 
                       "free_reason": reference_free.message},
         "energy_scale_j": user_spec.energy_scale(), "torque_scale_nm": user_spec.torque_scale(),
         "inertia_substitutions": [s.as_dict() for s in subs],
-        "versions": versions(), "tolerances": opt.tolerances.as_dict(),
+        "versions": versions(), "tolerances": opt.tolerances.as_dict(), **extra,
     } | ({"dt_choice": {**choice.as_dict(), "line": choice.line()}} if choice is not None and choice.line() else {})
-
-
 
 
 def engine_failures(runs: dict, interrupted: bool, reference) -> list[str]:

@@ -10,7 +10,7 @@ import time
 from typing import Callable
 
 from crossdyn.comparison.containment import build_engine, call, engine_code, failure_reason
-from crossdyn.comparison.groups import convergence, energy, static, trajectory
+from crossdyn.comparison.groups import convergence, derivatives, energy, static, trajectory
 from crossdyn.comparison.groups.armature import armature_group, with_mass_matrix_errors
 from crossdyn.comparison.groups.effort import effort_group
 from crossdyn.comparison.groups.tip_kinematics import tip_kinematics_group
@@ -137,6 +137,20 @@ def _driven_and_free(record: RunRecord, engine, job: EngineJob):
     return driven, free, wall, max(len(driven.t) - 1, 1) + max(len(free.t) - 1, 1)
 
 
+def _derivatives(record: RunRecord, job: EngineJob, say: Say) -> None:
+    """The ``derivatives`` group on the model the engine's file adapter reads of the arm (its MJCF, written in a
+    temporary folder: :func:`crossdyn.derivatives.engines.file_model`) at the static states."""
+    import tempfile
+
+    from crossdyn.derivatives.engines import file_model
+
+    st, name = job.static, record.name
+    say(f"[{job.spec.name}] {name}: derivatives at {min(len(st.q), derivatives.MAX_STATES)} states")
+    with tempfile.TemporaryDirectory() as folder:  # the engines load the file: kept while they are built
+        model = file_model(job.spec, folder, job.opt.dt)
+        record.add(derivatives.derivatives_group(name, model, st.q, st.qd, st.tau, job.opt.dt))
+
+
 def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, say: Say) -> None:
     spec, opt, name, tol = job.spec, job.opt, record.name, job.opt.tolerances
     say(f"[{spec.name}] {name}: driven run ({job.profile.name}) and free swing")
@@ -159,6 +173,8 @@ def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, s
         record.add(with_mass_matrix_errors(record.metrics["armature"], values.M, st.M_ref,
                                            record.metrics["mass_matrix"].values["tolerance"]))
 
+    if opt.derivatives and derivatives.offers(name):
+        _derivatives(record, job, say)
     energies = energy.evaluate(engine, free, driven, side, record)
     conservative = not (spec.has_damping or spec.has_friction or spec.has_limit_law or spec.has_contact
                         or job.friction is not None)

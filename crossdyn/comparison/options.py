@@ -175,6 +175,9 @@ class CompareOptions:
     """Applied mode with f_c > 0: also run MuJoCo and PyBullet with their own friction against the set-valued
     stick–slip reference (:mod:`crossdyn.native.friction.runs`), judged
     (:mod:`crossdyn.native.friction.verdict`: a departure fails) (slow)."""
+    derivatives: bool = False
+    """``--derivatives``: every engine that offers derivatives gets the ``derivatives`` group
+    (:mod:`crossdyn.comparison.groups.derivatives`) at the first 50 static states; False: no such group."""
     native: bool = False
     """Arms with a limit law: also run each compared engine that has its own limits with them and judge their
     limit contacts against the event-exact law; arms with contact: each engine's own contact, judged."""

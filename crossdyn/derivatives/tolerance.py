@@ -91,3 +91,17 @@ def noise(engine_values: np.ndarray, reference_values: np.ndarray) -> np.ndarray
     the reference is exact to a few ε_mach, so this is the engine's own round-off (plus any model difference), the
     size of the error each evaluation inside a difference quotient carries."""
     return np.max(np.abs(np.asarray(engine_values) - np.asarray(reference_values)), axis=0)
+
+
+def perturbed_points(X: np.ndarray, eps: float, centred: bool) -> np.ndarray:
+    """The points a difference quotient at step ``eps`` evaluates f at, (K, m): every state X (N, m) and X ± ε e_j
+    (+ only, forward).  The engine's evaluation error measured there (:func:`noise` of its values against the
+    reference's) is the round-off its quotient actually divides by ε: measured at the base states alone it can be
+    smaller (the UR5e URDF's ``mj_inverse`` rounds up to 2.6× more at the perturbed configurations, whose
+    world-frame terms differ; docs/explanation/derivatives.md)."""
+    N, m = X.shape
+    rep = np.repeat(X, m, axis=0).reshape(N, m, m)
+    rows = [X, (rep + eps * np.eye(m)).reshape(N * m, m)]
+    if centred:
+        rows.append((rep - eps * np.eye(m)).reshape(N * m, m))
+    return np.concatenate(rows)

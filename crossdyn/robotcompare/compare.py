@@ -94,7 +94,7 @@ def prepare(model: RobotModel, opt: RobotCompareOptions, say,
     static = _static_states(model, opt.n_states, opt.seed)
     scale = max(float(np.max(np.abs(static.tau_ref))), 1e-12)
     job = RobotJob(model, plan.dt, plan.duration, plan.taus, q0, qd0, plan.reference, static, scale,
-                   motion.energy_scale(model), opt.tolerances, files, plan.law, plan.effort_law)
+                   motion.energy_scale(model), opt.tolerances, files, plan.law, plan.effort_law, opt.derivatives)
     return job, plan
 
 
@@ -301,7 +301,17 @@ def document(model: RobotModel, opt: RobotCompareOptions, job: RobotJob, desired
         "engines": {name: with_units(run.to_summary(), rot) for name, run in results.items()},
         "notes": notes, "failures": list(out.failures), "inconclusive": list(out.inconclusive),
         "not_exercised": list(out.not_exercised), "checks": check_totals(results, {}), "verdict": verdict_of(out).value,
+        **_derivatives_entry(opt),
     }
+
+
+def _derivatives_entry(opt: RobotCompareOptions) -> dict:
+    """``{"derivatives": …}`` under ``--derivatives`` (:func:`crossdyn.comparison.groups.derivatives.summary_entry`),
+    else nothing: the document unchanged."""
+    if not opt.derivatives:
+        return {}
+    from crossdyn.comparison.groups.derivatives import summary_entry
+    return {"derivatives": summary_entry(opt.n_states)}
 
 
 def as_json_safe(value: Any) -> Any:

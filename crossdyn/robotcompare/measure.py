@@ -39,7 +39,7 @@ import numpy as np
 
 from crossdyn.comparison import metrics
 from crossdyn.comparison.containment import engine_code
-from crossdyn.comparison.groups import energy, fd_propagated, static
+from crossdyn.comparison.groups import derivatives, energy, fd_propagated, static
 from crossdyn.comparison.groups.trajectory import (ORDER, SideRuns, perturbation, replica_scheme, scheme_of,
                                                    trajectory_group)
 from crossdyn.comparison.measure import contained_measurement
@@ -82,6 +82,8 @@ class RobotJob:
     effort: Any = None
     """``--effort``: the law's :class:`~crossdyn.robotcompare.effort.EffortLaw` (its clip is in ``law``), whose
     ``effort`` group each engine's driven run gets; None: no effort group."""
+    derivatives: bool = False
+    """``--derivatives``: the ``derivatives`` group for each engine that offers them."""
 
     def file_model(self, spec: str) -> RobotModel:
         """The model (and file) engine ``spec`` loads."""
@@ -246,6 +248,10 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
         from crossdyn.robotcompare.effort import file_effort_group
 
         record.add(file_effort_group(job.model, job.effort, driven.tau, job.taus, record.config.get("effort_limits")))
+    if job.derivatives and derivatives.offers(spec):
+        say(f"[{job.model.name}] {spec}: derivatives at {min(len(job.static.q), derivatives.MAX_STATES)} states")
+        record.add(derivatives.derivatives_group(spec, job.file_model(spec), job.static.q, job.static.qd,
+                                                 job.static.tau, job.dt))
     _judge_ambiguity(record, spec, job, values)
 
 

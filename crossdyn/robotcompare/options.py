@@ -31,6 +31,9 @@ class RobotCompareOptions:
     saturates a joint; :mod:`crossdyn.robotcompare.effort`) and the ``effort`` group judged; False: unclipped, as
     the engines step the file (the default motion kept within 90 % of the limits)."""
     tolerances: Tolerances = field(default_factory=Tolerances)
+    derivatives: bool = False
+    """``--derivatives``: every engine that offers derivatives gets the ``derivatives`` group
+    (:mod:`crossdyn.comparison.groups.derivatives`); False: no such group, the run otherwise unchanged."""
     native: bool = False
     """``compare ROBOT --native``: after the comparison, every engine family that enforces joint limits by itself
     runs a motion driven into the file's limits with its enforcement on, characterised per limit contact, not judged

@@ -19,6 +19,9 @@ from crossdyn.robotcompare.compare import RobotComparison, as_json_safe
 def cell(entry: dict, group: str) -> str:
     """``PASS 501 (2.1e-09 rad)``: the group's verdict, its checks and its headline error per unit (``PASS 501
     (2.1e-09 rad, 3e-10 m)`` on an arm with revolute and prismatic joints); ``-`` if not measured."""
+    if group == "derivatives":
+        from crossdyn.reporting.blocks.derivatives import derivatives_cell
+        return derivatives_cell(entry)
     values = entry.get(group)
     if not isinstance(values, dict) or "verdict" not in values:
         return "-"

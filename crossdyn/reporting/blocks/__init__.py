@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from crossdyn.reporting.blocks.actuators import armature_blocks, effort_blocks
 from crossdyn.reporting.blocks.contact import contact_blocks, contact_native_blocks
+from crossdyn.reporting.blocks.derivatives import derivatives_blocks
 from crossdyn.reporting.blocks.friction import friction_blocks
 from crossdyn.reporting.blocks.limits import limit_blocks, native_limit_blocks
 from crossdyn.reporting.blocks.metrics import convergence_blocks, dynamics_blocks, energy_blocks, trajectory_blocks
@@ -29,7 +30,8 @@ def report_blocks(summary: dict, images: list[str]) -> list[tuple]:
     the engine configuration audit, the run's settings and versions."""
     b = verdict_blocks(summary) + summary_blocks(summary) + notes_blocks(summary) + plot_blocks(summary, images)
     details = arm_blocks(summary, images) + control_blocks(summary, images)
-    for section in (trajectory_blocks, dynamics_blocks, energy_blocks, convergence_blocks, *PHENOMENON_SECTIONS):
+    for section in (trajectory_blocks, dynamics_blocks, energy_blocks, convergence_blocks, derivatives_blocks,
+                    *PHENOMENON_SECTIONS):
         details += section(summary)
     return b + folded(details + audit_blocks(summary) + run_blocks(summary))
 

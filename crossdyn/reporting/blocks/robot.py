@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn.conventions import joint_unit
+from crossdyn.reporting.blocks.derivatives import derivatives_blocks, derivatives_cell
 from crossdyn.reporting.blocks.summary import notes_blocks, verdict_blocks
 from crossdyn.reporting.blocks.text import fmt, folded, result_cell
 
@@ -28,7 +29,8 @@ EFFORT = "effort"
 def groups_of(summary: dict) -> tuple[str, ...]:
     """:data:`GROUPS`, and ``effort`` where an engine of ``summary`` has that group (``compare ROBOT --effort``)."""
     has = any(isinstance(e.get(EFFORT), dict) for e in summary["engines"].values())
-    return GROUPS + ((EFFORT,) if has else ())
+    return GROUPS + ((EFFORT,) if has else ()) + (("derivatives",) if isinstance(summary.get("derivatives"), dict)
+                                                   else ())
 
 HEADLINE = {"trajectory": ("max_abs_error_rad", "rad"), "inverse_dynamics": ("max_abs_error_nm", "N m"),
             "forward_dynamics": ("max_abs_error", "rad/s^2"), "mass_matrix": ("max_abs_error", "kg m^2"),
@@ -62,7 +64,10 @@ def figures(values: dict, group: str) -> list[tuple[float | None, str]]:
 
 def robot_cell(group: str, m: dict) -> str:
     """A summary table cell: ``PASS (501 checks), 6.84e-13 rad, 2.13e-14 m; tolerance 1.01e-09 rad, 1.01e-09 m``
-    (the verdict and checks, then the largest error and the tolerance in each unit present)."""
+    (the verdict and checks, then the largest error and the tolerance in each unit present); ``derivatives``: the
+    verdict, checks and worst ratio to the tolerance."""
+    if group == "derivatives":
+        return derivatives_cell({group: m})
     figs = figures(m, group)
     shown = ", ".join(f"{fmt(float(v))} {pretty(u)}" for v, u in figs if v is not None)
     tol = m.get(TOLERANCE[group])
@@ -208,6 +213,6 @@ def robot_report_blocks(summary: dict, images) -> list[tuple]:
     "Run settings and versions"."""
     name = f"{summary['robot']} ({Path(summary['file']).name})"
     b = verdict_blocks(summary, name) + robot_summary_blocks(summary) + notes_blocks(summary)
-    b += robot_plot_blocks(images) + limits_blocks(summary)
+    b += robot_plot_blocks(images) + limits_blocks(summary) + derivatives_blocks(summary)
     return b + folded(joint_error_blocks(summary) + reference_blocks(summary) + settings_blocks(summary)
                       + robot_run_blocks(summary))

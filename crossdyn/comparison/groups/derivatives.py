@@ -1,0 +1,263 @@
+"""Metric group ``derivatives`` (``compare ARM --derivatives``, issue 41): the engine's own derivatives of the
+dynamics against crossdyn's complex-step reference (:mod:`crossdyn.derivatives`), at the run's static states (the
+first :data:`MAX_STATES` of them), for every arm kind (planar presets, DH/spatial presets, robot files).
+
+Engines that offer derivatives (:data:`OFFERED`):
+
+* **Pinocchio**, analytical: the six blocks ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ, ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈
+  (``computeABADerivatives``/``computeRNEADerivatives``), each against the complex step with the analytical float64
+  tolerance K n ε_mach (κ(M)) max|block| (:func:`crossdyn.derivatives.tolerance.analytic`);
+* **MuJoCo** (Euler), finite differences: one ``mj_step``'s transition Jacobians by ``mjd_transitionFD`` (centred,
+  ε = 1e-6) split into the blocks ∂q⁺/∂q, ∂q⁺/∂q̇, ∂q̇⁺/∂q, ∂q̇⁺/∂q̇, ∂q⁺/∂τ, ∂q̇⁺/∂τ against the exact Jacobians of
+  crossdyn's semi-implicit Euler (chain rule on the complex-step blocks), and ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ by
+  ``mjd_inverseFD`` (forward, ε = 1e-6), each entry within its finite-difference tolerance (truncation measured on
+  the reference + round-off: C κ ε_mach |f| or MuJoCo's evaluation error measured at the points the quotient
+  evaluates, :func:`crossdyn.derivatives.tolerance.perturbed_points`).
+
+Other engines: "not offered" (no group, nothing counted).  A check is one entry of one block at one state; a block
+PASSes when every entry is finite and within its tolerance; a NaN or infinite entry FAILs (never raises).  The group
+FAILs naming the engine, the block, the entry (row, column: output, input, 1-based joints) and the state.  The
+dynamics differentiated are the smooth ones: rigid bodies, armature, viscous damping; Coulomb friction, limits and
+contact are not (not differentiable, or constraints off in both engines' derivative models).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from crossdyn.status import Verdict
+
+MAX_STATES = 50
+"""At most this many of the static states are differentiated (the first ones): the reference's complex step costs
+N·3n RNEA/ABA evaluations and the finite-difference tolerance N·3n more."""
+EPS = 1e-6
+"""MuJoCo's finite-difference step (``mjd_transitionFD`` centred, ``mjd_inverseFD`` forward)."""
+
+OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco"}
+"""Engine name → which derivatives it offers (Pinocchio's analytical ones; MuJoCo's finite differences of its
+Euler step and of its inverse dynamics).  ``mjd_transitionFD`` refuses RK4, so for ``mujoco-rk4`` (the robot files'
+default MuJoCo) the step differentiated is MuJoCo's Euler step of the same model (the method says so); its inverse
+dynamics do not depend on the integrator.  A name with options (``mujoco@eulerdamp=true``) is not offered: the
+derivative model is built with the adapter's defaults, not the options."""
+
+LABELS = {"dqdd_dq": "∂q̈/∂q", "dqdd_dqd": "∂q̈/∂q̇", "dqdd_dtau": "∂q̈/∂τ", "dtau_dq": "∂τ/∂q",
+          "dtau_dqd": "∂τ/∂q̇", "dtau_dqdd": "∂τ/∂q̈", "dqnext_dq": "∂q⁺/∂q", "dqnext_dqd": "∂q⁺/∂q̇",
+          "dqdnext_dq": "∂q̇⁺/∂q", "dqdnext_dqd": "∂q̇⁺/∂q̇", "dqnext_dtau": "∂q⁺/∂τ", "dqdnext_dtau": "∂q̇⁺/∂τ"}
+"""The blocks' keys in ``summary.json`` and how they are written."""
+
+
+def offers(engine: str) -> bool:
+    """Whether engine ``engine`` offers derivatives this group judges."""
+    return engine in OFFERED
+
+
+@dataclass(frozen=True)
+class BlockCheck:
+    """One block judged: ``verdict``; ``checks`` entries × states; ``max_ratio`` the largest |got − ref| / tolerance
+    (NaN when an entry is not finite); ``worst`` the entry with that ratio (or the first non-finite one)."""
+
+    key: str
+    verdict: Verdict
+    checks: int
+    max_ratio: float
+    worst: dict
+    method: str
+
+    def to_dict(self) -> dict:
+        ratio = self.max_ratio if np.isfinite(self.max_ratio) else None
+        return {"label": LABELS[self.key], "verdict": self.verdict.value, "checks": self.checks,
+                "max_ratio": ratio, "method": self.method, "worst_entry": self.worst}
+
+
+def check_block(key: str, got, ref, tolerance, method: str) -> BlockCheck:
+    """Judge one block (N, p, m) against the reference with ``tolerance`` (absolute: scalar, (N, 1, 1) or per entry):
+    PASS when every entry is finite and within it (an exact entry within any tolerance, zero included), else FAIL;
+    the worst entry located (state, row, column, 0-based
+    state, 1-based row/column).  Pure; a NaN never raises."""
+    got, ref = np.asarray(got, dtype=float), np.asarray(ref, dtype=float)
+    tol = np.broadcast_to(np.asarray(tolerance, dtype=float), got.shape)
+    diff = np.abs(got - ref)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(diff == 0, 0.0, diff / tol)  # an exact entry passes a zero tolerance (a block of zeros)
+    bad = ~np.isfinite(got) | ~np.isfinite(ref)
+    score = np.where(bad, np.inf, np.nan_to_num(ratio, nan=np.inf))
+    s, i, j = (int(x) for x in np.unravel_index(int(np.argmax(score)), got.shape))
+    ok = not bad.any() and bool(np.all(ratio <= 1.0))
+    worst = {"state": s, "row": i + 1, "column": j + 1, "got": _num(got[s, i, j]), "reference": _num(ref[s, i, j]),
+             "tolerance": _num(tol[s, i, j])}
+    max_ratio = float("nan") if bad.any() else float(np.max(ratio))
+    return BlockCheck(key, Verdict.PASS if ok else Verdict.FAIL, int(got.size), max_ratio, worst, method)
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def inconclusive(block: BlockCheck, reason: str) -> BlockCheck:
+    """``block`` made INCONCLUSIVE with ``reason`` (kept in its worst entry): a bound this group cannot state."""
+    return BlockCheck(block.key, Verdict.INCONCLUSIVE, block.checks, block.max_ratio,
+                      {**block.worst, "inconclusive_because": reason}, block.method)
+
+
+class PinocchioDerivatives:
+    """Pinocchio's analytical blocks (:func:`crossdyn.derivatives.engines.pinocchio`); a subclass may alter
+    :meth:`blocks` (the seeded derivative faults of the tests)."""
+
+    name = "pinocchio"
+
+    def blocks(self, model, Q, QD, TAU, QDD):
+        from crossdyn.derivatives.engines import pinocchio
+        return pinocchio(model, Q, QD, TAU, QDD=QDD)
+
+    def judge(self, model, ref, dt: float) -> list[BlockCheck]:
+        """The six blocks against the complex-step reference ``ref``, analytical tolerance."""
+        from crossdyn.comparison.containment import engine_code
+        from crossdyn.derivatives import BLOCKS
+        from crossdyn.derivatives import tolerance as tol
+
+        with engine_code():
+            got = self.blocks(model, ref.q, ref.qd, ref.tau, ref.qdd)
+        method = f"analytical ({got.source}); tolerance {tol.ANALYTIC_K} n eps_mach (x cond(M) forward) max|block|"
+        return [check_block(b, got.block(b), ref.block(b), tol.analytic(ref.dtau_dqdd, ref.block(b),
+                                                                         b.startswith("dqdd")), method)
+                for b in BLOCKS]
+
+
+class MuJoCoDerivatives:
+    """MuJoCo's ``mjd_transitionFD`` (Euler) and ``mjd_inverseFD`` (:mod:`crossdyn.derivatives.engines`); a subclass
+    may alter :meth:`transition` or :meth:`inverse`."""
+
+    name = "mujoco"
+
+    def __init__(self, integrator: str = "Euler") -> None:
+        self.integrator = integrator
+        """The engine's own integrator (named in the method where it is not the Euler step differentiated)."""
+
+    def transition(self, model, Q, QD, TAU, dt, engine):
+        from crossdyn.derivatives.engines import FiniteDifference, mujoco_transition
+        return mujoco_transition(model, Q, QD, TAU, dt, FiniteDifference(EPS, True), engine)
+
+    def inverse(self, model, Q, QD, QDD, engine):
+        from crossdyn.derivatives.engines import mujoco_inverse
+        return mujoco_inverse(model, Q, QD, QDD, EPS, engine)
+
+    def judge(self, model, ref, dt: float) -> list[BlockCheck]:
+        from crossdyn.comparison.containment import engine_code
+        from crossdyn.derivatives.engines import mujoco_engine
+
+        with engine_code():
+            engine = mujoco_engine(model, dt)
+            return self._transition_blocks(model, ref, dt, engine) + self._inverse_blocks(model, ref, engine)
+
+    def _transition_blocks(self, model, ref, dt, engine) -> list[BlockCheck]:
+        """mjd_transitionFD's A, B against the chain rule of semi-implicit Euler on the complex-step blocks."""
+        from crossdyn.derivatives import reference, transition
+        from crossdyn.derivatives import tolerance as tol
+        from crossdyn.derivatives.engines import mujoco_values
+        from crossdyn.steps import semi_implicit_euler_step
+
+        n, (Q, QD, T) = model.n, (ref.q, ref.qd, ref.tau)
+        fd = reference.forward(model)
+        exact = transition.chain_rule(functools.partial(reference.complex_step, model), Q, QD, T, dt,
+                                      "semi-implicit-euler")
+
+        def step(X):
+            return np.concatenate(semi_implicit_euler_step(fd, X[:, :n], X[:, n:2 * n], X[:, 2 * n:], dt), axis=1)
+        got = self.transition(model, Q, QD, T, dt, engine)
+        X, J = np.concatenate((Q, QD, T), 1), np.concatenate((exact.A, exact.B), 2)
+        P = tol.perturbed_points(X, EPS, True)
+        stepped, _ = mujoco_values(model, P[:, :n], P[:, n:2 * n], P[:, 2 * n:], dt, engine)
+        limit = tol.finite_difference(step, X, J, EPS, True, np.linalg.cond(ref.dtau_dqdd),
+                                      tol.noise(stepped, step(P)))
+        G = np.concatenate((got.A, got.B), 2)
+        method = (f"finite differences ({got.source}) against the exact Jacobian of semi-implicit Euler; tolerance "
+                  f"2 truncation + round-off / eps per entry" + ("" if self.integrator == "Euler" else
+                                                                 f" (MuJoCo's Euler step: {self.integrator} refused)"))
+        keys = (("dqnext_dq", 0, 0), ("dqnext_dqd", 0, 1), ("dqnext_dtau", 0, 2),
+                ("dqdnext_dq", 1, 0), ("dqdnext_dqd", 1, 1), ("dqdnext_dtau", 1, 2))
+        def part(a, r, c):
+            return a[:, r * n:(r + 1) * n, c * n:(c + 1) * n]
+        return [check_block(k, part(G, r, c), part(J, r, c), part(limit, r, c), method) for k, r, c in keys]
+
+    def _inverse_blocks(self, model, ref, engine) -> list[BlockCheck]:
+        """mjd_inverseFD's ∂τ blocks against the complex step, forward-difference tolerance."""
+        from crossdyn.derivatives import reference
+        from crossdyn.derivatives import tolerance as tol
+        from crossdyn.derivatives.engines import mujoco_values
+
+        n, (Q, QD, A) = model.n, (ref.q, ref.qd, ref.qdd)
+        inv = reference.inverse(model)
+
+        def f(X):
+            return inv(X[:, :n], X[:, n:2 * n], X[:, 2 * n:])
+        X = np.concatenate((Q, QD, A), 1)
+        J = np.concatenate((ref.dtau_dq, ref.dtau_dqd, ref.dtau_dqdd), 2)
+        got = np.concatenate(self.inverse(model, Q, QD, A, engine), 2)
+        P = tol.perturbed_points(X, EPS, False)
+        _, forces = mujoco_values(model, P[:, :n], P[:, n:2 * n], P[:, 2 * n:], 1e-3, engine)
+        limit = tol.finite_difference(f, X, J, EPS, False, noise=tol.noise(forces, f(P)))
+        method = f"finite differences (mjd_inverseFD, forward, eps = {EPS:g}); tolerance 2 truncation + 2 round-off / eps"
+        cols = [slice(c * n, (c + 1) * n) for c in range(3)]
+        return [check_block(k, got[:, :, s], J[:, :, s], limit[:, :, s], method)
+                for s, k in zip(cols, ("dtau_dq", "dtau_dqd", "dtau_dqdd"), strict=True)]
+
+
+SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives}
+
+
+def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None):
+    """The ``derivatives`` :class:`~crossdyn.comparison.result.MetricResult` of engine ``engine`` on ``model`` (the
+    :class:`~crossdyn.robots.model.RobotModel` the engine loads) at the first :data:`MAX_STATES` states (Q, q̇, τ)
+    (module docstring); ``source`` replaces the engine's derivative source (a test's seeded fault)."""
+    from crossdyn.comparison.result import MetricResult, judge
+    from crossdyn.derivatives import reference
+
+    Q, QD, TAU = (np.asarray(a, dtype=float)[:MAX_STATES] for a in (Q, QD, TAU))
+    src = source if source is not None else (MuJoCoDerivatives("RK4") if engine == "mujoco-rk4"
+                                             else SOURCES[OFFERED[engine]]())
+    ref = reference.complex_step(model, Q, QD, TAU)
+    blocks = src.judge(model, ref, dt)
+    verdicts = [b.verdict for b in blocks]
+    failed = [b for b in blocks if b.verdict is Verdict.FAIL]
+    verdict = (Verdict.FAIL if failed else Verdict.INCONCLUSIVE if Verdict.INCONCLUSIVE in verdicts
+               else Verdict.PASS)
+    because = None
+    if failed:
+        because = "; ".join(_failure(engine, b) for b in failed)
+    elif verdict is Verdict.INCONCLUSIVE:
+        because = "; ".join(f"{LABELS[b.key]}: {b.worst['inconclusive_because']}" for b in blocks
+                            if b.verdict is Verdict.INCONCLUSIVE)
+    values = {"engine": engine, "states": len(Q), "reference": ref.source,
+              "blocks": {b.key: b.to_dict() for b in blocks},
+              "worst_ratio": _worst(blocks)}
+    return MetricResult("derivatives", judge(values, verdict, sum(b.checks for b in blocks), because))
+
+
+def _worst(blocks: list[BlockCheck]) -> float | None:
+    ratios = [b.max_ratio for b in blocks]
+    return None if any(not np.isfinite(r) for r in ratios) else float(max(ratios))
+
+
+def _failure(engine: str, b: BlockCheck) -> str:
+    """``engine`` block (row, column) at state s: got vs reference (tolerance), or 'not finite'."""
+    w = b.worst
+    where = f"{engine} {LABELS[b.key]} entry ({w['row']}, {w['column']}) at state {w['state']}"
+    if w["got"] is None or w["reference"] is None:
+        return f"{where}: not finite (a NaN or infinite derivative)"
+    return f"{where}: {w['got']:.6g} vs reference {w['reference']:.6g} ({b.max_ratio:.3g}x its tolerance {w['tolerance']:.3g})"
+
+
+def summary_entry(n_states: int) -> dict:
+    """The document's top-level ``derivatives`` (``--derivatives`` only): how many states, which engines offer
+    derivatives, the reference and the tolerances' method."""
+    return {"states": min(int(n_states), MAX_STATES), "max_states": MAX_STATES,
+            "offered_by": sorted(OFFERED), "fd_eps": EPS,
+            "reference": "complex step (h = 1e-30) of crossdyn.spatial's RNEA/ABA with armature and viscous damping",
+            "method": ("Tolerances (crossdyn.derivatives.tolerance): analytical float64 K n eps_mach max|block| "
+                       "(x cond(M) for the forward blocks); finite differences 2 x truncation (measured on the "
+                       "reference) + round-off / eps (C cond(M) eps_mach |f|, or the engine's evaluation error "
+                       "measured at the points the quotient evaluates).")}
