@@ -39,6 +39,7 @@ def test_closed_form_symbolic_and_newton_euler_agree_on_presets(preset):
     _agree(preset)
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 @pytest.mark.parametrize("n", [1, 4, 5])
 def test_symbolic_and_newton_euler_agree_for_nr(n):
     _agree(planarNr(n), count=1000, seed=n)

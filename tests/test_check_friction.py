@@ -121,6 +121,7 @@ def test_names_maps_the_friction_function(tmp_path):
     assert code == 0 and data["functions"]["F"] == "joint_friction(qd, p)" and data["friction"]["checked"]
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 @pytest.mark.skipif(find_octave() is None, reason="GNU Octave (octave-cli) is not installed")
 def test_matlab_friction_functions_right_and_wrong(tmp_path):
     base = (FILES / "matlab" / "textbook_3r.m").read_text()

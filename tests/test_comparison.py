@@ -42,6 +42,7 @@ def default_run(tmp_path_factory):
     return code, out, json.loads((out / "summary.json").read_text())
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_default_compare_planar3r_passes(default_run):
     code, out, summary = default_run
     assert code == 0 and summary["verdict"] == "PASS", summary["failures"]
@@ -236,6 +237,7 @@ def test_closed_loop_energy_balance_tolerance_follows_the_integration_error(tmp_
     assert code == 1 and not bad["trajectory"]["pass"]
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_coulomb_friction_is_reported_not_ground_through(tmp_path):
     """With f_c > 0 a joint that should stick makes sign(q̇) chatter: the adaptive reference gives up at that
     time with a reason (instead of running for ever), a note explains the engines' different friction

@@ -19,7 +19,9 @@ NOT_JAX = [n for n in available_engines()
            if registry.entry(n).module.startswith("crossdyn.engines.") and registry.entry(n).extra != "jax"]
 
 
-@pytest.mark.parametrize("name", NOT_JAX)
+@pytest.mark.parametrize("name", [n if registry.entry(n).extra not in ("mjx", "warp", "newton", "genesis") else
+                                  pytest.param(n, marks=pytest.mark.slow)  # their imports: the 7-min budget
+                                  for n in NOT_JAX])
 def test_capabilities_match_the_hooks_each_adapter_overrides(name):
     check_capabilities_match_hooks(name)
 

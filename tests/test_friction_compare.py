@@ -5,6 +5,7 @@ planar3r-friction preset, where before any f_c > 0 failed; ``native_friction=Tru
 friction (and still fails: MuJoCo's frictionloss is not f_c sign(q̇))."""
 from __future__ import annotations
 
+import pytest
 import json
 from pathlib import Path
 
@@ -20,6 +21,7 @@ ARM = Path(__file__).parent / "data" / "planar4r-friction-gx.toml"
 ENGINES = [e for e in ("analytic", "mujoco", "mujoco-rk4", "pybullet", "pinocchio", "dart") if e in available_engines()]
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_four_link_arm_with_friction_passes_in_applied_mode():
     c = compare(str(ARM), duration=1.0, engines=ENGINES, n_states=100, convergence_dts=())
     s = c.summary

@@ -35,6 +35,7 @@ def test_mujoco_creeps_where_the_reference_and_pybullet_stick():
     assert "frictionloss" in r["engines"]["mujoco"]["friction_model"]
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_compare_reports_the_characterisation(tmp_path):
     c = compare("planar3r-friction", duration=0.2, engines=["mujoco"], n_states=20, convergence_dts=(),
                 characterise_friction=True)

@@ -58,6 +58,7 @@ def calibrated(tmp_path_factory):
     return out, printed, cal, spec, prof, ref
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_the_printed_string_reproduces_the_fit_and_the_uncalibrated_limit_differs(calibrated):
     """The printed string is the summary's ``options``, stays one engine in --engines, and run natively gives the
     fitted RMS against the law's reference (to 1e-9 relative); crossdyn's direct (-k, -c) gives the summary's

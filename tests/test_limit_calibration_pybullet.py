@@ -146,6 +146,7 @@ def test_bad_limit_options_are_refused_by_name(setup, name, why):
         make_engine(name, setup[0])
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 @pytest.mark.skipif("mujoco" not in available_engines(), reason="compare --calibrate-limits fits MuJoCo too")
 def test_compare_calibrate_limits_reports_and_judges_the_calibrated_pybullet_limit():
     """compare --native --calibrate-limits with pybullet on the one-link stop (0.4 s): summary

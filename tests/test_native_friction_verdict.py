@@ -41,6 +41,7 @@ def _verdict(setup, configure=None):
     return r, judge(r, 1e-3)["mujoco"]
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_default_mujoco_friction_fails_on_creep_naming_joint_and_quantity(setup):
     from crossdyn.native.friction.verdict import failures
 

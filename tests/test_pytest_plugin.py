@@ -81,6 +81,7 @@ def test_missing(crossdyn_engines_agree):
     assert str(tests) in out and "engines disagree" not in out
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_a_failure_shows_crossdyns_message_not_the_plugins_source(pytester, project):
     tests, elsewhere = project
     (tests / "wrong.py").write_text((EXAMPLES / "my_2r.py").read_text().replace("def G(", "def G_unused(")
@@ -117,6 +118,7 @@ def test_missing(crossdyn_equations_match):
     assert "def assert_equations_match" not in out and "render_text(result)" not in out
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_an_engine_string_with_a_list_valued_option_stays_one_engine(pytester, project):
     """The calibrations print strings like ``mujoco@contact_solref=0.02,1``: given to the plugin as one string,
     the comma before a number continues the option (as in ``compare --engines``), so the engine is built and its

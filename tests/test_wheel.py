@@ -228,6 +228,7 @@ def _extra_requirements(wheel: Path, extra: str) -> list[str]:
     return [r.split(";", 1)[0].strip() for r in reqs if re.search(rf"extra\s*==\s*['\"]{extra}['\"]", r)]
 
 
+@pytest.mark.slow  # fast tier's 7-minute budget; covered in the slow tier, which .ci/run runs
 def test_the_wheel_with_its_mujoco_extra_compares(base_venv):
     """The same wheel in a fresh venv that sees the base packages plus the [mujoco] extra's (and nothing else):
     ``compare`` with MuJoCo runs and passes (issue 24: ``--version``, ``check`` and, with [mujoco], ``compare``)."""
