@@ -207,3 +207,22 @@ CORPUS = {
     "robosuite_jaco": lambda: robosuite_xml("jaco"), "rtb_puma560": rtb_puma560_urdf,
 }
 """The published robot files a user would try first (issue 38's corpus), by a short name."""
+
+
+def unforced_beside_replica(spec: str, model, q0, qd0, steps: int, dt: float):
+    """(engine ``spec``'s run on ``model`` from (q0, q̇0) with no torque for ``steps`` steps of ``dt``, crossdyn's
+    semi-implicit Euler replica of the same run on its own limitless model, the engine's config): the drive past a
+    joint limit that the limit tests compare with and without each engine's own enforcement."""
+    import numpy as np
+
+    from crossdyn.engines.files import make_file_engine
+    from crossdyn.robotcompare import runs
+
+    taus = np.zeros((steps, model.n))
+    engine = make_file_engine(spec, model, dt)
+    try:
+        run = runs.step_engine(engine, taus, q0, qd0, dt)
+        config = engine.config()
+    finally:
+        engine.close()
+    return run, runs.integrate(model, "semi-implicit-euler", taus, q0, qd0, dt), config

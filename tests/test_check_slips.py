@@ -71,7 +71,11 @@ def _matlab(M, C, G) -> str:
                       fn("G", "q, p", "[" + "; ".join(f"({sp.octave_code(G[i])})" for i in range(3)) + "]")])
 
 
-def _check(tmp_path, capsys, slip: str, suffix: str, writer) -> tuple[int, list[str]]:
+def _check(tmp_path, capsys, slip: str, suffix: str) -> tuple[int, list[str]]:
+    """``check planar3r`` on the file with ``slip`` written in Python (``py``) or MATLAB (``m``, needs Octave)."""
+    if suffix == "m" and shutil.which("octave-cli") is None and shutil.which("octave") is None:
+        pytest.skip("GNU Octave is not installed")
+    writer = _python if suffix == "py" else _matlab
     path = tmp_path / f"my_3r_{slip or 'ok'}.{suffix}"
     path.write_text(writer(*_equations(slip)))
     code = main(["check", "planar3r", str(path), "--out", str(tmp_path / "out"), "--states", "200",
@@ -81,10 +85,7 @@ def _check(tmp_path, capsys, slip: str, suffix: str, writer) -> tuple[int, list[
 
 @pytest.mark.parametrize("suffix", ["py", pytest.param("m", marks=pytest.mark.slow)])
 def test_the_christoffel_sign_slip_is_one_root_cause_in_the_first_lines(tmp_path, capsys, suffix):
-    writer = _python if suffix == "py" else _matlab
-    if suffix == "m" and shutil.which("octave-cli") is None and shutil.which("octave") is None:
-        pytest.skip("GNU Octave is not installed")
-    code, lines = _check(tmp_path, capsys, "plus", suffix, writer)
+    code, lines = _check(tmp_path, capsys, "plus", suffix)
     assert code == 1
     head = "\n".join(lines[:6])             # the command line, 2 header lines, a blank, the verdict, the cause
     assert "One mistake explains" in head and "third (∂M_jk/∂q_i) term of Christoffel's formula has the wrong " \
@@ -99,10 +100,7 @@ def test_the_christoffel_sign_slip_is_one_root_cause_in_the_first_lines(tmp_path
 
 @pytest.mark.parametrize("suffix", ["py", pytest.param("m", marks=pytest.mark.slow)])
 def test_angles_from_the_vertical_are_a_convention_finding_with_the_gravity_suggestion(tmp_path, capsys, suffix):
-    writer = _python if suffix == "py" else _matlab
-    if suffix == "m" and shutil.which("octave-cli") is None and shutil.which("octave") is None:
-        pytest.skip("GNU Octave is not installed")
-    code, lines = _check(tmp_path, capsys, "vertical", suffix, writer)
+    code, lines = _check(tmp_path, capsys, "vertical", suffix)
     assert code == 1
     head = "\n".join(lines[:6])
     assert "q1 appears to be measured from the downward vertical" in head
@@ -127,5 +125,5 @@ def test_the_suggested_spec_with_gravity_along_x_passes_the_vertical_file(tmp_pa
 
 @pytest.mark.slow
 def test_a_correct_file_gets_no_root_cause(tmp_path, capsys):
-    code, lines = _check(tmp_path, capsys, "", "py", _python)
+    code, lines = _check(tmp_path, capsys, "", "py")
     assert code == 0 and not any("One mistake" in line for line in lines)

@@ -9,26 +9,16 @@ import pytest
 import robot_files
 
 from crossdyn.robots import read_robot
-from crossdyn.robotcompare import runs
 
 
 def _drive_past_limit(spec: str, model, steps: int = 150, dt: float = 1e-3):
     """Joint 4 of pybullet_data's kuka_iiwa started 0.05 rad below its upper limit (2.094 rad) at +3 rad/s, no torque:
     it crosses the limit after ~17 ms unless something stops it."""
-    from crossdyn.engines.files import make_file_engine
-
     q0 = np.zeros(model.n)
     q0[3] = model.upper()[3] - 0.05
     qd0 = np.zeros(model.n)
     qd0[3] = 3.0
-    taus = np.zeros((steps, model.n))
-    engine = make_file_engine(spec, model, dt)
-    try:
-        run = runs.step_engine(engine, taus, q0, qd0, dt)
-        config = engine.config()
-    finally:
-        engine.close()
-    return run, runs.integrate(model, "semi-implicit-euler", taus, q0, qd0, dt), config
+    return robot_files.unforced_beside_replica(spec, model, q0, qd0, steps, dt)
 
 
 def test_pybullet_urdf_limits_off_by_default_and_back_with_the_knob():

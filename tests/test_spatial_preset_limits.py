@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import robot_files
 
 from crossdyn.cli import main
 from crossdyn.models import get_preset
-from crossdyn.robotcompare import runs
 from crossdyn.robots import read_robot
 
 SAME = 1e-9
@@ -38,16 +38,8 @@ def _files(tmp_path):
 def _drive_past_limit(spec: str, model, steps: int = 150, dt: float = 1e-3):
     """(the engine's run, crossdyn's semi-implicit Euler replica, the engine's config) of the drive past joint 2's
     upper limit (module docstring)."""
-    from crossdyn.engines.files import make_file_engine
-
-    q0, qd0, taus = np.array([0.0, UPPER - 0.05]), np.array([0.0, 3.0]), np.zeros((steps, 2))
-    engine = make_file_engine(spec, model, dt)
-    try:
-        run = runs.step_engine(engine, taus, q0, qd0, dt)
-        config = engine.config()
-    finally:
-        engine.close()
-    return run, runs.integrate(model, "semi-implicit-euler", taus, q0, qd0, dt), config
+    return robot_files.unforced_beside_replica(spec, model, np.array([0.0, UPPER - 0.05]), np.array([0.0, 3.0]),
+                                               steps, dt)
 
 
 def test_pan_tilt_urdf_declares_the_tilt_limit_and_pybullet_ignores_it_unless_asked(tmp_path):
