@@ -170,7 +170,8 @@ def test_cli_calibration_string_reruns_in_compare_and_export_writes_an_mjcf_that
 
     out = tmp_path / "cal"
     assert main(["compare", "planar2r-floor", "--native", "--calibrate-contact", "--engines", "mujoco",
-                 "--q0=-0.6,0", "--profile", "zero", "--duration", str(DURATION), "--out", str(out), "--quiet"]) != 2
+                 "--q0=-0.6,0", "--profile", "zero", "--duration", str(DURATION), "--dt", "0.001", "--out", str(out),
+                 "--quiet"]) != 2  # the step the API rerun below takes
     printed = re.findall(r'^  rerun with: --native --engines "(.*)"$', capsys.readouterr().out, re.M)
     cal = json.loads((out / "summary.json").read_text())["contact"]["calibration"]["mujoco"]
     assert printed == [cal["options"]]

@@ -135,7 +135,7 @@ def test_a_link_1mm_too_long_fails_the_group(name):
 def _summary(tmp_path, capsys, arm: str, engines: str) -> tuple[dict, str]:
     out = tmp_path / arm
     main(["compare", arm, "--engines", engines, "--profile", "zero", "--q0", ",".join(map(str, WALL_START[0])),
-          "--qd0", ",".join(map(str, WALL_START[1])), "--duration", "0.03", "--states", "20", "--jobs", "1",
+          "--qd0", ",".join(map(str, WALL_START[1])), "--duration", "0.03", "--dt", "0.001", "--states", "20", "--jobs", "1",
           "--no-plots", "--no-animation", "--no-native-contact", "--out", str(out)])
     return json.loads((out / "summary.json").read_text()), capsys.readouterr().out
 

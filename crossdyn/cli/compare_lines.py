@@ -27,7 +27,7 @@ def contact_native_lines(summary: dict) -> list[str]:
                          f"against {cal['direct_residual_rms_rad']:.3g} with (k, c) "
                          f"({cal['improvement_over_direct']:.3g}x); {cal['evaluations']} runs")
         if cal.get("options"):  # the fitted values as an engine name: compare --native runs it natively with them
-            lines.append(f'  rerun with: --native --engines "{cal["options"]}"')
+            lines.append(f'  rerun with: --native{_chosen_dt(summary)} --engines "{cal["options"]}"')
     return lines
 
 
@@ -43,7 +43,7 @@ def limit_calibration_lines(summary: dict) -> list[str]:
                      f"{cal['default_residual_rms_rad']:.3g} (MuJoCo default, {cal['improvement_over_default']:.3g}x), "
                      f"{cal['direct_residual_rms_rad']:.3g} (direct (-k, -c)); {cal['evaluations']} runs")
         if cal.get("options"):  # the fitted values as an engine name: compare --native runs it with them
-            lines.append(f'  rerun with: --native --engines "{cal["options"]}"')
+            lines.append(f'  rerun with: --native{_chosen_dt(summary)} --engines "{cal["options"]}"')
     cal = lim.get("calibration_pybullet")
     if cal:
         per = ", ".join(f"joint {j} {f:.4g} N m" for j, f in zip(cal["joints"], cal["limit_force"], strict=False))
@@ -80,3 +80,9 @@ def format_contact_table(contact: dict) -> str:
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
     return "\n".join(lines)
+
+
+def _chosen_dt(summary: dict) -> str:
+    """`` --dt X`` where crossdyn chose the step (``dt_choice``: --dt not given), so that the printed rerun runs at the
+    step the calibration was fitted at; else ""."""
+    return f" --dt {summary['dt']:g}" if summary.get("dt_choice") else ""
