@@ -64,6 +64,7 @@ def test_bad_options_exit_2(tmp_path, capsys):
     assert "missing.urdf" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_audit_json_prints_the_document_alone(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     proc = subprocess.run([sys.executable, "-m", "crossdyn", "audit", str(rf.erd_panda_urdf()),

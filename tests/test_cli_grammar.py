@@ -127,6 +127,7 @@ def test_compare_json(tmp_path):
     assert code == Exit.of(doc["verdict"]) == 0 and doc["engines"]["mujoco"]["status"] == "ok"
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_check_json_pass_and_fail(tmp_path):
     code, out, err = _run_json(tmp_path, ["check", "planar2r", str(ROOT / "examples/check/my_2r.py"), "--states",
                                           "50", "--random-params", "2"])

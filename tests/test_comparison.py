@@ -108,6 +108,7 @@ def test_runs_are_deterministic(tmp_path, default_run):
     assert strip_timings(again) == strip_timings(default_run[2])
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_pybullet_link_damping_left_on_fails_and_names_engine_and_metric(tmp_path, capsys):
     code = main(["compare", "planar3r", "--engines", "pybullet,pybullet-default-link-damping", "--duration", "1",
                  "--out", str(tmp_path), "--quiet", "--no-plots"])
@@ -211,6 +212,7 @@ def test_user_equations_run_as_an_engine(tmp_path, capsys):
     assert per_entry[0, 1] > 1e-3 and per_entry[1, 1] < 1e-12 and per_entry[2, 2] < 1e-12
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 @pytest.mark.parametrize("width, height", VIEWPORTS, ids=VIEWPORT_IDS)
 def test_html_report_shows_its_images_in_a_real_browser(width, height, tmp_path):
     """Headless Chromium, where installed, at a desktop's and a phone's width: every embedded image loads, and the

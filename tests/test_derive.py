@@ -105,7 +105,7 @@ def test_python_output_passes_check(tmp_path, capsys, arm):
 
 
 @needs_octave
-@pytest.mark.parametrize("arm", [a if a == "planar3r" else pytest.param(a, marks=pytest.mark.slow)  # 7-min budget
+@pytest.mark.parametrize("arm", [pytest.param(a, marks=pytest.mark.slow)  # the fast tier's 7-min budget
                                  for a in PRESETS + ["random"]])
 def test_matlab_output_passes_check_through_octave(tmp_path, capsys, arm):
     arm = random_arm(tmp_path) if arm == "random" else arm

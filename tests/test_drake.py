@@ -129,6 +129,7 @@ def test_error_controlled_drake_matches_the_reference():
     assert np.max(np.abs(_run("drake-rk3", spec, profile, q0) - ref)) > 1e-9
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_error_controlled_drake_convergence_group():
     """``drake`` is not a default engine (slow): named, its convergence group says what an error-controlled
     integrator does, an error set by its accuracy at every dt (expected order 0, measured 3.7-4.0e-11 rad)."""

@@ -84,6 +84,7 @@ def test_compare_flags_dart_and_not_drake():
     assert "ignored natively by dart (joint 1, 2)" in note and "honoured natively by drake" in note
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_limit_law_torque_goes_past_a_native_effort_clamp():
     """An arm with an effort limit AND a compliant limit law: the runner saturates the commanded torque and adds
     the limit torque, which is no actuator's.  MuJoCo's motors (forcerange) and Drake's actuators (effort_limit)

@@ -68,6 +68,7 @@ def test_compare_reports_the_characterisation(tmp_path):
     assert lines["reference"]["stuck"][:, 1].all() and lines["pybullet (native)"]["stuck"][5:, 1].all()
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_stick_slip_timeline_without_characterisation_computes_the_reference():
     """Every compare of an arm with Coulomb friction gets the timeline: without --characterise-friction the
     set-valued reference is computed for the plot; the applied run's rows use |qd| < v_s.  An arm without

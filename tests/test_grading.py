@@ -78,6 +78,7 @@ def _expected_checks(row: dict, per_entry: int) -> int:
     return sum(row[c] != "" for c in entries) * per_entry + len(made)
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_class_status_and_checks_and_the_exit_table(tmp_path, capsys):
     """grades.csv's status (PASS for correct, FAIL for wrong) and checks (entries x states x parameter sets +
     structural checks); the class exits FAIL 1 when one fails, PASS 0 when all pass; one file alone prints its
@@ -174,6 +175,7 @@ def _class_folder(tmp_path, files: dict) -> Path:
     return sub
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 @pytest.mark.parametrize("relative_out", [False, True], ids=["absolute-out", "relative-out"])
 def test_a_timed_out_row_names_the_call_that_was_running(tmp_path, capsys, monkeypatch, relative_out):
     """Issue 25: a Python submission whose C never returns is stopped at the timeout and its row says it was in C
@@ -238,6 +240,7 @@ def test_friction_entries_get_columns_after_g():
     assert a[head.index("score")] == "2/2" and b[head.index("score")] == "2/2"   # F is a column, not score
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_a_folder_submission_imports_its_helper_module_and_a_lone_file_sees_no_one_elses(tmp_path):
     """A sub-folder submission is copied whole into its sandbox (default --sandbox auto): its file imports the
     helper module beside it and is graded correct.  A lone file in the class folder is copied alone: importing

@@ -19,6 +19,7 @@ STOP = ArmSpec((LinkSpec(length=1.0, mass=2.0, com=0.5, inertia=0.1, limits=(-1.
                          limit_damping=3.0),), gravity=(0.0, 0.0, 0.0), name="one-link-stop")
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_the_tolerance_passes_a_calibrated_mujoco_and_fails_the_direct_form():
     """compare --native --calibrate-limits on the one-link stop (0.4 s).  Measured: direct form penetrates
     0.067 rad against the law's 0.050 (tolerance 1.7e-3), peak torque 16.3 against 20.5 N m; calibrated

@@ -45,6 +45,7 @@ def term(finding, name):
 
 # ----------------------------------------------------------------------------- same as Python
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_worked_example_in_matlab_gives_the_same_diagnosis():
     # examples/check/my_3r_buggy.m is the Python example of docs/tutorial/first-check.md transcribed line by line
     py = check("planar3r", ROOT / "examples/check/my_3r_buggy.py")

@@ -97,6 +97,7 @@ def test_disagree(crossdyn_engines_agree):
     assert "compare(spec, opt)" not in out  # none of the plugin's source lines
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_equations_fixture_passes_a_correct_file_and_fails_with_the_checks_diagnosis(pytester, project):
     tests, elsewhere = project
     shutil.copy(EXAMPLES / "my_3r_buggy.py", tests / "my_3r_buggy.py")

@@ -58,6 +58,7 @@ def test_coinciding_points_share_a_label_and_no_label_covers_another_text():
     plt.close(fig)
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_compare_figures_have_no_overlapping_text_no_empty_axes_and_labelled_axes(monkeypatch):
     """planar3r with the dt study at 4, 2, 1 and 0.5 ms (speed–accuracy labels beside each point)."""
     figs = _compare_figures(monkeypatch, ["mujoco", "pybullet"], convergence_dts=DTS)

@@ -59,6 +59,7 @@ def test_an_engine_whose_metrics_failed_is_not_just_ok():
 
 
 # ------------------------------------------------------------------------------------------ 4, 14. report
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_report_opens_with_the_arm_and_explains_each_metric(closed_loop):
     cmp, images = closed_loop
     blocks = report_blocks(cmp.summary, list(images))
@@ -118,6 +119,7 @@ def test_gif_is_at_least_480_px_and_every_plot_is_written(closed_loop):
         assert min(Image.open(io.BytesIO(data)).size) > 300, name
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_plots_explain_what_they_draw(closed_loop, monkeypatch):
     """Inspect the real matplotlib figures as they are saved: legends outside the data, distinct styles per
     engine, exact zeros of the histogram counted and placed, no unexplained divergence line, dt on each

@@ -214,6 +214,7 @@ def test_cpu_limit_ends_the_child_with_sigxcpu(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("unshare") is None
                     or not sandbox._works((shutil.which("unshare") or "unshare", "--net", "--", "true")),
                     reason="unshare --net does not work here")
+@pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_without_bubblewrap_unshare_closes_the_network_and_the_limits_hold(open_dir, monkeypatch):
     monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
     iso = sandbox.isolation(POLICY)
