@@ -43,7 +43,7 @@ from crossdyn.comparison.phenomenon_limits import native_limit_failures, native_
 from crossdyn.comparison.pool import run_parallel, run_sequential
 from crossdyn.comparison.references import (EngineJob, StaticStates, convergence_start, dense_free_reference,
                                             needs_dense_reference, reference_runs, static_states, versions)
-from crossdyn.comparison.result import SCHEMA, Comparison, EngineRun, MetricResult
+from crossdyn.comparison.result import SCHEMA, Comparison, EngineRun, MetricResult, skipped as skipped_run
 from crossdyn.comparison.start import (check_start, default_start, desired_motion, hanging_start, held,
                                       resolve_profile, start_state)
 from crossdyn.inputs.profile_options import profile_start
@@ -102,6 +102,10 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
         if needs_dense_reference(spec, opt, friction) else None
     job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
     return job, reference_free, choice
+
+
+INTERRUPTED = object()
+"""_prepare's choice when Ctrl-C came while the step was being chosen."""
 
 
 def _scenario(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
@@ -289,9 +293,16 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     installed = available_engines()
     engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
     applied, native_notes = split_native_runs(engines, opt.native)
-    job, reference_free, choice = _prepare(user_spec, opt, say)
+    try:
+        job, reference_free, choice = _prepare(user_spec, opt, say)
+    except KeyboardInterrupt:  # Ctrl-C before any engine ran (the step's choice, the reference): the asked step's
+        # reference again, quickly, for the summary, and no engine is run (a second Ctrl-C stops at once)
+        job, reference_free, _ = _prepare(user_spec, replace(opt, choose_dt=False), say)
+        choice = INTERRUPTED
     opt = job.opt  # its dt the one chosen (opt.choose_dt)
-    if opt.jobs > 1 and len(applied) > 1:
+    if choice is INTERRUPTED:  # Ctrl-C before any engine ran: each is reported not measured (a partial run fails)
+        runs, interrupted, choice = {e: skipped_run(e, "before this engine ran") for e in applied}, True, None
+    elif opt.jobs > 1 and len(applied) > 1:
         runs, interrupted = run_parallel(applied, job, opt.jobs, say)
     else:
         runs, interrupted = run_sequential(applied, job, say)
