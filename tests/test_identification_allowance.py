@@ -68,10 +68,9 @@ def _assert_judged_fields(doc: dict) -> None:
         assert p["relative_to"] in ("true value", "scale")
 
 
-@pytest.mark.parametrize("argv", [["planar2r", "--duration", "1", "--no-optimise"],
-                                  ["rp-polar", "--engine", "exact", "--duration", "1"]],
-                         ids=["planar", "spatial"])
-def test_a_true_zero_lies_inside_every_printed_interval(tmp_path, capsys, argv):
+def _identify_and_check(tmp_path, capsys, argv) -> dict:
+    """``identify ARGV`` PASSes; its JSON's judged fields hold, and every true 0 lies inside the intervals printed in
+    the terminal and in identify.md.  Returns identify.json."""
     rc = main(["identify", *argv, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert rc == 0 and "verdict: PASS" in out
@@ -79,6 +78,14 @@ def test_a_true_zero_lies_inside_every_printed_interval(tmp_path, capsys, argv):
     _assert_judged_fields(doc)
     _assert_true_zeros_inside_what_is_printed(out, doc)
     _assert_true_zeros_inside_what_is_printed((tmp_path / "identify.md").read_text(), doc)
+    return doc
+
+
+@pytest.mark.parametrize("argv", [["planar2r", "--duration", "1", "--no-optimise"],
+                                  ["rp-polar", "--engine", "exact", "--duration", "1"]],
+                         ids=["planar", "spatial"])
+def test_a_true_zero_lies_inside_every_printed_interval(tmp_path, capsys, argv):
+    doc = _identify_and_check(tmp_path, capsys, argv)
     html = (tmp_path / "identify.html").read_text()
     for p in doc["parameters"]:
         if p["true_zero"]:
@@ -118,10 +125,4 @@ def test_a_true_value_outside_its_judged_interval_is_printed_outside():
 def test_a_robot_files_true_zeros_lie_inside_what_is_printed(tmp_path, capsys):
     from robot_files import erd_ur5_urdf
 
-    rc = main(["identify", str(erd_ur5_urdf()), "--engine", "exact", "--duration", "1", "--out", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert rc == 0 and "verdict: PASS" in out
-    doc = json.loads((tmp_path / "identify.json").read_text())
-    _assert_judged_fields(doc)
-    _assert_true_zeros_inside_what_is_printed(out, doc)
-    _assert_true_zeros_inside_what_is_printed((tmp_path / "identify.md").read_text(), doc)
+    _identify_and_check(tmp_path, capsys, [str(erd_ur5_urdf()), "--engine", "exact", "--duration", "1"])
