@@ -58,6 +58,23 @@ def test_coinciding_points_share_a_label_and_no_label_covers_another_text():
     plt.close(fig)
 
 
+def test_tick_labels_beyond_a_log_axis_limit_are_not_counted_as_drawn():
+    """A 10^-12 tick sits below a log axis that starts at 8e-12: matplotlib does not draw its label, and
+    :func:`tick_labels` must not count it (an absolute slack of 1e-9 of the largest limit once took it for a
+    drawn label overlapping the x axis' 10^-3: a false layout fault in CI)."""
+    import matplotlib.pyplot as plt
+
+    from crossdyn.reporting.figures import tick_labels
+
+    fig, ax = plt.subplots()
+    ax.loglog([6.8e-4, 0.7], [8e-12, 0.09])
+    ax.set_ylim(8e-12, 0.09)
+    fig.canvas.draw()
+    texts = {lab.get_text() for lab in tick_labels(ax.yaxis)}
+    assert "$\\mathdefault{10^{-12}}$" not in texts and "$\\mathdefault{10^{-10}}$" in texts, texts
+    plt.close(fig)
+
+
 @pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
 def test_compare_figures_have_no_overlapping_text_no_empty_axes_and_labelled_axes(monkeypatch):
     """planar3r with the dt study at 4, 2, 1 and 0.5 ms (speed–accuracy labels beside each point)."""

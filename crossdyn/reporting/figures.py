@@ -159,12 +159,15 @@ ones first, then rings further out."""
 
 def tick_labels(axis) -> list:
     """The tick labels ``axis`` draws: visible, non-empty, at a tick inside its view interval (a locator also
-    places ticks beyond the limits, which are not drawn)."""
-    lo, hi = sorted(axis.get_view_interval())
-    slack = 1e-9 * max(abs(lo), abs(hi), 1e-300)
+    places ticks beyond the limits, which are not drawn; on a log axis "inside" is judged in log scale, where an
+    absolute slack took a 10^-12 tick beyond a lower limit of 8e-12 for a drawn one)."""
+    scale = axis.get_transform()  # compared in the axis' own scale: on a log axis 1e-12 lies outside [8e-12, 0.09]
+    lo, hi = sorted(np.ravel(scale.transform(np.array(axis.get_view_interval(), dtype=float))))
+    slack = 1e-9 * max(hi - lo, 1e-300)
     out = []
     for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-        if lo - slack <= tick.get_loc() <= hi + slack:
+        loc = float(np.ravel(scale.transform(np.array([tick.get_loc()], dtype=float)))[0])
+        if lo - slack <= loc <= hi + slack:
             out += [lab for lab in (tick.label1, tick.label2) if lab.get_visible() and lab.get_text()]
     return out
 

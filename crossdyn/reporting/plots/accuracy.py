@@ -65,8 +65,6 @@ def convergence_plot(cmp, looks: EngineLooks) -> bytes | None:
     a2.set(xlabel="compute time per simulated second [s]", ylabel="max |q − q_exact| [rad]",
            title="speed–accuracy (points labelled with dt)")
     legend_outside(a2)
-    for ax in (a1, a2):  # x tick labels 8 pt below the axis: a decade at both lower corners (the speed axis moves
-        ax.tick_params(axis="x", pad=8)  # with timing) put 10^-3 and 10^-12 3.4 px into each other at the default 3.5
     for ax in (a1, a2):  # no minor x ticks (their labels crowded the axis; laying them out was half the figure's
         ax.xaxis.set_minor_locator(NullLocator())  # time): the points carry their dt
     figures.place_labels(a2, labels, unit="ms")  # an error-controlled engine's points coincide: one label
