@@ -69,6 +69,12 @@ def test_planar2r_short_run(tmp_path, capsys):
     assert "not offered" in next(line for line in table.splitlines() if line.startswith("analytic"))
     report = (tmp_path / "report.md").read_text()
     assert "Derivatives" in report and "∂q̈/∂q̇" in report
+    # gradients through time (crossdyn.derivatives.rollout): Pinocchio both directions, MuJoCo the torque offset
+    pin, mj = e["pinocchio"]["derivatives"]["rollout"], e["mujoco"]["derivatives"]["rollout"]
+    assert pin["torque_offset"]["max_relative"] < 1e-10 and pin["mass of link2"]["max_relative"] < 1e-10
+    assert "mass of link2" not in mj and mj["torque_offset"]["max_relative"] < 1e-3
+    assert mj["method"] == "semi-implicit-euler" and pin["method"] == "rk4"
+    assert "### Gradients through time" in report and "| pinocchio | mass of link2 |" in report
 
 
 def test_no_derivatives_without_the_option(tmp_path, capsys):

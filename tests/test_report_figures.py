@@ -101,6 +101,16 @@ def test_speed_accuracy_labels_of_drake_do_not_overlap(monkeypatch):
 
 
 @pytest.mark.slow
+def test_sensitivity_figure_is_laid_out(monkeypatch):
+    """``compare --derivatives``: the gradients-through-time figure (reference size, engines' relative difference)."""
+    pytest.importorskip("pinocchio")
+    figs = _compare_figures(monkeypatch, ["pinocchio", "mujoco"], duration=0.2, derivatives=True)
+    assert "sensitivity.png" in figs
+    assert _layout_faults({"sensitivity.png": figs["sensitivity.png"]}) == []
+    assert len(figs["sensitivity.png"].axes[1].get_lines()) == 1 + 3  # the 1e-3 line; pinocchio x 2, mujoco x 1
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("arm, duration, figures", [
     ("planar2r-limits", 1.2, {"limit_angles.png", "limit_torque.png"}),
     ("planar3r-friction", 0.5, {"stick_slip.png"}),

@@ -251,7 +251,7 @@ def _measure_built(record: RunRecord, spec: str, engine, job: RobotJob, same_cac
     if job.derivatives and derivatives.offers(spec):
         say(f"[{job.model.name}] {spec}: derivatives at {min(len(job.static.q), derivatives.MAX_STATES)} states")
         record.add(derivatives.derivatives_group(spec, job.file_model(spec), job.static.q, job.static.qd,
-                                                 job.static.tau, job.dt))
+                                                 job.static.tau, job.dt, rollout=True))
     _judge_ambiguity(record, spec, job, values)
 
 

@@ -209,10 +209,12 @@ class MuJoCoDerivatives:
 SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives}
 
 
-def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None):
+def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None, rollout: bool = False):
     """The ``derivatives`` :class:`~crossdyn.comparison.result.MetricResult` of engine ``engine`` on ``model`` (the
     :class:`~crossdyn.robots.model.RobotModel` the engine loads) at the first :data:`MAX_STATES` states (Q, q̇, τ)
-    (module docstring); ``source`` replaces the engine's derivative source (a test's seeded fault)."""
+    (module docstring); ``source`` replaces the engine's derivative source (a test's seeded fault); ``rollout``: add
+    the engine's rollout sensitivities against the reference's (``values["rollout"]``, reported, not judged:
+    :func:`crossdyn.derivatives.rollout.free_fall`), as ``compare --derivatives`` does."""
     from crossdyn.comparison.result import MetricResult, judge
     from crossdyn.derivatives import reference
 
@@ -234,6 +236,12 @@ def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = N
     values = {"engine": engine, "states": len(Q), "reference": ref.source,
               "blocks": {b.key: b.to_dict() for b in blocks},
               "worst_ratio": _worst(blocks)}
+    if rollout and source is None and len(Q):  # reported, not judged (crossdyn.derivatives.rollout)
+        from crossdyn.derivatives.rollout import free_fall
+
+        sensitivity = free_fall(model, OFFERED[engine], Q[0], dt)
+        if sensitivity is not None:
+            values["rollout"] = sensitivity
     return MetricResult("derivatives", judge(values, verdict, sum(b.checks for b in blocks), because))
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 from crossdyn.reporting.blocks.text import fmt
 
 NOT_OFFERED = "not offered"
+SENSITIVITY_CAPTION = ("gradients through time: the reference's rollout sensitivities ∂q(t)/∂c (a torque offset on "
+                       "every joint) and ∂q(t)/∂m (a link's mass), and each engine's relative difference from them")
+"""The caption of ``sensitivity.png`` (:mod:`crossdyn.reporting.plots.sensitivity`) in either report."""
 
 
 def derivatives_cell(engine: dict) -> str:
@@ -49,7 +52,34 @@ def derivatives_blocks(summary: dict) -> list[tuple]:
         for key in ("failed_because", "inconclusive_because"):
             if d.get(key):
                 b.append(("p", f"{name}: {d[key]}"))
-    return b
+    return b + rollout_blocks(offered)
+
+
+def rollout_blocks(offered: dict[str, dict]) -> list[tuple]:
+    """"Gradients through time": per engine and direction, how long its rollout sensitivity keeps three correct
+    digits against the reference, its largest relative difference and the reference's size at the end (reported,
+    not judged: :mod:`crossdyn.derivatives.rollout`)."""
+    rows, scenario, trusted = [], "", 1e-3
+    for name, d in offered.items():
+        entry = d.get("rollout")
+        if not isinstance(entry, dict):
+            continue
+        scenario, trusted = entry.get("scenario", scenario), entry.get("trusted_relative", trusted)
+        for key, v in entry.items():
+            if isinstance(v, dict) and "relative" in v:
+                worst = v.get("max_relative")
+                rows.append([name, "torque offset" if key == "torque_offset" else key,
+                             f"{v['agrees_until_s']:g} of {entry['horizon_s']:g}",
+                             "NaN" if worst is None else fmt(float(worst)), fmt(float(v["final_norm"]))])
+    if not rows:
+        return []
+    return [("h", 3, "Gradients through time"),
+            ("p", f"Rollout sensitivities ({scenario}) by each engine's own derivatives chained through its steps, "
+                  "against crossdyn's reference (the complex step through its replica of the engine's scheme); "
+                  "reported, not judged. \"agrees until\": the time up to which the relative difference stays "
+                  f"within {trusted:g}."),
+            ("table", ["engine", "direction", "agrees until [s]", "largest relative difference", "‖∂q(T)/∂·‖ (reference)"],
+             rows)]
 
 
 def _ratio(block: dict) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from crossdyn.reporting.blocks.derivatives import SENSITIVITY_CAPTION
 from crossdyn.reporting.blocks.text import fmt
 
 
@@ -81,7 +82,8 @@ CAPTIONS = {"arm.png": "the arm at the start q0 (joints, centres of mass, gravit
             "tip_path.png": "the tip's path per engine, the obstacles drawn (a line per half-plane, its inside "
                             "shaded)",
             "native_contact.png": "native contact: penetration and normal force against time (native forces "
-                                  "inferred by inverse dynamics) and the tip path with the obstacles"}
+                                  "inferred by inverse dynamics) and the tip path with the obstacles",
+            "sensitivity.png": SENSITIVITY_CAPTION}
 """The caption of each figure in section "Plots" (angles.png's depends on the profile: :func:`plot_blocks`)."""
 
 

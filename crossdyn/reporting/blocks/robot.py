@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from crossdyn.conventions import joint_unit
-from crossdyn.reporting.blocks.derivatives import derivatives_blocks, derivatives_cell
+from crossdyn.reporting.blocks.derivatives import SENSITIVITY_CAPTION, derivatives_blocks, derivatives_cell
 from crossdyn.reporting.blocks.summary import notes_blocks, verdict_blocks
 from crossdyn.reporting.blocks.text import fmt, folded, result_cell
 
@@ -110,11 +110,11 @@ def robot_summary_blocks(summary: dict) -> list[tuple]:
 
 def robot_plot_blocks(images) -> list[tuple]:
     """Section "Plots" (where a figure was drawn): the trajectory error per joint."""
-    if "trajectory_error.png" not in images:
-        return []
-    return [("h", 2, "Plots"),
-            ("img", "trajectory_error.png", "Trajectory error per joint: |q_j − q_ref,j| of each engine's driven run "
-                                            "against crossdyn's reference, in the joint's unit (rad or m)")]
+    captions = {"trajectory_error.png": "Trajectory error per joint: |q_j − q_ref,j| of each engine's driven run "
+                                        "against crossdyn's reference, in the joint's unit (rad or m)",
+                "sensitivity.png": SENSITIVITY_CAPTION}
+    shown = [name for name in captions if name in images]
+    return [("h", 2, "Plots")] + [("img", name, captions[name]) for name in shown] if shown else []
 
 
 def joint_error_blocks(summary: dict) -> list[tuple]:

@@ -10,13 +10,14 @@ from crossdyn.reporting.plots.contact import contact_plots, native_contact_plots
 from crossdyn.reporting.plots.friction import stick_slip_plot, stick_slip_timelines
 from crossdyn.reporting.plots.limits import limit_plots
 from crossdyn.reporting.plots.motion import angles_plot, energy_plot, error_plot, tracking_plot
+from crossdyn.reporting.plots.sensitivity import sensitivity_plot
 
 PLOTS = ("arm.png", "angles.png", "tracking.png", "error.png", "energy.png", "id_error_hist.png", "convergence.png",
          "animation.gif", "limit_angles.png", "limit_torque.png", "stick_slip.png", "contact.png", "tip_path.png",
-         "native_contact.png")
+         "native_contact.png", "sensitivity.png")
 """Every figure a report may hold (tracking.png for closed-loop profiles only; energy.png, id_error_hist.png and
 convergence.png only where their study ran: no convergence figure on an arm with contact, limits or applied
-friction, whose convergence study is not run)."""
+friction, whose convergence study is not run; sensitivity.png with ``--derivatives`` only)."""
 
 
 def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
@@ -44,9 +45,12 @@ def make_plots(cmp, animation: bool = True) -> dict[str, bytes]:
     out.update(stick_slip_plot(cmp))
     out.update(contact_plots(cmp, looks.colors, looks.styles))
     out.update(native_contact_plots(cmp))
+    figure = sensitivity_plot(cmp)
+    if figure is not None:
+        out["sensitivity.png"] = figure
     return out
 
 
 __all__ = ["PLOTS", "make_plots", "draw_arm", "animation_gif", "angles_plot", "tracking_plot", "error_plot",
            "energy_plot", "id_error_plot", "convergence_plot", "limit_plots", "stick_slip_plot",
-           "stick_slip_timelines", "contact_plots", "native_contact_plots"]
+           "stick_slip_timelines", "contact_plots", "native_contact_plots", "sensitivity_plot"]

@@ -12,7 +12,7 @@ from crossdyn.conventions import joint_unit
 from crossdyn.reporting import figures
 from crossdyn.reporting.figures import EngineLooks, driven_runs, legend_outside
 
-PLOTS = ("trajectory_error.png",)
+PLOTS = ("trajectory_error.png", "sensitivity.png")
 """Every figure a robot-file report may hold."""
 
 FLOOR = 1e-17
@@ -53,6 +53,11 @@ def robot_plots(result) -> dict[str, bytes]:
     """The report's figures as file name → bytes (:data:`PLOTS`, those that could be drawn)."""
     import matplotlib
 
+    from crossdyn.reporting.plots.sensitivity import sensitivity_plot
+
     matplotlib.use("Agg")
-    figure = joint_error_plot(result)
-    return {} if figure is None else {"trajectory_error.png": figure}
+    out = {}
+    for name, figure in (("trajectory_error.png", joint_error_plot(result)), ("sensitivity.png", sensitivity_plot(result))):
+        if figure is not None:
+            out[name] = figure
+    return out
