@@ -203,3 +203,23 @@ def test_the_genesis_batch_engine_without_genesis_is_exit_2_naming_the_extra(tmp
     err = capsys.readouterr().err
     assert code == 2 and "--batch engine genesis needs genesis" in err and "crossdyn[genesis]" in err
     assert "Traceback" not in err
+
+
+def test_derivatives_with_batch_judges_the_offering_engines_on_the_first_arms(tmp_path, capsys):
+    """``--batch N --derivatives`` (crossdyn.comparison.batch_derivatives): MuJoCo's derivatives on each of the first arms'
+    own models, checks = arms x states x entries; an engine without derivatives (jax-rk4) gets no entry."""
+    pytest.importorskip("mujoco")
+    from crossdyn.comparison.batch_derivatives import ARMS, STATES
+    from crossdyn.cli import main
+
+    out = tmp_path / "b"
+    code = main(["compare", "planar2r", "--batch", "12", "--derivatives", "--engines", "jax-euler,mujoco",
+                 "--duration", "0.1", "--out", str(out), "--quiet"])
+    s = json.loads((out / "batch_summary.json").read_text())
+    assert code == 0 and s["verdict"] == "PASS", s["failures"]
+    d = s["engines"]["mujoco"]["derivatives"]
+    assert d["verdict"] == "PASS" and d["arms"] == ARMS == len(d["per_arm"])
+    assert d["checks"] == ARMS * STATES * 9 * 2 * 2  # six transition blocks and three inverse blocks, 2 x 2 each
+    assert s["checks"]["derivatives"] == d["checks"] and "derivatives" not in s["engines"]["jax-euler"]
+    assert s["derivatives"]["offered_by"] == ["mujoco"]
+    assert "derivatives PASS" in capsys.readouterr().out

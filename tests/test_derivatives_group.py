@@ -83,11 +83,18 @@ def test_no_derivatives_without_the_option(tmp_path, capsys):
     assert "derivatives" not in next(line for line in table.splitlines() if line.startswith("engine"))
 
 
-def test_derivatives_with_batch_is_refused(capsys):
-    from crossdyn.cli import main
+def test_a_failing_arm_fails_the_batch_entry_naming_the_arm(tmp_path):
+    pytest.importorskip("pinocchio")
+    from crossdyn.comparison.batch_derivatives import _entry
 
-    assert main(["compare", "planar2r", "--batch", "2", "--derivatives"]) == 2
-    assert "--derivatives: not with --batch" in capsys.readouterr().err
+    model = _planar("planar3r-friction", tmp_path)
+    states = _states(3)
+    good = dg.derivatives_group("pinocchio", model, *states, 1e-3)
+    bad = dg.derivatives_group("pinocchio", model, *states, 1e-3, source=TransposedPinocchio())
+    e = _entry("pinocchio", [(0, good), (1, bad)], 2)
+    assert e["verdict"] == "FAIL" and e["failed_because"].startswith("arm 1: pinocchio ∂τ/∂q entry")
+    assert e["checks"] == good.values["checks"] + bad.values["checks"]
+    assert _entry("pinocchio", [(0, good)], 1)["verdict"] == "PASS"
 
 
 class NaNPinocchio(dg.PinocchioDerivatives):

@@ -301,6 +301,9 @@ def format_table(summary: dict) -> str:
         v = e.get("vs_float64_mujoco", {}).get("discrepancy_rad", {})
         sp = e.get("speed", {})
         res = "reference" if e.get("verdict") is None else f"{e['verdict']} ({e['checks']} checks)"
+        if isinstance(e.get("derivatives"), dict):
+            d_ = e["derivatives"]
+            res += f"; derivatives {d_['verdict']} ({d_['checks']} checks, {d_['arms']} arms)"
         rows.append([name, e["status"], e["dtype"], _g(d.get("p50")), _g(d.get("p99")), _g(d.get("max")),
                      _g(e.get("tolerance_rad")), _g(v.get("max")), _g(sp.get("us_per_trajectory_step"), ".4f"), _g(sp.get("compile_s"), ".1f"),
                      res])
@@ -328,6 +331,10 @@ def report_markdown(summary: dict) -> str:
            f"- Matmul precision knob: `{summary['precision']}`.", ""]
     out += [f"- {name}: tolerance {e['tolerance_rad']:.3g} rad ({e['tolerance_origin']})"
             for name, e in summary["engines"].items() if "tolerance_rad" in e]
+    out += [f"- {name} derivatives: {d['verdict']} ({d['checks']} checks on the first {d['arms']} arms, "
+            f"{d['states_per_arm']} states each; worst {_g(d['worst_ratio'], '.2g')} of the tolerance, arm "
+            f"{d['worst_arm']})" for name, e in summary["engines"].items()
+            if isinstance(d := e.get("derivatives"), dict)]
     for f in summary["failures"]:
         out.append(f"- FAIL {f}")
     for line in summary.get("inconclusive", []):
