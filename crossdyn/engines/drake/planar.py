@@ -105,14 +105,27 @@ def drake_version() -> str:
     return importlib.metadata.version("drake")
 
 
-def _rk4_knobs(time_step: float, opt: DrakeOptions) -> None:
-    """Refuse the knobs ``drake-rk4`` has no use for: it steps the continuous plant's dynamics (time_step 0), whose
-    joint damping is already an explicit force at each RK4 stage."""
-    if time_step != 0:
-        raise EngineError(f"drake-rk4: crossdyn's RK4 steps the continuous plant (time_step 0), got time_step {time_step}")
-    if opt.explicit_damping:
+def _plant_time_step(time_step: float | str | None, dt: float, integrator: str, opt: DrakeOptions) -> float:
+    """The simulated plant's time step: ``time_step`` as the option says it (None: dt for ``drake-discrete``, else 0;
+    ``"default"``: MultibodyPlantConfig's), refused where the name cannot use it — ``drake-discrete`` needs a discrete
+    plant; ``drake-rk4`` steps the continuous plant's dynamics, whose joint damping is already an explicit force at
+    each RK4 stage (no ``explicit_damping`` either)."""
+    if time_step is None:
+        out = dt if integrator == "discrete" else 0.0
+    elif isinstance(time_step, str) and time_step.lower() == "default":
+        out = float(MultibodyPlantConfig().time_step)
+    elif isinstance(time_step, (int, float)) and time_step >= 0:
+        out = float(time_step)
+    else:
+        raise EngineError(f"drake time_step: must be a number >= 0 s or 'default', got {time_step!r}")
+    if integrator == "discrete" and out == 0:
+        raise EngineError("drake-discrete: time_step must be > 0 (a discrete plant)")
+    if integrator == "rk4" and out != 0:
+        raise EngineError(f"drake-rk4: crossdyn's RK4 steps the continuous plant (time_step 0), got time_step {out}")
+    if integrator == "rk4" and opt.explicit_damping:
         raise EngineError("drake-rk4: explicit_damping is for Drake's discrete solver; drake-rk4 applies the joint "
                           "damping -B qd explicitly at each RK4 stage already")
+    return out
 
 
 def _strip_world_link(urdf: str) -> str:
@@ -191,20 +204,9 @@ class DrakeEngine(Engine):
         if self.native_limits and not self.discrete:
             raise EngineUnsupported("drake: native_limits needs the discrete plant (drake-discrete): continuous "
                                     "plants ignore joint limits")
-        if time_step is None:
-            self.time_step = self.dt if self.discrete else 0.0
-        elif isinstance(time_step, str) and time_step.lower() == "default":
-            self.time_step = float(MultibodyPlantConfig().time_step)
-        elif isinstance(time_step, (int, float)) and time_step >= 0:
-            self.time_step = float(time_step)
-        else:
-            raise EngineError(f"drake time_step: must be a number >= 0 s or 'default', got {time_step!r}")
-        if self.discrete and self.time_step == 0:
-            raise EngineError("drake-discrete: time_step must be > 0 (a discrete plant)")
         self.crossdyn_rk4 = integrator == "rk4"
         """``drake-rk4``: crossdyn's RK4 on the continuous query plant's forward dynamics (Drake's Simulator unused)."""
-        if self.crossdyn_rk4:
-            _rk4_knobs(self.time_step, opt)
+        self.time_step = _plant_time_step(time_step, self.dt, integrator, opt)
         self.drake_gravity = bool(opt.drake_gravity)
         self.world_link = bool(opt.world_link)
         self.collision_geometry = bool(opt.collision_geometry)
@@ -359,9 +361,10 @@ class DrakeEngine(Engine):
         (Drake's forward dynamics: τ through the actuators, clamped to their effort limits, ``step_applied``'s torques
         through the applied generalized force port, both held over the step; joint damping −B q̇ as Drake's force at
         each stage), as the robot-file adapter steps ``drake-rk4``; the state is written back to the simulated plant."""
+        q, qd = self.state()
         self._qapplied.GetMutableData().set_value(self._extra)
         try:
-            q, qd = rk4_step(self.forward_dynamics, *self.state(), tau, self.dt)
+            q, qd = rk4_step(self.forward_dynamics, q, qd, tau, self.dt)
         finally:
             self._qapplied.GetMutableData().set_value(np.zeros(self.n))
         self.plant.SetPositions(self._ctx, q)
@@ -478,27 +481,29 @@ class DrakeEngine(Engine):
             "contact_friction": [c.friction, c.friction],
         }
 
+    def _drake_integrator(self) -> str:
+        """What steps, in Drake's words (the config's ``drake_integrator``)."""
+        if self.time_step > 0:
+            approx = "SAP 'sap' (native contact)" if self.native_contact else "SAP 'lagged'"
+            return (f"discrete plant update every {self.time_step} s (Drake's discrete solver, "
+                    f"{approx}): semi-implicit Euler, joint damping implicit")
+        if self.crossdyn_rk4:
+            return ("crossdyn's RK4 on the continuous plant's generalized acceleration output (Drake's forward "
+                    f"dynamics, joint damping included), fixed step {self.dt} s; Drake's Simulator unused")
+        if self.error_control:
+            return f"{self.drake_scheme}, error-controlled, target accuracy {self._integ.get_target_accuracy()}"
+        return f"{self.drake_scheme}, fixed step {self.dt} s"
+
     def config(self) -> dict:
         _, subs = engine_inertias(self.spec)
         plant = self.plant
         bodies = [plant.GetBodyByName(f"link{i}", self._instance) for i in range(1, self.n + 1)]
         actuators = [plant.GetJointActuatorByName(f"tau{i}", self._instance) for i in range(1, self.n + 1)]
         integ = self._integ
-        if self.time_step > 0:
-            approx = "SAP 'sap' (native contact)" if self.native_contact else "SAP 'lagged'"
-            integrator = (f"discrete plant update every {self.time_step} s (Drake's discrete solver, "
-                          f"{approx}): semi-implicit Euler, joint damping implicit")
-        elif self.crossdyn_rk4:
-            integrator = ("crossdyn's RK4 on the continuous plant's generalized acceleration output (Drake's forward "
-                          f"dynamics, joint damping included), fixed step {self.dt} s; Drake's Simulator unused")
-        elif self.error_control:
-            integrator = f"{self.drake_scheme}, error-controlled, target accuracy {integ.get_target_accuracy()}"
-        else:
-            integrator = f"{self.drake_scheme}, fixed step {self.dt} s"
         gravity = [float(g) for g in plant.gravity_field().gravity_vector()]
         return {
             "engine": "drake", "version": drake_version(), "integrator": self.integrator,
-            "drake_integrator": integrator, "dt": self.dt,
+            "drake_integrator": self._drake_integrator(), "dt": self.dt,
             "error_control": self.error_controlled,
             "target_accuracy": self.accuracy if self.error_controlled else None,
             "max_step_size": (self.dt if self.crossdyn_rk4 else integ.get_maximum_step_size())
