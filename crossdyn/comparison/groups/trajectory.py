@@ -72,8 +72,8 @@ def scheme_of(integrator: str) -> str:
     (crossdyn's, on Pinocchio's aba)"``) in crossdyn's names: ``rk4``, ``semi-implicit-euler`` (MuJoCo's ``Euler`` is
     semi-implicit: q̇ first, then q with the new q̇), ``rk3-adaptive`` (Drake's error-controlled RK3: no fixed-step
     scheme shares its arithmetic), Drake's ``rk2``, ``rk3``, ``rk5`` and ``implicit-euler``, ``mujoco-implicit``, or
-    the text itself.  The planar adapters already name their
-    scheme in these words; the file engines' free text goes through here."""
+    the text itself.  The planar adapters already name their scheme in these words; the file engines' free text goes
+    through here."""
     text = integrator.lower()
     if "error-controlled" in text or "adaptive" in text:
         return "rk3-adaptive"

@@ -170,7 +170,8 @@ class DrakeFileEngine(FileEngine):
 
     def _native(self, path: str) -> None:
         """Drake's own stepping: a Simulator on a plant of time_step (0: continuous, Drake's integrator of the name,
-        error-controlled or at a fixed step dt, at most dt per step; > 0: Drake's discrete solver), τ through the applied generalized force port, held over dt."""
+        error-controlled or at a fixed step dt, at most dt per step; > 0: Drake's discrete solver), τ through the
+        applied generalized force port, held over dt."""
         from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
 
         ts = self.time_step
