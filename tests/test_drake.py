@@ -21,7 +21,8 @@ from conftest import random_states  # noqa: E402
 
 DT = 1e-3
 TOL = 1e-9  # relative, as for the other engines: rounding is ~1e-14, a model error is far larger
-VARIANTS = ["drake", "drake-rk2", "drake-rk3", "drake-rk5", "drake-euler", "drake-implicit", "drake-discrete"]
+VARIANTS = ["drake", "drake-rk2", "drake-rk3", "drake-rk4", "drake-rk5", "drake-euler", "drake-implicit",
+            "drake-discrete"]
 FOLDED = np.array([0.0, 2.97, 2.97])  # planar3r folded: link 3 lies across link 1
 
 
@@ -119,6 +120,26 @@ def test_semi_implicit_euler_variants_equal_analytic_euler(damping):
     assert np.max(np.abs(ref - q0)) > 0.1  # the arm moves
 
 
+@pytest.mark.parametrize("damping", [0.0, 0.3])
+def test_drake_rk4_is_crossdyns_rk4_on_drakes_dynamics(damping):
+    """drake-rk4 on a planar arm (as on a robot file): crossdyn's RK4 on the continuous plant's forward dynamics, the
+    arithmetic of analytic-rk4 rounding apart; the run under step_applied's extra torque too."""
+    spec = _spec("planar3r", damping)
+    profile, q0 = _sine(spec), hanging_configuration(spec) + 0.2
+    ref = _run("analytic-rk4", spec, profile, q0)
+    assert np.max(np.abs(_run("drake-rk4", spec, profile, q0) - ref)) <= TOL
+    assert np.max(np.abs(ref - q0)) > 0.1  # the arm moves
+    with make_engine("drake-rk4", spec, DT) as drake, make_engine("analytic-rk4", spec, DT) as analytic:
+        extra = np.array([0.5, -0.5, 0.2])  # planar3r has no effort limit: τ + extra is what the arm gets
+        drake.reset(q0, np.zeros(3))
+        analytic.reset(q0, np.zeros(3))
+        for _ in range(100):
+            drake.step_applied(np.ones(3), extra)
+            analytic.step(np.ones(3) + extra)
+        assert np.max(np.abs(drake.state()[0] - analytic.state()[0])) <= TOL
+        assert "crossdyn's RK4" in drake.config()["drake_integrator"] and drake.config()["integrator"] == "rk4"
+
+
 def test_error_controlled_drake_matches_the_reference():
     """``drake`` (RK3, accuracy 1e-10) against the analytic DOP853 reference (rtol = atol = 1e-12):
     measured 4.5e-11 rad over 1 s; RK3 at a fixed 1 ms step is 7.5e-7 rad, so the error control is real."""
@@ -144,7 +165,7 @@ def test_error_controlled_drake_convergence_group():
 
 @pytest.mark.parametrize("name, dts, slack", [
     ("drake-rk2", (4e-3, 2e-3), 0.1), ("drake-rk3", (4e-3, 2e-3), 0.1), ("drake-euler", (4e-3, 2e-3), 0.1),
-    ("drake-implicit", (4e-3, 2e-3), 0.1), ("drake-discrete", (4e-3, 2e-3), 0.1),
+    ("drake-implicit", (4e-3, 2e-3), 0.1), ("drake-discrete", (4e-3, 2e-3), 0.1), ("drake-rk4", (4e-3, 2e-3), 0.1),
     # RK5: measured orders 4.71, 4.88, 4.49 at 4/2, 2/1, 1/0.5 ms — higher-order terms still show at 2 ms and
     # at 0.5 ms the error (4.5e-14 rad) meets the reference's own (rtol = atol = 1e-12)
     ("drake-rk5", (2e-3, 1e-3), 0.3),
@@ -260,7 +281,8 @@ def test_accuracy_knob_changes_the_error():
 
 def test_bad_options_are_engine_errors():
     spec = get_preset("planar2r")
-    for bad in ("drake@accuracy=2", "drake@time_step=-1", "drake@time_step=fast"):
+    for bad in ("drake@accuracy=2", "drake@time_step=-1", "drake@time_step=fast",
+                "drake-rk4@time_step=0.001", "drake-rk4@explicit_damping=true"):  # drake-rk4 steps the continuous plant
         with pytest.raises(EngineError):
             make_engine(bad, spec, DT)
 

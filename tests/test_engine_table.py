@@ -9,6 +9,7 @@ import tomllib
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from crossdyn.cli import main
@@ -49,7 +50,9 @@ def test_info_lists_every_name_with_its_integrator_and_arm_kinds(capsys):
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert set(rows) == set(registry.engine_names())
     assert rows["mujoco"][2] == "semi-implicit-euler" and rows["mujoco-rk4"][2] == "rk4"
-    assert rows["drake-rk4"][3] == "files" and rows["mjx"][3:5] == ["planar,", "batch"]
+    assert rows["drake-rk4"][3:5] == ["planar,", "files"] and rows["mjx"][3:5] == ["planar,", "batch"]
+    for name in NEWLY_BOTH:                          # they ran on one arm kind only before
+        assert rows[name][3:5] == ["planar,", "files"], rows[name]
     assert rows["mujoco"][3:6] == ["planar,", "files,", "batch"] and rows["jax-rk4"][3] == "batch"
 
 
@@ -78,7 +81,10 @@ def _installed(name: str) -> bool:
 
 
 BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU)]
-FAST = {"mujoco", "mujoco-rk4", "dart", "drake", "drake-discrete"}   # the names whose meaning changed; the rest: slow
+NEWLY_BOTH = ("pinocchio-euler", "drake-rk2", "drake-rk4", "drake-rk5", "drake-euler", "drake-implicit")
+"""The names that ran on planar arms only (drake-rk4: on robot files only) before they got both adapters."""
+# the names whose meaning changed or that are new on an arm kind (each < 1 s: measured 0.05-0.7 s); the rest: slow
+FAST = {"mujoco", "mujoco-rk4", "dart", "drake", "drake-discrete", *NEWLY_BOTH}
 NAMES = [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in BOTH]
 
 
@@ -133,14 +139,51 @@ def test_robot_file_integrators_are_those_of_the_planar_names(robot):
 def test_names_without_an_adapter_are_refused_naming_why(robot):
     assert "MJX has no robot-file adapter" in file_engine_status("mjx-rk4", Format.URDF)
     assert "closed-form planar model" in file_engine_status("analytic", Format.URDF)
-    with pytest.raises(EngineError, match="does not read robot files: the robot-file adapter steps with crossdyn's"):
-        make_file_engine("pinocchio-euler", robot)
+    with pytest.raises(EngineError, match="does not read robot files: crossdyn's closed-form planar model"):
+        make_file_engine("analytic-euler", robot)
     with pytest.raises(EngineError, match="unknown engine 'nosuch'"):
         make_file_engine("nosuch", robot)
-    if _installed("drake-rk4"):
-        with pytest.raises(EngineUnsupported, match="does not run on a planar arm: crossdyn's RK4 on Drake"):
-            registry.make_engine("drake-rk4", get_preset("planar3r"))
-    assert "drake-rk4" not in registry.available_engines()
+    for name in NEWLY_BOTH:                          # every name whose library is installed runs on both kinds
+        e = registry.entry(name)
+        assert not e.refusals and e.file is not None, name
+        assert (name in registry.available_engines()) == e.available(), name
+
+
+def _steps(engine, taus, q0):
+    """The states after each step of ``taus`` (held one step each) from (q0, 0)."""
+    engine.reset(q0, np.zeros_like(q0))
+    out = []
+    for tau in taus:
+        engine.step(tau)
+        out.append(engine.state()[0])
+    return np.array(out)
+
+
+def test_the_new_adapters_do_the_arithmetic_of_their_scheme(robot):
+    """Beyond the label: on the UR5, pinocchio-euler and drake-euler take the same semi-implicit Euler steps and
+    drake-rk4 the RK4 steps of pinocchio-rk4, on the same dynamics; on planar3r with joint damping, drake-rk4 those of
+    analytic-rk4 and pinocchio-euler those of analytic-euler.  Equal to round-off over 200 steps (measured
+    6e-17-7e-16 rad); the bound, 1e-9 rad, is the query tolerance of tests/test_engines.py, far below the difference
+    of two schemes (measured 1.7e-3 and 1.8e-3 rad: the last assertions)."""
+    if not (_installed("drake-rk4") and _installed("pinocchio")):
+        pytest.skip("needs drake and pinocchio")
+    rng = np.random.default_rng(7)
+    taus, q0 = rng.uniform(-5, 5, (200, robot.n)), rng.uniform(-1, 1, robot.n)
+    runs = {}
+    for name in ("pinocchio-euler", "drake-euler", "pinocchio-rk4", "drake-rk4"):
+        engine = make_file_engine(name, robot, 1e-3)
+        runs[name] = _steps(engine, taus, q0)
+        engine.close()
+    spec = get_preset("planar3r").with_links(damping=0.3)
+    taus3, q3 = rng.uniform(-0.3, 0.3, (200, 3)) * spec.torque_scale(), np.array([0.3, -0.2, 0.1])
+    for name in ("analytic-rk4", "drake-rk4", "analytic-euler", "pinocchio-euler"):
+        with registry.make_engine(name, spec, 1e-3) as engine:
+            runs["planar " + name] = _steps(engine, taus3, q3)
+    for a, b in (("pinocchio-euler", "drake-euler"), ("pinocchio-rk4", "drake-rk4"),
+                 ("planar analytic-rk4", "planar drake-rk4"), ("planar analytic-euler", "planar pinocchio-euler")):
+        assert np.max(np.abs(runs[a] - runs[b])) <= 1e-9, (a, b, np.max(np.abs(runs[a] - runs[b])))
+    assert np.max(np.abs(runs["pinocchio-euler"] - runs["pinocchio-rk4"])) > 1e-6                # the schemes differ
+    assert np.max(np.abs(runs["planar drake-rk4"] - runs["planar analytic-euler"])) > 1e-6
 
 
 def test_the_cli_runs_any_name_on_every_arm_kind_it_reads(tmp_path, capsys, robot):
@@ -157,9 +200,27 @@ def test_the_cli_runs_any_name_on_every_arm_kind_it_reads(tmp_path, capsys, robo
     assert rc == 0 and "verdict: PASS" in capsys.readouterr().out
     assert main(["compare", "scara", "--engines", "mjx", "--out", str(tmp_path / "x")]) == 2
     assert "'mjx' does not read robot files: MJX has no robot-file adapter" in capsys.readouterr().err
-    if _installed("drake-rk4"):
-        assert main(["compare", "planar3r", "--engines", "drake-rk4", "--out", str(tmp_path / "y")]) == 2
-        assert "does not run on a planar arm" in capsys.readouterr().err
+
+
+@pytest.mark.slow   # three compare runs, 3-15 s each (measured 14.5 s, 3.3 s, 12.2 s)
+@pytest.mark.parametrize("arm, engines", [("scara", "pinocchio-euler,drake-rk5"), ("UR5", "drake-euler,drake-rk4"),
+                                          ("planar3r", "drake-rk4,pinocchio-euler,drake-implicit")])
+def test_the_names_new_on_an_arm_kind_pass_there(arm, engines, tmp_path, capsys, robot):
+    """compare scara --engines pinocchio-euler,drake-rk5, compare UR5.urdf --engines drake-euler,drake-rk4 and
+    compare planar3r --engines drake-rk4,… (each exited 2 before: 'does not read robot files' / 'does not run on a
+    planar arm') run and PASS, each engine's config naming its integrator as the table does."""
+    import json
+
+    if not (_installed("drake-rk4") and _installed("pinocchio")):
+        pytest.skip("needs drake and pinocchio")
+    target = str(robot.source) if arm == "UR5" else arm
+    rc = main(["compare", target, "--engines", engines, "--duration", "0.2", "--states", "100", "--no-plots",
+               "--quiet", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "verdict: PASS" in out, out
+    doc = json.loads((tmp_path / "summary.json").read_text())["engines"]
+    for name in engines.split(","):
+        assert scheme_of(str(doc[name]["config"]["integrator"])) == registry.entry(name).integrator, doc[name]["config"]
 
 
 def test_worker_processes_rebuild_the_table():

@@ -173,8 +173,8 @@ def single_arm_names() -> list[str]:
 
 
 def available_engines() -> list[str]:
-    """Registered engines whose library imports and that run on a planar arm (``drake-rk4`` is a robot file's
-    only: :attr:`EngineEntry.refusals`)."""
+    """Registered engines whose library imports and that run on a planar arm (the batched-only names refused:
+    :attr:`EngineEntry.refusals`)."""
     return [name for name, e in _REGISTRY.items() if e.available() and "planar" not in e.refusals]
 
 
@@ -365,11 +365,8 @@ NOT_FILES = {
     "analytic": "crossdyn's closed-form planar model; a robot file's reference is crossdyn's spatial model, "
                 "which compare runs as the reference",
     "mjx": "MJX has no robot-file adapter; mujoco-warp runs MuJoCo's model of the file in float32",
-    "pinocchio-euler": "the robot-file adapter steps with crossdyn's RK4 on Pinocchio's ABA only",
     "batch-only": "a batched engine only (crossdyn's analytic model over N arms: compare --batch); a single arm's "
                   "analytic names are analytic-rk4 and analytic-euler",
-    "drake-other": "the robot-file adapter runs crossdyn's RK4 (drake-rk4), Drake's error-controlled RK3 (drake), "
-                   "RK3 at a fixed step (drake-rk3) or the discrete solver (drake-discrete)",
 }
 """Why a family of names reads no robot file (:attr:`EngineEntry.refusals`)."""
 
@@ -388,7 +385,6 @@ fdrake, fnt = F + "drake.file.DrakeFileEngine", F + "newton.file.NewtonFileEngin
 fgs = F + "genesis.file.GenesisFileEngine"
 no_files = {"files": NOT_FILES["analytic"]}
 mjx_files = {"files": NOT_FILES["mjx"]}
-drake_files = {"files": NOT_FILES["drake-other"]}
 batch_only = {"planar": NOT_FILES["batch-only"], "files": NOT_FILES["batch-only"]}
 eu, r4 = {"integrator": "Euler"}, {"integrator": "RK4"}
 # name, planar module, class, its kwargs, library, extra, native modes, integrator, robot-file adapter, its
@@ -426,7 +422,7 @@ _TABLE: list[tuple] = [
     ("pinocchio-rk4", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}, "rk4", fpin,
      {}, {}, {}),
     ("pinocchio-euler", pin, "PinocchioEngine", {"integrator": "semi-implicit-euler"}, "pinocchio", "pinocchio",
-     {}, "semi-implicit-euler", None, {}, {"files": NOT_FILES["pinocchio-euler"]}, {}),
+     {}, "semi-implicit-euler", fpin, {"integrator": "semi-implicit-euler"}, {}, {}),
     # DART's limit constraint runs in World.step only (not under dart-rk4)
     ("dart", dart, "DartEngine", {"integrator": "semi-implicit-euler"}, "dartpy", "dart",
      {"limits": "enforce_limits"}, "semi-implicit-euler", fdart, {"native_step": True}, {}, {"planar": 5}),
@@ -435,19 +431,20 @@ _TABLE: list[tuple] = [
     # continuous plants ignore joint limits and have Hunt-Crossley contact: native modes on the discrete plant
     ("drake", drake, "DrakeEngine", {"integrator": "rk3-adaptive"}, "pydrake", "drake", {}, "rk3-adaptive",
      fdrake, {"integrator": "rk3-adaptive"}, {}, {}),
-    ("drake-rk2", drake, "DrakeEngine", {"integrator": "rk2"}, "pydrake", "drake", {}, "rk2", None, {},
-     drake_files, {}),
+    ("drake-rk2", drake, "DrakeEngine", {"integrator": "rk2"}, "pydrake", "drake", {}, "rk2", fdrake,
+     {"integrator": "rk2"}, {}, {}),
     ("drake-rk3", drake, "DrakeEngine", {"integrator": "rk3"}, "pydrake", "drake", {}, "rk3", fdrake,
      {"integrator": "rk3"}, {}, {}),
-    ("drake-rk4", drake, "DrakeEngine", {}, "pydrake", "drake", {}, "rk4", fdrake, {"integrator": "rk4"},
-     {"planar": "crossdyn's RK4 on Drake's continuous dynamics is built for robot files; on a planar arm drake "
-                "(error-controlled RK3), drake-rk3 or drake-rk5 run Drake's own integrators"}, {"files": 4}),
-    ("drake-rk5", drake, "DrakeEngine", {"integrator": "rk5"}, "pydrake", "drake", {}, "rk5", None, {},
-     drake_files, {}),
-    ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "drake", {}, "euler", None, {},
-     drake_files, {}),
-    ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "drake", {}, "implicit",
-     None, {}, drake_files, {}),
+    # crossdyn's RK4 on Drake's continuous dynamics (Drake has no RK4)
+    ("drake-rk4", drake, "DrakeEngine", {"integrator": "rk4"}, "pydrake", "drake", {}, "rk4", fdrake,
+     {"integrator": "rk4"}, {}, {"files": 4}),
+    ("drake-rk5", drake, "DrakeEngine", {"integrator": "rk5"}, "pydrake", "drake", {}, "rk5", fdrake,
+     {"integrator": "rk5"}, {}, {}),
+    # Drake's semi_explicit_euler: v then q with the new v
+    ("drake-euler", drake, "DrakeEngine", {"integrator": "euler"}, "pydrake", "drake", {}, "semi-implicit-euler",
+     fdrake, {"integrator": "euler"}, {}, {}),
+    ("drake-implicit", drake, "DrakeEngine", {"integrator": "implicit"}, "pydrake", "drake", {}, "implicit-euler",
+     fdrake, {"integrator": "implicit"}, {}, {}),
     ("drake-discrete", drake, "DrakeEngine", {"integrator": "discrete"}, "pydrake", "drake", both, "semi-implicit-euler",
      fdrake, {"integrator": "discrete"}, {}, {"planar": 6}),
     # the GPU simulators (issue 28); they run on the CPU too, float32; on robot files only when named
@@ -506,7 +503,7 @@ BATCH_RUNNERS: dict[str, str] = {
 """Batched runner (an entry's ``batch``) → ``module:function`` in its library's folder (the batch module declares
 its knobs: :mod:`crossdyn.engines.batching`)."""
 del both, an, pb, mj, mx, pin, dart, drake, mw, nt, gs, F, fpb, fpbn, fmj, fmw, fpin, fdart, fdrake, fnt, fgs, no_files, \
-    mjx_files, drake_files, batch_only, eu, r4  # the table's abbreviations
+    mjx_files, batch_only, eu, r4  # the table's abbreviations
 
 
 def _builtin() -> None:

@@ -142,8 +142,8 @@ def joint_units(model: RobotModel) -> JointUnits:
     return JointUnits(tuple(j.type.rotates for j in model.joints), model.joint_names)
 
 
-ORDERS = {**ORDER, "rk3": 3}
-"""Order of each scheme (the planar table, plus Drake's fixed-step RK3)."""
+ORDERS = {**ORDER, "rk2": 2, "rk3": 3, "rk5": 5, "implicit-euler": 1}
+"""Order of each scheme (the planar table, plus Drake's fixed-step RK2, RK3, RK5 and implicit Euler)."""
 
 
 def _not_refined(driven, half):

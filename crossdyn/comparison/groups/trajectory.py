@@ -71,19 +71,21 @@ def scheme_of(integrator: str) -> str:
     """An engine's ``integrator`` (free text: ``"RK4"``, ``"semi-implicit Euler (PyBullet's only)"``, ``"rk4
     (crossdyn's, on Pinocchio's aba)"``) in crossdyn's names: ``rk4``, ``semi-implicit-euler`` (MuJoCo's ``Euler`` is
     semi-implicit: q̇ first, then q with the new q̇), ``rk3-adaptive`` (Drake's error-controlled RK3: no fixed-step
-    scheme shares its arithmetic), ``mujoco-implicit``, or the text itself.  The planar adapters already name their
-    scheme in these words; the file engines' free text goes through here."""
+    scheme shares its arithmetic), Drake's ``rk2``, ``rk3``, ``rk5`` and ``implicit-euler``, ``mujoco-implicit``, or
+    the text itself.  The planar adapters already name their scheme in these words; the file engines' free text goes
+    through here."""
     text = integrator.lower()
     if "error-controlled" in text or "adaptive" in text:
         return "rk3-adaptive"
-    if "rk4" in text:
-        return "rk4"
-    if "rk3" in text:
-        return "rk3"
+    for order in ("rk4", "rk3", "rk5", "rk2"):
+        if order in text:
+            return order
     if "implicitfast" in text:
         return "mujoco-implicitfast"
     if "semi-implicit" in text or "symplectic" in text or text.strip() == "euler":
         return "semi-implicit-euler"
+    if "implicit-euler" in text or "implicit_euler" in text or "implicit euler" in text:
+        return "implicit-euler"     # Drake's implicit_euler (Newton iterations), not MuJoCo's implicit
     if "implicit" in text:
         return "mujoco-implicit"
     return integrator

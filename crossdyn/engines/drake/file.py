@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from crossdyn.engines.drake import SCHEMES
 from crossdyn.engines.file_engine import FileEngine, FileOptions
 from crossdyn.errors import EngineError, EngineUnsupported
 from crossdyn.robots.model import Format, RobotModel
@@ -52,9 +53,11 @@ class DrakeFileOptions(FileOptions):
     time_step: float = 0.0
     """The stepping plant's time_step (0: continuous; Drake's default is a discrete plant at 0.001 s)."""
     integrator: str = "rk4"
-    """What steps, as the planar adapter's names say it (:data:`INTEGRATORS`): ``rk4`` crossdyn's RK4 on Drake's
-    forward dynamics (``drake-rk4``); ``rk3-adaptive`` Drake's error-controlled RK3 at target accuracy ``accuracy``
-    (``drake``); ``rk3`` Drake's RK3 at a fixed step dt (``drake-rk3``, as ``native_step`` with time_step 0);
+    """What steps, as the planar adapter's names say it (:data:`crossdyn.engines.drake.SCHEMES`, the same scheme and
+    settings on both): ``rk4`` crossdyn's RK4 on Drake's forward dynamics (``drake-rk4``); ``rk3-adaptive`` Drake's
+    error-controlled RK3 at target accuracy ``accuracy`` (``drake``); ``rk2``, ``rk3``, ``rk5``, ``euler``
+    (``semi_explicit_euler``: semi-implicit Euler), ``implicit`` (``implicit_euler``) Drake's integrator in
+    fixed-step mode at dt (``drake-rk2`` … ``drake-implicit``; ``rk3`` is ``native_step`` with time_step 0);
     ``discrete`` Drake's discrete plant at time_step dt (``drake-discrete``)."""
     accuracy: float = 1e-10
     """Target accuracy of the error-controlled RK3 (the planar ``drake``'s; Drake's own default is 1e-4)."""
@@ -64,7 +67,11 @@ class DrakeFileOptions(FileOptions):
     2.094 rad stops at 2.0944).  False: every joint's limits set to ±inf before ``Finalize``."""
 
 
-INTEGRATORS = ("rk4", "rk3-adaptive", "rk3", "discrete")
+INTEGRATORS = tuple(SCHEMES)
+
+FIXED_STEP_TEXT = {"rk3": "Drake's RK3, fixed step dt (continuous plant)"}
+"""The config's words for Drake's fixed-step schemes (the others: "<scheme> (Drake's <its name>, fixed step dt,
+continuous plant)")."""
 
 
 def massless_mjcf_bodies(path: str) -> list[str]:
@@ -162,8 +169,9 @@ class DrakeFileEngine(FileEngine):
         return plant
 
     def _native(self, path: str) -> None:
-        """Drake's own stepping: a Simulator on a plant of time_step (0: continuous, Drake's RK3 at a fixed step dt;
-        > 0: Drake's discrete solver), τ through the applied generalized force port, held over dt."""
+        """Drake's own stepping: a Simulator on a plant of time_step (0: continuous, Drake's integrator of the name,
+        error-controlled or at a fixed step dt, at most dt per step; > 0: Drake's discrete solver), τ through the
+        applied generalized force port, held over dt."""
         from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
 
         ts = self.time_step
@@ -176,10 +184,12 @@ class DrakeFileEngine(FileEngine):
             integ.set_target_accuracy(float(self.options.accuracy))
             self.integrator = (f"Drake's error-controlled RK3 (rk3-adaptive), target accuracy "
                                f"{self.options.accuracy:g} (continuous plant)")
-        elif ts == 0.0:
-            integ = ResetIntegratorFromFlags(self._sim, "runge_kutta3", self.dt)
+        elif ts == 0.0:  # native_step=true under rk4 steps with Drake's RK3
+            name = "rk3" if self.options.integrator == "rk4" else self.options.integrator
+            scheme, _, word, _ = SCHEMES[name]
+            integ = ResetIntegratorFromFlags(self._sim, str(scheme), self.dt)
             integ.set_fixed_step_mode(True)
-            self.integrator = "Drake's RK3, fixed step dt (continuous plant)"
+            self.integrator = FIXED_STEP_TEXT.get(name, f"{word} (Drake's {scheme}, fixed step dt, continuous plant)")
         else:
             # Drake's discrete solver: v then q with the new v (the planar drake-discrete says so too)
             self.integrator = f"semi-implicit Euler (Drake's discrete plant, time_step {ts} s)"

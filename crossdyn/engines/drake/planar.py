@@ -25,6 +25,8 @@ with one of Drake's own schemes (registry names):
                        at most one step of dt (the torque changes every dt)
 ``drake-rk2``          continuous plant, ``runge_kutta2`` (second-order explicit RK), one step of dt
 ``drake-rk3``          … ``runge_kutta3`` in fixed-step mode (order 3)
+``drake-rk4``          continuous plant, crossdyn's classical RK4 on its generalized acceleration
+                       (Drake has no RK4); Drake's Simulator unused
 ``drake-rk5``          … ``runge_kutta5`` (5th order, embedded 4th) in fixed-step mode (order 5)
 ``drake-euler``        … ``semi_explicit_euler``: v ← v + dt·v̇, q ← q + dt·v (semi-implicit Euler)
 ``drake-implicit``     … ``implicit_euler`` in fixed-step mode (Newton iterations, order 1)
@@ -33,7 +35,8 @@ with one of Drake's own schemes (registry names):
                        joint damping treated implicitly
 =====================  ======================================================================
 
-Drake has no RK4 integrator (``pydrake.systems.analysis.GetIntegrationSchemes()``).
+Drake has no RK4 integrator (``pydrake.systems.analysis.GetIntegrationSchemes()``): ``drake-rk4`` is crossdyn's, as on
+a robot file.  Every name steps with the same scheme and settings on a robot file (:data:`crossdyn.engines.drake.SCHEMES`).
 
 Traps, each neutralised or stated in :meth:`DrakeEngine.config` and switchable by a keyword
 (``drake@key=value``; tests/test_drake.py shows each one matters):
@@ -81,20 +84,12 @@ from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
 from pydrake.systems.framework import DiagramBuilder
 
 from crossdyn.engines.base import Capabilities, Engine, EngineError, EngineUnsupported
+from crossdyn.engines.drake import SCHEMES
 from crossdyn.models.inertia import engine_inertias
 from crossdyn.models.spec import ArmSpec
 from crossdyn.models.urdf import to_urdf
+from crossdyn.steps import rk4_step
 
-SCHEMES = {
-    # crossdyn name: (Drake integration scheme, error control, crossdyn scheme name, order)
-    "rk3-adaptive": ("runge_kutta3", True, "drake-rk3-error-controlled", 3),
-    "rk2": ("runge_kutta2", False, "rk2", 2),
-    "rk3": ("runge_kutta3", False, "rk3", 3),
-    "rk5": ("runge_kutta5", False, "rk5", 5),
-    "euler": ("semi_explicit_euler", False, "semi-implicit-euler", 1),
-    "implicit": ("implicit_euler", False, "implicit-euler", 1),
-    "discrete": (None, False, "semi-implicit-euler", 1),  # the discrete plant's own update
-}
 ORDERS = {scheme: order for _, _, scheme, order in SCHEMES.values()}
 """Order of accuracy of each scheme name an adapter reports (``engine.integrator``)."""
 
@@ -108,6 +103,29 @@ MODEL_NAME = "crossdyn_arm"
 
 def drake_version() -> str:
     return importlib.metadata.version("drake")
+
+
+def _plant_time_step(time_step: float | str | None, dt: float, integrator: str, opt: DrakeOptions) -> float:
+    """The simulated plant's time step: ``time_step`` as the option says it (None: dt for ``drake-discrete``, else 0;
+    ``"default"``: MultibodyPlantConfig's), refused where the name cannot use it — ``drake-discrete`` needs a discrete
+    plant; ``drake-rk4`` steps the continuous plant's dynamics, whose joint damping is already an explicit force at
+    each RK4 stage (no ``explicit_damping`` either)."""
+    if time_step is None:
+        out = dt if integrator == "discrete" else 0.0
+    elif isinstance(time_step, str) and time_step.lower() == "default":
+        out = float(MultibodyPlantConfig().time_step)
+    elif isinstance(time_step, (int, float)) and time_step >= 0:
+        out = float(time_step)
+    else:
+        raise EngineError(f"drake time_step: must be a number >= 0 s or 'default', got {time_step!r}")
+    if integrator == "discrete" and out == 0:
+        raise EngineError("drake-discrete: time_step must be > 0 (a discrete plant)")
+    if integrator == "rk4" and out != 0:
+        raise EngineError(f"drake-rk4: crossdyn's RK4 steps the continuous plant (time_step 0), got time_step {out}")
+    if integrator == "rk4" and opt.explicit_damping:
+        raise EngineError("drake-rk4: explicit_damping is for Drake's discrete solver; drake-rk4 applies the joint "
+                          "damping -B qd explicitly at each RK4 stage already")
+    return out
 
 
 def _strip_world_link(urdf: str) -> str:
@@ -186,16 +204,9 @@ class DrakeEngine(Engine):
         if self.native_limits and not self.discrete:
             raise EngineUnsupported("drake: native_limits needs the discrete plant (drake-discrete): continuous "
                                     "plants ignore joint limits")
-        if time_step is None:
-            self.time_step = self.dt if self.discrete else 0.0
-        elif isinstance(time_step, str) and time_step.lower() == "default":
-            self.time_step = float(MultibodyPlantConfig().time_step)
-        elif isinstance(time_step, (int, float)) and time_step >= 0:
-            self.time_step = float(time_step)
-        else:
-            raise EngineError(f"drake time_step: must be a number >= 0 s or 'default', got {time_step!r}")
-        if self.discrete and self.time_step == 0:
-            raise EngineError("drake-discrete: time_step must be > 0 (a discrete plant)")
+        self.crossdyn_rk4 = integrator == "rk4"
+        """``drake-rk4``: crossdyn's RK4 on the continuous query plant's forward dynamics (Drake's Simulator unused)."""
+        self.time_step = _plant_time_step(time_step, self.dt, integrator, opt)
         self.drake_gravity = bool(opt.drake_gravity)
         self.world_link = bool(opt.world_link)
         self.collision_geometry = bool(opt.collision_geometry)
@@ -224,6 +235,7 @@ class DrakeEngine(Engine):
         self._qroot = self._qdiagram.CreateDefaultContext()
         self._qctx = self.qplant.GetMyMutableContextFromRoot(self._qroot)
         self._qu = self.qplant.get_actuation_input_port().FixValue(self._qctx, np.zeros(self.n))
+        self._qapplied = self.qplant.get_applied_generalized_force_input_port().FixValue(self._qctx, np.zeros(self.n))
         self._forces = MultibodyForces(self.qplant)
         self._acc_port = self.qplant.get_generalized_acceleration_output_port()
         self._contact_port = self.qplant.get_generalized_contact_forces_output_port(self._instance)
@@ -330,6 +342,9 @@ class DrakeEngine(Engine):
         return self._k * self.dt
 
     def step(self, tau) -> None:
+        if self.crossdyn_rk4:
+            self._rk4_step(np.asarray(tau, dtype=float))
+            return
         # GetMutableData() each time: it is the call that invalidates Drake's caches depending on the input
         # (a kept reference would be written without invalidation: stale torque, measured 0.1 rad in 1 s)
         self._u.GetMutableData().set_value(np.asarray(tau, dtype=float))
@@ -340,6 +355,21 @@ class DrakeEngine(Engine):
             self._extra_set = self._extra_any
         self._k += 1
         self.simulator.AdvanceTo(self._k * self.dt)
+
+    def _rk4_step(self, tau: np.ndarray) -> None:
+        """``drake-rk4``: one classical RK4 step of dt on q̈ = the continuous query plant's generalized acceleration
+        (Drake's forward dynamics: τ through the actuators, clamped to their effort limits, ``step_applied``'s torques
+        through the applied generalized force port, both held over the step; joint damping −B q̇ as Drake's force at
+        each stage), as the robot-file adapter steps ``drake-rk4``; the state is written back to the simulated plant."""
+        q, qd = self.state()
+        self._qapplied.GetMutableData().set_value(self._extra)
+        try:
+            q, qd = rk4_step(self.forward_dynamics, q, qd, tau, self.dt)
+        finally:
+            self._qapplied.GetMutableData().set_value(np.zeros(self.n))
+        self.plant.SetPositions(self._ctx, q)
+        self.plant.SetVelocities(self._ctx, qd)
+        self._k += 1
 
     _extra_set = False  # the applied port holds a non-zero torque (zeroed at the next plain step)
     _extra_any = False  # the torque step_applied is applying now is non-zero
@@ -451,27 +481,33 @@ class DrakeEngine(Engine):
             "contact_friction": [c.friction, c.friction],
         }
 
+    def _drake_integrator(self) -> str:
+        """What steps, in Drake's words (the config's ``drake_integrator``)."""
+        if self.time_step > 0:
+            approx = "SAP 'sap' (native contact)" if self.native_contact else "SAP 'lagged'"
+            return (f"discrete plant update every {self.time_step} s (Drake's discrete solver, "
+                    f"{approx}): semi-implicit Euler, joint damping implicit")
+        if self.crossdyn_rk4:
+            return ("crossdyn's RK4 on the continuous plant's generalized acceleration output (Drake's forward "
+                    f"dynamics, joint damping included), fixed step {self.dt} s; Drake's Simulator unused")
+        if self.error_control:
+            return f"{self.drake_scheme}, error-controlled, target accuracy {self._integ.get_target_accuracy()}"
+        return f"{self.drake_scheme}, fixed step {self.dt} s"
+
     def config(self) -> dict:
         _, subs = engine_inertias(self.spec)
         plant = self.plant
         bodies = [plant.GetBodyByName(f"link{i}", self._instance) for i in range(1, self.n + 1)]
         actuators = [plant.GetJointActuatorByName(f"tau{i}", self._instance) for i in range(1, self.n + 1)]
         integ = self._integ
-        if self.time_step > 0:
-            approx = "SAP 'sap' (native contact)" if self.native_contact else "SAP 'lagged'"
-            integrator = (f"discrete plant update every {self.time_step} s (Drake's discrete solver, "
-                          f"{approx}): semi-implicit Euler, joint damping implicit")
-        elif self.error_control:
-            integrator = f"{self.drake_scheme}, error-controlled, target accuracy {integ.get_target_accuracy()}"
-        else:
-            integrator = f"{self.drake_scheme}, fixed step {self.dt} s"
         gravity = [float(g) for g in plant.gravity_field().gravity_vector()]
         return {
             "engine": "drake", "version": drake_version(), "integrator": self.integrator,
-            "drake_integrator": integrator, "dt": self.dt,
+            "drake_integrator": self._drake_integrator(), "dt": self.dt,
             "error_control": self.error_controlled,
             "target_accuracy": self.accuracy if self.error_controlled else None,
-            "max_step_size": integ.get_maximum_step_size() if self.time_step == 0 else None,
+            "max_step_size": (self.dt if self.crossdyn_rk4 else integ.get_maximum_step_size())
+            if self.time_step == 0 else None,
             "time_step": self.time_step,
             "time_step_note": ("continuous plant (time_step = 0) set explicitly; MultibodyPlantConfig's default "
                                f"would be a discrete plant with time_step = {MultibodyPlantConfig().time_step} s"

@@ -7,6 +7,9 @@
 * Joint damping and friction: Pinocchio stores them (``model.damping``, ``model.friction``) and its algorithms ignore
   them, so the queries exclude them as the interface asks; stepping adds −b q̇ explicitly (option ``damping``).
 * A ``continuous`` joint is two coordinates (cos q, sin q) in Pinocchio: the adapter converts q ↔ (cos, sin).
+* Stepping: crossdyn's integrator of the engine name on ``aba`` with −b q̇, τ held over dt — classical RK4
+  (``pinocchio``, ``pinocchio-rk4``) or semi-implicit Euler q̇ ← q̇ + dt q̈, q ← q + dt q̇⁺ (``pinocchio-euler``), as
+  the planar adapter steps each name.
 * Batched paths: ``computeAllTerms`` per state gives M (crba, symmetrised) and the bias (nle); ID is ``rnea``.
 """
 from __future__ import annotations
@@ -20,12 +23,21 @@ from crossdyn.engines.file_engine import FileEngine, FileOptions
 from crossdyn.errors import EngineError
 from crossdyn.robots.model import Format, RobotModel
 from crossdyn.robots.prepare import prepare
+from crossdyn.steps import semi_implicit_euler_step
 
 
 @dataclass(frozen=True)
 class PinocchioFileOptions(FileOptions):
     armature: bool = True
     """Keep the armature Pinocchio read from the file (False: model.armature = 0)."""
+    integrator: str = "rk4"
+    """crossdyn's scheme on Pinocchio's ``aba`` (:data:`INTEGRATORS`): ``rk4`` (``pinocchio``, ``pinocchio-rk4``) or
+    ``semi-implicit-euler`` (``pinocchio-euler``), as the planar adapter names them."""
+
+
+INTEGRATORS = {"rk4": "rk4 (crossdyn's, on Pinocchio's aba)",
+               "semi-implicit-euler": "semi-implicit Euler (crossdyn's, on Pinocchio's aba)"}
+"""Each scheme the adapter steps with → its ``integrator`` text (the config's)."""
 
 
 class PinocchioFileEngine(FileEngine):
@@ -38,6 +50,9 @@ class PinocchioFileEngine(FileEngine):
 
     def __init__(self, model: RobotModel, dt: float = 1e-3, options: Any = None, **kw: Any):
         super().__init__(model, dt, options, **kw)
+        if self.options.integrator not in INTEGRATORS:
+            raise EngineError(f"pinocchio integrator: one of {', '.join(INTEGRATORS)}, got {self.options.integrator!r}")
+        self.integrator = INTEGRATORS[self.options.integrator]
         import pinocchio as pin  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         self.pin = pin
@@ -62,6 +77,14 @@ class PinocchioFileEngine(FileEngine):
         self._vidx = np.array([j.idx_v for j in joints])
         self._qidx = np.array([j.idx_q for j in joints])
         self._circle = np.array([j.nq == 2 for j in joints])  # continuous: (cos, sin)
+
+    def step(self, tau: np.ndarray) -> None:
+        """One step of dt, τ held: the base class's RK4, or semi-implicit Euler on the same q̈ (damping explicit)."""
+        if self.options.integrator == "rk4":
+            super().step(tau)
+            return
+        tau = np.asarray(tau, dtype=float).reshape(self.n)
+        self._q, self._qd = semi_implicit_euler_step(self._qdd, self._q, self._qd, tau, self.dt)
 
     def _to_pin_q(self, Q: np.ndarray) -> np.ndarray:
         """Engine-order angles (N, n) → Pinocchio configurations (N, nq)."""
