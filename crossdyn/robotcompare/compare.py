@@ -215,8 +215,9 @@ def _native_limits(job: RobotJob, specs: list[str], opt: RobotCompareOptions, ou
 
 
 def _native_effort(summary: dict, job: RobotJob, specs: list[str]) -> None:
-    """``--effort``: each MuJoCo engine of the run characterised in native mode (``@native_effort=true``), into
-    ``effort_law.native`` and a note (:func:`crossdyn.robotcompare.effort.native_modes`)."""
+    """``--effort``: each MuJoCo and Drake engine of the run characterised in native mode (``@native_effort=true``;
+    ``drake-rk4`` by ``drake-discrete``), into ``effort_law.native`` and a note
+    (:func:`crossdyn.robotcompare.effort.native_modes`)."""
     from crossdyn.robotcompare.effort import native_line, native_modes
     from crossdyn.robotcompare.measure import build_file_engine
 
