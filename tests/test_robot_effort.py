@@ -202,7 +202,8 @@ def test_effort_native_modes_characterise_mujoco_and_drake_drake_rk4_by_drake_di
     model = read_robot(robot_files.erd_ur5_urdf())
     got = native_modes(model, ["pinocchio", "mujoco-rk4", "pybullet", "drake-rk4", "drake-discrete", "dart-rk4"],
                        lambda spec, dt: make_file_engine(spec, model, dt))
-    assert list(got) == ["mujoco-rk4@damping=false@native_effort=true", "drake-discrete@damping=false@native_effort=true"]
+    assert list(got) == ["mujoco-rk4@damping=false@native_effort=true",
+                         "drake-discrete@damping=false@native_effort=true"]
     for spec, bound in zip(got, (1e-4, 1e-9)):
         assert got[spec]["clamps"] == [True] * 6 and got[spec]["accel_error_clamped_fraction"] <= bound, got[spec]
     line = native_line(got)

@@ -10,8 +10,9 @@ invent them.  Every engine's own enforcement is off in a default comparison, eac
 the knob that switches it back: ``pybullet@limits=true``, ``mujoco@limits=true`` (MuJoCo's solver on for the
 limits alone), ``drake-discrete@limits=true`` (a continuous Drake plant ignores limits), ``dart@enforce_limits=true``
 (``World.step`` only), ``newton@limits=true`` (Newton's penalty spring past a limit, float32; run when named, as
-every GPU engine), ``genesis@joint_limit=true``; Pinocchio has no limit enforcement in its dynamics.  The default motion stays inside the
-limits by a margin (:mod:`crossdyn.robotcompare.motion`), so no engine would have met them anyway.
+every GPU engine), ``genesis@joint_limit=true``; Pinocchio has no limit enforcement in its dynamics.  The default
+motion stays inside the limits by a margin (:mod:`crossdyn.robotcompare.motion`), so no engine would have met them
+anyway.
 
 **The native run.**  With ``--native`` the default comparison runs unchanged, and then every selected engine
 family that enforces limits by itself (:func:`native_engines`) runs a second motion that drives the joints into

@@ -143,7 +143,7 @@ class DrakeFileEngine(FileEngine):
 
     def _build(self, path: str, time_step: float, damping: bool = True, actuated: bool = False) -> Any:
         """The plant of the file: root welded (URDF), armature as rotor inertia, the model's gravity; ``actuated``:
-        an actuator on every joint, effort-limited to the file's effort (:meth:`_actuate`)."""
+        an actuator on every joint (gear 1, rotor inertia the armature), its ``effort_limit`` the file's effort."""
         from pydrake.multibody.parsing import Parser
         from pydrake.multibody.plant import MultibodyPlant
 
@@ -330,7 +330,6 @@ class DrakeFileEngine(FileEngine):
                                    "(its warning: 'While re-expressing as central inertia ... mass > 0 failed')",
                 "joint_damping": "Drake's Joint.default_damping: excluded from the queries (not in CalcMassMatrix, "
                                  "CalcBiasTerm, CalcInverseDynamics without force elements)"}
-
 
     def _effort_config(self) -> dict:
         """config()["effort_limits"] where ``native_effort`` is on (else the base config's: unclamped)."""
