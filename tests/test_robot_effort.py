@@ -71,7 +71,7 @@ def _check(spec: str, path):
     from crossdyn.engines.files import make_file_engine
     from crossdyn.robotcompare.effort import file_effort_check
 
-    pytest.importorskip(LIBRARY[spec.split("@")[0]])
+    pytest.importorskip(LIBRARY[spec.split("@")[0].split("-")[0]])
     model = read_robot(path)
     engine = make_file_engine(spec + "@damping=false", model, 1e-4)
     try:
@@ -146,3 +146,65 @@ def test_mujoco_native_effort_clamps_to_the_files_effort(spec, path):
     for r in rows:
         assert r["clamps"], r
         assert r["accel_error_clamped"] <= 1e-4 * r["separation"], r
+
+
+@pytest.mark.parametrize("spec", ["drake-discrete", "drake-rk3"])
+@pytest.mark.parametrize("path", [robot_files.erd_ur5_urdf, robot_files.menagerie_ur5e_xml])
+def test_drake_native_effort_clamps_to_the_files_effort(spec, path):
+    """Drake's own effort enforcement switched back on (``native_effort=true``: a ``JointActuator`` per joint with
+    ``effort_limit`` = the file's effort, what Drake's URDF parser makes of a ``<transmission>``; τ through the
+    actuation port): given twice each joint's effort, the acceleration is the clamped torque's (measured ≤ 7e-16 of
+    the clamped-unclamped gap on the discrete plant, ≤ 5.4e-7 under the continuous plant's RK3, whose first step from
+    rest averages over its stages; bound 1e-4, the unclamped check's), where off (crossdyn's default) the same
+    engines apply it unclamped (``drake@integrator=discrete``/``rk3`` in the test above): the knob changes the
+    motion.  The actuation Drake applied is clip(τ, −effort, effort) exactly (its net actuation port)."""
+    from crossdyn.engines.files import make_file_engine
+
+    rows, config = _check(spec + "@native_effort=true", path())
+    assert config["effort_limits"].startswith("applied natively")
+    assert config["actuator_effort_limits"] == dict(zip(read_robot(path()).joint_names, [150.0] * 3 + [28.0] * 3))
+    assert len(rows) == 6
+    for r in rows:
+        assert r["clamps"], r
+        assert r["accel_error_clamped"] <= 1e-4 * r["separation"], r
+    model = read_robot(path())
+    engine = make_file_engine(spec + "@native_effort=true", model, 1e-3)
+    try:
+        tau = np.array([400.0, -300.0, 10.0, 50.0, -60.0, 1.0])
+        engine.reset(motion.pose(model), np.zeros(6))
+        engine.step(tau)
+        assert engine.net_actuation().tolist() == [150.0, -150.0, 10.0, 28.0, -28.0, 1.0]
+    finally:
+        engine.close()
+
+
+def test_drake_rk4_refuses_native_effort_it_cannot_apply():
+    """``drake-rk4`` steps with crossdyn's RK4 on Drake's forward dynamics, which no actuation enters: the knob is
+    refused with the names that have it, not silently ignored."""
+    pytest.importorskip("pydrake")
+    from crossdyn.engines.files import make_file_engine
+    from crossdyn.errors import EngineError
+
+    with pytest.raises(EngineError, match="drake-rk3, drake-discrete"):
+        make_file_engine("drake-rk4@native_effort=true", read_robot(robot_files.erd_ur5_urdf()), 1e-3)
+
+
+def test_effort_native_modes_characterise_mujoco_and_drake_drake_rk4_by_drake_discrete():
+    """``--effort``'s native characterisation (:func:`crossdyn.robotcompare.effort.native_modes`) on the default
+    engines: MuJoCo RK4 and, for ``drake-rk4`` (crossdyn's stepping), Drake's discrete plant; both clamp on every
+    joint, Drake's discrete plant at rounding (measured ≤ 5.5e-16 of the gap; bound 1e-9), MuJoCo RK4 within its
+    first step's stage averaging (≤ 5.4e-7; bound 1e-4)."""
+    pytest.importorskip("mujoco")
+    pytest.importorskip("pydrake")
+    from crossdyn.engines.files import make_file_engine
+    from crossdyn.robotcompare.effort import native_line, native_modes
+
+    model = read_robot(robot_files.erd_ur5_urdf())
+    got = native_modes(model, ["pinocchio", "mujoco-rk4", "pybullet", "drake-rk4", "drake-discrete", "dart-rk4"],
+                       lambda spec, dt: make_file_engine(spec, model, dt))
+    assert list(got) == ["mujoco-rk4@damping=false@native_effort=true",
+                         "drake-discrete@damping=false@native_effort=true"]
+    for spec, bound in zip(got, (1e-4, 1e-9)):
+        assert got[spec]["clamps"] == [True] * 6 and got[spec]["accel_error_clamped_fraction"] <= bound, got[spec]
+    line = native_line(got)
+    assert line is not None and "drake-discrete@damping=false@native_effort=true clamps on 6 of 6 joints" in line

@@ -180,7 +180,7 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
         out.inconclusive.append(f"the reference run leaves the file's joint limits ({tracking['outside']}) after "
                                 f"{motion.AMPLITUDE_TRIES} tries with the amplitudes halved: an engine that enforces "
                                 "them would differ; shorten --duration")
-    limits = _native_limits(job, specs, opt, out, say) if opt.native else None
+    limits = _native_limits(job, specs, opt, out, say, not_run) if opt.native else None
     named: set[str] = set()
     for k, line in enumerate(out.failures):  # an engine's first failure names the options it was run with
         spec = line.split(":", 1)[0]
@@ -203,20 +203,23 @@ def compare_robot(robot: str | Path | RobotModel, options: RobotCompareOptions |
     return RobotComparison(model, job, plan.desired, results, summary)
 
 
-def _native_limits(job: RobotJob, specs: list[str], opt: RobotCompareOptions, out: Outcome, say) -> dict:
+def _native_limits(job: RobotJob, specs: list[str], opt: RobotCompareOptions, out: Outcome, say,
+                   not_run: dict[str, str]) -> dict:
     """``--native``: every engine's own limit enforcement on a motion driven into the file's limits, characterised
-    (:func:`crossdyn.robotcompare.limits.native_limits`); its INCONCLUSIVE and failure lines go into ``out``."""
+    (:func:`crossdyn.robotcompare.limits.native_limits`; the engines not run listed with why); its INCONCLUSIVE and
+    failure lines go into ``out``."""
     from crossdyn.robotcompare.limits import native_limits
 
-    section, inconclusive, failures = native_limits(job, specs, opt.seed, say)
+    section, inconclusive, failures = native_limits(job, specs, opt.seed, say, not_run)
     out.inconclusive.extend(inconclusive)
     out.failures.extend(failures)
     return section
 
 
 def _native_effort(summary: dict, job: RobotJob, specs: list[str]) -> None:
-    """``--effort``: each MuJoCo engine of the run characterised in native mode (``@native_effort=true``), into
-    ``effort_law.native`` and a note (:func:`crossdyn.robotcompare.effort.native_modes`)."""
+    """``--effort``: each MuJoCo and Drake engine of the run characterised in native mode (``@native_effort=true``;
+    ``drake-rk4`` by ``drake-discrete``), into ``effort_law.native`` and a note
+    (:func:`crossdyn.robotcompare.effort.native_modes`)."""
     from crossdyn.robotcompare.effort import native_line, native_modes
     from crossdyn.robotcompare.measure import build_file_engine
 

@@ -17,7 +17,10 @@ Measured (crossdyn's tests/test_robot_effort.py): every file adapter applies τ 
 schemes; the copy has no actuators, τ goes into ``qfrc_applied``, which no ``forcerange`` or ``actuatorfrcrange``
 limits), PyBullet (``TORQUE_CONTROL``: the URDF's ``effort`` bounds only its velocity and position motors), Drake
 (no actuators from the copy; τ into the applied generalized force port or crossdyn's RK4), DART (``setForces``
-bypasses the URDF's force limits that ``setCommands`` would apply).
+bypasses the URDF's force limits that ``setCommands`` would apply).  Two switch their own clamp back on by name
+(``@native_effort=true``, :data:`NATIVE_ENGINES`): MuJoCo (a motor per joint, ``forcerange`` = ±effort) and Drake's
+own stepping (a ``JointActuator`` per joint, ``effort_limit`` = effort); ``compare ROBOT --effort`` characterises each
+(:func:`native_modes`).
 """
 from __future__ import annotations
 
@@ -169,9 +172,16 @@ def file_effort_group(model: RobotModel, law: EffortLaw, tau: np.ndarray, refere
     return judged_saturation(out, saturated, unsaturated, sum(above), asked=True)  # --effort: the user asked
 
 
-NATIVE_ENGINES = ("mujoco", "mujoco-euler", "mujoco-rk4", "mujoco-implicit", "mujoco-implicitfast")
-"""File engines that can clamp the file's effort themselves (``@native_effort=true``: a motor per joint with
-``forcerange``); ``--effort`` characterises each one that runs (:func:`native_modes`)."""
+NATIVE_ENGINES = ("mujoco", "mujoco-euler", "mujoco-rk4", "mujoco-implicit", "mujoco-implicitfast",
+                  "drake", "drake-rk3", "drake-discrete")
+"""File engines that can clamp the file's effort themselves (``@native_effort=true``): MuJoCo's (a motor per joint
+with ``forcerange``) and Drake's own stepping (a ``JointActuator`` per joint with ``effort_limit``, its continuous
+plant under RK3 and its discrete plant alike); ``--effort`` characterises each one that runs (:func:`native_modes`)."""
+
+NATIVE_STAND_INS = {"drake-rk4": "drake-discrete"}
+"""An engine whose stepping is crossdyn's (``drake-rk4``: crossdyn's RK4 on Drake's forward dynamics, which no
+actuation enters) → the variant of its library whose own stepping clamps, characterised in its place (as
+``--native`` runs ``drake-discrete@limits=true`` for any Drake name)."""
 
 NATIVE_DT = 1e-4
 """The native check's step (s): :func:`file_effort_check`'s (a multi-stage scheme's first step from rest averages the
@@ -179,13 +189,14 @@ acceleration over the step)."""
 
 
 def native_modes(model: RobotModel, specs, build) -> dict[str, dict]:
-    """Per engine of ``specs`` (its name before any ``@``) in :data:`NATIVE_ENGINES`: its native mode
+    """Per engine of ``specs`` (its name before any ``@``, replaced by its :data:`NATIVE_STAND_INS` one) in
+    :data:`NATIVE_ENGINES`, each once: its native mode
     ``NAME@damping=false@native_effort=true`` (``build(spec, dt)`` makes it, on the file of that engine) given twice
     each joint's *file* effort for one step (:func:`file_effort_check`): {"engine", "clamps" per joint, "joints",
     "accel_error_clamped_fraction": the largest |q̈ − q̈_clamped| / |q̈_clamped − q̈_unclamped|} or {"failed": why}.
     Reported, not judged, as the planar arms' native effort."""
     out: dict[str, dict] = {}
-    for name in dict.fromkeys(s.split("@", 1)[0] for s in specs):
+    for name in dict.fromkeys(NATIVE_STAND_INS.get(b, b) for b in (s.split("@", 1)[0] for s in specs)):
         if name not in NATIVE_ENGINES:
             continue
         spec = f"{name}@damping=false@native_effort=true"

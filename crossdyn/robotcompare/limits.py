@@ -9,8 +9,10 @@ from their spec's ``limit_stiffness``/``limit_damping``, therefore has no k and 
 invent them.  Every engine's own enforcement is off in a default comparison, each listed in its ``config()`` with
 the knob that switches it back: ``pybullet@limits=true``, ``mujoco@limits=true`` (MuJoCo's solver on for the
 limits alone), ``drake-discrete@limits=true`` (a continuous Drake plant ignores limits), ``dart@enforce_limits=true``
-(``World.step`` only); Pinocchio has no limit enforcement in its dynamics.  The default motion stays inside the
-limits by a margin (:mod:`crossdyn.robotcompare.motion`), so no engine would have met them anyway.
+(``World.step`` only), ``newton@limits=true`` (Newton's penalty spring past a limit, float32; run when named, as
+every GPU engine), ``genesis@joint_limit=true``; Pinocchio has no limit enforcement in its dynamics.  The default
+motion stays inside the limits by a margin (:mod:`crossdyn.robotcompare.motion`), so no engine would have met them
+anyway.
 
 **The native run.**  With ``--native`` the default comparison runs unchanged, and then every selected engine
 family that enforces limits by itself (:func:`native_engines`) runs a second motion that drives the joints into
@@ -20,7 +22,9 @@ passes the limit and comes back.  The limit-free reference (crossdyn's spatial m
 through the limit: the engines' departure from it there is their enforcement.  Each limit contact is measured by
 the planar arms' code (:func:`crossdyn.native.limits.episodes.contacts`: penetration depth, time in contact,
 rebound ratio, peak limit torque, energy absorbed), the limit torque inferred from the motion by crossdyn's
-inverse dynamics (:func:`inferred_limit_torque`); entry and exit speeds are added.
+inverse dynamics (:func:`inferred_limit_torque`); entry and exit speeds are added.  An engine of such a family that
+is not installed is listed as skipped with its install command, one that cannot enforce the file's limits (Newton's
+importer leaving a limited joint without a penalty) as unsupported with the reason: never left out silently.
 
 **Not judged.**  With no law there is nothing to judge the characterisation against (the planar judging,
 :mod:`crossdyn.native.limits.verdict`, compares each contact with the event-exact law's): the section's verdict is
@@ -49,9 +53,15 @@ NATIVE_ENGINES = {"mujoco": ("@limits=true", "MuJoCo's soft limit constraint: th
                   "drake": ("drake-discrete@limits=true", "Drake's discrete plant's penalty limit (a continuous plant "
                                                           "ignores limits)"),
                   "dart": ("dart@enforce_limits=true", "DART's limit constraint in World.step (dart-rk4's crossdyn "
-                                                       "RK4 has none)")}
+                                                       "RK4 has none)"),
+                  "newton": ("@limits=true", "Newton's penalty past the file's limits in SolverFeatherstone "
+                                             "(joint_limit_ke, joint_limit_kd as its importer sets them: 1e4, 10), "
+                                             "float32"),
+                  "genesis": ("@joint_limit=true", "Genesis's joint-limit constraint (RigidOptions.enable_joint_limit, "
+                                                   "its default), float32")}
 """Engine family → (the name that runs it with its own limits: a suffix to the engine's own name, or a whole name;
-what enforces them).  Pinocchio and the float32 GPU engines have none here."""
+what enforces them).  Pinocchio has none; of the float32 GPU engines MuJoCo Warp is left out (its limits are
+MuJoCo's, characterised by ``mujoco``)."""
 
 NO_LAW = ("a robot file states where its joints stop (URDF <limit lower upper>, MJCF range; a spatial arm: its spec's "
           "limits) but not how (no stop "
@@ -62,7 +72,8 @@ NO_LAW = ("a robot file states where its joints stop (URDF <limit lower upper>, 
 def native_engines(specs) -> dict[str, str]:
     """{native engine name: what enforces its limits} for the engine specs ``specs`` (plain names only: a name with
     options is the user's own run), each family once: ``mujoco-rk4`` → ``mujoco-rk4@limits=true``, any Drake name →
-    ``drake-discrete@limits=true``, any DART name → ``dart@enforce_limits=true``."""
+    ``drake-discrete@limits=true``, any DART name → ``dart@enforce_limits=true``, ``newton`` →
+    ``newton@limits=true``, ``genesis`` → ``genesis@joint_limit=true``."""
     out: dict[str, str] = {}
     for spec in specs:
         if "@" in spec:
@@ -72,6 +83,19 @@ def native_engines(specs) -> dict[str, str]:
             continue
         name, what = NATIVE_ENGINES[family]
         out.setdefault(spec + name if name.startswith("@") else name, what)
+    return out
+
+
+def missing_engines(not_run: dict[str, str]) -> dict[str, dict]:
+    """The native rows of the engines not run (``{spec: why}``, the comparison's: not installed, or not reading the
+    file's format) whose family enforces limits (:func:`native_engines`): {native name: {"status": "skipped" where
+    the library is not installed, else "unsupported"; "reason": why; "enforced_by"}}, as the comparison's own table
+    lists them."""
+    out: dict[str, dict] = {}
+    for spec, why in not_run.items():
+        for name, what in native_engines([spec]).items():
+            out.setdefault(name, {"enforced_by": what, "status": "skipped" if "install" in why else "unsupported",
+                                  "reason": why})
     return out
 
 
@@ -149,9 +173,10 @@ def table(section: dict) -> list[str]:
     """The console lines of ``summary["limits"]``: one row per limit contact of the reference and each engine
     (pen: the largest excursion beyond the limit; t: time in contact; v_in, v_out: entry and exit speeds;
     tau_max: the peak limit torque inferred; rad, s, rad/s, N m, or m, m/s, N on a prismatic joint)."""
-    runs = [("reference (no limits)", section.get("reference"))] + list(section.get("engines", {}).items())
-    if len(runs) < 2:
+    if not section.get("engines"):
         return []
+    runs = ([("reference (no limits)", section["reference"])] if "reference" in section else []) + list(
+        section["engines"].items())
     lines = ["native limits: each engine's own enforcement of the file's limits, per contact (pen: beyond the "
              "limit, t: in contact, v_in/v_out: entry/exit speed, tau_max: peak limit torque inferred)",
              f"  {'run':<28} {'joint':<20} {'side':<5} {'pen':>9} {'t':>7} {'v_in':>7} {'v_out':>7} {'tau_max':>9}"]
@@ -198,22 +223,27 @@ def _engine_run(name: str, job, law, q0, qd0) -> dict:
             "contacts": characterise(job.model, traj, native=True)}
 
 
-def native_limits(job, specs, seed: int, say: Callable[[str], None]) -> tuple[dict, list[str], list[str]]:
+def native_limits(job, specs, seed: int, say: Callable[[str], None],
+                  not_run: dict[str, str] | None = None) -> tuple[dict, list[str], list[str]]:
     """``summary["limits"]`` of ``compare ROBOT --native`` (module docstring), its INCONCLUSIVE lines and its
     failure lines (an engine that failed on the limit motion).  ``job``: the comparison's
-    :class:`~crossdyn.robotcompare.measure.RobotJob` (its dt and step count); ``specs``: the engines it ran."""
+    :class:`~crossdyn.robotcompare.measure.RobotJob` (its dt and step count); ``specs``: the engines it ran;
+    ``not_run``: those it could not run, {spec: why} (listed, :func:`missing_engines`)."""
     from crossdyn.robotcompare import runs
 
     model = job.model
     desired = limit_motion(model, seed)
     engines = native_engines(specs)
+    missing = {k: v for k, v in missing_engines(not_run or {}).items() if k not in engines}
     why = ("no joint of the file has both a lower and an upper limit: nothing to drive into a limit"
            if desired is None else
-           "none of the engines run enforces joint limits by itself (name mujoco-rk4, pybullet, drake-discrete or "
-           "dart in --engines)" if not engines else NO_LAW)
+           "none of the engines run enforces joint limits by itself (name mujoco-rk4, pybullet, drake-discrete, "
+           "dart or newton in --engines)" if not engines else NO_LAW)
     section: dict = {"verdict": "INCONCLUSIVE", "because": why, "applied_law": None,
                      "default_run": "every engine's own limit enforcement off, listed in its config (joint_limits)"}
     if desired is None or not engines:
+        if missing:
+            section["engines"] = missing
         return section, [f"native limits: {why}"], []
     law = motion.tracking_law(model, desired, job.dt, len(job.taus))
     q0, qd0, _ = (x[0] for x in desired.at(np.zeros(1)))
@@ -233,4 +263,5 @@ def native_limits(job, specs, seed: int, say: Callable[[str], None]) -> tuple[di
         section["engines"][name] = row
         if row["status"] not in ("ok", "unsupported"):
             failures.append(f"{name}: native limits: {row['status']}: {row['reason']}")
+    section["engines"].update(missing)
     return section, [f"native limits: {why}"], failures

@@ -13,7 +13,19 @@ gravity (0, 0, −9.81)                  the model's gravity          —
 MJCF armature                          JointActuator rotor inertia  ``armature=false``
 joint position limits from the file    ±inf (set before Finalize)   ``limits=true`` (a discrete plant enforces them;
 (enforced by a discrete plant only)                                 a continuous one never does)
+URDF ``<transmission>`` → actuator     no actuators (the copy has   ``native_effort=true`` (Drake's own stepping:
+with effort_limit = ``<limit effort>`` none); τ as a generalized    ``drake``, ``drake-rk3``, ``drake-discrete``)
+                                       force, unclamped
 =====================================  ===========================  ================================================
+
+``native_effort=true`` gives the stepping plant one ``JointActuator`` per joint (gear ratio 1, rotor inertia the
+armature, ``effort_limit`` = the file's effort where it states one in (0, 1e9), else ∞: what Drake's URDF parser makes
+of a ``<transmission>``) and steps τ through the actuation input port: Drake 1.51 clamps u to ±effort_limit in its
+continuous and discrete plants alike (measured on example-robot-data's UR5 and Menagerie's UR5e, given twice each
+effort for one step from rest: the acceleration is the clamped torque's to ≤ 7e-16 of the clamped-unclamped gap on
+the discrete plant, ≤ 5.4e-7 under RK3, whose first step averages over its stages; the net actuation is
+clip(τ, −e, e) exactly, tests/test_robot_effort.py).  ``drake-rk4`` steps with crossdyn's RK4 on the queries, which
+no actuation enters: the knob is refused there.
 
 Queries reuse one context: M = ``CalcMassMatrix``; G = −``CalcGravityGeneralizedForces``; bias = ``CalcBiasTerm``
 (C q̇) + G; ID = ``CalcInverseDynamics`` with no applied forces (M q̈ + C q̇, reflected rotor inertia included) + G;
@@ -65,6 +77,10 @@ class DrakeFileOptions(FileOptions):
     """Keep the file's joint position limits (``Joint.position_lower_limits`` …), which Drake's discrete plant
     enforces while stepping (``integrator=discrete``; measured on pybullet_data's kuka_iiwa: joint 4 driven past
     2.094 rad stops at 2.0944).  False: every joint's limits set to ±inf before ``Finalize``."""
+    native_effort: bool = False
+    """Step τ through a ``JointActuator`` per joint whose ``effort_limit`` is the file's effort (Drake clamps the
+    actuation to it, native mode; Drake's own stepping only).  Off (crossdyn's setting): τ into the applied
+    generalized force port (or crossdyn's RK4), unclamped, the stepping contract of every file engine."""
 
 
 INTEGRATORS = tuple(SCHEMES)
@@ -112,6 +128,10 @@ class DrakeFileEngine(FileEngine):
         if not 0 < opt.accuracy < 1:
             raise EngineError(f"drake accuracy: a number in (0, 1), got {opt.accuracy!r}")
         self.native = bool(opt.native_step) or opt.integrator != "rk4"
+        if opt.native_effort and not self.native:
+            raise EngineError("drake native_effort=true: Drake clamps the actuation only in its own stepping (drake, "
+                              "drake-rk3, drake-discrete, or native_step=true); drake-rk4 steps with crossdyn's RK4 "
+                              "on Drake's forward dynamics, which no effort limit enters")
         self.time_step = self.dt if opt.integrator == "discrete" else float(opt.time_step)
         self.plant: Any = self._build(path, 0.0)
         self.ctx: Any = self.plant.CreateDefaultContext()
@@ -128,8 +148,9 @@ class DrakeFileEngine(FileEngine):
         if self.native:
             self._native(path)
 
-    def _build(self, path: str, time_step: float, damping: bool = True) -> Any:
-        """The plant of the file: root welded (URDF), armature as rotor inertia, the model's gravity."""
+    def _build(self, path: str, time_step: float, damping: bool = True, actuated: bool = False) -> Any:
+        """The plant of the file: root welded (URDF), armature as rotor inertia, the model's gravity; ``actuated``:
+        an actuator on every joint (gear 1, rotor inertia the armature), its ``effort_limit`` the file's effort."""
         from pydrake.multibody.parsing import Parser
         from pydrake.multibody.plant import MultibodyPlant
 
@@ -157,10 +178,11 @@ class DrakeFileEngine(FileEngine):
                 joint.set_default_damping(0.0)
             if not self.options.limits:
                 joint.set_position_limits(np.full(1, -np.inf), np.full(1, np.inf))
-            if mj.armature and self.options.armature:
-                act = plant.AddJointActuator(f"crossdyn_armature_{mj.name}", joint)
+            if actuated or (mj.armature and self.options.armature):
+                effort = float(mj.effort) if actuated and mj.effort is not None and 0 < mj.effort < 1e9 else np.inf
+                act = plant.AddJointActuator(f"crossdyn_{'motor' if actuated else 'armature'}_{mj.name}", joint, effort)
                 act.set_default_gear_ratio(1.0)
-                act.set_default_rotor_inertia(float(mj.armature))
+                act.set_default_rotor_inertia(float(mj.armature) if self.options.armature else 0.0)
         plant.mutable_gravity_field().set_gravity_vector(np.array(model.gravity, dtype=float))
         plant.Finalize()
         if plant.num_positions() != self.n or plant.num_velocities() != self.n:
@@ -175,7 +197,7 @@ class DrakeFileEngine(FileEngine):
         from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
 
         ts = self.time_step
-        plant = self._build(path, ts, damping=bool(self.options.damping))
+        plant = self._build(path, ts, damping=bool(self.options.damping), actuated=bool(self.options.native_effort))
         self._splant: Any = plant
         self._sim: Any = Simulator(plant)
         self._sctx: Any = self._sim.get_mutable_context()
@@ -195,6 +217,12 @@ class DrakeFileEngine(FileEngine):
             self.integrator = f"semi-implicit Euler (Drake's discrete plant, time_step {ts} s)"
         self._port: Any = plant.get_applied_generalized_force_input_port()
         self._port.FixValue(self._sctx, np.zeros(self.n))
+        if self.options.native_effort:  # u[k] drives actuator k's joint: its velocity index in Drake's order
+            acts = [plant.get_joint_actuator(i) for i in plant.GetJointActuatorIndices()]
+            self._u_dof = np.array([a.joint().velocity_start() for a in sorted(acts, key=lambda a: a.input_start())])
+            self.effort_limits = {a.joint().name(): float(a.effort_limit()) for a in acts}
+            self._port = plant.get_actuation_input_port()
+            self._port.FixValue(self._sctx, np.zeros(len(acts)))
         self._sim.Initialize()
         self._k = 0
 
@@ -212,11 +240,21 @@ class DrakeFileEngine(FileEngine):
             super().step(tau)
             return
         te = self.to_engine(np.reshape(np.asarray(tau, dtype=float), (1, self.n)))[0]
-        self._port.FixValue(self._sctx, te)
+        self._port.FixValue(self._sctx, te[self._u_dof] if self.options.native_effort else te)
         self._k += 1
         self._sim.AdvanceTo(self._k * self.dt)
         self._q = self.to_model(np.asarray(self._splant.GetPositions(self._sctx))[None])[0]
         self._qd = self.to_model(np.asarray(self._splant.GetVelocities(self._sctx))[None])[0]
+
+    def net_actuation(self) -> np.ndarray:
+        """The actuation Drake applied over the last step (model order; ``native_effort`` only): its net actuation
+        output port, τ after Drake's clamp to ±effort_limit."""
+        if not self.options.native_effort:
+            raise EngineError("drake: net_actuation needs native_effort=true (no actuators otherwise)")
+        u = np.asarray(self._splant.get_net_actuation_output_port().Eval(self._sctx), float)
+        te = np.zeros(self.n)
+        te[self._u_dof] = u
+        return self.to_model(te[None])[0]
 
     def _at(self, q: np.ndarray, v: np.ndarray | None = None) -> None:
         self.plant.SetPositions(self.ctx, q)
@@ -289,6 +327,7 @@ class DrakeFileEngine(FileEngine):
                 "joint_limits": ("the file's, enforced by Drake's discrete plant only (limits=true)" if self.options.limits
                                  else "off: ±inf before Finalize (Drake's discrete plant enforces the file's limits; "
                                       "limits=true)"),
+                **self._effort_config(),
                 "armature": dict(zip(names, self.rotor)),
                 "armature_model": "JointActuator per joint with armature: gear ratio 1, rotor inertia = armature",
                 "joint_damping_in_file": dict(zip(names, self.file_damping)),
@@ -301,6 +340,15 @@ class DrakeFileEngine(FileEngine):
                                    "(its warning: 'While re-expressing as central inertia ... mass > 0 failed')",
                 "joint_damping": "Drake's Joint.default_damping: excluded from the queries (not in CalcMassMatrix, "
                                  "CalcBiasTerm, CalcInverseDynamics without force elements)"}
+
+    def _effort_config(self) -> dict:
+        """config()["effort_limits"] where ``native_effort`` is on (else the base config's: unclamped)."""
+        if not self.options.native_effort:
+            return {}
+        limits = {j: (lim if np.isfinite(lim) else "inf") for j, lim in self.effort_limits.items()}
+        return {"effort_limits": "applied natively (native_effort=true): tau as the actuation of a JointActuator per "
+                                 "joint, gear 1, effort_limit = the file's effort: Drake clamps it",
+                "actuator_effort_limits": limits}
 
 
 @contextlib.contextmanager

@@ -20,6 +20,10 @@ knob                   crossdyn (Newton's default)  what Newton's default does
                                                     the pair) while stepping; crossdyn reads it independent
 =====================  ==========================  ==================================================================
 
+With ``limits=true`` (what ``compare ROBOT --native`` runs) a file with a limited joint that Newton's penalty would
+not hold (its importer left ``joint_limit_ke`` ≤ 0 or no finite range: :func:`unenforced_limits`) is refused
+(:class:`EngineUnsupported`, naming the joint), so that the native table says why rather than showing a pass-through.
+
 Left as Newton does them, stated in ``config``: fixed joints stay joints (``collapse_fixed_joints=False``, the
 bodies kept apart as in the file); the file's ``<inertial>`` is used (``ignore_inertial_definitions=False``); the
 builder's up axis is +z (the file's frames are used unrotated); the copy the importer reads is
@@ -73,6 +77,22 @@ class NewtonFileOptions(FileOptions):
     """``auto`` (a CUDA GPU when present, else the CPU), ``cpu`` or ``cuda``."""
 
 
+def unenforced_limits(model: RobotModel, ke: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> list[str]:
+    """Why Newton's penalty τ = −ke (q − hi) − kd q̇ (past a limit) cannot hold a joint at the file's limits, per joint
+    of ``model`` with both limits: its importer left the stiffness ``ke`` ≤ 0, or no finite range (``lower``,
+    ``upper`` as Newton holds them; model order).  Empty: every limited joint is enforced."""
+    out = []
+    for j, lo, hi, k, nlo, nhi in zip(model.joints, model.lower(), model.upper(), ke, lower, upper, strict=True):
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            continue
+        if not k > 0:
+            out.append(f"joint {j.name!r}: Newton's importer set joint_limit_ke = {k:g} (no penalty)")
+        elif not (np.isfinite(nlo) and np.isfinite(nhi) and nlo < nhi):
+            out.append(f"joint {j.name!r}: Newton holds no finite range ([{nlo:g}, {nhi:g}]; the file's "
+                       f"[{lo:g}, {hi:g}])")
+    return out
+
+
 def _joint_name(label: str, names: tuple[str, ...]) -> str:
     """The file's joint name in Newton's label (``robot/joint`` from a URDF, ``worldbody/link0/…/joint`` from an
     MJCF): the longest model joint name the label ends with after a "/", else the label's last part."""
@@ -112,7 +132,9 @@ class NewtonFileEngine(FileEngine):
                                     f"({m.joint_coord_count} coordinates, {m.joint_dof_count} dofs)")
         self.set_joint_order(self._dof_names)
         self.file_armature = np.array(self.builder.joint_armature, dtype=float)
-        self.file_limit_ke = np.array(self.builder.joint_limit_ke, dtype=float)
+        if self.options.limits and (why := unenforced_limits(model, self.to_model(self.file_limit_ke[None])[0],
+                                                            *self.to_model(self._limit_range))):
+            raise EngineUnsupported(f"newton: cannot enforce the limits of {model.source}: {'; '.join(why)}")
         with wp.ScopedDevice(self.device):
             self.solver = SolverFeatherstone(m, angular_damping=float(self.options.angular_damping))
             self._s0, self._s1, self._control = m.state(), m.state(), m.control()
@@ -140,6 +162,8 @@ class NewtonFileEngine(FileEngine):
             builder.joint_mimic_coeffs = [(0.0, 1.0)] * len(leaders)
         if not self.options.armature:
             builder.joint_armature = [0.0] * len(builder.joint_armature)
+        self.file_limit_ke = np.array(builder.joint_limit_ke, dtype=float)  # as imported, before the knob
+        self._limit_range = np.array([builder.joint_limit_lower, builder.joint_limit_upper], dtype=float)
         if not self.options.limits:
             builder.joint_limit_ke = [0.0] * len(builder.joint_limit_ke)
             builder.joint_limit_kd = [0.0] * len(builder.joint_limit_kd)

@@ -197,7 +197,9 @@ def limits_blocks(summary: dict) -> list[tuple]:
                          fmt(c["time_in_contact_s"]), fmt(c["entry_speed"], f" {u}/s"), fmt(c["exit_speed"], f" {u}/s"),
                          fmt(c["peak_torque_nm"], " N m" if u == "rad" else " N")])
         if not run.get("contacts") and name != runs[0][0]:
-            rows.append([name, "–", "–", "–", "–", "–", "–", run.get("reason") or "no limit contact"])
+            status = run.get("status")
+            why = run.get("reason") or "no limit contact"
+            rows.append([name, "–", "–", "–", "–", "–", "–", why if status in (None, "ok") else f"{status}: {why}"])
     knobs = "; ".join(f"{n}: {r.get('enforced_by', '')}" for n, r in (lim.get("engines") or {}).items())
     b: list[tuple] = [("h", 2, "Joint limits, each engine's own"),
                       ("p", f"{lim['verdict']}: {lim['because']}." + (f" Engines: {knobs}." if knobs else ""))]
