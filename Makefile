@@ -99,6 +99,7 @@ bench: $(STAMP) octave
 	$(PY) benchmarks/spatial_symbolic.py
 	$(PY) benchmarks/audit.py
 	$(PY) benchmarks/spatial_kernels.py
+	$(PY) benchmarks/derivatives.py
 
 clean:
 	rm -rf $(VENV) reports .pytest_cache .hypothesis

@@ -28,6 +28,13 @@ the GPU simulators ``mujoco-warp``, ``newton`` and ``genesis`` (tests/seeded_fau
 arrays or input path; the unfaulted engine itself is the control; a fault the engine cannot carry is UNSUPPORTED
 with its reason and counts neither as detected nor as missed).
 
+``--derivatives`` runs the seeded derivative faults instead (issue 41; tests/seeded_derivative_faults.py: a
+finite-difference step too large, float32 blocks claimed float64, a dropped damping term, a transposed block), each a
+subclass of an engine's derivative source handed to the ``derivatives`` group (its ``source=`` hook) on
+:data:`DERIVATIVE_ARMS`, beside the unfaulted Pinocchio and MuJoCo; each must FAIL naming the block it alters.
+
+    python benchmarks/verdicts.py --derivatives
+
 ``--out DIR`` writes ``verdicts.json`` and ``verdicts.md`` (the matrix docs/results/seeded-faults.md quotes).
 """
 from __future__ import annotations
@@ -475,6 +482,100 @@ def report(measured: dict, scenarios, faults, controls, seconds: float) -> dict:
     return {"text": text, "markdown": md, "json": doc}
 
 
+# ---- seeded derivative faults (issue 41) -------------------------------------------------------------------------
+
+DERIVATIVE_ARMS = {
+    "planar3r-friction": "planar preset with viscous damping b = (0.05, 0.05, 0.05) N m s/rad",
+    "pan-tilt": "spatial preset (RR, explicit origins), no damping",
+    "menagerie_ur5e.xml": "MuJoCo Menagerie's UR5e (examples/robots), damping 200/15 N m s/rad",
+}
+"""Arm → what it holds; every derivative fault and control is judged on each (the ``derivatives`` group at
+:data:`DERIVATIVE_STATES` states within the arm's limits, seed 0)."""
+DERIVATIVE_STATES = 10
+
+NO_DAMPING = "b = 0: dropping the term −M⁻¹ diag(b) changes nothing"
+DERIVATIVE_EXPOSURE: dict[str, dict[str, tuple[str, str]]] = {
+    "fd-eps": {a: (DETECT, "truncation (1e-2/1e-6)² = 1e8 × the centred bound (1e4 × the forward one)")
+               for a in DERIVATIVE_ARMS},
+    "float32": {a: (DETECT, "6e-8 relative round-off ≫ the float64 bound K n ε_mach × the terms (≲1e-13 relative)")
+                for a in DERIVATIVE_ARMS},
+    "undamped": {"planar3r-friction": (DETECT, "M⁻¹ diag(b) with b = 0.05: ~0.05/M ≫ round-off"),
+                 "pan-tilt": (UNSEEN, NO_DAMPING),
+                 "menagerie_ur5e.xml": (DETECT, "M⁻¹ diag(b) with b = 200/15: the term dominates ∂q̈/∂q̇")},
+    "transposed": {a: (DETECT, "∂τ/∂q is not symmetric at a generic state (gravity and Coriolis derivatives)")
+                   for a in DERIVATIVE_ARMS},
+}
+DERIVATIVE_CONTROLS = ("pinocchio", "mujoco")
+
+
+def derivative_model(arm: str, folder: Path):
+    """The :class:`~crossdyn.robots.model.RobotModel` the engines load for ``arm`` (a preset's MJCF, or the file)."""
+    from crossdyn.derivatives.engines import file_model
+    from crossdyn.models import load_arm
+    from crossdyn.robots import read_robot
+
+    if arm.endswith(".xml") or arm.endswith(".urdf"):
+        return read_robot(Path(__file__).resolve().parent.parent / "examples" / "robots" / arm)
+    return file_model(load_arm(arm, spatial=True), folder)
+
+
+def derivative_cell(engine: str, model, states, source=None) -> Cell:
+    """One engine (or its seeded fault, ``source``) on one arm: the ``derivatives`` group's verdict and why."""
+    from crossdyn.comparison.groups import derivatives as dg
+
+    t0 = time.perf_counter()
+    m = dg.derivatives_group(engine, model, *states, 1e-3, source=source)
+    v = m.values
+    failed = [b["label"] for b in v["blocks"].values() if b["verdict"] == "FAIL"]
+    detail = (f"failed blocks {', '.join(failed)}: {str(v.get('failed_because'))[:160]}" if failed
+              else f"worst ratio {v['worst_ratio']:.3g} of tolerance")
+    return Cell(m.verdict.value, detail, time.perf_counter() - t0, checks=int(v.get("checks") or 0))
+
+
+def measure_derivatives(faults, arms, say=print, states: int = DERIVATIVE_STATES) -> dict[str, dict[str, Cell]]:
+    """Row (fault or control) → arm → :class:`Cell`: every seeded derivative fault
+    (tests/seeded_derivative_faults.py) and every unfaulted engine on every arm, at ``states`` states."""
+    import seeded_derivative_faults as sdf
+
+    from crossdyn.robotcompare import motion
+
+    cells: dict[str, dict[str, Cell]] = {row: {} for row in (*faults, *DERIVATIVE_CONTROLS)}
+    with tempfile.TemporaryDirectory() as folder:
+        for arm in arms:
+            model = derivative_model(arm, Path(folder))
+            st = motion.states_within_limits(model, states, 0)
+            X = (st.q, st.qd, st.tau)
+            for engine in DERIVATIVE_CONTROLS:
+                cells[engine][arm] = derivative_cell(engine, model, X)
+            for key in faults:
+                _, engine, source = sdf.FAULTS[key]
+                cells[key][arm] = derivative_cell(engine, model, X, source())
+            say(f"  {arm}: " + ", ".join(f"{r} {c[arm].verdict}" for r, c in cells.items()))
+    return cells
+
+
+def derivative_report(cells, faults, arms) -> tuple[str, int]:
+    """The derivative fault matrix as text (declared / measured per cell) and the number of cells off their goal:
+    a fault FAILs where declared "must detect" (naming its block, where it alters one), a control PASSes."""
+    import seeded_derivative_faults as sdf
+
+    lines, off = [f"{'':12s} " + " ".join(f"{a:>22s}" for a in arms)], 0
+    for row, by_arm in cells.items():
+        marks = []
+        for arm in arms:
+            c = by_arm[arm]
+            declared = DERIVATIVE_EXPOSURE[row][arm][0] if row in faults else None
+            ok = (c.verdict == "PASS" if declared is None else expected_ok(declared, c.verdict)
+                  and (declared != DETECT or row not in sdf.BLOCK or sdf.BLOCK[row] in c.detail))
+            off += not ok
+            marks.append(f"{_mark(declared, c.verdict) + ('' if ok else ' !'):>22s}")
+        lines.append(f"{row:12s} " + " ".join(marks))
+    for row, by_arm in cells.items():
+        for arm in arms:
+            lines.append(f"  {row} on {arm}: {by_arm[arm].verdict}, {by_arm[arm].detail}")
+    return "\n".join(lines), off
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated scenario keys")
@@ -484,7 +585,12 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=None, help="run length (s) instead of each scenario's own")
     ap.add_argument("--n-states", type=int, default=None, help="random states of the static checks (default 1000)")
     ap.add_argument("--out", default=None, help="folder for verdicts[-ENGINE].json and verdicts[-ENGINE].md")
+    ap.add_argument("--derivatives", action="store_true",
+                    help="the seeded derivative faults instead (tests/seeded_derivative_faults.py): each on "
+                         f"{', '.join(DERIVATIVE_ARMS)}, beside the unfaulted {', '.join(DERIVATIVE_CONTROLS)}")
     args = ap.parse_args(argv)
+    if args.derivatives:
+        return _main_derivatives()
     scenarios = [s for s in args.scenarios.split(",") if s]
     faults = [f for f in args.faults.split(",") if f]
     bases = [b for b in args.engines.split(",") if b]
@@ -511,6 +617,23 @@ def main(argv=None) -> int:
             (folder / f"{stem}.md").write_text(out["markdown"] + "\n")
             print(f"wrote {folder / (stem + '.json')} and {folder / (stem + '.md')}")
     return 0
+
+
+def _main_derivatives() -> int:
+    import seeded_derivative_faults as sdf
+
+    faults, arms = list(sdf.FAULTS), list(DERIVATIVE_ARMS)
+    print("declared exposure (before running):")
+    for f in faults:
+        for a in arms:
+            print(f"  {sdf.FAULTS[f][0]:52s} {a:20s} {DERIVATIVE_EXPOSURE[f][a][0]:12s} {DERIVATIVE_EXPOSURE[f][a][1]}")
+    t0 = time.perf_counter()
+    cells = measure_derivatives(faults, arms)
+    text, off = derivative_report(cells, faults, arms)
+    print(f"\nmeasured (seeded derivative faults, {DERIVATIVE_STATES} states per arm, {time.perf_counter() - t0:.0f} s):")
+    print(text)
+    print(f"{LEGEND}\ncells off their goal: {off}")
+    return 1 if off else 0
 
 
 if __name__ == "__main__":

@@ -129,7 +129,7 @@ def pinocchio_case(model):
     ref = reference.complex_step(model, Q, QD, T)
     got = pinocchio(model, Q, QD, T, QDD=ref.qdd)
     for name in BLOCKS:
-        limit = tol.analytic(ref.dtau_dqdd, ref.block(name), forward=name.startswith("dqdd"))
+        limit = tol.analytic_terms(model, ref, name)
         assert np.all(within(got.block(name), ref.block(name), limit)), name
 
 
@@ -138,6 +138,31 @@ def test_pinocchio_planar3r(tmp_path):
     from crossdyn.derivatives.engines import file_model
 
     pinocchio_case(file_model(PRESETS["planar3r-friction"](), tmp_path))
+
+
+def test_pinocchio_pan_tilt_within_the_world_frame_bound(tmp_path):
+    """pan-tilt's false FAIL (issue 41): Pinocchio's ∂τ/∂q differs from the complex step by ~4e-16 where the entry is
+    ~2e-3, 14x the per-state bound K n eps max|block|; both references agree far closer (SymPy, slow tier), so it is
+    Pinocchio's world-frame round-off (tolerance.analytic_terms), not a wrong derivative.  Within the world-frame
+    bound; its blocks rounded to float32 are far outside it."""
+    pytest.importorskip("pinocchio")
+    from crossdyn.derivatives.engines import file_model, pinocchio
+    from crossdyn.robotcompare import motion
+
+    model = file_model(SPATIAL_PRESETS["pan-tilt"](), tmp_path)
+    st = motion.states_within_limits(model, 50, 0)
+    Q, QD, T = st.q, st.qd, st.tau
+    ref = reference.complex_step(model, Q, QD, T)
+    got = pinocchio(model, Q, QD, T, QDD=ref.qdd)
+    old = [np.max(np.abs(got.block(b) - ref.block(b)) / tol.analytic(ref.dtau_dqdd, ref.block(b), b.startswith("dqdd")))
+           for b in BLOCKS]
+    assert max(old) > 1.0  # the per-state bound the group used to apply: the false FAIL
+    for name in BLOCKS:
+        limit = tol.analytic_terms(model, ref, name)
+        assert np.all(within(got.block(name), ref.block(name), limit)), name
+    f32 = [within(got.block(b).astype(np.float32).astype(float), ref.block(b), tol.analytic_terms(model, ref, b))
+           for b in BLOCKS]
+    assert not all(np.all(ok) for ok in f32)
 
 
 @pytest.mark.parametrize("file", ROBOTS)

@@ -19,6 +19,7 @@ import pytest
 from crossdyn.comparison.groups import derivatives as dg
 from crossdyn.models.presets import PRESETS
 from crossdyn.status import Verdict
+import seeded_derivative_faults as sdf
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANAR_SCHEMA = ROOT / "crossdyn" / "comparison" / "summary.schema.json"
@@ -143,25 +144,6 @@ def test_must_hold_planar3r_and_the_ur5e_urdf(tmp_path, capsys):
     assert table.splitlines()[1].split()[-1] == "derivatives"
 
 
-class TransposedPinocchio(dg.PinocchioDerivatives):
-    """Seeded fault: ∂τ/∂q returned transposed (a row/column-major mix-up)."""
-
-    def blocks(self, model, Q, QD, TAU, QDD):
-        d = super().blocks(model, Q, QD, TAU, QDD)
-        d.dtau_dq[:] = np.swapaxes(d.dtau_dq, 1, 2).copy()
-        return d
-
-
-class UndampedPinocchio(dg.PinocchioDerivatives):
-    """Seeded fault: the viscous term −M⁻¹ diag(b) dropped from ∂q̈/∂q̇."""
-
-    def blocks(self, model, Q, QD, TAU, QDD):
-        d = super().blocks(model, Q, QD, TAU, QDD)
-        b = np.array([j.damping for j in model.joints])
-        d.dqdd_dqd[:] = d.dqdd_dqd + d.dqdd_dtau @ np.diag(b)
-        return d
-
-
 class UndampedMuJoCoInverse(dg.MuJoCoDerivatives):
     """Seeded fault: mjd_inverseFD's ∂τ/∂q̇ without the damping term diag(b)."""
 
@@ -171,8 +153,8 @@ class UndampedMuJoCoInverse(dg.MuJoCoDerivatives):
 
 
 @pytest.mark.parametrize("engine, source, block", [
-    ("pinocchio", TransposedPinocchio(), "∂τ/∂q"),
-    ("pinocchio", UndampedPinocchio(), "∂q̈/∂q̇"),
+    ("pinocchio", sdf.TransposedPinocchio(), "∂τ/∂q"),
+    ("pinocchio", sdf.UndampedPinocchio(), "∂q̈/∂q̇"),
     ("mujoco", UndampedMuJoCoInverse(), "∂τ/∂q̇"),
 ])
 def test_seeded_derivative_faults_fail_naming_the_block(tmp_path, engine, source, block):

@@ -91,3 +91,21 @@ def test_a_scenario_that_never_reaches_the_limits_is_inconclusive_not_a_pass(mon
             cell = measured["cells"][row][key]
             assert cell.verdict == verdict and "no joint reached a limit" in cell.detail, cell
             assert ("limits NOT EXERCISED" in cell.detail) == (verdict == "PASS"), cell
+
+
+def test_seeded_derivative_faults_fail_and_the_unfaulted_engines_pass():
+    """The derivative rows of the matrix (benchmarks/verdicts.py --derivatives) on planar3r-friction (b > 0, so every
+    fault is exposed): a finite-difference step 1e4 x the stated one, float32 blocks claimed float64, the damping
+    term dropped from ∂q̈/∂q̇ and a transposed ∂τ/∂q each FAIL, naming the block they alter; Pinocchio and MuJoCo
+    unfaulted PASS."""
+    pytest.importorskip("pinocchio")
+    import seeded_derivative_faults as sdf
+
+    faults = list(sdf.FAULTS)
+    cells = verdicts.measure_derivatives(faults, ["planar3r-friction"], say=lambda m: None, states=4)
+    got = {row: c["planar3r-friction"].verdict for row, c in cells.items()}
+    assert got == {**{f: "FAIL" for f in faults}, "pinocchio": "PASS", "mujoco": "PASS"}, got
+    for fault, block in sdf.BLOCK.items():
+        assert f"failed blocks {block}:" in cells[fault]["planar3r-friction"].detail
+    _, off = verdicts.derivative_report(cells, faults, ["planar3r-friction"])
+    assert off == 0
