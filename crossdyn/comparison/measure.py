@@ -148,7 +148,8 @@ def _derivatives(record: RunRecord, job: EngineJob, say: Say) -> None:
     say(f"[{job.spec.name}] {name}: derivatives at {min(len(st.q), derivatives.MAX_STATES)} states")
     with tempfile.TemporaryDirectory() as folder:  # the engines load the file: kept while they are built
         model = file_model(job.spec, folder, job.opt.dt)
-        record.add(derivatives.derivatives_group(name, model, st.q, st.qd, st.tau, job.opt.dt))
+        source = derivatives.DrakeDerivatives.for_planar(name, job.spec)  # Drake: the planar adapter's own plant
+        record.add(derivatives.derivatives_group(name, model, st.q, st.qd, st.tau, job.opt.dt, source))
 
 
 def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, say: Say) -> None:
