@@ -139,7 +139,8 @@ def _driven_and_free(record: RunRecord, engine, job: EngineJob):
 
 def _derivatives(record: RunRecord, job: EngineJob, say: Say) -> None:
     """The ``derivatives`` group on the model the engine's file adapter reads of the arm (its MJCF, written in a
-    temporary folder: :func:`crossdyn.derivatives.engines.file_model`) at the static states."""
+    temporary folder: :func:`crossdyn.derivatives.engines.file_model`) at the static states; Drake's derivatives on
+    the planar adapter's own plant of the spec (:meth:`~crossdyn.comparison.groups.derivatives.DrakeDerivatives.for_planar`)."""
     import tempfile
 
     from crossdyn.derivatives.engines import file_model
