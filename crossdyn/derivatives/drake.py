@@ -88,18 +88,13 @@ def _batch(*arrays) -> tuple[np.ndarray, ...]:
     return tuple(np.atleast_2d(np.asarray(a, dtype=float)) for a in arrays)
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("drake")
-
-
 def file(model: RobotModel, Q, QD, TAU, QDD, engine: str = "drake") -> Derivatives:
     """The six blocks of Drake variant ``engine`` (a key of :data:`FILE_INTEGRATORS`) on the robot-file adapter's
     plant of ``model``, in the model's joint order; the inverse blocks at ``QDD`` (module docstring)."""
     from dataclasses import replace
 
     from crossdyn.engines.drake.file import DrakeFileEngine, DrakeFileOptions
+    from crossdyn.engines.drake.planar import drake_version
 
     if engine not in FILE_INTEGRATORS:
         raise ValueError(f"engine: one of {', '.join(FILE_INTEGRATORS)}, got {engine!r}")
@@ -113,16 +108,16 @@ def file(model: RobotModel, Q, QD, TAU, QDD, engine: str = "drake") -> Derivativ
     finally:
         eng.close()
     damping = "the model's b (crossdyn's RK4)" if ours else "Drake's reading of the file"
-    return Derivatives(f"forward-mode AutoDiffXd of drake {_version()}'s plant of the file, damping {damping}",
+    return Derivatives(f"forward-mode AutoDiffXd of drake {drake_version()}'s plant of the file, damping {damping}",
                        *(eng.to_model(a) for a in (Q, QD, TAU, QDD)), *blocks)
 
 
 def planar(spec: Any, Q, QD, TAU, QDD) -> Derivatives:
     """The six blocks on the planar adapter's continuous query plant of arm ``spec`` (module docstring), whose
     coordinates are the spec's joints in order; the inverse blocks at ``QDD``."""
-    from crossdyn.engines.drake.planar import DrakeEngine
+    from crossdyn.engines.drake.planar import DrakeEngine, drake_version
 
     eng = DrakeEngine(spec)
     Q, QD, TAU, QDD = _batch(Q, QD, TAU, QDD)
-    return Derivatives(f"forward-mode AutoDiffXd of drake {_version()}'s planar adapter plant (damping from its URDF)",
+    return Derivatives(f"forward-mode AutoDiffXd of drake {drake_version()}'s planar adapter plant (damping from its URDF)",
                        Q, QD, TAU, QDD, *autodiff_blocks(eng.qplant, None, Q, QD, TAU, QDD))
