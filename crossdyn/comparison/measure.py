@@ -139,7 +139,8 @@ def _driven_and_free(record: RunRecord, engine, job: EngineJob):
 
 def _derivatives(record: RunRecord, job: EngineJob, say: Say) -> None:
     """The ``derivatives`` group on the model the engine's file adapter reads of the arm (its MJCF, written in a
-    temporary folder: :func:`crossdyn.derivatives.engines.file_model`) at the static states."""
+    temporary folder: :func:`crossdyn.derivatives.engines.file_model`) at the static states; Drake's derivatives on
+    the planar adapter's own plant of the spec (:meth:`~crossdyn.comparison.groups.derivatives.DrakeDerivatives.for_planar`)."""
     import tempfile
 
     from crossdyn.derivatives.engines import file_model
@@ -148,7 +149,9 @@ def _derivatives(record: RunRecord, job: EngineJob, say: Say) -> None:
     say(f"[{job.spec.name}] {name}: derivatives at {min(len(st.q), derivatives.MAX_STATES)} states")
     with tempfile.TemporaryDirectory() as folder:  # the engines load the file: kept while they are built
         model = file_model(job.spec, folder, job.opt.dt)
-        record.add(derivatives.derivatives_group(name, model, st.q, st.qd, st.tau, job.opt.dt, rollout=True))
+        source = derivatives.DrakeDerivatives.for_planar(name, job.spec)  # Drake: the planar adapter's own plant
+        record.add(derivatives.derivatives_group(name, model, st.q, st.qd, st.tau, job.opt.dt, source,
+                                                 rollout=True))
 
 
 def _measure_runs(record: RunRecord, engine, job: EngineJob, same_cache: dict, say: Say) -> None:

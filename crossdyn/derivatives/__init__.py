@@ -9,6 +9,7 @@ transition Jacobians of crossdyn's integrators, the engines' own derivatives, an
   step through :mod:`crossdyn.steps`);
 * :mod:`~crossdyn.derivatives.engines`: Pinocchio's analytical derivatives, MuJoCo's ``mjd_transitionFD`` and
   ``mjd_inverseFD``;
+* :mod:`~crossdyn.derivatives.drake`: Drake's, by AutoDiffXd of its adapters' continuous plants;
 * :mod:`~crossdyn.derivatives.tolerance`: the tolerances, from round-off and conditioning or from FD truncation.
 
 The package sits above :mod:`crossdyn.engines` (level 4.5 in ``tests/test_layout.py``): it builds the engines' models.

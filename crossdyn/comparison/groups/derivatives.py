@@ -13,7 +13,9 @@ Engines that offer derivatives (:data:`OFFERED`):
   crossdyn's semi-implicit Euler (chain rule on the complex-step blocks), and ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ by
   ``mjd_inverseFD`` (forward, ε = 1e-6), each entry within its finite-difference tolerance (truncation measured on
   the reference + round-off: C κ ε_mach |f| or MuJoCo's evaluation error measured at the points the quotient
-  evaluates, :func:`crossdyn.derivatives.tolerance.perturbed_points`).
+  evaluates, :func:`crossdyn.derivatives.tolerance.perturbed_points`);
+* **Drake**, automatic differentiation: the six blocks from the ``AutoDiffXd`` copy of the adapter's continuous plant
+  (:mod:`crossdyn.derivatives.drake`), analytical tolerance as Pinocchio's.
 
 Other engines: "not offered" (no group, nothing counted).  A check is one entry of one block at one state; a block
 PASSes when every entry is finite and within its tolerance; a NaN or infinite entry FAILs (never raises).  The group
@@ -37,12 +39,17 @@ N·3n RNEA/ABA evaluations and the finite-difference tolerance N·3n more."""
 EPS = 1e-6
 """MuJoCo's finite-difference step (``mjd_transitionFD`` centred, ``mjd_inverseFD`` forward)."""
 
-OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco"}
+OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco",
+           **dict.fromkeys(("drake", "drake-rk2", "drake-rk3", "drake-rk5", "drake-euler", "drake-implicit"), "drake"),
+           "drake-rk4": "drake-rk4"}
 """Engine name → which derivatives it offers (Pinocchio's analytical ones; MuJoCo's finite differences of its
 Euler step and of its inverse dynamics).  ``mjd_transitionFD`` refuses RK4, so for ``mujoco-rk4`` (the robot files'
 default MuJoCo) the step differentiated is MuJoCo's Euler step of the same model (the method says so); its inverse
 dynamics do not depend on the integrator.  A name with options (``mujoco@eulerdamp=true``) is not offered: the
-derivative model is built with the adapter's defaults, not the options."""
+derivative model is built with the adapter's defaults, not the options.  Drake's variants whose plant is continuous
+differentiate that plant by AutoDiffXd (:class:`DrakeDerivatives`; ``drake-rk4`` with the
+model's damping, which crossdyn's RK4 applies); ``drake-discrete`` is not offered (its step, damping implicit under
+SAP, is not the continuous dynamics the reference differentiates)."""
 
 LABELS = {"dqdd_dq": "∂q̈/∂q", "dqdd_dqd": "∂q̈/∂q̇", "dqdd_dtau": "∂q̈/∂τ", "dtau_dq": "∂τ/∂q",
           "dtau_dqd": "∂τ/∂q̇", "dtau_dqdd": "∂τ/∂q̈", "dqnext_dq": "∂q⁺/∂q", "dqnext_dqd": "∂q⁺/∂q̇",
@@ -207,7 +214,31 @@ class MuJoCoDerivatives:
                 for s, k in zip(cols, ("dtau_dq", "dtau_dqd", "dtau_dqdd"), strict=True)]
 
 
-SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives}
+class DrakeDerivatives(PinocchioDerivatives):
+    """Drake's six blocks by forward-mode AutoDiffXd of the adapter's continuous plant (:mod:`crossdyn.derivatives.drake`),
+    judged as Pinocchio's: autodiff in float64 is exact to round-off, the analytical tolerance.  ``engine`` sets whose
+    damping applies (``drake-rk4``: the model's, as crossdyn's RK4; else Drake's reading of the file); ``spec``, a
+    planar preset's, differentiates the planar adapter's plant of it (:meth:`for_planar`)."""
+
+    name = "drake"
+
+    def __init__(self, engine: str = "drake", spec: Any = None) -> None:
+        self.engine, self.spec = engine, spec
+
+    @classmethod
+    def for_planar(cls, engine: str, spec: Any) -> DrakeDerivatives | None:
+        """A planar comparison's source for ``engine`` on arm ``spec``: None unless a Drake variant offered here."""
+        return cls(engine, spec) if OFFERED.get(engine, "").startswith("drake") else None
+
+    def blocks(self, model, Q, QD, TAU, QDD):
+        from crossdyn.derivatives import drake
+        if self.spec is not None:
+            return drake.planar(self.spec, Q, QD, TAU, QDD)
+        return drake.file(model, Q, QD, TAU, QDD, "drake-rk4" if self.engine == "drake-rk4" else "drake")
+
+
+SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives, "drake": DrakeDerivatives,
+                           "drake-rk4": functools.partial(DrakeDerivatives, "drake-rk4")}
 
 
 def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None, rollout: bool = False):
