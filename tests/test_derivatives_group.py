@@ -91,7 +91,7 @@ def test_a_failing_arm_fails_the_batch_entry_naming_the_arm(tmp_path):
     model = _planar("planar3r-friction", tmp_path)
     states = _states(3)
     good = dg.derivatives_group("pinocchio", model, *states, 1e-3)
-    bad = dg.derivatives_group("pinocchio", model, *states, 1e-3, source=TransposedPinocchio())
+    bad = dg.derivatives_group("pinocchio", model, *states, 1e-3, source=sdf.TransposedPinocchio())
     e = _entry("pinocchio", [(0, good), (1, bad)], 2)
     assert e["verdict"] == "FAIL" and e["failed_because"].startswith("arm 1: pinocchio ∂τ/∂q entry")
     assert e["checks"] == good.values["checks"] + bad.values["checks"]
