@@ -205,6 +205,7 @@ def test_the_genesis_batch_engine_without_genesis_is_exit_2_naming_the_extra(tmp
     assert "Traceback" not in err
 
 
+@pytest.mark.slow  # ~13 s: eight arms' models built and differentiated
 def test_derivatives_with_batch_judges_the_offering_engines_on_the_first_arms(tmp_path, capsys):
     """``--batch N --derivatives`` (crossdyn.comparison.batch_derivatives): MuJoCo's derivatives on each of the first arms'
     own models, checks = arms x states x entries; an engine without derivatives (jax-rk4) gets no entry."""
