@@ -287,10 +287,10 @@ class NewtonDerivatives:
 
         with engine_code():
             got = self.transition(model, ref.q, ref.qd, ref.tau, dt)
-        X32 = float32_states(ref.q, ref.qd, ref.tau)  # the states the engine holds and differentiates
-        ref32 = reference.complex_step(model, *X32)
+        Q32, QD32, T32 = float32_states(ref.q, ref.qd, ref.tau)  # the states the engine holds and differentiates
+        ref32 = reference.complex_step(model, Q32, QD32, T32)
         # semi-implicit Euler's chain rule evaluates the blocks at x_k only: the reference at the float32 states
-        exact = transition.chain_rule(lambda *_: ref32, *X32, dt, "semi-implicit-euler")
+        exact = transition.chain_rule(lambda *_: ref32, Q32, QD32, T32, dt, "semi-implicit-euler")
         limit = tol.float32_step(model, ref32, dt)
         G, J = np.concatenate((got.A, got.B), 2), np.concatenate((exact.A, exact.B), 2)
         method = (f"reverse mode ({got.source}) against the exact Jacobian of semi-implicit Euler at the float32 "
