@@ -1,5 +1,6 @@
 """NVIDIA Newton reading a robot file with its own importers: ``ModelBuilder.add_urdf`` (URDF) or ``add_mjcf``
-(MJCF), root fixed (URDF: ``floating=False``; MJCF: the root body's own joint, ``floating=None``), ``finalize`` on the Warp device, its Featherstone solver (float32).
+(MJCF), root fixed (URDF: ``floating=False``; MJCF: the root body's own joint, ``floating=None``), ``finalize``
+on the Warp device, its Featherstone solver (float32).
 
 Newton's defaults that change the dynamics, each switched off, listed in :meth:`NewtonFileEngine.config` and
 switchable back by ``newton@key=value`` (each shown to matter by ``tests/test_file_engines_gpu.py``):
