@@ -3,10 +3,10 @@ added to the batch's summary by :func:`add_to_batch` (the command calls it on th
 :func:`crossdyn.batch.compare.batch_compare`, a peer package this one does not import).
 
 For each batched engine of the run that offers derivatives (:func:`crossdyn.comparison.groups.derivatives.offers`:
-MuJoCo's ``mjd_transitionFD``/``mjd_inverseFD`` …), the single-arm ``derivatives`` group
-(:func:`~crossdyn.comparison.groups.derivatives.derivatives_group`: every block against crossdyn's complex-step
-reference, with its method's tolerance) is run on each of the first :data:`ARMS` arms of the batch — arm i's own
-parameters (:func:`crossdyn.models.spec.arm_spec`), compiled to the model the engine's file adapter reads — at
+MuJoCo's ``mjd_transitionFD``/``mjd_inverseFD``, Newton's tape through its step …), the single-arm
+``derivatives`` group (:func:`~crossdyn.comparison.groups.derivatives.derivatives_group`: every block against
+crossdyn's complex-step reference, with its method's tolerance) is run on each of the first :data:`ARMS` arms of
+the batch — arm i's own parameters (:func:`crossdyn.models.spec.arm_spec`), compiled to the model the engine's file adapter reads — at
 :data:`STATES` random states of that arm (:func:`crossdyn.comparison.references.static_states`, seed = batch seed + i).
 
 The engine's ``derivatives`` entry: PASS when every arm's group PASSes, FAIL when one FAILs (the line names the arm,

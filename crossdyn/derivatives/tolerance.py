@@ -164,3 +164,32 @@ def perturbed_points(X: np.ndarray, eps: float, centred: bool) -> np.ndarray:
     if centred:
         rows.append((rep - eps * np.eye(m)).reshape(N * m, m))
     return np.concatenate(rows)
+
+
+EPS_FLOAT32 = float(np.finfo(np.float32).eps)
+
+
+def float32_step(model, ref, dt: float) -> dict[str, np.ndarray]:
+    """Per-entry absolute tolerances (N, n, n) of the six blocks of one semi-implicit Euler step differentiated in
+    float32 (a Warp engine's ``wp.Tape``), keyed as the ``derivatives`` group's transition blocks, against the exact
+    Jacobians at the same (float32) states; ``ref`` the reference's forward blocks there.
+
+    The step's Jacobian is q̇⁺_x = I_v + h a_x, q⁺_x = I_q + h q̇⁺_x (:mod:`crossdyn.derivatives.transition`; I_q, I_v
+    the identity where x is q, q̇).  a_x carries the analytical round-off of :func:`analytic_terms` with ε_mach the
+    float32 unit ε₃₂ = 2⁻²³ (the same model: K n ε × the world-frame terms an entry sums, through |M⁻¹|, plus the
+    solve's κ(M) ε max|a_x|); each float32 sum of the recursion adds ε₃₂ × the size of its terms (Higham eq. 3.5):
+
+        δ(q̇⁺_x) = h δ(a_x) + ε₃₂ (|I_v| + h |a_x|),     δ(q⁺_x) = h δ(q̇⁺_x) + ε₃₂ (|I_q| + h |q̇⁺_x|).
+    """
+    scale = EPS_FLOAT32 / EPS_MACH
+    N, n = ref.q.shape
+    eye, zero = np.broadcast_to(np.eye(n), (N, n, n)), np.zeros((N, n, n))
+    out: dict[str, np.ndarray] = {}
+    for x, a, I_q, I_v in (("dq", "dqdd_dq", eye, zero), ("dqd", "dqdd_dqd", zero, eye),
+                           ("dtau", "dqdd_dtau", zero, zero)):
+        ax = ref.block(a)
+        v_x = I_v + dt * ax
+        dv = dt * scale * analytic_terms(model, ref, a) + EPS_FLOAT32 * (np.abs(I_v) + dt * np.abs(ax))
+        out[f"dqdnext_{x}"] = dv
+        out[f"dqnext_{x}"] = dt * dv + EPS_FLOAT32 * (np.abs(I_q) + dt * np.abs(v_x))
+    return out

@@ -15,7 +15,11 @@ Engines that offer derivatives (:data:`OFFERED`):
   the reference + round-off: C κ ε_mach |f| or MuJoCo's evaluation error measured at the points the quotient
   evaluates, :func:`crossdyn.derivatives.tolerance.perturbed_points`);
 * **Drake**, automatic differentiation: the six blocks from the ``AutoDiffXd`` copy of the adapter's continuous plant
-  (:mod:`crossdyn.derivatives.drake`), analytical tolerance as Pinocchio's.
+  (:mod:`crossdyn.derivatives.drake`), analytical tolerance as Pinocchio's;
+* **Newton**, reverse mode in float32: one ``SolverFeatherstone.step`` of the Newton file adapter differentiated by
+  ``wp.Tape`` (:mod:`crossdyn.derivatives.warp`), the six transition blocks against the exact Jacobians of
+  semi-implicit Euler at the same float32 states, per-entry float32 tolerance
+  (:func:`crossdyn.derivatives.tolerance.float32_step`).  MuJoCo Warp is not offered (:data:`NOT_OFFERED_BECAUSE`).
 
 Other engines: "not offered" (no group, nothing counted).  A check is one entry of one block at one state; a block
 PASSes when every entry is finite and within its tolerance; a NaN or infinite entry FAILs (never raises).  The group
@@ -31,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from crossdyn.derivatives.warp import MUJOCO_WARP_NOT_DIFFERENTIABLE
 from crossdyn.status import Verdict
 
 MAX_STATES = 50
@@ -41,7 +46,7 @@ EPS = 1e-6
 
 OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco",
            **dict.fromkeys(("drake", "drake-rk2", "drake-rk3", "drake-rk5", "drake-euler", "drake-implicit"), "drake"),
-           "drake-rk4": "drake-rk4"}
+           "drake-rk4": "drake-rk4", "newton": "newton"}
 """Engine name → which derivatives it offers (Pinocchio's analytical ones; MuJoCo's finite differences of its
 Euler step and of its inverse dynamics).  ``mjd_transitionFD`` refuses RK4, so for ``mujoco-rk4`` (the robot files'
 default MuJoCo) the step differentiated is MuJoCo's Euler step of the same model (the method says so); its inverse
@@ -49,7 +54,21 @@ dynamics do not depend on the integrator.  A name with options (``mujoco@eulerda
 derivative model is built with the adapter's defaults, not the options.  Drake's variants whose plant is continuous
 differentiate that plant by AutoDiffXd (:class:`DrakeDerivatives`; ``drake-rk4`` with the
 model's damping, which crossdyn's RK4 applies); ``drake-discrete`` is not offered (its step, damping implicit under
-SAP, is not the continuous dynamics the reference differentiates)."""
+SAP, is not the continuous dynamics the reference differentiates).  ``newton``: its ``SolverFeatherstone`` step (the
+solver crossdyn compares) by ``wp.Tape`` in float32 (:class:`NewtonDerivatives`).  ``mujoco-warp`` and its variants
+are not offered: :data:`NOT_OFFERED_BECAUSE` (measured: MuJoCo Warp 4.0.0 compiles its step without adjoints, and
+the tape's gradients come back all zero)."""
+
+NOT_OFFERED_BECAUSE = {"mujoco-warp": MUJOCO_WARP_NOT_DIFFERENTIABLE}
+"""Engine family → why it offers no derivatives (the report's "Not offered" line; :func:`not_offered_because`)."""
+
+
+def not_offered_because(engine: str) -> str | None:
+    """Why ``engine`` (a name with its variant, e.g. ``mujoco-warp-rk4``) offers no derivatives, where measured."""
+    if offers(engine):
+        return None
+    return next((why for family, why in NOT_OFFERED_BECAUSE.items()
+                 if engine == family or engine.startswith(family + "-") or engine.startswith(family + "@")), None)
 
 LABELS = {"dqdd_dq": "∂q̈/∂q", "dqdd_dqd": "∂q̈/∂q̇", "dqdd_dtau": "∂q̈/∂τ", "dtau_dq": "∂τ/∂q",
           "dtau_dqd": "∂τ/∂q̇", "dtau_dqdd": "∂τ/∂q̈", "dqnext_dq": "∂q⁺/∂q", "dqnext_dqd": "∂q⁺/∂q̇",
@@ -237,8 +256,52 @@ class DrakeDerivatives(PinocchioDerivatives):
         return drake.file(model, Q, QD, TAU, QDD, "drake-rk4" if self.engine == "drake-rk4" else "drake")
 
 
+TRANSITION_KEYS = (("dqnext_dq", 0, 0), ("dqnext_dqd", 0, 1), ("dqnext_dtau", 0, 2),
+                   ("dqdnext_dq", 1, 0), ("dqdnext_dqd", 1, 1), ("dqdnext_dtau", 1, 2))
+"""The six transition blocks: key, row block (q⁺, q̇⁺), column block (q, q̇, τ) of [A B]."""
+
+
+def transition_part(G: np.ndarray, r: int, c: int) -> np.ndarray:
+    """Block (r, c) of (N, 2n, 3n) [A B], n = G.shape[1] // 2."""
+    n = G.shape[1] // 2
+    return G[:, r * n:(r + 1) * n, c * n:(c + 1) * n]
+
+
+class NewtonDerivatives:
+    """Newton's ``SolverFeatherstone.step`` differentiated by ``wp.Tape`` in float32
+    (:func:`crossdyn.derivatives.warp.newton_transition`): the six transition blocks against the exact Jacobians of
+    semi-implicit Euler at the same float32 states, per-entry float32 tolerance
+    (:func:`crossdyn.derivatives.tolerance.float32_step`); a subclass may alter :meth:`transition`."""
+
+    name = "newton"
+
+    def transition(self, model, Q, QD, TAU, dt):
+        from crossdyn.derivatives.warp import newton_transition
+        return newton_transition(model, Q, QD, TAU, dt)
+
+    def judge(self, model, ref, dt: float) -> list[BlockCheck]:
+        from crossdyn.comparison.containment import engine_code
+        from crossdyn.derivatives import reference, transition
+        from crossdyn.derivatives import tolerance as tol
+        from crossdyn.derivatives.warp import float32_states
+
+        with engine_code():
+            got = self.transition(model, ref.q, ref.qd, ref.tau, dt)
+        Q32, QD32, T32 = float32_states(ref.q, ref.qd, ref.tau)  # the states the engine holds and differentiates
+        ref32 = reference.complex_step(model, Q32, QD32, T32)
+        # semi-implicit Euler's chain rule evaluates the blocks at x_k only: the reference at the float32 states
+        exact = transition.chain_rule(lambda *_: ref32, Q32, QD32, T32, dt, "semi-implicit-euler")
+        limit = tol.float32_step(model, ref32, dt)
+        G, J = np.concatenate((got.A, got.B), 2), np.concatenate((exact.A, exact.B), 2)
+        method = (f"reverse mode ({got.source}) against the exact Jacobian of semi-implicit Euler at the float32 "
+                  f"states; tolerance the analytical one with eps_mach = eps32 (2^-23) through the step, plus eps32 "
+                  f"x the terms of each float32 sum")
+        return [check_block(k, transition_part(G, r, c), transition_part(J, r, c), limit[k], method)
+                for k, r, c in TRANSITION_KEYS]
+
+
 SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives, "drake": DrakeDerivatives,
-                           "drake-rk4": functools.partial(DrakeDerivatives, "drake-rk4")}
+                           "drake-rk4": functools.partial(DrakeDerivatives, "drake-rk4"), "newton": NewtonDerivatives}
 
 
 def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None, rollout: bool = False):

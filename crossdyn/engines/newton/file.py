@@ -1,5 +1,6 @@
 """NVIDIA Newton reading a robot file with its own importers: ``ModelBuilder.add_urdf`` (URDF) or ``add_mjcf``
-(MJCF), root fixed (``floating=False``), ``finalize`` on the Warp device, its Featherstone solver (float32).
+(MJCF), root fixed (URDF: ``floating=False``; MJCF: the root body's own joint, ``floating=None``), ``finalize``
+on the Warp device, its Featherstone solver (float32).
 
 Newton's defaults that change the dynamics, each switched off, listed in :meth:`NewtonFileEngine.config` and
 switchable back by ``newton@key=value`` (each shown to matter by ``tests/test_file_engines_gpu.py``):
@@ -102,9 +103,13 @@ def _joint_name(label: str, names: tuple[str, ...]) -> str:
 
 class NewtonFileEngine(FileEngine):
     name = "newton"
-    loaders: ClassVar[dict[Format, tuple[str, dict]]] = {Format.URDF: ("add_urdf", {}),
-                                                         Format.MJCF: ("add_mjcf", {"parse_visuals": False})}
-    """Per format read natively, the ModelBuilder method and its own keywords."""
+    loaders: ClassVar[dict[Format, tuple[str, dict]]] = {
+        Format.URDF: ("add_urdf", {"floating": False}),
+        Format.MJCF: ("add_mjcf", {"floating": None, "parse_visuals": False})}
+    """Per format read natively, the ModelBuilder method and its own keywords.  URDF: the root fixed
+    (``floating=False``).  MJCF: ``floating=None``, the file's own joint of its root body kept (Newton 1.8's
+    ``add_mjcf`` with ``floating=False`` replaces a root body's joint by a FIXED one: a planar arm whose first link
+    hangs from the world by its hinge lost that joint); a root body without a joint is fixed either way."""
     formats = frozenset(loaders)
     Options = NewtonFileOptions
     integrator = "semi-implicit-euler"
@@ -147,7 +152,7 @@ class NewtonFileEngine(FileEngine):
         path = str(self.prepared.path)
         try:
             loader, own = self.loaders[self.model.format]
-            getattr(builder, loader)(path, floating=False, collapse_fixed_joints=False,
+            getattr(builder, loader)(path, collapse_fixed_joints=False,
                                      ignore_inertial_definitions=False, **own)
         except (ValueError, KeyError, RuntimeError, NotImplementedError, IndexError) as e:
             if "must satisfy A + B >= C" in str(e):  # it refuses what the file states: unsupported, not failed
@@ -169,9 +174,10 @@ class NewtonFileEngine(FileEngine):
             builder.joint_limit_kd = [0.0] * len(builder.joint_limit_kd)
         return builder
 
-    def _finalize(self, copies: int, stepping: bool) -> tuple[Any, list[str]]:
+    def _finalize(self, copies: int, stepping: bool, requires_grad: bool = False) -> tuple[Any, list[str]]:
         """A model of ``copies`` copies (one world each); for queries (``stepping`` False) without joint damping
-        and stiffness, so that FD is the rigid bodies + armature."""
+        and stiffness, so that FD is the rigid bodies + armature; ``requires_grad``: arrays with gradients, for
+        ``wp.Tape`` (:mod:`crossdyn.derivatives.warp`)."""
         builder = self.builder
         if copies > 1 or not stepping:
             builder = self.newton.ModelBuilder()
@@ -186,7 +192,8 @@ class NewtonFileEngine(FileEngine):
             builder.joint_damping = [0.0] * len(builder.joint_damping)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            m = builder.finalize(device=self.device, skip_validation_inertia=not self.options.validate_inertia)
+            m = builder.finalize(device=self.device, skip_validation_inertia=not self.options.validate_inertia,
+                                 requires_grad=requires_grad)
         if not self.options.newton_gravity:
             m.set_gravity([float(g) for g in self.model.gravity])
         return m, [str(w.message) for w in caught]
@@ -290,10 +297,10 @@ class NewtonFileEngine(FileEngine):
             v = np.asarray(values, dtype=float)
             return {j: float(v[i]) for j, i in by.items()}
 
-        loader = self.loaders[self.model.format][0]
+        loader, own = self.loaders[self.model.format]
         return {**self.base_config(),
                 "library": f"newton {self.newton.__version__} (warp {wp.__version__})", "device": self.device,
-                "loader": f"ModelBuilder.{loader}({self.prepared.path.name}, floating=False, "
+                "loader": f"ModelBuilder.{loader}({self.prepared.path.name}, floating={own['floating']}, "
                           "collapse_fixed_joints=False, ignore_inertial_definitions=False) -> finalize",
                 "copy_removed": list(self.prepared.removed), "solver": "SolverFeatherstone", "dtype": "float32",
                 "dtype_note": "Newton's model, state and solver arrays are float32; no float64 path",

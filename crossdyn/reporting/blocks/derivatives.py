@@ -47,7 +47,10 @@ def derivatives_blocks(summary: dict) -> list[tuple]:
         b.append(("table", ["engine", "verdict"] + [labels[k] for k in keys], rows))
     rest = [n for n in engines if n not in offered]
     if rest:
-        b.append(("p", f"Not offered: {', '.join(rest)}."))
+        from crossdyn.comparison.groups.derivatives import not_offered_because
+
+        why = {n: not_offered_because(n) for n in rest}
+        b.append(("p", f"Not offered: {', '.join(n if why[n] is None else f'{n} ({why[n]})' for n in rest)}."))
     for name, d in offered.items():
         for key in ("failed_because", "inconclusive_because"):
             if d.get(key):
