@@ -123,3 +123,15 @@ def _has(module: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(module) is not None
+
+
+@pytest.mark.slow  # Newton's kernels load in a few seconds
+def test_newtons_taped_steps_chained_agree_to_float32(tmp_path):
+    pytest.importorskip("newton")
+    model = _planar("planar3r-friction", tmp_path)
+    q0, tau = np.array([0.3, -0.5, 0.8]), np.zeros((200, 3))
+    nt = ro.newton(model, q0, np.zeros(3), tau, DT)
+    a = ro.agreement(nt, ro.reference(model, q0, np.zeros(3), tau, DT, nt.method))
+    assert nt.method == "semi-implicit-euler" and nt.dq_dmass is None
+    # float32 steps (eps32 = 1.2e-7) along its own float32 trajectory: far from 0, within three digits
+    assert 1e-9 < a["torque_offset"]["max_relative"] <= ro.TRUSTED

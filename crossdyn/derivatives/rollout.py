@@ -234,6 +234,27 @@ def pinocchio(model: RobotModel, q0, qd0, tau, dt: float, body: int = -1) -> Sen
                    body=model.bodies[range(model.n)[body]].name)
 
 
+def _own_rollout(eng: Any, q0, qd0, tau: np.ndarray) -> np.ndarray:
+    """The states (K+1, 2n) of the engine's own rollout from (q0, q̇0) under ``tau`` (K, n)."""
+    eng.reset(np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float))
+    states = [np.concatenate(eng.state())]
+    for k in range(len(tau)):
+        eng.step(tau[k])
+        states.append(np.concatenate(eng.state()))
+    return np.array(states)
+
+
+def _chained(tr, X: np.ndarray, dt: float, what: str) -> Sensitivity:
+    """The torque-offset sensitivity of the rollout X (K+1, 2n) by the product of its steps' Jacobians ``tr``
+    (a :class:`~crossdyn.derivatives.blocks.Transition` at X[:-1]): δx_{k+1} = A_k δx_k + B_k 1."""
+    n = X.shape[1] // 2
+    dx, out, ones = np.zeros(2 * n), [np.zeros(n)], np.ones(n)
+    for k in range(len(X) - 1):
+        dx = tr.A[k] @ dx + tr.B[k] @ ones
+        out.append(dx[:n].copy())
+    return Sensitivity(f"{tr.source}, {what}", tr.method, float(dt), "", X[:, :n], np.array(out), None)
+
+
 def mujoco(model: RobotModel, q0, qd0, tau, dt: float, eps: float = 1e-6) -> Sensitivity:
     """MuJoCo's torque-offset sensitivity: its own Euler rollout, and the product of its ``mjd_transitionFD``
     Jacobians (centred, ``eps``) along it, δx_{k+1} = A_k δx_k + B_k 1 (no mass direction: MuJoCo has no
@@ -242,21 +263,24 @@ def mujoco(model: RobotModel, q0, qd0, tau, dt: float, eps: float = 1e-6) -> Sen
 
     eng = mujoco_engine(model, dt)
     tau = np.asarray(tau, dtype=float)
-    K, n = tau.shape
-    eng.reset(np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float))
-    states = [np.concatenate(eng.state())]
-    for k in range(K):
-        eng.step(tau[k])
-        states.append(np.concatenate(eng.state()))
-    X = np.array(states)
+    X = _own_rollout(eng, q0, qd0, tau)
+    n = tau.shape[1]
     tr = mujoco_transition(model, X[:-1, :n], X[:-1, n:], tau, dt, FiniteDifference(eps, True), engine=eng)
-    dx, out = np.zeros(2 * n), [np.zeros(n)]
-    ones = np.ones(n)
-    for k in range(K):
-        dx = tr.A[k] @ dx + tr.B[k] @ ones
-        out.append(dx[:n].copy())
-    return Sensitivity(f"{tr.source}, chained along its own rollout", "semi-implicit-euler", float(dt), "",
-                       X[:, :n], np.array(out), None)
+    return _chained(tr, X, dt, "chained along its own rollout")
+
+
+def newton(model: RobotModel, q0, qd0, tau, dt: float) -> Sensitivity:
+    """Newton's torque-offset sensitivity: its own rollout (``SolverFeatherstone``, float32) and the product of its
+    ``wp.Tape`` step Jacobians along it (:func:`crossdyn.derivatives.warp.newton_transition`, every step's state
+    one world of one taped step); no mass direction (not taped here)."""
+    from crossdyn.derivatives.warp import newton_engine, newton_transition
+
+    eng = newton_engine(model, dt)
+    tau = np.asarray(tau, dtype=float)
+    X = _own_rollout(eng, q0, qd0, tau)
+    n = tau.shape[1]
+    tr = newton_transition(model, X[:-1, :n], X[:-1, n:], tau, dt)
+    return _chained(tr, X, dt, "chained along its own rollout")
 
 
 def summary(agreement_: dict, points: int = 51) -> dict:
@@ -274,7 +298,7 @@ def summary(agreement_: dict, points: int = 51) -> dict:
     return out
 
 
-SOURCES: dict[str, Callable[..., Sensitivity]] = {"pinocchio": pinocchio, "mujoco": mujoco}
+SOURCES: dict[str, Callable[..., Sensitivity]] = {"pinocchio": pinocchio, "mujoco": mujoco, "newton": newton}
 """Derivative source (:data:`crossdyn.comparison.groups.derivatives.OFFERED`'s values) → its rollout sensitivities."""
 
 
