@@ -151,7 +151,7 @@ def _native_runs(ctx: Context, contact: dict, out: Outcome) -> None:
 
     opt = ctx.opt
     native = cn.characterise_native_contact(ctx.experiment(), list(ctx.engines), out.native_contact_reference,
-                                            ctx.say)
+                                            ctx.say, jobs=opt.jobs)
     out.native_contact_runs = {k: v["trajectory"] for k, v in native["engines"].items() if "trajectory" in v}
     native["judged"] = bool(opt.native)
     contact["native"] = cn.summary_of(native)

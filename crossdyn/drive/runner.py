@@ -496,6 +496,10 @@ def _first_bad(Q, QD, lo: int, hi: int, limit: float) -> int | None:
     """Index of the first row in [lo, hi) with a non-finite q or |q̇| > limit (NaN counts), else None."""
     if hi <= lo:
         return None
+    if hi - lo == 1:  # one row (a run checked at every step): plain floats, no array temporaries; the same test
+        if all(-limit <= v <= limit for v in QD[lo].tolist()) and all(math.isfinite(x) for x in Q[lo].tolist()):
+            return None
+        return lo
     ok = np.all(np.abs(QD[lo:hi]) <= limit, axis=1) & np.all(np.isfinite(Q[lo:hi]), axis=1)
     if ok.all():
         return None
