@@ -113,3 +113,23 @@ def test_side_by_side_comparison_equals_the_sequential_one():
     assert doc_par == doc_seq
     np.testing.assert_array_equal(par.reference.q, seq.reference.q)
     np.testing.assert_array_equal(par.reference_free.q, seq.reference_free.q)
+
+
+def test_step_choice_side_by_side_equals_one_after_the_other():
+    """The replica studies of the step's choice (one per scheme) computed in children give the same choice."""
+    from crossdyn.comparison.dt_study import choose_planar_dt
+    from crossdyn.comparison.start import resolve_profile, start_state
+    from crossdyn.comparison.tolerances import Tolerances
+    from crossdyn.models import load_arm
+
+    spec = load_arm("planar2r-floor")
+    profile = resolve_profile(None, spec)
+    start = start_state(spec, profile, None, None)
+    engines = ("pybullet", "mujoco-rk4")  # two schemes: semi-implicit Euler and RK4
+
+    def choice(jobs):
+        return choose_planar_dt(spec, profile, start, (0.001, 0.8), engines, Tolerances(), lambda dt: None, jobs)
+
+    one, two = choice(1), choice(2)
+    assert one.limiting == "semi-implicit-euler" and one.changed  # the drop needs a smaller step
+    assert two == one

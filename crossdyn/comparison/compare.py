@@ -160,7 +160,8 @@ def _choose_dt(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
 
         return FrictionLaw.of(spec, dt, q0) if applied else None
 
-    choice = choose_planar_dt(plant, profile, (q0, qd0), opt.dt, opt.duration, engines, opt.tolerances, friction_at)
+    choice = choose_planar_dt(plant, profile, (q0, qd0), (opt.dt, opt.duration), engines, opt.tolerances,
+                              friction_at, opt.jobs)
     if choice.line():
         say(f"[{spec.name}] {choice.line()}")
     return choice
