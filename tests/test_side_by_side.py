@@ -133,3 +133,31 @@ def test_step_choice_side_by_side_equals_one_after_the_other():
     one, two = choice(1), choice(2)
     assert one.limiting == "semi-implicit-euler" and one.changed  # the drop needs a smaller step
     assert two == one
+
+
+@pytest.mark.parametrize("name", ["analytic-euler", "pybullet"])
+def test_a_run_with_an_earlier_runs_inputs_is_that_run(name):
+    """planar2r-floor's drop (zero torque) and the free swing from the same start: run_engine_many makes it once,
+    and the copy is what running it gives (every array, bit for bit), under its own profile's name."""
+    from crossdyn.comparison.containment import build_engine
+    from crossdyn.comparison.start import resolve_profile, start_state
+    from crossdyn.drive.runner import run_engine, run_engine_many, same_inputs
+    from crossdyn.inputs.profiles import make_profile
+    from crossdyn.models import load_arm
+
+    spec = load_arm("planar2r-floor")
+    drop, free = resolve_profile(None, spec), make_profile("zero", spec)
+    q0, qd0 = start_state(spec, drop, None, None)
+    engine = build_engine(name, spec, 0.001, None)
+    runs = [(drop, q0, qd0), (free, q0, qd0)]
+    assert same_inputs(engine, runs, 0.6)
+    driven, again = run_engine_many(engine, runs, 0.6)
+    alone = run_engine(engine, free, q0, qd0, 0.6)
+    assert again.info["profile"] == alone.info["profile"] != driven.info["profile"]
+    assert np.max(alone.info["contact"]["normal_force"]) > 0  # the tip struck the floor: the law acted
+    for field in ("t", "q", "qd", "tau"):
+        assert getattr(again, field).tobytes() == getattr(alone, field).tobytes(), field
+    for key, value in alone.info["contact"].items():
+        assert np.asarray(again.info["contact"][key]).tobytes() == np.asarray(value).tobytes(), key
+    kicked = make_profile("constant", spec, value=0.1)  # another torque: not the same inputs
+    assert not same_inputs(engine, [(drop, q0, qd0), (kicked, q0, qd0)], 0.6)

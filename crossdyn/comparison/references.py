@@ -59,14 +59,17 @@ class EngineJob:
 
 def reference_runs(spec: ArmSpec, profile, free_profile, q0, qd0, opt: CompareOptions, friction=None,
                    free: bool = True):
-    """(driven, free) runs of the analytic model, DOP853 restarted at each step (rtol = atol = 1e-12); without
-    ``free``, (driven, None)."""
-    from crossdyn.drive.runner import run_engine
+    """(driven, free) runs of the analytic model, DOP853 restarted at each step (rtol = atol = 1e-12), the free
+    one not run again where its inputs are the driven one's (a zero-torque drop:
+    :func:`crossdyn.drive.runner.run_engine_many`); without ``free``, (driven, None)."""
+    from crossdyn.drive.runner import run_engine, run_engine_many
     from crossdyn.engines import make_engine
 
     ref_engine = attach_friction(make_engine("analytic-reference", spec, opt.dt), friction)  # crossdyn's own
-    reference = run_engine(ref_engine, profile, q0, qd0, opt.duration)
-    reference_free = run_engine(ref_engine, free_profile, q0, qd0, opt.duration) if free else None
+    if not free:
+        return run_engine(ref_engine, profile, q0, qd0, opt.duration), None
+    reference, reference_free = run_engine_many(ref_engine, [(profile, q0, qd0), (free_profile, q0, qd0)],
+                                                opt.duration)
     return reference, reference_free
 
 
@@ -105,6 +108,8 @@ def prepared_runs(spec: ArmSpec, profile, free_profile, start, opt: CompareOptio
     q0, qd0 = start
 
     def one(task: str):
+        if task == "both":  # the free run's inputs are the driven one's: one run (reference_runs)
+            return reference_runs(spec, profile, free_profile, q0, qd0, opt, friction)
         if task in ("driven", "free"):
             only = free_profile if task == "free" else profile
             return reference_runs(spec, only, only, q0, qd0, opt, friction, free=False)[0]
@@ -112,8 +117,15 @@ def prepared_runs(spec: ArmSpec, profile, free_profile, start, opt: CompareOptio
 
     if not schemes and jobs <= 1:
         return (*reference_runs(spec, profile, free_profile, q0, qd0, opt, friction), {})
-    done = fork_map(one, ("driven", "free", *schemes), jobs)
-    return done[0], done[1], dict(zip(schemes, done[2:], strict=True))
+    from crossdyn.drive.runner import same_inputs
+    from crossdyn.engines import make_engine
+
+    probe = attach_friction(make_engine("analytic-reference", spec, opt.dt), friction)
+    if same_inputs(probe, [(profile, q0, qd0), (free_profile, q0, qd0)], opt.duration):
+        (reference, reference_free), *same = fork_map(one, ("both", *schemes), jobs)
+    else:
+        reference, reference_free, *same = fork_map(one, ("driven", "free", *schemes), jobs)
+    return reference, reference_free, dict(zip(schemes, same, strict=True))
 
 
 def random_states(spec: ArmSpec, count: int, seed: int):
