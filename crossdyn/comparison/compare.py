@@ -121,20 +121,23 @@ def _scenario(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
     :func:`crossdyn.comparison.dt_study.gentle_contact_profile`, with its own choice."""
     choice = _choose_dt(spec, opt, profile, q0, qd0, say)
     if choice is not None and not choice.judgeable and opt.profile is None and opt.q0 is None and opt.qd0 is None:
-        from crossdyn.comparison.dt_study import gentle_contact_profile
+        from crossdyn.comparison.dt_study import gentle_contact_profile, gentle_duration
 
         gentle = gentle_contact_profile(spec, profile)
         if gentle is not None:
             g0, gd0 = start_state(spec, gentle, None, None)
-            again = _choose_dt(spec, opt, gentle, g0, gd0, say)
+            short = replace(opt, duration=gentle_duration(opt.duration, opt.dt))
+            again = _choose_dt(spec, short, gentle, g0, gd0, say)
             if again is not None and again.judgeable and not start_problems(spec, g0):
                 target = np.round(np.asarray(gentle.params().get("target", []), float), 4).tolist()
+                cut = (f" for {short.duration:g} s (of {opt.duration:g} s: the press is reached within it and held; "
+                       "the rest would be more of it)" if short.duration != opt.duration else "")
                 what = (f"default motion: {profile.params()['name']} not judgeable within the step budget "
                         f"({choice.line()}); pd-gravity towards q_d = {target} rad instead (the tip pressed onto "
-                        f"the obstacle it would strike), from {np.round(g0, 4).tolist()} rad at rest")
+                        f"the obstacle it would strike), from {np.round(g0, 4).tolist()} rad at rest{cut}")
                 say(f"[{spec.name}] {what}")
                 choice = replace(again, gentler=what)
-                profile, q0, qd0 = gentle, g0, gd0
+                opt, profile, q0, qd0 = short, gentle, g0, gd0
     if choice is not None and choice.changed:
         opt = replace(opt, dt=choice.dt, duration=choice.duration or opt.duration)
     return opt, profile, q0, qd0, choice

@@ -131,6 +131,19 @@ def choose_planar_dt(spec, profile, start, steps: tuple[float, float], engines, 
 
 GENTLE_KP, GENTLE_KD = 100.0, 20.0
 """The gentler contact motion's gains (N m/rad, N m s/rad): ``pd-gravity``'s defaults."""
+GENTLE_DURATION = 1.5
+"""The gentler contact motion's run (s) where the duration asked for is longer: ``pd-gravity`` brings the tip onto
+the obstacle within about half a second (planar3r-wall: first touch at 0.44 s) and holds it pressed there; 1.5 s
+covers the touch and a second of pressed contact, and the rest of a 3 s run is more of the same press at twice the
+cost (issue 39's time budget: planar3r-wall's default comparison took 52 s over 3 s)."""
+
+
+def gentle_duration(duration: float, dt: float) -> float:
+    """min(``duration``, :data:`GENTLE_DURATION`), where that is a whole number of ``dt`` steps (else
+    ``duration``)."""
+    if duration <= GENTLE_DURATION or not dt_choice.whole_steps(GENTLE_DURATION, dt):
+        return duration
+    return GENTLE_DURATION
 
 
 def gentle_contact_profile(spec, profile):
