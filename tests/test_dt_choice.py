@@ -162,3 +162,14 @@ def test_a_cut_is_never_shorter_than_whole_steps():
     study = SchemeStudy(EULER, 1, 0.0934, 2.57, ((0.001, 0.0934, 1.0, False), (0.0005, 0.0, 0.5, True)))
     choice = judgeable_dt(1e-3, [study], duration=0.002)
     assert choice.duration == 0.002 and choice.dt == 1e-3 and not choice.judgeable
+
+
+def test_the_gentler_contact_motion_runs_at_most_its_own_duration():
+    # pd-gravity presses the tip onto the obstacle within ~0.5 s (planar3r-wall: 0.44 s) and holds it: 1.5 s of a
+    # longer run; a shorter asked duration is kept, and so is one 1.5 s is not a whole number of steps of
+    from crossdyn.comparison.dt_study import GENTLE_DURATION, gentle_duration
+
+    assert GENTLE_DURATION == 1.5
+    assert gentle_duration(3.0, 1e-3) == 1.5
+    assert gentle_duration(1.0, 1e-3) == 1.0
+    assert gentle_duration(3.0, 0.4) == 3.0

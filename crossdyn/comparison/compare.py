@@ -38,11 +38,12 @@ from crossdyn.comparison.context import Context, Outcome
 from crossdyn.comparison.groups.trajectory import ORDER, integration_order, same_integrator
 from crossdyn.comparison.options import DEFAULT_ENGINES, CompareOptions, left_out_note
 from crossdyn.comparison.phenomena import conclude, refused_combination
-from crossdyn.comparison.phenomenon_contact import CONTACT_OMEGA_DT_NOTE
+from crossdyn.comparison.phenomenon_contact import CONTACT_OMEGA_DT_NOTE, start_native
 from crossdyn.comparison.phenomenon_limits import native_limit_failures, native_limit_variant
 from crossdyn.comparison.pool import run_parallel, run_sequential
 from crossdyn.comparison.references import (EngineJob, StaticStates, convergence_start, dense_free_reference,
-                                            needs_dense_reference, reference_runs, static_states, versions)
+                                            needs_dense_reference, prepared_runs, shared_schemes,
+                                            static_states, versions)
 from crossdyn.comparison.result import SCHEMA, Comparison, EngineRun, MetricResult, skipped as skipped_run
 from crossdyn.comparison.start import (check_start, default_start, desired_motion, hanging_start, held,
                                       resolve_profile, start_state)
@@ -69,9 +70,12 @@ def _options(options: CompareOptions | None, kwargs: dict) -> CompareOptions:
     return options or CompareOptions(**kwargs)
 
 
-def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, Any, Any]:
+def _prepare(user_spec: ArmSpec, opt: CompareOptions, say, parallel: tuple[str, ...] = ()) -> tuple[EngineJob, Any, Any]:
     """The job every engine is measured with, the reference's free swing and the step's choice (or None).  Applied friction mode: the
-    engines (and the job's spec) have f_c = 0, the runner applies the regularised law to all of them."""
+    engines (and the job's spec) have f_c = 0, the runner applies the regularised law to all of them.
+    ``parallel``: the engines to be measured in worker processes (none: one after the other here); then the two
+    reference runs and the same-scheme runs two or more of them share (computed once, in the job) run up to
+    ``jobs`` at a time (:func:`~crossdyn.comparison.references.prepared_runs`)."""
     from crossdyn.inputs.profiles import make_profile
 
     spec, friction = user_spec, None
@@ -95,12 +99,14 @@ def _prepare(user_spec: ArmSpec, opt: CompareOptions, say) -> tuple[EngineJob, A
         spec = without_friction(spec)
     say(f"[{spec.name}] reference: analytic model, DOP853 (rtol = atol = 1e-12), {opt.duration:g} s at "
         f"dt = {opt.dt:g} s")
-    reference, reference_free = reference_runs(spec, profile, free_profile, q0, qd0, opt, friction)
+    reference, reference_free, same = prepared_runs(spec, profile, free_profile, (q0, qd0), opt, friction,
+                                                    shared_schemes(parallel), opt.jobs if parallel else 1)
     static = static_states(spec, opt.n_states, opt.seed)
     conv_q0 = convergence_start(spec, q0)
     dense = dense_free_reference(spec, conv_q0, opt.convergence_duration) \
         if needs_dense_reference(spec, opt, friction) else None
-    job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction)
+    job = EngineJob(spec, opt, profile, free_profile, q0, qd0, reference, static, conv_q0, dense, friction,
+                    same or None)
     return job, reference_free, choice
 
 
@@ -115,20 +121,23 @@ def _scenario(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
     :func:`crossdyn.comparison.dt_study.gentle_contact_profile`, with its own choice."""
     choice = _choose_dt(spec, opt, profile, q0, qd0, say)
     if choice is not None and not choice.judgeable and opt.profile is None and opt.q0 is None and opt.qd0 is None:
-        from crossdyn.comparison.dt_study import gentle_contact_profile
+        from crossdyn.comparison.dt_study import gentle_contact_profile, gentle_duration
 
         gentle = gentle_contact_profile(spec, profile)
         if gentle is not None:
             g0, gd0 = start_state(spec, gentle, None, None)
-            again = _choose_dt(spec, opt, gentle, g0, gd0, say)
+            short = replace(opt, duration=gentle_duration(opt.duration, opt.dt))
+            again = _choose_dt(spec, short, gentle, g0, gd0, say)
             if again is not None and again.judgeable and not start_problems(spec, g0):
                 target = np.round(np.asarray(gentle.params().get("target", []), float), 4).tolist()
+                cut = (f" for {short.duration:g} s (of {opt.duration:g} s: the press is reached within it and held; "
+                       "the rest would be more of it)" if short.duration != opt.duration else "")
                 what = (f"default motion: {profile.params()['name']} not judgeable within the step budget "
                         f"({choice.line()}); pd-gravity towards q_d = {target} rad instead (the tip pressed onto "
-                        f"the obstacle it would strike), from {np.round(g0, 4).tolist()} rad at rest")
+                        f"the obstacle it would strike), from {np.round(g0, 4).tolist()} rad at rest{cut}")
                 say(f"[{spec.name}] {what}")
                 choice = replace(again, gentler=what)
-                profile, q0, qd0 = gentle, g0, gd0
+                opt, profile, q0, qd0 = short, gentle, g0, gd0
     if choice is not None and choice.changed:
         opt = replace(opt, dt=choice.dt, duration=choice.duration or opt.duration)
     return opt, profile, q0, qd0, choice
@@ -154,7 +163,8 @@ def _choose_dt(spec: ArmSpec, opt: CompareOptions, profile, q0, qd0, say):
 
         return FrictionLaw.of(spec, dt, q0) if applied else None
 
-    choice = choose_planar_dt(plant, profile, (q0, qd0), opt.dt, opt.duration, engines, opt.tolerances, friction_at)
+    choice = choose_planar_dt(plant, profile, (q0, qd0), (opt.dt, opt.duration), engines, opt.tolerances,
+                              friction_at, opt.jobs)
     if choice.line():
         say(f"[{spec.name}] {choice.line()}")
     return choice
@@ -294,23 +304,31 @@ def compare(arm, options: CompareOptions | None = None, **kwargs) -> Comparison:
     engines = tuple(opt.engines) if opt.engines else tuple(e for e in DEFAULT_ENGINES if e in installed)
     applied, native_notes = split_native_runs(engines, opt.native)
     try:
-        job, reference_free, choice = _prepare(user_spec, opt, say)
+        job, reference_free, choice = _prepare(user_spec, opt, say,
+                                               applied if opt.jobs > 1 and len(applied) > 1 else ())
     except KeyboardInterrupt:  # Ctrl-C before any engine ran (the step's choice, the reference): the asked step's
         # reference again, quickly, for the summary, and no engine is run (a second Ctrl-C stops at once)
         job, reference_free, _ = _prepare(user_spec, replace(opt, choose_dt=False), say)
         choice = INTERRUPTED
     opt = job.opt  # its dt the one chosen (opt.choose_dt)
-    if choice is INTERRUPTED:  # Ctrl-C before any engine ran: each is reported not measured (a partial run fails)
-        runs, interrupted, choice = {e: skipped_run(e, "before this engine ran") for e in applied}, True, None
-    elif opt.jobs > 1 and len(applied) > 1:
-        runs, interrupted = run_parallel(applied, job, opt.jobs, say)
-    else:
-        runs, interrupted = run_sequential(applied, job, say)
-    out = Outcome(failures=engine_failures(runs, interrupted, job.reference), inconclusive=engine_inconclusive(runs),
-                  not_exercised=engine_not_exercised(runs))
-    ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, runs, engines,
+    ctx = Context(job.spec, user_spec, opt, job.profile, job.q0, job.qd0, job.reference, {}, engines,
                   job.friction, job.dense, say)
-    conclude(ctx, out)
+    # the native contact work needs no engine's applied run: it runs beside them (jobs > 1)
+    native = None if choice is INTERRUPTED else start_native(ctx)
+    try:
+        if choice is INTERRUPTED:  # Ctrl-C before any engine ran: each is reported not measured (a partial run fails)
+            runs, interrupted, choice = {e: skipped_run(e, "before this engine ran") for e in applied}, True, None
+        elif opt.jobs > 1 and len(applied) > 1:
+            runs, interrupted = run_parallel(applied, job, opt.jobs, say)
+        else:
+            runs, interrupted = run_sequential(applied, job, say)
+        out = Outcome(failures=engine_failures(runs, interrupted, job.reference),
+                      inconclusive=engine_inconclusive(runs), not_exercised=engine_not_exercised(runs))
+        ctx = replace(ctx, runs=runs, native_contact=native)
+        conclude(ctx, out)
+    finally:
+        if native is not None:
+            native.close()
     out.notes.extend(native_notes)
     if choice is not None and choice.line():
         out.notes.append(choice.line())

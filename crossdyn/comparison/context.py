@@ -32,6 +32,10 @@ class Context:
     dense: Any = None
     """The convergence study's dense free-motion reference, or None."""
     say: Callable[[str], None] = print
+    native_contact: Any = None
+    """The native contact work started beside the engines' runs
+    (:func:`crossdyn.comparison.phenomenon_contact.start_native`: a :class:`crossdyn.processes.Forked`), or None:
+    :func:`~crossdyn.comparison.phenomenon_contact.native_section` then computes it."""
 
     def experiment(self, spec: ArmSpec | None = None, profile: Any = None) -> Experiment:
         """The comparison's run as a native :class:`~crossdyn.native.experiment.Experiment` (of ``spec``, by

@@ -115,19 +115,35 @@ def study_of(scheme: str, order: int, q_dt, q_half_on_dt, duration: float,
     return dt_choice.SchemeStudy(scheme, order, metrics.max_abs(q, qh), joint_range(q), tuple(prefixes), bal(k))
 
 
-def choose_planar_dt(spec, profile, start, dt: float, duration: float, engines, tol,
-                     friction_at: Callable[[float], Any]) -> dt_choice.DtChoice:
+def choose_planar_dt(spec, profile, start, steps: tuple[float, float], engines, tol,
+                     friction_at: Callable[[float], Any], jobs: int = 1) -> dt_choice.DtChoice:
     """The step of a planar comparison whose dt the user did not give (:func:`dt_choice.judgeable_dt`), from the
-    replica studies of the engines' schemes from ``start`` = (q0, q̇0); ``friction_at(dt)`` the applied friction
-    law at a step (or None)."""
-    q0, qd0 = start
-    studies = [planar_study(s, spec, profile, q0, qd0, dt, duration, friction_at(dt))
-               for s in engine_schemes(engines)]
+    replica studies of the engines' schemes from ``start`` = (q0, q̇0) at ``steps`` = (dt, duration), up to ``jobs``
+    schemes' studies at a time (:func:`crossdyn.processes.fork_map`: the same studies); ``friction_at(dt)`` the
+    applied friction law at a step (or None)."""
+    from crossdyn.processes import fork_map
+
+    (q0, qd0), (dt, duration) = start, steps
+    studies = fork_map(lambda s: planar_study(s, spec, profile, q0, qd0, dt, duration, friction_at(dt)),
+                       engine_schemes(engines), jobs)
     return dt_choice.judgeable_dt(dt, studies, tol, duration)
 
 
 GENTLE_KP, GENTLE_KD = 100.0, 20.0
 """The gentler contact motion's gains (N m/rad, N m s/rad): ``pd-gravity``'s defaults."""
+GENTLE_DURATION = 1.5
+"""The gentler contact motion's run (s) where the duration asked for is longer: ``pd-gravity`` brings the tip onto
+the obstacle within about half a second (planar3r-wall: first touch at 0.44 s) and holds it pressed there; 1.5 s
+covers the touch and a second of pressed contact, and the rest of a 3 s run is more of the same press at twice the
+cost (issue 39's time budget: planar3r-wall's default comparison took 52 s over 3 s)."""
+
+
+def gentle_duration(duration: float, dt: float) -> float:
+    """min(``duration``, :data:`GENTLE_DURATION`), where that is a whole number of ``dt`` steps (else
+    ``duration``)."""
+    if duration <= GENTLE_DURATION or not dt_choice.whole_steps(GENTLE_DURATION, dt):
+        return duration
+    return GENTLE_DURATION
 
 
 def gentle_contact_profile(spec, profile):

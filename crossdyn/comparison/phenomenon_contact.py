@@ -144,14 +144,15 @@ def absent_notes(ctx: Context, out: Outcome) -> None:
                          "calibrate")
 
 
-def _native_runs(ctx: Context, contact: dict, out: Outcome) -> None:
-    """Each engine's own contact, characterised per episode; judged (departures fail) with ``native``."""
+def _native_runs(ctx: Context, contact: dict, out: Outcome, ready: dict | None = None) -> None:
+    """Each engine's own contact, characterised per episode (``ready``: already, by :func:`start_native`);
+    judged (departures fail) with ``native``."""
     from crossdyn.native.contact import runs as cn
     from crossdyn.native.contact.verdict import describe_departure
 
     opt = ctx.opt
-    native = cn.characterise_native_contact(ctx.experiment(), list(ctx.engines), out.native_contact_reference,
-                                            ctx.say)
+    native = ready if ready is not None else cn.characterise_native_contact(
+        ctx.experiment(), list(ctx.engines), out.native_contact_reference, ctx.say, jobs=opt.jobs)
     out.native_contact_runs = {k: v["trajectory"] for k, v in native["engines"].items() if "trajectory" in v}
     native["judged"] = bool(opt.native)
     contact["native"] = cn.summary_of(native)
@@ -194,6 +195,37 @@ NATIVE_FRICTION_NOT_RUN = ("with --native-friction every engine runs its own Cou
                            "friction law, as the reference does")
 
 
+def runs_native(ctx: Context) -> bool:
+    """Whether :func:`native_section` runs the engines' own contact (:func:`_native_runs`)."""
+    opt, spec = ctx.opt, ctx.spec
+    return (spec.has_contact and (opt.native or opt.contact_characterise)
+            and not (ctx.friction is None and spec.has_friction))
+
+
+def start_native(ctx: Context):
+    """The native contact work of :func:`native_section` (the law's reference run, then each engine's native run
+    characterised, up to ``jobs`` at a time) started in a forked child beside the engines' runs, where it will be
+    run and ``jobs`` > 1: a :class:`crossdyn.processes.Forked` whose result is (reference run, characterisation),
+    the same values as computed here (:func:`native_section` takes them through ``ctx.native_contact``); None
+    otherwise.  Its progress lines are said here, at its start."""
+    if ctx.opt.jobs <= 1 or not runs_native(ctx):
+        return None
+    from crossdyn.native.contact import runs as cn
+    from crossdyn.processes import fork_call
+
+    exp, engines, jobs = ctx.experiment(), list(ctx.engines), ctx.opt.jobs
+
+    def work():
+        reference = cn.reference_run(exp)
+        return reference, cn.characterise_native_contact(exp, engines, reference, None, jobs=jobs)
+
+    started = fork_call(work)
+    if started is not None:
+        ctx.say(f"[{ctx.spec.name}] native contact: the law's reference and each engine's own contact, beside "
+                "the engines' runs")
+    return started
+
+
 def native_section(ctx: Context, out: Outcome) -> None:
     """summary["contact"]["native"] (the engines' own contact, characterised per episode; judged with
     ``native``) and summary["contact"]["calibration"] (``calibrate_contact``); departures become failures
@@ -209,10 +241,12 @@ def native_section(ctx: Context, out: Outcome) -> None:
         contact["native"] = {"not_run": NATIVE_FRICTION_NOT_RUN}
         out.notes.append("native contact: not run: " + NATIVE_FRICTION_NOT_RUN)
         return
-    ctx.say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
-    out.native_contact_reference = cn.reference_run(ctx.experiment())
+    ready = ctx.native_contact.result() if ctx.native_contact is not None else None  # start_native's
+    if ready is None:
+        ctx.say(f"[{spec.name}] native contact: reference (the law, RK4 with located switches)")
+    out.native_contact_reference = ready[0] if ready is not None else cn.reference_run(ctx.experiment())
     if opt.native or opt.contact_characterise:
-        _native_runs(ctx, contact, out)
+        _native_runs(ctx, contact, out, None if ready is None else ready[1])
     if opt.calibrate_contact and contact.get("verdict") == Verdict.INCONCLUSIVE:
         line = "calibration skipped: no contact episode to calibrate against"
         contact["calibration_skipped"] = line

@@ -34,7 +34,7 @@ def run_sequential(engines, job: EngineJob, say: Say) -> tuple[dict, bool]:
     """Measure engines one after the other in this process; Ctrl-C keeps what finished."""
     spec = job.spec
     runs: dict = {}
-    same_cache: dict = {}
+    same_cache: dict = dict(job.same_runs or {})
     current = None
     try:
         for name in engines:
@@ -76,7 +76,8 @@ def _worker(name: str, job: EngineJob, verbose: bool, conn, engines: list | None
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C (and terminates us)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked with it blocked
     try:
-        message: tuple = ("run", measure_engine(name, job, {}, _stderr_progress if verbose else _quiet))
+        message: tuple = ("run", measure_engine(name, job, dict(job.same_runs or {}),
+                                                _stderr_progress if verbose else _quiet))
     except Exception as e:  # noqa: BLE001 — not contained: crossdyn's own error, raised again in the parent
         message = ("error", e, traceback.format_exc())
     try:

@@ -52,17 +52,80 @@ class EngineJob:
     """Dense free-motion reference of the convergence study, or None."""
     friction: Any = None
     """The applied regularised Coulomb law (``spec`` is then the arm with f_c = 0), or None."""
+    same_runs: Any = None
+    """{scheme: (run, perturbed run)} of the same-scheme runs computed once for every engine
+    (:func:`prepared_runs`; each engine's worker starts its cache with them), or None."""
 
 
-def reference_runs(spec: ArmSpec, profile, free_profile, q0, qd0, opt: CompareOptions, friction=None):
-    """(driven, free) runs of the analytic model, DOP853 restarted at each step (rtol = atol = 1e-12)."""
-    from crossdyn.drive.runner import run_engine
+def reference_runs(spec: ArmSpec, profile, free_profile, q0, qd0, opt: CompareOptions, friction=None,
+                   free: bool = True):
+    """(driven, free) runs of the analytic model, DOP853 restarted at each step (rtol = atol = 1e-12), the free
+    one not run again where its inputs are the driven one's (a zero-torque drop:
+    :func:`crossdyn.drive.runner.run_engine_many`); without ``free``, (driven, None)."""
+    from crossdyn.drive.runner import run_engine, run_engine_many
     from crossdyn.engines import make_engine
 
     ref_engine = attach_friction(make_engine("analytic-reference", spec, opt.dt), friction)  # crossdyn's own
-    reference = run_engine(ref_engine, profile, q0, qd0, opt.duration)
-    reference_free = run_engine(ref_engine, free_profile, q0, qd0, opt.duration)
+    if not free:
+        return run_engine(ref_engine, profile, q0, qd0, opt.duration), None
+    reference, reference_free = run_engine_many(ref_engine, [(profile, q0, qd0), (free_profile, q0, qd0)],
+                                                opt.duration)
     return reference, reference_free
+
+
+def shared_schemes(engines) -> tuple[str, ...]:
+    """The replicable schemes (the registry's ``integrator``, :data:`~crossdyn.comparison.groups.trajectory.
+    REPLICA_SCHEMES`) that two or more of ``engines`` step with: their same-scheme runs are worth computing once
+    for all (:func:`prepared_runs`).  crossdyn's analytic engines (the model itself: no same-scheme run), ``user:``
+    engines and unknown names are left out."""
+    from crossdyn.comparison.groups.trajectory import REPLICA_SCHEMES
+    from crossdyn.engines.registry import USER_PREFIX, entry
+
+    counts: dict[str, int] = {}
+    for name in engines:
+        base = name.split("@", 1)[0]
+        if name.startswith(USER_PREFIX) or base.startswith("analytic"):
+            continue
+        try:
+            scheme = entry(base).integrator
+        except Exception:  # noqa: BLE001 — an unknown name is refused elsewhere, with its message
+            continue
+        if scheme in REPLICA_SCHEMES:
+            counts[scheme] = counts.get(scheme, 0) + 1
+    return tuple(scheme for scheme, count in counts.items() if count >= 2)
+
+
+def prepared_runs(spec: ArmSpec, profile, free_profile, start, opt: CompareOptions, friction=None,
+                  schemes: tuple[str, ...] = (), jobs: int = 1):
+    """(driven reference, free reference, {scheme: same-scheme runs}) from ``start`` = (q0, q̇0):
+    :func:`reference_runs`'s two runs and
+    :func:`crossdyn.comparison.groups.trajectory.same_scheme_runs` of each of ``schemes``, up to ``jobs`` of them
+    at a time (:func:`crossdyn.processes.fork_map`: each the same run as computed alone, the two references each
+    on an engine of its own, as reset between runs)."""
+    from crossdyn.comparison.groups.trajectory import same_scheme_runs
+    from crossdyn.processes import fork_map
+
+    q0, qd0 = start
+
+    def one(task: str):
+        if task == "both":  # the free run's inputs are the driven one's: one run (reference_runs)
+            return reference_runs(spec, profile, free_profile, q0, qd0, opt, friction)
+        if task in ("driven", "free"):
+            only = free_profile if task == "free" else profile
+            return reference_runs(spec, only, only, q0, qd0, opt, friction, free=False)[0]
+        return same_scheme_runs(task, spec, profile, q0, qd0, opt.dt, opt.duration, friction)
+
+    if not schemes and jobs <= 1:
+        return (*reference_runs(spec, profile, free_profile, q0, qd0, opt, friction), {})
+    from crossdyn.drive.runner import same_inputs
+    from crossdyn.engines import make_engine
+
+    probe = attach_friction(make_engine("analytic-reference", spec, opt.dt), friction)
+    if same_inputs(probe, [(profile, q0, qd0), (free_profile, q0, qd0)], opt.duration):
+        (reference, reference_free), *same = fork_map(one, ("both", *schemes), jobs)
+    else:
+        reference, reference_free, *same = fork_map(one, ("driven", "free", *schemes), jobs)
+    return reference, reference_free, dict(zip(schemes, same, strict=True))
 
 
 def random_states(spec: ArmSpec, count: int, seed: int):

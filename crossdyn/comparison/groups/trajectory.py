@@ -183,16 +183,26 @@ def side_runs(name: str, engine, job, same_cache: dict) -> SideRuns:
     delta_dtype = precision.trajectory_roundoff(dtype, opt.duration) / precision.TRAJECTORY_K
     if scheme is not None:
         if scheme not in same_cache:
-            ana = build_engine(SAME_SCHEME_ENGINE[scheme], spec, opt.dt, job.friction)
-            with engine_code():
-                same_cache[scheme] = (run_engine(ana, job.profile, job.q0, job.qd0, opt.duration),
-                                      run_engine(ana, job.profile, np.asarray(job.q0, float) + delta, job.qd0,
-                                                 opt.duration))
+            same_cache[scheme] = same_scheme_runs(scheme, spec, job.profile, job.q0, job.qd0, opt.dt, opt.duration,
+                                                  job.friction)
         same, perturbed = same_cache[scheme]
         if delta_dtype > 0:
             perturbed_dtype = _dtype_rerun(job, scheme, dtype, delta_dtype, same_cache)
     return SideRuns(order, integrator, half, tight, scheme, same, dtype, perturbed, delta, opt.dt,
                     perturbed_dtype=perturbed_dtype, perturbation_dtype_rad=delta_dtype)
+
+
+def same_scheme_runs(scheme: str, spec, profile, q0, qd0, dt: float, duration: float, friction=None) -> tuple:
+    """(run, run from q0 + δ) of crossdyn's model stepped by ``scheme`` (:data:`SAME_SCHEME_ENGINE`) under
+    ``profile`` at ``dt``, δ = :func:`perturbation` (the same-scheme check and its round-off growth); one engine
+    for both, reset between them."""
+    from crossdyn.drive.runner import run_engine
+
+    delta = perturbation(q0, dt, duration)
+    ana = build_engine(SAME_SCHEME_ENGINE[scheme], spec, dt, friction)
+    with engine_code():
+        return (run_engine(ana, profile, q0, qd0, duration),
+                run_engine(ana, profile, np.asarray(q0, float) + delta, qd0, duration))
 
 
 def _dtype_rerun(job, scheme: str, dtype: str, delta: float, same_cache: dict):

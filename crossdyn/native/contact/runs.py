@@ -43,6 +43,7 @@ from crossdyn.native.contact.reference import reference_run, spec_law
 from crossdyn.native.contact.softness import probe_softness
 from crossdyn.native.contact.verdict import ContactRun, Scheme, judge
 from crossdyn.native.experiment import Experiment, engine_failure, experiment_form
+from crossdyn.processes import fork_map
 from crossdyn.status import RunStatus
 
 __all__ = ["UNSUPPORTED", "characterise_native_contact", "estimate_scheme", "native_contact_variant",
@@ -104,10 +105,11 @@ def run_native(engine, profile, q0, qd0, duration: float):
     return run_engine(engine, profile, q0, qd0, duration, contact_law=False)
 
 
-@experiment_form("engines", "reference", "say")
-def characterise_native_contact(exp: Experiment, engines, reference=None, say=None) -> dict:
+@experiment_form("engines", "reference", "say", "jobs")
+def characterise_native_contact(exp: Experiment, engines, reference=None, say=None, jobs: int = 1) -> dict:
     """Run each engine of ``engines`` (names; each mapped by :func:`native_contact_variant`) with its own contact,
-    characterise and judge it (module docstring).  Returns {"reference": {"method", "episodes"}, "engines":
+    characterise and judge it (module docstring); up to ``jobs`` engines at a time, each in a child process
+    (:func:`crossdyn.processes.fork_map`: the same entries as one after the other).  Returns {"reference": {"method", "episodes"}, "engines":
     {native name: {"status", "reason", "config", "softness", "estimate", "episodes", "episode_count",
     "path_deviation_m", "verdict", "trajectory"}}, "unsupported": {name: reason}}."""
     say = say or (lambda msg: None)
@@ -120,15 +122,17 @@ def characterise_native_contact(exp: Experiment, engines, reference=None, say=No
            "reference": {"method": reference.info.get("engine", reference.method), "status": reference.status,
                          "episodes": ref_eps},
            "engines": {}, "unsupported": {}}
+    natives: list[str] = []
     for name in engines:
         native = native_contact_variant(name)
         if native is None:
             out["unsupported"][name] = unsupported_reason(name)
-            continue
-        if native in out["engines"]:
-            continue
+        elif native not in natives:
+            natives.append(native)
+    for native in natives:
         say(f"[{spec.name}] {native}: native contact")
-        out["engines"][native] = _native_entry(exp, native, law, reference, ref_eps)
+    entries = fork_map(lambda native: _native_entry(exp, native, law, reference, ref_eps), natives, jobs)
+    out["engines"] = dict(zip(natives, entries, strict=True))
     return out
 
 
