@@ -19,12 +19,6 @@ def _square(x):
     return x * x
 
 
-def _boom(x):
-    if x == 2:
-        raise ValueError(f"item {x} is bad")
-    return x
-
-
 def test_fork_map_returns_the_sequential_values_in_order():
     items = list(range(7))
     assert processes.fork_map(_square, items, 3) == [x * x for x in items]
@@ -32,32 +26,67 @@ def test_fork_map_returns_the_sequential_values_in_order():
     assert processes.fork_map(_square, [], 2) == []
 
 
-def test_fork_map_values_come_from_the_children():
-    import os
+def _in_a_fresh_interpreter(code: str) -> dict:
+    """``code`` run by a new Python (no JAX loaded: in this test process an earlier test may have imported it, and
+    fork_map then computes in this process, as it must), its last line of output read as JSON."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    pids = processes.fork_map(lambda _: os.getpid(), [0, 1, 2], 2)
-    assert os.getpid() not in pids  # computed in forked children, not here
-    assert len(set(pids)) == 3
+    root = Path(__file__).resolve().parent.parent
+    head = "import json, os, sys, time\nimport numpy as np\nfrom crossdyn import processes\n"
+    done = subprocess.run([sys.executable, "-c", head + code], capture_output=True, text=True, timeout=120,
+                          cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_fork_map_values_come_from_the_children():
+    got = _in_a_fresh_interpreter(
+        "pids = processes.fork_map(lambda _: os.getpid(), [0, 1, 2], 2)\n"
+        "print(json.dumps({'here': os.getpid(), 'pids': pids, 'jax': 'jax' in sys.modules}))")
+    assert not got["jax"] and got["here"] not in got["pids"]  # computed in forked children, not here
+    assert len(set(got["pids"])) == 3
 
 
 def test_fork_map_raises_the_childs_error_with_its_traceback():
-    with pytest.raises(ValueError, match="item 2 is bad") as info:
-        processes.fork_map(_boom, [1, 2, 3], 2)
-    assert any("raised in a child process" in note for note in getattr(info.value, "__notes__", []))
+    got = _in_a_fresh_interpreter(
+        "def boom(x):\n"
+        "    if x == 2:\n"
+        "        raise ValueError(f'item {x} is bad')\n"
+        "    return x\n"
+        "try:\n"
+        "    processes.fork_map(boom, [1, 2, 3], 2)\n"
+        "    print(json.dumps({'raised': None}))\n"
+        "except ValueError as e:\n"
+        "    print(json.dumps({'raised': str(e), 'notes': getattr(e, '__notes__', [])}))")
+    assert got["raised"] == "item 2 is bad"
+    assert any("raised in a child process" in note for note in got["notes"])
+
+
+def test_fork_map_computes_here_once_jax_is_loaded():
+    """A fork after JAX has started its threads may deadlock: fork_map then computes in this process."""
+    got = _in_a_fresh_interpreter(
+        "import jax\n"
+        "pids = processes.fork_map(lambda _: os.getpid(), [0, 1, 2], 2)\n"
+        "print(json.dumps({'here': os.getpid(), 'pids': pids}))")
+    assert got["pids"] == [got["here"]] * 3
 
 
 def test_fork_call_result_and_close():
-    started = processes.fork_call(lambda: np.arange(5) * 2.0)
-    assert started is not None
-    assert started.result().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
-    with pytest.raises(RuntimeError, match="already taken"):
-        started.result()
-    import time
-
-    slow = processes.fork_call(lambda: time.sleep(60))
-    assert slow is not None
-    slow.close()  # ends the child at once
-    assert slow.proc.exitcode is not None and slow.proc.exitcode != 0
+    got = _in_a_fresh_interpreter(
+        "started = processes.fork_call(lambda: np.arange(5) * 2.0)\n"
+        "first = started.result().tolist()\n"
+        "try:\n"
+        "    started.result(); again = None\n"
+        "except RuntimeError as e:\n"
+        "    again = str(e)\n"
+        "slow = processes.fork_call(lambda: time.sleep(60))\n"
+        "slow.close()\n"
+        "print(json.dumps({'first': first, 'again': again, 'exit': slow.proc.exitcode}))")
+    assert got["first"] == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert "already taken" in got["again"]
+    assert got["exit"] is not None and got["exit"] != 0  # close() ends the child at once
 
 
 def test_first_bad_one_row_is_the_block_test():
