@@ -51,6 +51,7 @@ def test_check_block_nan_fails_naming_the_entry():
     assert dg.check_block("dqdd_dq", ref + 1e-300, ref, 0.0, "m").verdict is Verdict.FAIL
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_planar2r_short_run(tmp_path, capsys):
     pytest.importorskip("pinocchio")
     pytest.importorskip("mujoco")

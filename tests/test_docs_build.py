@@ -45,6 +45,7 @@ def built_site(tmp_path_factory):
     return proc, tmp_path / "html", time.perf_counter() - t0
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_docs_build_with_warnings_as_errors(built_site):
     proc, html, seconds = built_site
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -60,6 +61,7 @@ def test_docs_build_with_warnings_as_errors(built_site):
     assert seconds < 3 * BUDGET_S, f"the docs build took {seconds:.0f} s"
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_install_comes_first_in_the_navigation(built_site):
     """The site's navigation (Furo's sidebar, from docs/index.md's toctree) lists Install before the tutorial."""
     proc, html, _ = built_site

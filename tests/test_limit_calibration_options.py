@@ -73,6 +73,7 @@ def test_the_printed_string_reproduces_the_fit_and_the_uncalibrated_limit_differ
     assert direct > 2 * again
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_the_options_set_the_limited_joints_and_config_lists_them(calibrated):
     """Per joint, the compiled model holds the fitted floats; one group sets every limited joint."""
     _, printed, cal, spec, _, _ = calibrated
@@ -88,6 +89,7 @@ def test_the_options_set_the_limited_joints_and_config_lists_them(calibrated):
         assert eng.model.jnt_solref.tolist() == [[-link.limit_stiffness, -link.limit_damping] for link in spec.links]
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_compare_native_reruns_the_string_as_the_calibrated_run(calibrated):
     """compare --native --engines S runs S with its own limits: the same limit contacts as the calibration's
     '(calibrated)' native run of S (compare --native --calibrate-limits judges the calibration through S)."""
@@ -102,6 +104,7 @@ def test_compare_native_reruns_the_string_as_the_calibrated_run(calibrated):
         calibrated[2]["residual_rms_rad"], rel=REPRODUCED)
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_export_writes_the_fitted_limits_and_the_file_simulates_as_the_string_runs(calibrated, tmp_path):
     """export --native --calibrated OUT --mjcf FILE: solreflimit/solimplimit of each limited joint are the fitted
     floats; stepped by MuJoCo itself (zero control) the file follows the string's native run to 1e-9 rad."""

@@ -61,6 +61,7 @@ def test_default_mujoco_friction_fails_on_creep_naming_joint_and_quantity(setup)
         assert c["tolerance"] == pytest.approx(terms, rel=1e-12)
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_stiffest_mujoco_friction_passes_every_check(setup):
     from crossdyn.native.friction.softness import stiffest_friction
 

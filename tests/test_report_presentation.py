@@ -60,6 +60,7 @@ def test_an_engine_whose_metrics_failed_is_not_just_ok():
 
 # ------------------------------------------------------------------------------------------ 4, 14. report
 @pytest.mark.slow  # the fast tier's 7-minute budget (.ci/run runs the slow tier)
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_report_opens_with_the_arm_and_explains_each_metric(closed_loop):
     cmp, images = closed_loop
     blocks = report_blocks(cmp.summary, list(images))
@@ -81,6 +82,7 @@ def test_report_opens_with_the_arm_and_explains_each_metric(closed_loop):
     assert "*Same integrator*" in md
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_closed_loop_report_states_gains_targets_and_tracking(closed_loop):
     cmp, images = closed_loop
     md = render_markdown(report_blocks(cmp.summary, list(images)))

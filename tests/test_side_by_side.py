@@ -64,6 +64,7 @@ def test_fork_map_raises_the_childs_error_with_its_traceback():
     assert any("raised in a child process" in note for note in got["notes"])
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_fork_map_computes_here_once_jax_is_loaded():
     """A fork after JAX has started its threads may deadlock: fork_map then computes in this process."""
     got = _in_a_fresh_interpreter(

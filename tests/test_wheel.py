@@ -123,11 +123,13 @@ def _venv_with(wheel: Path, site: Path, venv: Path, env: dict) -> Path:
     return venv
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_base_requirements_are_the_light_ones(base_venv):
     names = {_norm(re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0]) for r in base_venv["base"]}
     assert names == {"numpy", "scipy", "sympy", "tomli-w", "matplotlib"}, names
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_version_examples_and_check_in_the_base_install(base_venv):
     tmp, env, exe = base_venv["tmp"], base_venv["env"], base_venv["venv"] / "bin" / "crossdyn"
     version = _run([exe, "--version"], tmp, env)
@@ -152,6 +154,7 @@ def test_version_examples_and_check_in_the_base_install(base_venv):
     assert check.returncode == 0 and "it sees your file's folder" in check.stdout, check.stdout + check.stderr
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_compare_without_engines_exits_2_naming_the_extras(base_venv):
     tmp, env, exe = base_venv["tmp"], base_venv["env"], base_venv["venv"] / "bin" / "crossdyn"
     cmp = _run([exe, "compare", "planar2r", "--out", tmp / "cmp"], tmp, env)
@@ -170,6 +173,7 @@ def test_compare_without_engines_exits_2_naming_the_extras(base_venv):
     assert info.returncode == 0 and "pip install 'crossdyn[dart]'" in info.stdout, info.stdout + info.stderr
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_pytest_plugin_imports_with_the_base_install(base_venv):
     """The auto-loaded plugin: pytest (and only its own closure) added beside the base packages."""
     tmp, env, py = base_venv["tmp"], base_venv["env"], base_venv["py"]
@@ -188,6 +192,7 @@ def test_pytest_plugin_imports_with_the_base_install(base_venv):
     assert plugins.returncode == 0 and plugins.stdout.strip() == "[]", plugins.stdout + plugins.stderr
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_every_extra_and_alias_resolves_offline(base_venv):
     """pip resolves [all] and today's names ([engines], [jax], [sweep], [identify], [latex], [bench]) against this
     environment's installed packages (linked into a fresh venv, crossdyn itself left out), without the network; the
@@ -247,6 +252,7 @@ def test_the_wheel_with_its_mujoco_extra_compares(base_venv):
     assert "verdict: PASS (" in cmp.stdout and (out / "summary.json").exists()
 
 
+@pytest.mark.slow  # the fast tier's 7-minute budget (measured this session); .ci/run runs the slow tier
 def test_an_install_without_its_examples_says_what_to_do(base_venv):
     """A wheel whose package data lost ``crossdyn/examples`` (a repackaging that dropped it): exit 2 with the
     advice, no traceback.  Run on a copy of the installed package, so the other tests keep theirs."""
