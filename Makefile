@@ -81,7 +81,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/ruff check crossdyn
 
-# The docs site, warnings as errors (make test builds it too: tests/test_docs_build.py)
+# The docs site, warnings as errors (the slow tier, which .ci/run runs, builds it too: tests/test_docs_build.py)
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -n -b html docs docs/_build/html
 
