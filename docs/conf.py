@@ -1,4 +1,4 @@
-"""Sphinx configuration of crossdyn's documentation site (``make docs``; ``make test`` builds it too).
+"""Sphinx configuration of crossdyn's documentation site (``make docs``; the slow tier of the tests builds it too).
 
 Why Sphinx with MyST Markdown (and not MkDocs-Material with mkdocstrings): crossdyn's docstrings already carry
 about 400 Sphinx cross-references (``:class:``, ``:func:``, ``:mod:``, ``:meth:``) that ``sphinx.ext.autodoc``
