@@ -14,6 +14,10 @@ Engines that offer derivatives (:data:`OFFERED`):
   the reference + round-off: C κ ε_mach |f| or MuJoCo's evaluation error measured at the points the quotient
   evaluates, :func:`crossdyn.derivatives.tolerance.perturbed_points`).
 
+* **MJX**, automatic differentiation (``jax.jacfwd``) through ``mjx.forward``, ``mjx.inverse`` and one ``mjx.step``
+  (Euler, or RK4 for ``mjx-rk4``) against the complex step and the exact Jacobians of the same scheme, with the
+  tolerance of round-off in MJX's dtype (:mod:`crossdyn.comparison.groups.derivatives_mjx`).
+
 Other engines: "not offered" (no group, nothing counted).  A check is one entry of one block at one state; a block
 PASSes when every entry is finite and within its tolerance; a NaN or infinite entry FAILs (never raises).  The group
 FAILs naming the engine, the block, the entry (row, column: output, input, 1-based joints) and the state.  The
@@ -23,11 +27,12 @@ contact are not (not differentiable, or constraints off in both engines' derivat
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from crossdyn.comparison.groups.derivative_checks import LABELS, BlockCheck, check_block, inconclusive  # noqa: F401
+from crossdyn.comparison.groups.derivatives_mjx import MJXDerivatives, MJXRK4Derivatives
 from crossdyn.status import Verdict
 
 MAX_STATES = 50
@@ -36,71 +41,20 @@ N·3n RNEA/ABA evaluations and the finite-difference tolerance N·3n more."""
 EPS = 1e-6
 """MuJoCo's finite-difference step (``mjd_transitionFD`` centred, ``mjd_inverseFD`` forward)."""
 
-OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco"}
+OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco",
+           "mjx": "mjx", "mjx-euler": "mjx", "mjx-rk4": "mjx-rk4"}
 """Engine name → which derivatives it offers (Pinocchio's analytical ones; MuJoCo's finite differences of its
-Euler step and of its inverse dynamics).  ``mjd_transitionFD`` refuses RK4, so for ``mujoco-rk4`` (the robot files'
-default MuJoCo) the step differentiated is MuJoCo's Euler step of the same model (the method says so); its inverse
-dynamics do not depend on the integrator.  A name with options (``mujoco@eulerdamp=true``) is not offered: the
-derivative model is built with the adapter's defaults, not the options."""
-
-LABELS = {"dqdd_dq": "∂q̈/∂q", "dqdd_dqd": "∂q̈/∂q̇", "dqdd_dtau": "∂q̈/∂τ", "dtau_dq": "∂τ/∂q",
-          "dtau_dqd": "∂τ/∂q̇", "dtau_dqdd": "∂τ/∂q̈", "dqnext_dq": "∂q⁺/∂q", "dqnext_dqd": "∂q⁺/∂q̇",
-          "dqdnext_dq": "∂q̇⁺/∂q", "dqdnext_dqd": "∂q̇⁺/∂q̇", "dqnext_dtau": "∂q⁺/∂τ", "dqdnext_dtau": "∂q̇⁺/∂τ"}
-"""The blocks' keys in ``summary.json`` and how they are written."""
+Euler step and of its inverse dynamics; MJX's ``jax.jacfwd`` through its forward and inverse dynamics and one
+step of the name's integrator: :mod:`crossdyn.comparison.groups.derivatives_mjx`).  ``mjd_transitionFD`` refuses
+RK4, so for ``mujoco-rk4`` (the robot files' default MuJoCo) the step differentiated is MuJoCo's Euler step of the
+same model (the method says so); its inverse dynamics do not depend on the integrator.  A name with options
+(``mujoco@eulerdamp=true``) is not offered: the derivative model is built with the adapter's defaults, not the
+options."""
 
 
 def offers(engine: str) -> bool:
     """Whether engine ``engine`` offers derivatives this group judges."""
     return engine in OFFERED
-
-
-@dataclass(frozen=True)
-class BlockCheck:
-    """One block judged: ``verdict``; ``checks`` entries × states; ``max_ratio`` the largest |got − ref| / tolerance
-    (NaN when an entry is not finite); ``worst`` the entry with that ratio (or the first non-finite one)."""
-
-    key: str
-    verdict: Verdict
-    checks: int
-    max_ratio: float
-    worst: dict
-    method: str
-
-    def to_dict(self) -> dict:
-        ratio = self.max_ratio if np.isfinite(self.max_ratio) else None
-        return {"label": LABELS[self.key], "verdict": self.verdict.value, "checks": self.checks,
-                "max_ratio": ratio, "method": self.method, "worst_entry": self.worst}
-
-
-def check_block(key: str, got, ref, tolerance, method: str) -> BlockCheck:
-    """Judge one block (N, p, m) against the reference with ``tolerance`` (absolute: scalar, (N, 1, 1) or per entry):
-    PASS when every entry is finite and within it (an exact entry within any tolerance, zero included), else FAIL;
-    the worst entry located (state, row, column, 0-based
-    state, 1-based row/column).  Pure; a NaN never raises."""
-    got, ref = np.asarray(got, dtype=float), np.asarray(ref, dtype=float)
-    tol = np.broadcast_to(np.asarray(tolerance, dtype=float), got.shape)
-    diff = np.abs(got - ref)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(diff == 0, 0.0, diff / tol)  # an exact entry passes a zero tolerance (a block of zeros)
-    bad = ~np.isfinite(got) | ~np.isfinite(ref)
-    score = np.where(bad, np.inf, np.nan_to_num(ratio, nan=np.inf))
-    s, i, j = (int(x) for x in np.unravel_index(int(np.argmax(score)), got.shape))
-    ok = not bad.any() and bool(np.all(ratio <= 1.0))
-    worst = {"state": s, "row": i + 1, "column": j + 1, "got": _num(got[s, i, j]), "reference": _num(ref[s, i, j]),
-             "tolerance": _num(tol[s, i, j])}
-    max_ratio = float("nan") if bad.any() else float(np.max(ratio))
-    return BlockCheck(key, Verdict.PASS if ok else Verdict.FAIL, int(got.size), max_ratio, worst, method)
-
-
-def _num(x) -> float | None:
-    x = float(x)
-    return x if np.isfinite(x) else None
-
-
-def inconclusive(block: BlockCheck, reason: str) -> BlockCheck:
-    """``block`` made INCONCLUSIVE with ``reason`` (kept in its worst entry): a bound this group cannot state."""
-    return BlockCheck(block.key, Verdict.INCONCLUSIVE, block.checks, block.max_ratio,
-                      {**block.worst, "inconclusive_because": reason}, block.method)
 
 
 class PinocchioDerivatives:
@@ -206,7 +160,8 @@ class MuJoCoDerivatives:
                 for s, k in zip(cols, ("dtau_dq", "dtau_dqd", "dtau_dqdd"), strict=True)]
 
 
-SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives}
+SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives, "mjx": MJXDerivatives,
+                           "mjx-rk4": MJXRK4Derivatives}
 
 
 def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None):
