@@ -22,6 +22,7 @@ from crossdyn.robots.model import Format
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU = ("mujoco-warp", "newton", "genesis")   # kernels compile for minutes on a CPU: tests/test_file_engines_gpu.py
+JAX = ("mjx",)   # JAX runs in make test's JAX session (no fork after importing it): tests/test_mjx_files.py
 
 
 def test_every_list_derives_from_the_table():
@@ -49,7 +50,7 @@ def test_info_lists_every_name_with_its_integrator_and_arm_kinds(capsys):
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert set(rows) == set(registry.engine_names())
     assert rows["mujoco"][2] == "semi-implicit-euler" and rows["mujoco-rk4"][2] == "rk4"
-    assert rows["drake-rk4"][3] == "files" and rows["mjx"][3:5] == ["planar,", "batch"]
+    assert rows["drake-rk4"][3] == "files" and rows["mjx"][3:6] == ["planar,", "files,", "batch"]
     assert rows["mujoco"][3:6] == ["planar,", "files,", "batch"] and rows["jax-rk4"][3] == "batch"
 
 
@@ -77,7 +78,7 @@ def _installed(name: str) -> bool:
     return registry.entry(name).available()
 
 
-BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU)]
+BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU + JAX)]
 FAST = {"mujoco", "mujoco-rk4", "dart", "drake", "drake-discrete"}   # the names whose meaning changed; the rest: slow
 NAMES = [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in BOTH]
 
@@ -219,4 +220,4 @@ def test_every_adapter_module_imports_first_on_its_own(kind):
     assert out.returncode == 0, out.stderr[-2000:]
     failed = [line for line in out.stdout.splitlines() if line and "No module named" not in line]
     assert not failed, failed                      # a missing engine library is fine; a circle is not
-    assert len(modules) == {"planar": 10, "file": 8, "batch": 6}[kind]
+    assert len(modules) == {"planar": 10, "file": 9, "batch": 6}[kind]
