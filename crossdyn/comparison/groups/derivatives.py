@@ -215,4 +215,6 @@ def summary_entry(n_states: int) -> dict:
             "method": ("Tolerances (crossdyn.derivatives.tolerance): analytical float64 K n eps_mach max|block| "
                        "(x cond(M) for the forward blocks); finite differences 2 x truncation (measured on the "
                        "reference) + round-off / eps (C cond(M) eps_mach |f|, or the engine's evaluation error "
-                       "measured at the points the quotient evaluates).")}
+                       "measured at the points the quotient evaluates); automatic differentiation (MJX) the round-off "
+                       "of its dtype (float32: crossdyn.engines.precision's static term, x cond(M) for the forward "
+                       "and step blocks).")}
