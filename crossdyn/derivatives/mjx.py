@@ -17,7 +17,8 @@ disabled (the adapter's defaults):
   gives.
 
 Every function runs in the adapter's dtype scope (float32 by default, MJX's own; ``dtype="float64"`` under the
-scoped ``jax.enable_x64``) and is jitted and ``vmap``-ped over the N states (one compilation per N).  The
+scoped ``jax.enable_x64``) and is jitted and ``vmap``-ped over the N states (one compilation per N, at XLA's
+backend optimisation level 0: :data:`COMPILER_OPTIONS`).  The
 tolerances they are judged with (:func:`tolerance`): autodiff carries no truncation error, only round-off in its
 dtype, so float64 gets the analytical bound of :func:`crossdyn.derivatives.tolerance.analytic` and float32 the
 float32 round-off term of :func:`crossdyn.engines.precision.static_roundoff`.
@@ -80,13 +81,28 @@ def _functions(eng: Any) -> dict:
     return out
 
 
+COMPILER_OPTIONS = {"xla_backend_optimization_level": 0}
+"""XLA options the Jacobians are compiled with: backend optimisation level 0 (as the test suite compiles MJX,
+tests/conftest.py).  MJX's Jacobians are large functions, compiled once per run; level 0 compiles them several times
+faster and changes only last-bit effects such as fused multiply-adds, far below the float32 tolerance."""
+
+
+def _compiled(eng: Any, which: str, args: list[np.ndarray]) -> Any:
+    """Function ``which`` of :func:`_functions` compiled for these arguments' shapes (cached on the engine)."""
+    cache = eng.__dict__.setdefault("_compiled", {})
+    key = (which, args[0].shape)
+    if key not in cache:
+        cache[key] = _functions(eng)[which].lower(*args).compile(compiler_options=dict(COMPILER_OPTIONS))
+    return cache[key]
+
+
 def _call(eng: Any, which: str, A, B, C) -> list[np.ndarray]:
     """The three Jacobians (N, p, n) of function ``which`` at the model-order states, in the model's joint order
     (rows: the outputs, by joint; the step's 2n rows are q⁺ then q̇⁺)."""
     f = np.dtype(eng.options.dtype)
     args = [np.asarray(eng.to_engine(np.atleast_2d(np.asarray(X, dtype=float))), f) for X in (A, B, C)]
     with eng.scope():
-        jacs = _functions(eng)[which](*args)
+        jacs = _compiled(eng, which, args)(*args)
     idx = eng._idx
     rows = idx if which != "step" else np.concatenate((idx, eng.n + idx))
     return [np.asarray(J, dtype=float)[:, rows][:, :, idx] for J in jacs]
