@@ -17,8 +17,8 @@ disabled (the adapter's defaults):
   gives.
 
 Every function runs in the adapter's dtype scope (float32 by default, MJX's own; ``dtype="float64"`` under the
-scoped ``jax.enable_x64``) and is jitted and ``vmap``-ped over the N states (one compilation per N, at XLA's
-backend optimisation level 0: :data:`COMPILER_OPTIONS`).  The
+scoped ``jax.enable_x64``) and is jitted and ``vmap``-ped over the N states, the model an argument (one compilation
+per model structure and N, at XLA's backend optimisation level 0: :data:`COMPILER_OPTIONS`).  The
 tolerances they are judged with (:func:`tolerance`): autodiff carries no truncation error, only round-off in its
 dtype, so float64 gets the analytical bound of :func:`crossdyn.derivatives.tolerance.analytic` and float32 the
 float32 round-off term of :func:`crossdyn.engines.precision.static_roundoff`.
@@ -46,54 +46,45 @@ def mjx_engine(model: RobotModel, dt: float, integrator: str = "Euler", dtype: s
     return MJXFileEngine(model, dt, replace(MJXFileOptions(), integrator=integrator, dtype=dtype))
 
 
-def _functions(eng: Any) -> dict:
-    """The jitted, vmapped Jacobians of ``eng`` (cached on the engine), each of (q, v, x) in engine joint order."""
-    cached = eng.__dict__.get("_jacobians")
-    if cached is not None:
-        return cached
-    import jax
-
-    from crossdyn.engines.mjx.planar import mjx
-
-    mx, d0 = eng.mxs, eng._ds0
-    qadr = np.asarray(eng._qadr)
-    qpos0 = np.asarray(eng.ms.qpos0)
-
-    def qpos(q):
-        return jax.numpy.asarray(qpos0, q.dtype).at[qadr].set(q)
-
-    def forward(q, v, tau):
-        return mjx.forward(mx, d0.replace(qpos=qpos(q), qvel=v, qfrc_applied=tau)).qacc
-
-    def inverse(q, v, a):
-        return mjx.inverse(mx, d0.replace(qpos=qpos(q), qvel=v, qacc=a)).qfrc_inverse
-
-    def step(q, v, tau):
-        d = mjx.step(mx, d0.replace(qpos=qpos(q), qvel=v, qfrc_applied=tau))
-        return jax.numpy.concatenate((d.qpos[qadr], d.qvel))
-
-    def jac(f):
-        return jax.jit(jax.vmap(jax.jacfwd(f, argnums=(0, 1, 2))))
-
-    with eng.scope():
-        out = {"forward": jac(forward), "inverse": jac(inverse), "step": jac(step)}
-    eng._jacobians = out
-    return out
-
-
 COMPILER_OPTIONS = {"xla_backend_optimization_level": 0}
 """XLA options the Jacobians are compiled with: backend optimisation level 0 (as the test suite compiles MJX,
-tests/conftest.py).  MJX's Jacobians are large functions, compiled once per run; level 0 compiles them several times
-faster and changes only last-bit effects such as fused multiply-adds, far below the float32 tolerance."""
+tests/conftest.py).  MJX's Jacobians are large functions; level 0 compiles them several times faster and changes
+only last-bit effects such as fused multiply-adds, far below the float32 tolerance."""
 
 
-def _compiled(eng: Any, which: str, args: list[np.ndarray]) -> Any:
-    """Function ``which`` of :func:`_functions` compiled for these arguments' shapes (cached on the engine)."""
-    cache = eng.__dict__.setdefault("_compiled", {})
-    key = (which, args[0].shape)
-    if key not in cache:
-        cache[key] = _functions(eng)[which].lower(*args).compile(compiler_options=dict(COMPILER_OPTIONS))
-    return cache[key]
+def _forward(mx: Any, d0: Any, qpos0: Any, qadr: Any, q: Any, v: Any, tau: Any) -> Any:
+    from crossdyn.engines.mjx.planar import mjx
+    return mjx.forward(mx, d0.replace(qpos=qpos0.at[qadr].set(q), qvel=v, qfrc_applied=tau)).qacc
+
+
+def _inverse(mx: Any, d0: Any, qpos0: Any, qadr: Any, q: Any, v: Any, a: Any) -> Any:
+    from crossdyn.engines.mjx.planar import mjx
+    return mjx.inverse(mx, d0.replace(qpos=qpos0.at[qadr].set(q), qvel=v, qacc=a)).qfrc_inverse
+
+
+def _step(mx: Any, d0: Any, qpos0: Any, qadr: Any, q: Any, v: Any, tau: Any) -> Any:
+    import jax.numpy as jnp
+
+    from crossdyn.engines.mjx.planar import mjx
+    d = mjx.step(mx, d0.replace(qpos=qpos0.at[qadr].set(q), qvel=v, qfrc_applied=tau))
+    return jnp.concatenate((d.qpos[qadr], d.qvel))
+
+
+_JACOBIANS: dict[str, Any] = {}
+
+
+def _jacobian(which: str) -> Any:
+    """The jitted, vmapped ``jax.jacfwd`` of :func:`_forward`, :func:`_inverse` or :func:`_step` in (q, v, x), the
+    model an argument: one compilation per model structure and number of states, shared by every engine (the arms
+    of a batch, a test's faulted sources) whose MJX model has the same shapes and options."""
+    if which not in _JACOBIANS:
+        import jax
+
+        f = {"forward": _forward, "inverse": _inverse, "step": _step}[which]
+        jac = jax.jacfwd(f, argnums=(4, 5, 6))
+        _JACOBIANS[which] = jax.jit(jax.vmap(jac, in_axes=(None, None, None, None, 0, 0, 0)),
+                                    compiler_options=dict(COMPILER_OPTIONS))
+    return _JACOBIANS[which]
 
 
 def _call(eng: Any, which: str, A, B, C) -> list[np.ndarray]:
@@ -101,8 +92,9 @@ def _call(eng: Any, which: str, A, B, C) -> list[np.ndarray]:
     (rows: the outputs, by joint; the step's 2n rows are q⁺ then q̇⁺)."""
     f = np.dtype(eng.options.dtype)
     args = [np.asarray(eng.to_engine(np.atleast_2d(np.asarray(X, dtype=float))), f) for X in (A, B, C)]
+    qpos0, qadr = np.asarray(eng.ms.qpos0, f), np.asarray(eng._qadr, dtype=np.int32)
     with eng.scope():
-        jacs = _compiled(eng, which, args)(*args)
+        jacs = _jacobian(which)(eng.mxs, eng._ds0, qpos0, qadr, *args)
     idx = eng._idx
     rows = idx if which != "step" else np.concatenate((idx, eng.n + idx))
     return [np.asarray(J, dtype=float)[:, rows][:, :, idx] for J in jacs]
