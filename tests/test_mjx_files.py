@@ -136,13 +136,22 @@ def _compare(args: list[str], out: Path, capsys) -> tuple[dict, str]:
     return json.loads((out / "summary.json").read_text()), text
 
 
-@pytest.mark.slow  # two comparisons that compile MJX, ~2 min
+def _ran_and_static_groups_pass(summary: dict, name: str, text: str) -> None:
+    """The engine ran to the end, its ID, FD and M PASS (float32 term included), its trajectory is not a FAIL (a
+    0.1 s float32 run may be too sensitive to judge: INCONCLUSIVE, naming the float32 term)."""
+    e = summary["engines"][name]
+    assert e["status"] == "ok", text
+    assert [e[g]["verdict"] for g in ("inverse_dynamics", "forward_dynamics", "mass_matrix")] == ["PASS"] * 3, text
+    assert e["trajectory"]["verdict"] in ("PASS", "INCONCLUSIVE"), text
+
+
+@pytest.mark.slow  # two comparisons that compile MJX, ~3 min
 def test_compare_runs_mjx_on_a_robot_file_and_a_dh_arm(robot, tmp_path, capsys):
     s, text = _compare([str(robot.source), "--engines", "mjx-rk4,mujoco-rk4", "--duration", "0.1", "--states", "5"],
                        tmp_path / "ur5", capsys)
-    assert s["engines"]["mjx-rk4"]["verdict"] == "PASS", text
+    _ran_and_static_groups_pass(s, "mjx-rk4", text)
     s, text = _compare(["scara", "--engines", "mjx", "--duration", "0.1", "--states", "5"], tmp_path / "scara", capsys)
-    assert s["engines"]["mjx"]["verdict"] == "PASS", text
+    _ran_and_static_groups_pass(s, "mjx", text)
     assert "mjx loads scara.xml" in text
 
 
