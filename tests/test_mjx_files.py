@@ -188,12 +188,13 @@ class UndampedMJX(_Cached):
 
 
 class TransposedStepMJX(_Cached):
-    """Seeded fault: the step's B returned with ∂q̇⁺/∂τ transposed."""
+    """Seeded fault: the step's ∂q̇⁺/∂q returned transposed (a row/column-major mix-up; ∂q̇⁺/∂τ = h M⁻¹ would not
+    show it, being symmetric)."""
 
     def transition(self, engine, Q, QD, TAU):
         t = super().transition(engine, Q, QD, TAU)
         n = Q.shape[1]
-        t.B[:, n:] = np.swapaxes(t.B[:, n:], 1, 2).copy()
+        t.A[:, n:, :n] = np.swapaxes(t.A[:, n:, :n], 1, 2).copy()
         return t
 
 
@@ -214,7 +215,7 @@ def test_mjx_derivatives_pass_and_seeded_faults_fail_naming_the_block(tmp_path):
     nan = dg.derivatives_group("mjx", model, *states, 1e-3, source=NaNMJX())
     assert nan.verdict is Verdict.FAIL and nan.values["worst_ratio"] is None
     assert "mjx ∂τ/∂q̈ entry (1, 2) at state 2: not finite" in nan.values["failed_because"]
-    for source, block in ((UndampedMJX(), "∂q̈/∂q̇"), (TransposedStepMJX(), "∂q̇⁺/∂τ")):
+    for source, block in ((UndampedMJX(), "∂q̈/∂q̇"), (TransposedStepMJX(), "∂q̇⁺/∂q")):
         m = dg.derivatives_group("mjx", model, *states, 1e-3, source=source)
         failed = [b["label"] for b in m.values["blocks"].values() if b["verdict"] == "FAIL"]
         assert m.verdict is Verdict.FAIL and failed == [block], failed
