@@ -21,7 +21,7 @@ demo: $(STAMP)
 
 # JAX starts threads when it is imported; the comparison tests fork worker processes.  The JAX tests run in a
 # pytest session of their own so that no test process forks after importing JAX.
-JAX_TESTS := tests/test_jax_model.py tests/test_mjx.py tests/test_batch.py
+JAX_TESTS := tests/test_jax_model.py tests/test_mjx.py tests/test_mjx_files.py tests/test_batch.py
 
 # The docs' examples share a namespace and a folder per page: --dist loadfile keeps each page (and each test file)
 # on one worker, in order.  (--dist loadgroup with xdist_group marks did not: with pytest 9.2 and xdist 3.8 the

@@ -107,7 +107,8 @@ def test_names_and_status_say_why():
     assert "loadMJCF" in (file_engine_status("pybullet", Format.MJCF) or "")
     assert "MjcfParser ignores <inertial>" in (file_engine_status("dart", Format.MJCF) or "")
     assert "unknown engine 'bullet'" in (file_engine_status("bullet", Format.URDF) or "")
-    assert "does not read robot files: MJX has no robot-file adapter" in (file_engine_status("mjx", Format.URDF) or "")
+    assert "does not read robot files: crossdyn's closed-form" in (file_engine_status("analytic", Format.URDF) or "")
+    assert file_engine_status("mjx", Format.URDF) in (None, "not installed: pip install 'crossdyn[mjx]'")
     for name in ("pinocchio", "mujoco", "drake"):
         status = file_engine_status(name, Format.MJCF)
         assert status is None or status.startswith("not installed: pip install 'crossdyn[")

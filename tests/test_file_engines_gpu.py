@@ -222,7 +222,7 @@ def test_mujoco_warp_fusestatic_drops_a_massless_links_inertia():
 def test_names_status_and_the_default_set():
     """The float32 engines are selectable by name, read both formats, and stay out of the default set."""
     warp = {"mujoco-warp", "mujoco-warp-euler", "mujoco-warp-rk4", "mujoco-warp-implicit", "mujoco-warp-implicitfast"}
-    assert set(GPU_FILE_ENGINES) == warp | {"newton", "genesis"}
+    assert set(GPU_FILE_ENGINES) == warp | {"newton", "genesis", "mjx", "mjx-euler", "mjx-rk4"}
     assert not set(GPU_FILE_ENGINES) & set(FILE_ENGINES)
     assert set(FILE_ENGINES) | set(GPU_FILE_ENGINES) <= set(ALL_FILE_ENGINES)
     for name in GPU_FILE_ENGINES:

@@ -27,6 +27,9 @@ ARMS = 8
 """At most this many arms of the batch (the first ones) are differentiated: each is a model of its own."""
 STATES = 5
 """Random states per arm."""
+NOT_IN_BATCH = {name: ("its jax.jacfwd Jacobians compile for minutes per arm model on a CPU; judged on single arms: "
+                       f"compare ARM --derivatives --engines {name}") for name in ("mjx", "mjx-euler", "mjx-rk4")}
+"""Names that offer derivatives but are not judged over the batch's arms, and why."""
 
 
 def batch_derivatives(spec: ArmSpec, params: ArmParams, engines, dt: float, seed: int,
@@ -34,7 +37,7 @@ def batch_derivatives(spec: ArmSpec, params: ArmParams, engines, dt: float, seed
     """Engine name → its ``derivatives`` entry (module docstring), for the names of ``engines`` that offer them."""
     from crossdyn.comparison.groups import derivatives as dg
 
-    offered = [name for name in engines if dg.offers(name)]
+    offered = [name for name in engines if dg.offers(name) and name not in NOT_IN_BATCH]
     if not offered:
         return {}
     N = int(np.asarray(params.m).shape[0])
@@ -99,6 +102,7 @@ def add_to_batch(spec: ArmSpec, result, engines, dt: float, seed: int, N: int,
         elif entry["verdict"] == Verdict.INCONCLUSIVE.value:
             s["inconclusive"].append(f"{name} derivatives: {entry['inconclusive_because']}")
     s["derivatives"] = {"arms": min(ARMS, N), "states_per_arm": STATES, "offered_by": sorted(found),
+                        "not_judged_here": {n: NOT_IN_BATCH[n] for n in engines if n in NOT_IN_BATCH},
                         "method": "the single-arm derivatives group on each arm's own model "
                                   "(crossdyn.comparison.batch_derivatives)"}
     if found:

@@ -10,11 +10,12 @@ pybullet-noflag    PyBullet ``loadURDF`` without the flag (its default)         
 drake              Drake ``Parser.AddModels``, continuous plant, root welded             yes      yes
 dart               DART ``dart.utils.DartLoader`` / ``dart.utils.MjcfParser``            yes      see docs
 mujoco-warp        MuJoCo Warp on C MuJoCo's compiled model (as ``mujoco``), float32     yes      yes
+mjx                MuJoCo MJX on C MuJoCo's compiled model (as ``mujoco``), float32      yes      yes
 newton             Newton ``ModelBuilder.add_urdf`` / ``add_mjcf``, Featherstone, float32 yes      yes
 genesis            Genesis ``gs.morphs.URDF(fixed=True)`` / ``gs.morphs.MJCF``, float32   yes      yes
 =================  ====================================================================  =======  =======
 
-``mujoco-warp``, ``newton`` and ``genesis`` (:data:`GPU_FILE_ENGINES`, float32) run only when named.
+``mujoco-warp``, ``newton``, ``genesis`` and ``mjx`` (:data:`GPU_FILE_ENGINES`, float32) run only when named.
 
 Every adapter's library is imported when the engine is built, never here: this module imports on a light install.
 """

@@ -364,7 +364,6 @@ def make_engine(name: str, spec: ArmSpec, dt: float = 1e-3, **options) -> Engine
 NOT_FILES = {
     "analytic": "crossdyn's closed-form planar model; a robot file's reference is crossdyn's spatial model, "
                 "which compare runs as the reference",
-    "mjx": "MJX has no robot-file adapter; mujoco-warp runs MuJoCo's model of the file in float32",
     "batch-only": "a batched engine only (crossdyn's analytic model over N arms: compare --batch); a single arm's "
                   "analytic names are analytic-rk4 and analytic-euler",
 }
@@ -382,9 +381,8 @@ fpb, fpbn, fmj, fmw = F + "pybullet.file.PyBulletFileEngine", F + "pybullet.file
     F + "mujoco.file.MuJoCoFileEngine", F + "mujoco_warp.file.MuJoCoWarpFileEngine"
 fpin, fdart = F + "pinocchio.file.PinocchioFileEngine", F + "dart.file.DartFileEngine"
 fdrake, fnt = F + "drake.file.DrakeFileEngine", F + "newton.file.NewtonFileEngine"
-fgs = F + "genesis.file.GenesisFileEngine"
+fgs, fmx = F + "genesis.file.GenesisFileEngine", F + "mjx.file.MJXFileEngine"
 no_files = {"files": NOT_FILES["analytic"]}
-mjx_files = {"files": NOT_FILES["mjx"]}
 batch_only = {"planar": NOT_FILES["batch-only"], "files": NOT_FILES["batch-only"]}
 eu, r4 = {"integrator": "Euler"}, {"integrator": "RK4"}
 # name, planar module, class, its kwargs, library, extra, native modes, integrator, robot-file adapter, its
@@ -414,9 +412,9 @@ _TABLE: list[tuple] = [
      fmj, {"integrator": "implicit"}, {}, {}),
     ("mujoco-implicitfast", mj, "MuJoCoEngine", {"integrator": "implicitfast"}, "mujoco", "mujoco", _LIMITS,
      "implicitfast", fmj, {"integrator": "implicitfast"}, {}, {}),
-    ("mjx", mx, "MJXEngine", eu, "mujoco.mjx", "mjx", {}, "semi-implicit-euler", None, {}, mjx_files, {}),
-    ("mjx-euler", mx, "MJXEngine", eu, "mujoco.mjx", "mjx", {}, "semi-implicit-euler", None, {}, mjx_files, {}),
-    ("mjx-rk4", mx, "MJXEngine", r4, "mujoco.mjx", "mjx", {}, "rk4", None, {}, mjx_files, {}),
+    ("mjx", mx, "MJXEngine", eu, "mujoco.mjx", "mjx", {}, "semi-implicit-euler", fmx, eu, {}, {}),
+    ("mjx-euler", mx, "MJXEngine", eu, "mujoco.mjx", "mjx", {}, "semi-implicit-euler", fmx, eu, {}, {}),
+    ("mjx-rk4", mx, "MJXEngine", r4, "mujoco.mjx", "mjx", {}, "rk4", fmx, r4, {}, {}),
     ("pinocchio", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}, "rk4", fpin, {},
      {}, {"planar": 4, "files": 0}),
     ("pinocchio-rk4", pin, "PinocchioEngine", {"integrator": "rk4"}, "pinocchio", "pinocchio", {}, "rk4", fpin,
@@ -502,8 +500,8 @@ BATCH_RUNNERS: dict[str, str] = {
 }
 """Batched runner (an entry's ``batch``) → ``module:function`` in its library's folder (the batch module declares
 its knobs: :mod:`crossdyn.engines.batching`)."""
-del both, an, pb, mj, mx, pin, dart, drake, mw, nt, gs, F, fpb, fpbn, fmj, fmw, fpin, fdart, fdrake, fnt, fgs, no_files, \
-    mjx_files, batch_only, eu, r4  # the table's abbreviations
+del both, an, pb, mj, mx, pin, dart, drake, mw, nt, gs, F, fpb, fpbn, fmj, fmw, fpin, fdart, fdrake, fnt, fgs, fmx, no_files, \
+    batch_only, eu, r4  # the table's abbreviations
 
 
 def _builtin() -> None:

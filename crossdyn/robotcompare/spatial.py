@@ -30,6 +30,7 @@ from crossdyn.robotcompare.options import RobotCompareOptions
 
 PREFERRED: dict[str, tuple[Format, ...]] = {
     "mujoco": (Format.MJCF, Format.URDF),
+    "mujoco.mjx": (Format.MJCF, Format.URDF),   # MJX: C MuJoCo's compiled model of the file, as mujoco
     "pinocchio": (Format.URDF, Format.MJCF),
     "pydrake": (Format.URDF, Format.MJCF),
     "dartpy": (Format.URDF,),

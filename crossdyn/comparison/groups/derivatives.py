@@ -21,6 +21,10 @@ Engines that offer derivatives (:data:`OFFERED`):
   semi-implicit Euler at the same float32 states, per-entry float32 tolerance
   (:func:`crossdyn.derivatives.tolerance.float32_step`).  MuJoCo Warp is not offered (:data:`NOT_OFFERED_BECAUSE`).
 
+* **MJX**, automatic differentiation (``jax.jacfwd``) through ``mjx.forward``, ``mjx.inverse`` and one ``mjx.step``
+  (Euler, or RK4 for ``mjx-rk4``) against the complex step and the exact Jacobians of the same scheme, with the
+  tolerance of round-off in MJX's dtype (:mod:`crossdyn.comparison.groups.derivatives_mjx`).
+
 Other engines: "not offered" (no group, nothing counted).  A check is one entry of one block at one state; a block
 PASSes when every entry is finite and within its tolerance; a NaN or infinite entry FAILs (never raises).  The group
 FAILs naming the engine, the block, the entry (row, column: output, input, 1-based joints) and the state.  The
@@ -30,12 +34,13 @@ contact are not (not differentiable, or constraints off in both engines' derivat
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from crossdyn.derivatives.warp import MUJOCO_WARP_NOT_DIFFERENTIABLE
+from crossdyn.comparison.groups.derivative_checks import LABELS, BlockCheck, check_block, inconclusive  # noqa: F401
+from crossdyn.comparison.groups.derivatives_mjx import MJXDerivatives, MJXRK4Derivatives
 from crossdyn.status import Verdict
 
 MAX_STATES = 50
@@ -46,7 +51,8 @@ EPS = 1e-6
 
 OFFERED = {"pinocchio": "pinocchio", "mujoco": "mujoco", "mujoco-euler": "mujoco", "mujoco-rk4": "mujoco",
            **dict.fromkeys(("drake", "drake-rk2", "drake-rk3", "drake-rk5", "drake-euler", "drake-implicit"), "drake"),
-           "drake-rk4": "drake-rk4", "newton": "newton"}
+           "drake-rk4": "drake-rk4", "newton": "newton",
+           "mjx": "mjx", "mjx-euler": "mjx", "mjx-rk4": "mjx-rk4"}
 """Engine name → which derivatives it offers (Pinocchio's analytical ones; MuJoCo's finite differences of its
 Euler step and of its inverse dynamics).  ``mjd_transitionFD`` refuses RK4, so for ``mujoco-rk4`` (the robot files'
 default MuJoCo) the step differentiated is MuJoCo's Euler step of the same model (the method says so); its inverse
@@ -57,7 +63,8 @@ model's damping, which crossdyn's RK4 applies); ``drake-discrete`` is not offere
 SAP, is not the continuous dynamics the reference differentiates).  ``newton``: its ``SolverFeatherstone`` step (the
 solver crossdyn compares) by ``wp.Tape`` in float32 (:class:`NewtonDerivatives`).  ``mujoco-warp`` and its variants
 are not offered: :data:`NOT_OFFERED_BECAUSE` (measured: MuJoCo Warp 4.0.0 compiles its step without adjoints, and
-the tape's gradients come back all zero)."""
+the tape's gradients come back all zero).  MJX: ``jax.jacfwd`` through its forward and inverse dynamics and one
+step of the name's integrator (:mod:`crossdyn.comparison.groups.derivatives_mjx`)."""
 
 NOT_OFFERED_BECAUSE = {"mujoco-warp": MUJOCO_WARP_NOT_DIFFERENTIABLE}
 """Engine family → why it offers no derivatives (the report's "Not offered" line; :func:`not_offered_because`)."""
@@ -70,64 +77,11 @@ def not_offered_because(engine: str) -> str | None:
     return next((why for family, why in NOT_OFFERED_BECAUSE.items()
                  if engine == family or engine.startswith(family + "-") or engine.startswith(family + "@")), None)
 
-LABELS = {"dqdd_dq": "∂q̈/∂q", "dqdd_dqd": "∂q̈/∂q̇", "dqdd_dtau": "∂q̈/∂τ", "dtau_dq": "∂τ/∂q",
-          "dtau_dqd": "∂τ/∂q̇", "dtau_dqdd": "∂τ/∂q̈", "dqnext_dq": "∂q⁺/∂q", "dqnext_dqd": "∂q⁺/∂q̇",
-          "dqdnext_dq": "∂q̇⁺/∂q", "dqdnext_dqd": "∂q̇⁺/∂q̇", "dqnext_dtau": "∂q⁺/∂τ", "dqdnext_dtau": "∂q̇⁺/∂τ"}
-"""The blocks' keys in ``summary.json`` and how they are written."""
 
 
 def offers(engine: str) -> bool:
     """Whether engine ``engine`` offers derivatives this group judges."""
     return engine in OFFERED
-
-
-@dataclass(frozen=True)
-class BlockCheck:
-    """One block judged: ``verdict``; ``checks`` entries × states; ``max_ratio`` the largest |got − ref| / tolerance
-    (NaN when an entry is not finite); ``worst`` the entry with that ratio (or the first non-finite one)."""
-
-    key: str
-    verdict: Verdict
-    checks: int
-    max_ratio: float
-    worst: dict
-    method: str
-
-    def to_dict(self) -> dict:
-        ratio = self.max_ratio if np.isfinite(self.max_ratio) else None
-        return {"label": LABELS[self.key], "verdict": self.verdict.value, "checks": self.checks,
-                "max_ratio": ratio, "method": self.method, "worst_entry": self.worst}
-
-
-def check_block(key: str, got, ref, tolerance, method: str) -> BlockCheck:
-    """Judge one block (N, p, m) against the reference with ``tolerance`` (absolute: scalar, (N, 1, 1) or per entry):
-    PASS when every entry is finite and within it (an exact entry within any tolerance, zero included), else FAIL;
-    the worst entry located (state, row, column, 0-based
-    state, 1-based row/column).  Pure; a NaN never raises."""
-    got, ref = np.asarray(got, dtype=float), np.asarray(ref, dtype=float)
-    tol = np.broadcast_to(np.asarray(tolerance, dtype=float), got.shape)
-    diff = np.abs(got - ref)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(diff == 0, 0.0, diff / tol)  # an exact entry passes a zero tolerance (a block of zeros)
-    bad = ~np.isfinite(got) | ~np.isfinite(ref)
-    score = np.where(bad, np.inf, np.nan_to_num(ratio, nan=np.inf))
-    s, i, j = (int(x) for x in np.unravel_index(int(np.argmax(score)), got.shape))
-    ok = not bad.any() and bool(np.all(ratio <= 1.0))
-    worst = {"state": s, "row": i + 1, "column": j + 1, "got": _num(got[s, i, j]), "reference": _num(ref[s, i, j]),
-             "tolerance": _num(tol[s, i, j])}
-    max_ratio = float("nan") if bad.any() else float(np.max(ratio))
-    return BlockCheck(key, Verdict.PASS if ok else Verdict.FAIL, int(got.size), max_ratio, worst, method)
-
-
-def _num(x) -> float | None:
-    x = float(x)
-    return x if np.isfinite(x) else None
-
-
-def inconclusive(block: BlockCheck, reason: str) -> BlockCheck:
-    """``block`` made INCONCLUSIVE with ``reason`` (kept in its worst entry): a bound this group cannot state."""
-    return BlockCheck(block.key, Verdict.INCONCLUSIVE, block.checks, block.max_ratio,
-                      {**block.worst, "inconclusive_because": reason}, block.method)
 
 
 class PinocchioDerivatives:
@@ -301,7 +255,8 @@ class NewtonDerivatives:
 
 
 SOURCES: dict[str, Any] = {"pinocchio": PinocchioDerivatives, "mujoco": MuJoCoDerivatives, "drake": DrakeDerivatives,
-                           "drake-rk4": functools.partial(DrakeDerivatives, "drake-rk4"), "newton": NewtonDerivatives}
+                           "drake-rk4": functools.partial(DrakeDerivatives, "drake-rk4"), "newton": NewtonDerivatives,
+                           "mjx": MJXDerivatives, "mjx-rk4": MJXRK4Derivatives}
 
 
 def derivatives_group(engine: str, model, Q, QD, TAU, dt: float, source: Any = None, rollout: bool = False):
@@ -364,4 +319,6 @@ def summary_entry(n_states: int) -> dict:
                        "world-frame terms each entry sums (through |M^-1|, plus cond(M) eps_mach max|block|, for the "
                        "forward blocks); finite differences 2 x truncation (measured on the "
                        "reference) + round-off / eps (C cond(M) eps_mach |f|, or the engine's evaluation error "
-                       "measured at the points the quotient evaluates).")}
+                       "measured at the points the quotient evaluates); automatic differentiation (MJX) the round-off "
+                       "of its dtype (float32: crossdyn.engines.precision's static term, x cond(M) for the forward "
+                       "and step blocks).")}
