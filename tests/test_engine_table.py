@@ -51,7 +51,7 @@ def test_info_lists_every_name_with_its_integrator_and_arm_kinds(capsys):
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert set(rows) == set(registry.engine_names())
     assert rows["mujoco"][2] == "semi-implicit-euler" and rows["mujoco-rk4"][2] == "rk4"
-    assert rows["drake-rk4"][3:5] == ["planar,", "files"] and rows["mjx"][3:5] == ["planar,", "batch"]
+    assert rows["drake-rk4"][3:5] == ["planar,", "files"] and rows["mjx"][3:6] == ["planar,", "files,", "batch"]
     for name in NEWLY_BOTH:                          # they ran on one arm kind only before
         assert rows[name][3:5] == ["planar,", "files"], rows[name]
     assert rows["mujoco"][3:6] == ["planar,", "files,", "batch"] and rows["jax-rk4"][3] == "batch"
@@ -81,7 +81,7 @@ def _installed(name: str) -> bool:
     return registry.entry(name).available()
 
 
-BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU)]
+BOTH = [n for n, e in registry.file_entries().items() if "planar" not in e.refusals and not n.startswith(GPU + JAX)]
 NEWLY_BOTH = ("pinocchio-euler", "drake-rk2", "drake-rk4", "drake-rk5", "drake-euler", "drake-implicit")
 """The names that ran on planar arms only (drake-rk4: on robot files only) before they got both adapters."""
 # the names whose meaning changed or that are new on an arm kind (each < 1 s: measured 0.05-0.7 s); the rest: slow
