@@ -163,18 +163,15 @@ def normalised_lines(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=None)
-def line_pattern(shown: str) -> re.Pattern[str]:
-    """A shown line as a regular expression: numbers become groups, ``...`` any text, the rest literal."""
-    parts = []
-    for k, piece in enumerate(shown.split("...")):
-        if k:
-            parts.append(".*?")
-        last = 0
-        for m in NUMBER.finditer(piece):
-            parts.append(re.escape(piece[last:m.start()]))
-            parts.append(f"(?P<n{len(parts)}>{NUMBER.pattern})")
-            last = m.end()
-        parts.append(re.escape(piece[last:]))
+def piece_pattern(piece: str) -> re.Pattern[str]:
+    """A piece of a shown line (the text between two ``...``) as a regular expression: numbers become groups, the
+    rest literal."""
+    parts, last = [], 0
+    for m in NUMBER.finditer(piece):
+        parts.append(re.escape(piece[last:m.start()]))
+        parts.append(f"({NUMBER.pattern})")
+        last = m.end()
+    parts.append(re.escape(piece[last:]))
     return re.compile("".join(parts))
 
 
@@ -184,16 +181,27 @@ def tolerance(shown: str) -> float:
     return resolution(shown) if re.search(r"[.eE]", shown) else 0.0
 
 
+def _numbers_agree(m: re.Match[str], piece: str) -> bool:
+    return all(abs(float(p) - float(s)) <= tolerance(s) * (1 + 1e-9)
+               for p, s in zip(m.groups(), NUMBER.findall(piece)))
+
+
 def line_matches(printed: str, shown: str) -> bool:
-    """One printed line against one shown line: the text equal, each number within its printed resolution."""
-    m = line_pattern(shown).fullmatch(printed)
-    if m is None:
+    """One printed line against one shown line: the text equal, each number within its printed resolution, each
+    ``...`` any text.  Every place a piece could match is tried (a ``...`` followed by ``PASS 10800`` must find the
+    ``PASS`` whose number agrees, not the first ``PASS``)."""
+    pieces = shown.split("...")
+
+    def match(pos: int, k: int) -> bool:
+        pattern, last = piece_pattern(pieces[k]), k == len(pieces) - 1
+        starts = [pos] if k == 0 else range(pos, len(printed) + 1)
+        for start in starts:
+            m = pattern.fullmatch(printed, start) if last else pattern.match(printed, start)
+            if m is not None and _numbers_agree(m, pieces[k]) and (last or match(m.end(), k + 1)):
+                return True
         return False
-    shown_numbers = [t for piece in shown.split("...") for t in NUMBER.findall(piece)]
-    for p, s in zip(m.groups(), shown_numbers):
-        if abs(float(p) - float(s)) > tolerance(s) * (1 + 1e-9):
-            return False
-    return True
+
+    return match(0, 0)
 
 
 def lines_match(printed: list[str], shown: list[str]) -> bool:
