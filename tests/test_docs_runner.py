@@ -130,6 +130,10 @@ def test_output_rule():
     assert not output_differences("took 3.2 s: PASS", "took ... s: PASS")
     assert output_differences("took 3.2 s: FAIL", "took ... s: PASS")
     assert output_differences("something", "")  # no expected lines: nothing may be printed
+    # a `...` before a repeated word finds the place whose number agrees, not the first one
+    row = "pinocchio ok PASS 201 (8.4e-12 rad) PASS 10800 (0.017 of tol.)"
+    assert not output_differences(row, "pinocchio ok PASS ... PASS 10800 (... of tol.)")
+    assert output_differences(row, "pinocchio ok PASS ... PASS 10801 (... of tol.)")
 
 
 def test_documented_commands_run_with_xlas_defaults(monkeypatch):
